@@ -1,0 +1,43 @@
+"""pytest-kernelprof: assert what a PyTorch program does on the GPU."""
+
+from __future__ import annotations
+
+from .api import Profiler, load_trace, profile
+from .capture import Capture, Recording
+from .errors import (
+    IncompleteProfileError,
+    KernelProfError,
+    KernelSequenceMismatchError,
+    NoDeviceActivityError,
+    ProfilerBusyError,
+    ProfilerStartError,
+    TraceError,
+)
+from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpNotFoundError, OpTable
+from .names import KINDS, KernelName, parse_kernel_name
+
+__all__ = [
+    "KINDS",
+    "CallProfile",
+    "Capture",
+    "IncompleteProfileError",
+    "Kernel",
+    "KernelList",
+    "KernelName",
+    "KernelProfError",
+    "KernelProfile",
+    "KernelSequenceMismatchError",
+    "MemoryOp",
+    "NoDeviceActivityError",
+    "Op",
+    "OpNotFoundError",
+    "OpTable",
+    "Profiler",
+    "ProfilerBusyError",
+    "ProfilerStartError",
+    "Recording",
+    "TraceError",
+    "load_trace",
+    "parse_kernel_name",
+    "profile",
+]

@@ -1,0 +1,90 @@
+"""The entry points users call: a configurable profiler object and ``load_trace``."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from .build import build_profile, chrome_source, events_from_chrome
+from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, Capture, Recording, capture_callable, record_block
+from .model import KernelProfile
+from .traces import read_trace
+
+
+class Profiler:
+    """Profiles callables with fixed defaults; the ``kernelprof`` fixture is one of these.
+
+    ``profiler(fn, *args, **kwargs)`` forwards every extra argument to ``fn``; options go
+    through :meth:`profile`. Each finished session is kept in ``captures`` (newest last) so
+    the pytest plugin can show the kernel table of a failing test.
+    """
+
+    def __init__(
+        self,
+        *,
+        warmup: int = DEFAULT_WARMUP,
+        calls: int = DEFAULT_CALLS,
+        no_grad: bool = False,
+        allow_variation: bool = False,
+    ) -> None:
+        self.warmup = warmup
+        self.calls = calls
+        self.no_grad = no_grad
+        self.allow_variation = allow_variation
+        self.captures: list[Capture] = []
+
+    def __call__(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
+        return self.profile(fn, args, kwargs)
+
+    def profile(
+        self,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...] = (),
+        kwargs: Mapping[str, Any] | None = None,
+        *,
+        warmup: int | None = None,
+        calls: int | None = None,
+        no_grad: bool | None = None,
+        allow_variation: bool | None = None,
+    ) -> KernelProfile:
+        """Warm up ``warmup`` times, then profile ``calls`` calls, each its own step."""
+        if not isinstance(args, tuple):
+            raise TypeError(f"args must be a tuple of positional arguments, got {type(args).__name__}")
+        capture = capture_callable(
+            fn,
+            args,
+            kwargs,
+            warmup=self.warmup if warmup is None else warmup,
+            calls=self.calls if calls is None else calls,
+            no_grad=self.no_grad if no_grad is None else no_grad,
+            allow_variation=self.allow_variation if allow_variation is None else allow_variation,
+        )
+        self.captures.append(capture)
+        return capture.profile
+
+    @contextlib.contextmanager
+    def record(self, *, allow_variation: bool | None = None) -> Iterator[Recording]:
+        """Profile a block: one call, or one per ``rec.step()``; ``rec.profile`` after the block."""
+        variation = self.allow_variation if allow_variation is None else allow_variation
+        with record_block(allow_variation=variation) as rec:
+            yield rec
+        self.captures.append(rec.capture)
+
+
+
+def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
+    """Profile ``fn(*args, **kwargs)`` outside pytest, with the default warm-up and calls."""
+    return Profiler()(fn, *args, **kwargs)
+
+
+def load_trace(path: str | os.PathLike[str], *, allow_variation: bool = False) -> KernelProfile:
+    """A KernelProfile from a Chrome trace that torch.profiler exported (.json or .json.gz).
+
+    Calls come from the ``ProfilerStep#N`` annotations; without any, the trace is one call.
+    """
+    trace = read_trace(path)
+    return build_profile(
+        events_from_chrome(trace), chrome_source(trace, os.fspath(path)), allow_variation=allow_variation
+    )

@@ -1,0 +1,631 @@
+"""Raw profiler events -> KernelProfile, through one builder for every source.
+
+A live session (Kineto events) and a saved Chrome trace are first turned into the same
+flat ``RawEvent`` records by a small adapter each; everything after that is shared, so
+the offline tests over recorded traces exercise the code that runs live.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .errors import IncompleteProfileError, KernelSequenceMismatchError
+from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable
+from .names import parse_kernel_name
+
+# Kineto's activity types, which are also the Chrome trace categories; older Kineto
+# versions wrote capitalised categories.
+OP, ANNOTATION, RUNTIME, KERNEL, MEMCPY, MEMSET, IGNORED = (
+    "op",
+    "annotation",
+    "runtime",
+    "kernel",
+    "memcpy",
+    "memset",
+    "ignored",
+)
+CATEGORIES: Mapping[str, str] = {
+    "cpu_op": OP,
+    "operator": OP,
+    "user_annotation": ANNOTATION,
+    "cuda_runtime": RUNTIME,
+    "cuda_driver": RUNTIME,
+    "runtime": RUNTIME,
+    "driver": RUNTIME,
+    "kernel": KERNEL,
+    "gpu_memcpy": MEMCPY,
+    "memcpy": MEMCPY,
+    "gpu_memset": MEMSET,
+    "memset": MEMSET,
+}
+GPU_CATEGORIES = frozenset((KERNEL, MEMCPY, MEMSET))
+STEP_PREFIX = "ProfilerStep#"
+
+# Runtime/driver calls that launch kernels: each must have at least one GPU record with
+# its correlation id (a graph launch has many). Memcpy and memset calls are left out:
+# some of them legitimately produce no GPU record.
+KERNEL_LAUNCHES = frozenset(
+    (
+        "cudaLaunchKernel",
+        "cudaLaunchKernelExC",
+        "cudaLaunchCooperativeKernel",
+        "cudaLaunchCooperativeKernelMultiDevice",
+        "cuLaunchKernel",
+        "cuLaunchKernelEx",
+        "cuLaunchCooperativeKernel",
+        "cudaGraphLaunch",
+        "cuGraphLaunch",
+    )
+)
+_LAUNCH_PREFIXES = ("cudaLaunchKernel", "cuLaunchKernel", "cudaGraphLaunch", "cuGraphLaunch")
+
+
+def is_kernel_launch(name: str) -> bool:
+    # Kineto appends the API version on some builds ("cudaLaunchKernel_v7000").
+    return name in KERNEL_LAUNCHES or name.startswith(_LAUNCH_PREFIXES)
+
+
+class RawEvent:
+    """One profiler event, source-independent. Times in integer nanoseconds.
+
+    ``ident`` is an op's own id; for GPU records and runtime calls ``correlation`` is the
+    CUPTI correlation id and ``linked`` the id of the CPU op that was running.
+    """
+
+    __slots__ = ("block", "category", "correlation", "device", "end", "grid", "ident", "linked", "name", "start", "thread")
+
+    def __init__(
+        self,
+        category: str,
+        name: str,
+        start: int,
+        end: int,
+        *,
+        thread: int = 0,
+        ident: int = 0,
+        correlation: int = 0,
+        linked: int = 0,
+        device: int | None = None,
+        grid: tuple[int, int, int] | None = None,
+        block: tuple[int, int, int] | None = None,
+    ) -> None:
+        self.category = category
+        self.name = name
+        self.start = start
+        self.end = end
+        self.thread = thread
+        self.ident = ident
+        self.correlation = correlation
+        self.linked = linked
+        self.device = device
+        self.grid = grid
+        self.block = block
+
+    def __repr__(self) -> str:
+        return f"RawEvent({self.category}, {self.name!r}, start={self.start}, end={self.end})"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Facts about where the events came from."""
+
+    label: str
+    device: str | None = None
+    arch: str | None = None
+    gpu_requested: bool = False
+    gpu_unavailable_reason: str | None = None
+
+
+# -- adapters -----------------------------------------------------------------------------
+
+
+def _dim3(value: Any) -> tuple[int, int, int] | None:
+    if isinstance(value, list | tuple) and len(value) == 3 and all(isinstance(v, int) for v in value):
+        return (value[0], value[1], value[2])
+    return None
+
+
+def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
+    """Adapt ``prof.profiler.kineto_results.events()`` (torch's ``_KinetoEvent``)."""
+    out: list[RawEvent] = []
+    append = out.append
+    for ev in kineto_events:
+        category = CATEGORIES.get(_activity_type(ev), IGNORED)
+        if category == IGNORED:
+            continue
+        start = _start_ns(ev)
+        end = start + _duration_ns(ev)
+        name = ev.name()
+        if category in GPU_CATEGORIES:
+            grid = block = None
+            if category == KERNEL:
+                grid, block = _kineto_launch_shape(ev)
+            append(
+                RawEvent(
+                    category,
+                    name,
+                    start,
+                    end,
+                    thread=ev.device_resource_id(),
+                    correlation=ev.correlation_id(),
+                    linked=ev.linked_correlation_id(),
+                    device=ev.device_index(),
+                    grid=grid,
+                    block=block,
+                )
+            )
+        elif category == RUNTIME:
+            append(
+                RawEvent(
+                    category,
+                    name,
+                    start,
+                    end,
+                    thread=ev.start_thread_id(),
+                    correlation=ev.correlation_id(),
+                    linked=ev.linked_correlation_id(),
+                )
+            )
+        else:
+            append(RawEvent(category, name, start, end, thread=ev.start_thread_id(), ident=ev.correlation_id()))
+    return out
+
+
+def _activity_type(ev: Any) -> str:
+    try:
+        return str(ev.activity_type())
+    except AttributeError:
+        return _activity_type_fallback(ev)
+
+
+_RUNTIME_NAME = re.compile(r"^cu(?:da)?[A-Z]")
+
+
+def _activity_type_fallback(ev: Any) -> str:
+    """Classify an event of a torch without ``_KinetoEvent.activity_type`` (2.11 and older).
+
+    Missing probes count as False: each was added in a different release.
+    """
+    name = ev.name()
+    annotation = bool(_probe(ev, "is_user_annotation"))
+    if str(ev.device_type()).endswith("CPU"):
+        if _probe(ev, "is_python_function"):
+            return "python_function"
+        if _probe(ev, "device_index", 0) < 0:
+            return "overhead"  # Kineto's own "Activity Buffer Request" and the like
+        if _RUNTIME_NAME.match(name):
+            return "cuda_runtime"
+        return "user_annotation" if annotation else "cpu_op"
+    if annotation:
+        return "gpu_user_annotation"
+    if name.startswith("Memcpy"):
+        return "gpu_memcpy"
+    if name.startswith("Memset"):
+        return "gpu_memset"
+    return "kernel"
+
+
+def _probe(ev: Any, method: str, default: Any = False) -> Any:
+    bound = getattr(ev, method, None)
+    return bound() if bound is not None else default
+
+
+def _start_ns(ev: Any) -> int:
+    try:
+        return int(ev.start_ns())
+    except AttributeError:  # torch < 2.1 spoke microseconds
+        return int(ev.start_us()) * 1000
+
+
+def _duration_ns(ev: Any) -> int:
+    try:
+        return int(ev.duration_ns())
+    except AttributeError:
+        return int(ev.duration_us()) * 1000
+
+
+def _kineto_launch_shape(ev: Any) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
+    try:
+        meta = ev.metadata_json()
+    except AttributeError:
+        return None, None
+    if not meta or "grid" not in meta:
+        return None, None
+    try:
+        fields = json.loads("{" + meta + "}" if not meta.lstrip().startswith("{") else meta)
+    except ValueError:
+        return None, None
+    return _dim3(fields.get("grid")), _dim3(fields.get("block"))
+
+
+def events_from_chrome(trace: Mapping[str, Any]) -> list[RawEvent]:
+    """Adapt a Chrome trace as torch.profiler exports it (``traceEvents``)."""
+    out: list[RawEvent] = []
+    append = out.append
+    for ev in trace["traceEvents"]:
+        if ev.get("ph") != "X":
+            continue
+        category = CATEGORIES.get(str(ev.get("cat", "")).lower(), IGNORED)
+        if category == IGNORED:
+            continue
+        start = round(float(ev["ts"]) * 1000)
+        end = start + round(float(ev.get("dur", 0)) * 1000)
+        args = ev.get("args") or {}
+        external = args.get("External id", args.get("external id", 0)) or 0
+        if category in GPU_CATEGORIES:
+            append(
+                RawEvent(
+                    category,
+                    ev["name"],
+                    start,
+                    end,
+                    thread=int(args.get("stream", ev.get("tid", 0)) or 0),
+                    correlation=int(args.get("correlation", 0) or 0),
+                    linked=int(external),
+                    device=args.get("device"),
+                    grid=_dim3(args.get("grid")),
+                    block=_dim3(args.get("block")),
+                )
+            )
+        elif category == RUNTIME:
+            append(
+                RawEvent(
+                    category,
+                    ev["name"],
+                    start,
+                    end,
+                    thread=_tid(ev),
+                    correlation=int(args.get("correlation", 0) or 0),
+                    linked=int(external),
+                )
+            )
+        else:
+            append(RawEvent(category, ev["name"], start, end, thread=_tid(ev), ident=int(external)))
+    return out
+
+
+def _tid(ev: Mapping[str, Any]) -> int:
+    tid = ev.get("tid", 0)
+    try:
+        return int(tid)
+    except (TypeError, ValueError):
+        return hash(tid)
+
+
+def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
+    """Device facts from a Chrome trace's ``deviceProperties``."""
+    props = trace.get("deviceProperties") or []
+    device = arch = None
+    if props and isinstance(props[0], Mapping):
+        device = props[0].get("name")
+        major, minor = props[0].get("computeMajor"), props[0].get("computeMinor")
+        if isinstance(major, int) and isinstance(minor, int):
+            arch = f"sm{major}{minor}"
+    return Source(label=label, device=device, arch=arch, gpu_requested=True)
+
+
+# -- the builder --------------------------------------------------------------------------
+
+
+class _OpNode:
+    __slots__ = ("children", "device_ns", "end", "kernels", "name", "self_device_ns", "start")
+
+    def __init__(self, event: RawEvent) -> None:
+        self.name = event.name
+        self.start = event.start
+        self.end = event.end
+        self.children: list[_OpNode] = []
+        self.kernels: list[Kernel] = []
+        self.self_device_ns = 0
+        self.device_ns = 0
+
+
+@dataclass
+class _Step:
+    index: int
+    start: int
+    end: int
+    ops: list[RawEvent]
+    runtime: list[RawEvent]
+    gpu: list[tuple[int, RawEvent]]  # (launch time, record)
+
+
+def _steps(events: Sequence[RawEvent]) -> list[_Step]:
+    marks = sorted((e for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX)), key=lambda e: e.start)
+    if not marks:
+        cpu = [e for e in events if e.category in (OP, ANNOTATION, RUNTIME)] or list(events)
+        if not cpu:
+            return [_Step(0, 0, 0, [], [], [])]
+        return [_Step(0, min(e.start for e in cpu), max(e.end for e in cpu), [], [], [])]
+    return [_Step(i, m.start, m.end, [], [], []) for i, m in enumerate(marks)]
+
+
+def _step_of(starts: list[int], steps: list[_Step], time: int) -> _Step | None:
+    i = bisect.bisect_right(starts, time) - 1
+    if i >= 0 and time <= steps[i].end:
+        return steps[i]
+    return None
+
+
+def build_profile(
+    events: Sequence[RawEvent],
+    source: Source,
+    *,
+    allow_variation: bool = False,
+    check_complete: bool = True,
+) -> KernelProfile:
+    """Turn raw events into a KernelProfile: one call per ``ProfilerStep#N`` annotation."""
+    steps = _steps(events)
+    starts = [s.start for s in steps]
+    single = len(steps) == 1 and not any(e.category == ANNOTATION and e.name.startswith(STEP_PREFIX) for e in events)
+    runtime_by_corr: dict[int, RawEvent] = {}
+    ops_by_id: dict[int, RawEvent] = {}
+    gpu_events: list[RawEvent] = []
+    for e in events:
+        cat = e.category
+        if cat in GPU_CATEGORIES:
+            gpu_events.append(e)
+            continue
+        if cat == ANNOTATION and e.name.startswith(STEP_PREFIX):
+            continue
+        step = steps[0] if single else _step_of(starts, steps, e.start)
+        if cat == RUNTIME:
+            runtime_by_corr[e.correlation] = e
+            if step is not None:
+                step.runtime.append(e)
+        else:
+            if e.ident:
+                ops_by_id[e.ident] = e
+            if step is not None:
+                step.ops.append(e)
+
+    for g in gpu_events:
+        launch = runtime_by_corr.get(g.correlation)
+        launch_time = launch.start if launch is not None else g.start
+        step = steps[0] if single else _step_of(starts, steps, launch_time)
+        if step is None and launch is None:
+            # No launch record: the kernel ran after its launch, so the latest step begun
+            # before it is the one that launched it.
+            i = bisect.bisect_right(starts, g.start) - 1
+            step = steps[i] if i >= 0 else None
+        if step is not None:
+            step.gpu.append((launch_time, g))
+
+    gpu_seen = bool(gpu_events)
+    unavailable = None if gpu_seen else _no_activity_reason(source)
+
+    if check_complete and source.gpu_requested:
+        _check_complete(steps, runtime_by_corr, gpu_events)
+
+    calls = [_build_call(step, ops_by_id, runtime_by_corr, unavailable) for step in steps]
+    varied = _check_sequences(calls, allow_variation) if gpu_seen else False
+    representative = calls[0] if varied or len(calls) == 1 else _median_call(calls)
+    return KernelProfile(
+        call=representative,
+        calls=tuple(calls),
+        device=source.device,
+        arch=source.arch,
+        source=source.label,
+        varied=varied,
+        has_device_activity=gpu_seen,
+    )
+
+
+def _no_activity_reason(source: Source) -> str:
+    if not source.gpu_requested:
+        return source.gpu_unavailable_reason or (
+            "no GPU activity was recorded because CUDA is not available: only CPU ops were profiled. "
+            "Mark GPU tests with @pytest.mark.gpu so they skip here."
+        )
+    return (
+        "the profiler recorded no GPU activity: the callable launched no GPU work (are its tensors on "
+        "the CPU?) or CUPTI recorded nothing (another CUPTI client such as nsys/ncu attached, or "
+        "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES; see the profiler's warnings)"
+    )
+
+
+def _check_complete(steps: list[_Step], runtime_by_corr: Mapping[int, RawEvent], gpu_events: Sequence[RawEvent]) -> None:
+    recorded = {g.correlation for g in gpu_events}
+    launches = [r for step in steps for r in step.runtime if is_kernel_launch(r.name)]
+    lost = [r for r in launches if r.correlation not in recorded]
+    if lost:
+        names = Counter(r.name for r in lost)
+        listing = ", ".join(f"{n} x{c}" for n, c in names.most_common())
+        raise IncompleteProfileError(
+            f"the profiler lost GPU records: {len(lost)} of {len(launches)} kernel launches recorded on the "
+            f"CPU side have no GPU record ({listing}). The counts would be wrong, so the profile is refused. "
+            "Synchronize before the profiler stops, or raise the CUPTI buffer size; rerun to see if it persists."
+        )
+
+
+def _build_call(
+    step: _Step,
+    ops_by_id: Mapping[int, RawEvent],
+    runtime_by_corr: Mapping[int, RawEvent],
+    unavailable: str | None,
+) -> CallProfile:
+    # Op forest per thread: sort by start, longer first, and nest by containment.
+    nodes_by_event: dict[int, _OpNode] = {}
+    roots: list[_OpNode] = []
+    by_thread: dict[int, list[RawEvent]] = defaultdict(list)
+    for e in step.ops:
+        by_thread[e.thread].append(e)
+    ordered_nodes: list[_OpNode] = []
+    for thread_events in by_thread.values():
+        thread_events.sort(key=lambda e: (e.start, -e.end))
+        stack: list[_OpNode] = []
+        for e in thread_events:
+            node = _OpNode(e)
+            nodes_by_event[id(e)] = node
+            while stack and stack[-1].end < e.end:
+                stack.pop()
+            if stack:
+                stack[-1].children.append(node)
+            else:
+                roots.append(node)
+            stack.append(node)
+            ordered_nodes.append(node)
+    ordered_nodes.sort(key=lambda n: n.start)
+
+    kernels: list[Kernel] = []
+    memory: list[MemoryOp] = []
+    step.gpu.sort(key=lambda pair: (pair[0], pair[1].start))
+    for _, g in step.gpu:
+        op_event = ops_by_id.get(g.linked)
+        if op_event is None:
+            launch = runtime_by_corr.get(g.correlation)
+            op_event = ops_by_id.get(launch.linked) if launch is not None else None
+        node = nodes_by_event.get(id(op_event)) if op_event is not None else None
+        duration_us = (g.end - g.start) / 1000.0
+        op_name = op_event.name if op_event is not None else None
+        if g.category == KERNEL:
+            decoded = parse_kernel_name(g.name)
+            kernel = Kernel(
+                name=g.name,
+                kind=decoded.kind,
+                family=decoded.family,
+                layout=decoded.layout,
+                dtype=decoded.dtype,
+                fused_ops=decoded.fused_ops,
+                duration_us=duration_us,
+                stream=g.thread,
+                device=g.device,
+                op=op_name,
+                grid=g.grid,
+                block=g.block,
+                collective=decoded.collective,
+            )
+            kernels.append(kernel)
+            if node is not None:
+                node.kernels.append(kernel)
+        else:
+            memory.append(MemoryOp(g.name, g.category, duration_us, g.thread, g.device, op_name))
+        if node is not None:
+            node.self_device_ns += g.end - g.start
+
+    for root in roots:
+        _sum_subtree(root)
+
+    return CallProfile(
+        index=step.index,
+        kernels=KernelList(kernels, unavailable=unavailable),
+        memory_ops=tuple(memory),
+        ops=_op_table(ordered_nodes, unavailable is None),
+        runtime=dict(Counter(r.name for r in step.runtime)),
+    )
+
+
+def _sum_subtree(root: _OpNode) -> None:
+    # Iterative post-order: op trees of compiled graphs can be deeper than the recursion limit.
+    stack: list[tuple[_OpNode, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            node.device_ns = node.self_device_ns + sum(c.device_ns for c in node.children)
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in node.children)
+
+
+def _subtree_kernels(node: _OpNode) -> list[Kernel]:
+    out: list[Kernel] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        out.extend(current.kernels)
+        stack.extend(reversed(current.children))
+    return out
+
+
+def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> OpTable:
+    grouped: dict[str, list[_OpNode]] = {}
+    for node in nodes:
+        grouped.setdefault(node.name, []).append(node)
+    ops: dict[str, Op] = {}
+    for name, group in grouped.items():
+        cpu_ns = sum(n.end - n.start for n in group)
+        self_cpu_ns = cpu_ns - sum(c.end - c.start for n in group for c in n.children)
+        kernels = [k for n in group for k in _subtree_kernels(n)]
+        ops[name] = Op(
+            name=name,
+            count=len(group),
+            cpu_time_us=cpu_ns / 1000.0,
+            self_cpu_time_us=self_cpu_ns / 1000.0,
+            child_names=tuple(c.name for c in group[0].children),
+            kernels=KernelList(kernels, unavailable=None if device_recorded else _UNRECORDED),
+            subtree_device_us=sum(n.device_ns for n in group) / 1000.0 if device_recorded else None,
+            self_device_us=sum(n.self_device_ns for n in group) / 1000.0 if device_recorded else None,
+        )
+    return OpTable(ops)
+
+
+_UNRECORDED = "no GPU activity was recorded in this profile, so no op has kernels or device time"
+
+
+def _check_sequences(calls: Sequence[CallProfile], allow_variation: bool) -> bool:
+    first = calls[0].kernels.names
+    for call in calls[1:]:
+        names = call.kernels.names
+        if names != first:
+            if allow_variation:
+                return True
+            raise KernelSequenceMismatchError(_sequence_diff(calls[0], call))
+    return False
+
+
+def _sequence_diff(a: CallProfile, b: CallProfile) -> str:
+    import difflib
+
+    from .report import display_name
+
+    diff = difflib.unified_diff(
+        [display_name(n) for n in a.kernels.names],
+        [display_name(n) for n in b.kernels.names],
+        fromfile=f"call {a.index}",
+        tofile=f"call {b.index}",
+        lineterm="",
+        n=1,
+    )
+    return (
+        f"the profiled calls launched different kernel sequences (call {a.index}: {len(a.kernels)} kernels, "
+        f"call {b.index}: {len(b.kernels)}). Raise warmup= if the first calls still compile or autotune, "
+        "or pass allow_variation=True to keep per-call views.\n" + "\n".join(diff)
+    )
+
+
+def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
+    first = calls[0]
+    kernels = first.kernels
+    medians: dict[int, Kernel] = {}
+    if kernels._unavailable is None:
+        per_position = zip(*(c.kernels for c in calls), strict=True)
+        for ks in per_position:
+            medians[id(ks[0])] = replace(ks[0], duration_us=statistics.median(k.duration_us for k in ks))
+        kernels = KernelList(list(medians.values()))
+    ops: dict[str, Op] = {}
+    for name, op in first.ops.items():
+        same = [c.ops._ops[name] for c in calls if name in c.ops._ops]
+        op_kernels = op.kernels
+        if medians:
+            op_kernels = KernelList([medians[id(k)] for k in op.kernels])
+        ops[name] = replace(
+            op,
+            kernels=op_kernels,
+            cpu_time_us=statistics.median(o.cpu_time_us for o in same),
+            self_cpu_time_us=statistics.median(o.self_cpu_time_us for o in same),
+            subtree_device_us=_median_or_none([o.subtree_device_us for o in same]),
+            self_device_us=_median_or_none([o.self_device_us for o in same]),
+        )
+    return replace(first, kernels=kernels, ops=OpTable(ops))
+
+
+def _median_or_none(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None

@@ -1,0 +1,251 @@
+"""Run a callable under torch.profiler: warm-up, synchronisation, one step per call.
+
+Every path out of a session stops the profiler, so a failing callable never leaves one
+running for the next test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .build import STEP_PREFIX, RawEvent, Source, build_profile, events_from_chrome, events_from_kineto
+from .errors import ProfilerBusyError, ProfilerStartError
+from .model import KernelProfile
+
+DEFAULT_WARMUP = 2
+DEFAULT_CALLS = 3
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - torch is a dependency
+        raise ImportError("pytest-kernelprof needs PyTorch: pip install torch") from exc
+    return torch
+
+
+def gpu_available() -> bool:
+    return bool(_torch().cuda.is_available())
+
+
+def device_facts() -> tuple[str | None, str | None]:
+    """(GPU name, arch such as "sm90") of the current CUDA device, or (None, None)."""
+    torch = _torch()
+    if not torch.cuda.is_available():
+        return None, None
+    major, minor = torch.cuda.get_device_capability()
+    return torch.cuda.get_device_name(), f"sm{major}{minor}"
+
+
+def _synchronize() -> None:
+    torch = _torch()
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def profiler_running() -> bool:
+    """Whether a torch profiler session is active in this process (False where torch cannot tell)."""
+    probe = getattr(_torch()._C._autograd, "_profiler_enabled", None)
+    return bool(probe()) if probe is not None else False
+
+
+def kineto_events(torch_profiler: Any) -> Any | None:
+    """The raw Kineto events of a finished session, or None where this torch lacks them."""
+    results = getattr(getattr(torch_profiler, "profiler", None), "kineto_results", None)
+    events = getattr(results, "events", None)
+    return events() if events is not None else None
+
+
+def raw_events(torch_profiler: Any) -> list[RawEvent]:
+    """Raw Kineto events when available (fast); otherwise the exported Chrome trace (slow, same builder)."""
+    events = kineto_events(torch_profiler)
+    if events is not None:
+        return events_from_kineto(events)
+    with tempfile.TemporaryDirectory(prefix="kernelprof-") as tmp:
+        path = os.path.join(tmp, "trace.json")
+        torch_profiler.export_chrome_trace(path)
+        with open(path, encoding="utf-8") as handle:
+            return events_from_chrome(json.load(handle))
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A finished session: the profile and the torch profiler it came from (for trace export)."""
+
+    profile: KernelProfile
+    torch_profiler: Any
+
+    def export_trace(self, path: str | os.PathLike[str]) -> None:
+        """Write the session's Chrome trace, gzipped when ``path`` ends in ``.gz``; atomically."""
+        target = os.fspath(path)
+        directory = os.path.dirname(target) or "."
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp_json = tempfile.mkstemp(prefix=".kernelprof-", suffix=".json", dir=directory)
+        os.close(fd)
+        try:
+            self.torch_profiler.export_chrome_trace(tmp_json)
+            if target.endswith(".gz"):
+                tmp_gz = tmp_json + ".gz"
+                with open(tmp_json, "rb") as src, gzip.open(tmp_gz, "wb") as dst:
+                    dst.write(src.read())
+                os.replace(tmp_gz, target)
+            else:
+                os.replace(tmp_json, target)
+        finally:
+            for leftover in (tmp_json, tmp_json + ".gz"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(leftover)
+
+
+@contextlib.contextmanager
+def _session(record_shapes: bool) -> Iterator[Any]:
+    torch = _torch()
+    if profiler_running():
+        raise ProfilerBusyError(
+            "a torch profiler session is already running in this process; pytest-kernelprof cannot start "
+            "another inside it. Profile outside the running session, or stop it first."
+        )
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if torch.cuda.is_available():
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    prof = torch.profiler.profile(activities=activities, record_shapes=record_shapes)
+    try:
+        with warnings.catch_warnings():
+            # torch 2.10+ warns on every session that events are cleared between cycles;
+            # each session here is one cycle, and suites running with -W error would break.
+            warnings.filterwarnings("ignore", message=".*Profiler clears events", category=UserWarning)
+            prof.__enter__()
+    except Exception as exc:
+        with contextlib.suppress(Exception):
+            prof.__exit__(None, None, None)
+        raise ProfilerStartError(
+            f"torch.profiler failed to start: {exc}. If the message mentions CUPTI, another profiler "
+            "(nsys, ncu) may be attached or the driver refuses profiling to this user "
+            "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): see NVIDIA's ERR_NVGPUCTRPERM page."
+        ) from exc
+    try:
+        yield prof
+    finally:
+        prof.__exit__(None, None, None)
+
+
+def _annotate(exc: BaseException, note: str) -> None:
+    add_note = getattr(exc, "add_note", None)
+    if add_note is not None:
+        add_note(note)
+
+
+def _source(label: str) -> Source:
+    device, arch = device_facts()
+    return Source(label=label, device=device, arch=arch, gpu_requested=device is not None)
+
+
+def _check_counts(warmup: int, calls: int) -> None:
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"calls must be an int >= 1, got {calls!r}")
+
+
+def capture_callable(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    *,
+    warmup: int = DEFAULT_WARMUP,
+    calls: int = DEFAULT_CALLS,
+    no_grad: bool = False,
+    allow_variation: bool = False,
+    record_shapes: bool = False,
+) -> Capture:
+    """Warm up, then profile ``calls`` calls of ``fn``, each in its own ``ProfilerStep#N``."""
+    if not callable(fn):
+        raise TypeError(
+            f"kernelprof needs a callable to profile, got {type(fn).__name__}: pass the function and its "
+            "arguments separately, kernelprof(fn, x), not kernelprof(fn(x))"
+        )
+    _check_counts(warmup, calls)
+    torch = _torch()
+    kw = dict(kwargs or {})
+    grad = torch.no_grad() if no_grad else contextlib.nullcontext()
+    with grad:
+        for i in range(warmup):
+            try:
+                fn(*args, **kw)
+            except BaseException as exc:
+                _annotate(exc, f"pytest-kernelprof: raised in warm-up call {i + 1} of {warmup}, before profiling")
+                raise
+        _synchronize()
+        with _session(record_shapes) as prof:
+            for i in range(calls):
+                try:
+                    with torch.profiler.record_function(f"{STEP_PREFIX}{i}"):
+                        fn(*args, **kw)
+                    _synchronize()
+                except BaseException as exc:
+                    _annotate(exc, f"pytest-kernelprof: raised in profiled call {i + 1} of {calls}; the profiler was stopped")
+                    raise
+    label = getattr(fn, "__qualname__", None) or type(fn).__name__
+    profile = build_profile(raw_events(prof), _source(label), allow_variation=allow_variation)
+    return Capture(profile, prof)
+
+
+class Recording:
+    """The handle of ``with kernelprof.record() as rec``: ``rec.step()`` starts the next call."""
+
+    def __init__(self, torch: Any) -> None:
+        self._torch = torch
+        self._index = 0
+        self._range: Any = None
+        self._capture: Capture | None = None
+
+    def _open(self) -> None:
+        self._range = self._torch.profiler.record_function(f"{STEP_PREFIX}{self._index}")
+        self._range.__enter__()
+
+    def _close(self) -> None:
+        if self._range is not None:
+            self._range.__exit__(None, None, None)
+            self._range = None
+            _synchronize()
+
+    def step(self) -> None:
+        """End the current call and begin the next one."""
+        if self._range is None:
+            raise RuntimeError("rec.step() was called outside its `with kernelprof.record()` block")
+        self._close()
+        self._index += 1
+        self._open()
+
+    @property
+    def capture(self) -> Capture:
+        if self._capture is None:
+            raise RuntimeError("the profile exists once the `with kernelprof.record()` block has ended")
+        return self._capture
+
+    @property
+    def profile(self) -> KernelProfile:
+        return self.capture.profile
+
+
+@contextlib.contextmanager
+def record_block(*, allow_variation: bool = False, record_shapes: bool = False, label: str = "record()") -> Iterator[Recording]:
+    """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call."""
+    torch = _torch()
+    rec = Recording(torch)
+    _synchronize()
+    with _session(record_shapes) as prof:
+        rec._open()
+        try:
+            yield rec
+        finally:
+            rec._close()
+    rec._capture = Capture(build_profile(raw_events(prof), _source(label), allow_variation=allow_variation), prof)

@@ -1,0 +1,341 @@
+"""The profile as plain frozen objects: what a test asserts on."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import overload
+
+from .errors import NoDeviceActivityError
+from .names import KINDS
+from .report import display_name, format_us, nearest, render_table
+
+Pattern = str | re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One GPU kernel of one call, decoded from its name."""
+
+    name: str
+    kind: str
+    family: str
+    layout: str | None = None
+    dtype: str | None = None
+    fused_ops: tuple[str, ...] = ()
+    duration_us: float = 0.0
+    stream: int | None = None
+    device: int | None = None
+    op: str | None = None
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    collective: str | None = None
+
+    def __repr__(self) -> str:
+        layout = f" {self.layout}" if self.layout else ""
+        op = f" op={self.op}" if self.op else ""
+        return (
+            f"Kernel({self.kind}/{self.family}{layout} {format_us(self.duration_us)}us "
+            f"{display_name(self.name, 60)!r}{op})"
+        )
+
+
+@dataclass(frozen=True)
+class MemoryOp:
+    """A memcpy or memset of one call: GPU work, but not a kernel."""
+
+    name: str
+    kind: str  # "memcpy" or "memset"
+    duration_us: float = 0.0
+    stream: int | None = None
+    device: int | None = None
+    op: str | None = None
+
+
+def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
+    if kind is not None and kernel.kind != kind:
+        return False
+    if pattern is None:
+        return True
+    if isinstance(pattern, re.Pattern):
+        return pattern.search(kernel.name) is not None
+    return fnmatch.fnmatchcase(kernel.name, pattern)
+
+
+def _check_kind(kind: str | None) -> None:
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
+
+
+def _check_pattern(pattern: object) -> None:
+    if pattern is not None and not isinstance(pattern, str | re.Pattern):
+        raise TypeError(
+            f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}"
+        )
+
+
+def kernel_table(kernels: Sequence[Kernel]) -> str:
+    rows = [
+        (
+            str(i),
+            k.kind,
+            k.family,
+            k.layout or "-",
+            ",".join(k.fused_ops) or "-",
+            format_us(k.duration_us),
+            k.op or "-",
+            display_name(k.name),
+        )
+        for i, k in enumerate(kernels)
+    ]
+    return render_table(("#", "kind", "family", "layout", "ops", "us", "launched by", "name"), rows, right=(0, 5))
+
+
+class KernelList(Sequence[Kernel]):
+    """The kernels of one call, in launch order, with queries that explain their failures.
+
+    A list built from a profile that recorded no GPU activity is *unavailable*: every
+    access raises :class:`NoDeviceActivityError`, so "no kernels" never passes a test.
+    """
+
+    __slots__ = ("_kernels", "_unavailable")
+
+    def __init__(self, kernels: Sequence[Kernel] = (), *, unavailable: str | None = None) -> None:
+        self._kernels = tuple(kernels)
+        self._unavailable = unavailable
+
+    def _items(self) -> tuple[Kernel, ...]:
+        if self._unavailable is not None:
+            raise NoDeviceActivityError(self._unavailable)
+        return self._kernels
+
+    @overload
+    def __getitem__(self, index: int) -> Kernel: ...
+    @overload
+    def __getitem__(self, index: slice) -> KernelList: ...
+    def __getitem__(self, index: int | slice) -> Kernel | KernelList:
+        if isinstance(index, slice):
+            return KernelList(self._items()[index])
+        return self._items()[index]
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __iter__(self) -> Iterator[Kernel]:
+        return iter(self._items())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, KernelList):
+            return self._items() == other._items()
+        if isinstance(other, list | tuple):
+            return list(self._items()) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def names(self) -> list[str]:
+        return [k.name for k in self._items()]
+
+    @property
+    def total_us(self) -> float:
+        return sum(k.duration_us for k in self._items())
+
+    def matching(self, pattern: Pattern) -> KernelList:
+        """Kernels whose name matches a glob (whole name, case-sensitive) or a regex (search)."""
+        _check_pattern(pattern)
+        return KernelList([k for k in self._items() if _matches(k, pattern, None)])
+
+    def of_kind(self, kind: str) -> KernelList:
+        _check_kind(kind)
+        return KernelList([k for k in self._items() if k.kind == kind])
+
+    def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> int:  # type: ignore[override]
+        """How many kernels match ``pattern`` and ``kind`` (all kernels when both are None)."""
+        _check_pattern(pattern)
+        _check_kind(kind)
+        return sum(1 for k in self._items() if _matches(k, pattern, kind))
+
+    def one(self, pattern: Pattern | None = None, *, kind: str | None = None) -> Kernel:
+        """The single kernel that matches, or an AssertionError with the table and near names."""
+        _check_pattern(pattern)
+        _check_kind(kind)
+        found = [k for k in self._items() if _matches(k, pattern, kind)]
+        if len(found) == 1:
+            return found[0]
+        wanted = " and ".join(
+            part
+            for part in (
+                f"name matching {pattern.pattern if isinstance(pattern, re.Pattern) else pattern!r}"
+                if pattern is not None
+                else "",
+                f"kind={kind!r}" if kind is not None else "",
+            )
+            if part
+        ) or "any kernel"
+        lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._kernels)}:"]
+        lines.append(self.table())
+        if not found and isinstance(pattern, str):
+            close = nearest(pattern, self.names)
+            if close:
+                lines.append("nearest names: " + ", ".join(display_name(n, 80) for n in close))
+        raise AssertionError("\n".join(lines))
+
+    def table(self) -> str:
+        return kernel_table(self._items()) if self._kernels else "(no kernels)"
+
+    def __repr__(self) -> str:
+        if self._unavailable is not None:
+            return "KernelList(unavailable: no GPU activity recorded)"
+        return f"KernelList of {len(self._kernels)}:\n{self.table()}"
+
+
+@dataclass(frozen=True)
+class Op:
+    """A CPU op (or user range) of one call, aggregated over its occurrences in that call.
+
+    ``children`` are the direct child op names of its first occurrence, in order.
+    ``kernels`` are the kernels launched by it and its descendants, in every occurrence.
+    Device times raise :class:`NoDeviceActivityError` where no GPU activity was recorded:
+    "aten::t has zero device time" must not hold merely because nothing was measured.
+    """
+
+    name: str
+    count: int
+    cpu_time_us: float
+    self_cpu_time_us: float
+    child_names: tuple[str, ...]
+    kernels: KernelList = field(repr=False)
+    subtree_device_us: float | None = field(default=None, repr=False)
+    self_device_us: float | None = field(default=None, repr=False)
+
+    @property
+    def children(self) -> list[str]:
+        return list(self.child_names)
+
+    def _device(self, value: float | None) -> float:
+        if value is None:
+            len(self.kernels)  # raises NoDeviceActivityError with the profile's reason
+            raise NoDeviceActivityError(f"no GPU activity was recorded for {self.name}")
+        return value
+
+    @property
+    def device_time_us(self) -> float:
+        """GPU time of the kernels and memory ops launched by this op and its descendants."""
+        return self._device(self.subtree_device_us)
+
+    @property
+    def self_device_time_us(self) -> float:
+        """GPU time of the kernels and memory ops this op launched itself."""
+        return self._device(self.self_device_us)
+
+
+class OpNotFoundError(KeyError):
+    """``ops[name]`` for a name the call did not run; the message lists near names."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class OpTable(Mapping[str, Op]):
+    """CPU ops of one call by name, in first-seen order."""
+
+    __slots__ = ("_ops",)
+
+    def __init__(self, ops: Mapping[str, Op]) -> None:
+        self._ops = dict(ops)
+
+    def __getitem__(self, name: str) -> Op:
+        try:
+            return self._ops[name]
+        except KeyError:
+            close = nearest(name, self._ops)
+            hint = f"; nearest: {', '.join(close)}" if close else ""
+            raise OpNotFoundError(f"op {name!r} did not run in the profiled call{hint}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ops)
+
+    def __len__(self) -> int:
+        return len(self._ops)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._ops)
+
+    def table(self) -> str:
+        rows = []
+        for op in self._ops.values():
+            device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
+            rows.append((op.name, str(op.count), format_us(op.cpu_time_us), device, str(len(op.kernels._kernels))))
+        return render_table(("op", "count", "cpu us", "device us", "kernels"), rows, right=(1, 2, 3, 4))
+
+    def __repr__(self) -> str:
+        return f"OpTable of {len(self._ops)}:\n{self.table()}"
+
+
+@dataclass(frozen=True)
+class CallProfile:
+    """What one profiled call did."""
+
+    index: int
+    kernels: KernelList
+    memory_ops: tuple[MemoryOp, ...]
+    ops: OpTable
+    runtime: Mapping[str, int]
+
+    def __repr__(self) -> str:
+        return f"CallProfile(call {self.index}):\n{self.kernels.table() if self.kernels._unavailable is None else ''}"
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """One representative call of a profiled callable, plus each call on its own.
+
+    The representative call is the first profiled call with each kernel's duration
+    replaced by its median over all calls (the calls launched the same sequence, or
+    building the profile failed unless variation was allowed).
+    """
+
+    call: CallProfile
+    calls: tuple[CallProfile, ...]
+    device: str | None = None
+    arch: str | None = None
+    source: str = "live"
+    varied: bool = False
+    has_device_activity: bool = False
+
+    @property
+    def kernels(self) -> KernelList:
+        return self.call.kernels
+
+    @property
+    def memory_ops(self) -> tuple[MemoryOp, ...]:
+        if not self.has_device_activity:
+            len(self.call.kernels)  # raises with the reason
+        return self.call.memory_ops
+
+    @property
+    def ops(self) -> OpTable:
+        return self.call.ops
+
+    @property
+    def runtime(self) -> Mapping[str, int]:
+        """CUDA runtime and driver calls of one call, by name."""
+        return self.call.runtime
+
+    def table(self) -> str:
+        where = f"{self.device} ({self.arch})" if self.device else "no GPU"
+        head = f"KernelProfile from {self.source} on {where}: {len(self.calls)} call(s)"
+        if self.varied:
+            head += ", calls launched different kernel sequences"
+        if not self.has_device_activity:
+            reason = self.call.kernels._unavailable or ""
+            return f"{head}\nno GPU activity: {reason}\n{self.call.ops.table()}"
+        memory = f"\n+ {len(self.call.memory_ops)} memory op(s) per call" if self.call.memory_ops else ""
+        return f"{head}\n{self.call.kernels.table()}{memory}"
+
+    def __repr__(self) -> str:
+        return self.table()

@@ -1,0 +1,343 @@
+"""Decode a GPU kernel name into what it is: kind, family, layout, dtype, fused ops.
+
+Pure functions over strings: no torch import, so the rules are testable anywhere and
+usable on names read from a trace file.
+
+The rules live in one ordered table, ``RULES``; the first rule whose pattern is found
+in the name decides the kind and family. Layout, dtype and fused ops are then read by
+the rule's own extractors. An unknown name is ``kind="other"``, never an error: new
+libraries appear faster than rules do, and a test must not crash on them.
+
+``fused_ops`` means "the operations this kernel computes, as far as its name tells":
+the origin ops of an Inductor kernel (``("_unsafe_view", "gelu", "mul")``), the op of an
+ATen elementwise functor (``("gelu",)``), the epilogue of a GEMM (``("bias",)``). One field
+for all three lets a test compare eager and compiled runs with the same query.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+KINDS = (
+    "gemm",
+    "convolution",
+    "pointwise",
+    "reduction",
+    "persistent_reduction",
+    "template",
+    "attention",
+    "communication",
+    "other",
+)
+
+LAYOUTS = ("nn", "nt", "tn", "tt")
+
+
+@dataclass(frozen=True)
+class KernelName:
+    """What a kernel name says about the kernel."""
+
+    name: str
+    kind: str
+    family: str
+    layout: str | None = None
+    dtype: str | None = None
+    fused_ops: tuple[str, ...] = ()
+    collective: str | None = None
+
+
+# -- extractors -------------------------------------------------------------------------
+
+_LAYOUT_TOKEN = re.compile(r"(?:^|_)(nn|nt|tn|tt)(?:_|$)")
+_LAYOUT_TOKEN3 = re.compile(r"_([nt]{3})_align", re.IGNORECASE)
+_NVJET_LAYOUT = re.compile(r"_([NT]{3})$")
+
+# Type letters of cuBLASLt JIT (nvjet) names: <A/B type><compute type><output type>.
+_NVJET_TYPES = {"h": "fp16", "t": "bf16", "s": "fp32", "d": "fp64", "e": "fp8", "i": "int8", "q": "fp8"}
+_NVJET_DTYPE = re.compile(r"^nvjet_(?:sm\d+_)?([a-z])[a-z]{2}_")
+
+_DTYPE_TOKENS = (
+    (re.compile(r"bf16|bfloat16|BFloat16"), "bf16"),
+    (re.compile(r"e4m3|e5m2|fp8|Float8"), "fp8"),
+    (re.compile(r"fp16|f16|Half|h884|h1688|h16816|hgemm"), "fp16"),
+    (re.compile(r"tf32"), "tf32"),
+    (re.compile(r"f64|fp64|double|dgemm"), "fp64"),
+    (re.compile(r"f32|fp32|float|sgemm"), "fp32"),
+    (re.compile(r"int8|i8|imma"), "int8"),
+)
+
+
+def _first_dtype(text: str) -> str | None:
+    best: tuple[int, str] | None = None
+    for pattern, dtype in _DTYPE_TOKENS:
+        found = pattern.search(text)
+        if found and (best is None or found.start() < best[0]):
+            best = (found.start(), dtype)
+    return best[1] if best else None
+
+
+def _layout_any(name: str) -> str | None:
+    three = _LAYOUT_TOKEN3.search(name)
+    if three:
+        return three.group(1)[:2].lower()
+    # The last layout token wins: tile shapes and types come first in these names.
+    tokens = _LAYOUT_TOKEN.findall(name.split("<")[0].split("(")[0])
+    return tokens[-1] if tokens else None
+
+
+def _nvjet_layout(name: str) -> str | None:
+    found = _NVJET_LAYOUT.search(name)
+    return found.group(1)[:2].lower() if found else None
+
+
+def _nvjet_dtype(name: str) -> str | None:
+    found = _NVJET_DTYPE.match(name)
+    return _NVJET_TYPES.get(found.group(1)) if found else None
+
+
+_GEMM_EPILOGUES = (("bias", "bias"), ("relu", "relu"), ("gelu", "gelu"), ("swish", "silu"))
+
+
+def _gemm_epilogue(name: str) -> tuple[str, ...]:
+    tokens = set(re.split(r"[_<>,:\s]+", name.lower()))
+    return tuple(op for token, op in _GEMM_EPILOGUES if token in tokens)
+
+
+# Inductor names a kernel "triton_<kind>_fused_<op>_<op>..._<n>" from its origin aten ops,
+# joined with "_". Op names contain "_" themselves, so the joined string is split back
+# by greedy longest match against known op names; an unknown word stays a word.
+_KNOWN_ATEN_OPS = frozenset(
+    """
+    _unsafe_view _to_copy _softmax _log_softmax _softmax_backward_data _log_softmax_backward_data
+    _scaled_dot_product_efficient_attention _scaled_dot_product_flash_attention
+    _scaled_mm _fused_rms_norm native_layer_norm native_layer_norm_backward
+    native_batch_norm_backward native_group_norm native_group_norm_backward native_dropout
+    native_dropout_backward gelu_backward silu_backward sigmoid_backward tanh_backward
+    threshold_backward hardtanh_backward embedding_dense_backward nll_loss_forward
+    nll_loss_backward mse_loss mse_loss_backward var_mean scatter_add index_put
+    index_select constant_pad_nd clamp_min clamp_max masked_fill full_like zeros_like
+    ones_like randn_like empty_like new_zeros new_ones convolution_backward
+    select_backward slice_backward as_strided_scatter slice_scatter select_scatter
+    addcmul addcdiv lerp rsub logical_not bitwise_and bitwise_or
+    """.split()
+)
+
+
+def _split_fused(joined: str) -> tuple[str, ...]:
+    words: list[str] = []
+    pending_underscore = ""
+    for word in joined.split("_"):
+        if word == "":
+            pending_underscore += "_"
+            continue
+        words.append(pending_underscore + word)
+        pending_underscore = ""
+    ops: list[str] = []
+    i = 0
+    while i < len(words):
+        for j in range(len(words), i + 1, -1):
+            candidate = "_".join(words[i:j])
+            if candidate in _KNOWN_ATEN_OPS:
+                ops.append(candidate)
+                i = j
+                break
+        else:
+            ops.append(words[i])
+            i += 1
+    return tuple(ops)
+
+
+_INDUCTOR = re.compile(r"^triton_(poi|red|per|tem|for|sca|spl|mix)_(?:fused_)?(.*?)(?:_\d+)?$")
+_INDUCTOR_KINDS = {
+    "poi": "pointwise",
+    "red": "reduction",
+    "per": "persistent_reduction",
+    "tem": "template",
+    "for": "pointwise",
+    "sca": "reduction",
+    "spl": "reduction",
+    "mix": "reduction",
+}
+
+
+def _inductor_ops(name: str) -> tuple[str, ...]:
+    found = _INDUCTOR.match(name)
+    if not found or not found.group(2):
+        return ()
+    return _split_fused(found.group(2))
+
+
+# ATen elementwise kernels carry their functor in the template arguments; the functor
+# names the op. Ordered: "GeluBackward" must win over "Gelu".
+_ATEN_FUNCTORS = (
+    (re.compile(r"gelu_?backward", re.IGNORECASE), "gelu_backward"),
+    (re.compile(r"gelu", re.IGNORECASE), "gelu"),
+    (re.compile(r"silu_?backward", re.IGNORECASE), "silu_backward"),
+    (re.compile(r"silu", re.IGNORECASE), "silu"),
+    (re.compile(r"sigmoid", re.IGNORECASE), "sigmoid"),
+    (re.compile(r"tanh", re.IGNORECASE), "tanh"),
+    (re.compile(r"threshold|relu", re.IGNORECASE), "relu"),
+    (re.compile(r"MulFunctor|mul_kernel|binary_internal::MulFunctor", re.IGNORECASE), "mul"),
+    (re.compile(r"DivFunctor|div_(?:true|floor|trunc)_kernel", re.IGNORECASE), "div"),
+    (re.compile(r"CUDAFunctor_add|AddFunctor|add_kernel", re.IGNORECASE), "add"),
+    (re.compile(r"sub_kernel|CUDAFunctor_sub", re.IGNORECASE), "sub"),
+    (re.compile(r"exp_kernel", re.IGNORECASE), "exp"),
+    (re.compile(r"rsqrt", re.IGNORECASE), "rsqrt"),
+    (re.compile(r"pow_tensor|pow_kernel", re.IGNORECASE), "pow"),
+    (re.compile(r"copy_kernel|CatArrayBatchedCopy", re.IGNORECASE), "copy"),
+    (re.compile(r"FillFunctor|fill_kernel", re.IGNORECASE), "fill"),
+    (re.compile(r"normal_kernel|uniform_kernel|distribution", re.IGNORECASE), "random"),
+    (re.compile(r"MeanOps", re.IGNORECASE), "mean"),
+    (re.compile(r"sum_functor|ReduceAdd|sum_kernel", re.IGNORECASE), "sum"),
+    (re.compile(r"MaxOps|max_kernel|MaxNanFunctor", re.IGNORECASE), "max"),
+    (re.compile(r"MinOps|min_kernel|MinNanFunctor", re.IGNORECASE), "min"),
+    (re.compile(r"softmax", re.IGNORECASE), "softmax"),
+    (re.compile(r"layer_norm|LayerNorm", re.IGNORECASE), "layer_norm"),
+    (re.compile(r"AbsFunctor|abs_kernel", re.IGNORECASE), "abs"),
+    (re.compile(r"neg_kernel", re.IGNORECASE), "neg"),
+    (re.compile(r"where_kernel", re.IGNORECASE), "where"),
+)
+
+
+def _aten_ops(name: str) -> tuple[str, ...]:
+    for pattern, op in _ATEN_FUNCTORS:
+        if pattern.search(name):
+            return (op,)
+    return ()
+
+
+_NCCL_COLLECTIVES = (
+    "AllReduce",
+    "AllGather",
+    "ReduceScatter",
+    "Broadcast",
+    "Reduce",
+    "SendRecv",
+    "Send",
+    "Recv",
+    "AllToAll",
+)
+_NCCL_DTYPES = {
+    "bf16": "bf16",
+    "f16": "fp16",
+    "half": "fp16",
+    "f32": "fp32",
+    "float": "fp32",
+    "f64": "fp64",
+    "double": "fp64",
+    "i8": "int8",
+    "u8": "uint8",
+    "i32": "int32",
+    "u32": "uint32",
+    "i64": "int64",
+    "u64": "uint64",
+    "f8e4m3": "fp8",
+    "f8e5m2": "fp8",
+}
+
+
+def _nccl_collective(name: str) -> str | None:
+    for collective in _NCCL_COLLECTIVES:
+        if collective in name:
+            return collective
+    return None
+
+
+def _nccl_dtype(name: str) -> str | None:
+    for token in reversed(re.split(r"[_<>,:()\s]+", name)):
+        dtype = _NCCL_DTYPES.get(token.lower())
+        if dtype:
+            return dtype
+    return None
+
+
+def _none(_: str) -> None:
+    return None
+
+
+def _no_ops(_: str) -> tuple[str, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One line of the decoding table."""
+
+    pattern: re.Pattern[str]
+    kind: str
+    family: str
+    layout: Callable[[str], str | None] = _none
+    dtype: Callable[[str], str | None] = _first_dtype
+    fused_ops: Callable[[str], tuple[str, ...]] = _no_ops
+    collective: Callable[[str], str | None] = _none
+
+
+def _rule(
+    pattern: str,
+    kind: str,
+    family: str,
+    *,
+    layout: Callable[[str], str | None] = _none,
+    dtype: Callable[[str], str | None] = _first_dtype,
+    fused_ops: Callable[[str], tuple[str, ...]] = _no_ops,
+    collective: Callable[[str], str | None] = _none,
+) -> Rule:
+    return Rule(re.compile(pattern), kind, family, layout, dtype, fused_ops, collective)
+
+
+# Order matters: the first rule whose pattern is found in the name wins.
+RULES: tuple[Rule, ...] = (
+    _rule(r"nccl", "communication", "nccl", dtype=_nccl_dtype, collective=_nccl_collective),
+    _rule(r"^triton_(poi|red|per|tem|for|sca|spl|mix)_", "pointwise", "inductor", fused_ops=_inductor_ops),
+    _rule(r"flash_(fwd|bwd)|flash::|pytorch_flash|FlashAttn", "attention", "flash"),
+    _rule(r"fmha|sdpa|attention_kernel|AttentionKernel|efficient_attention", "attention", "cudnn_or_mem_eff"),
+    _rule(r"^nvjet_", "gemm", "nvjet", layout=_nvjet_layout, dtype=_nvjet_dtype, fused_ops=_gemm_epilogue),
+    _rule(r"fprop|dgrad|wgrad|implicit_gemm|implicit_convolve|conv2d|convolve", "convolution", "cudnn"),
+    _rule(r"cutlass3x_|cutlass_\d+_|cutlass::", "gemm", "cutlass", layout=_layout_any, fused_ops=_gemm_epilogue),
+    _rule(r"^sm\d+_xmma_gemm_|xmma_gemm", "gemm", "cublas", layout=_layout_any, fused_ops=_gemm_epilogue),
+    _rule(
+        r"^(ampere|volta|turing|maxwell|pascal|hopper|ada|sm\d+)_\w*gemm",
+        "gemm",
+        "cublas",
+        layout=_layout_any,
+        fused_ops=_gemm_epilogue,
+    ),
+    _rule(r"gemv|gemvx", "gemm", "cublas"),
+    _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel|Kernel2?<.*gemm", "gemm", "cublas", layout=_layout_any),
+    _rule(r"splitKreduce|SplitKReduce|split_k_reduce", "reduction", "cublas"),
+    _rule(r"reduce_kernel|softmax|SoftMax|layer_norm|LayerNorm|norm_kernel|batch_norm", "reduction", "aten", fused_ops=_aten_ops),
+    _rule(
+        r"elementwise_kernel|CatArrayBatchedCopy|multi_tensor_apply|distribution_|fill_kernel|copy_kernel|index_elementwise",
+        "pointwise",
+        "aten",
+        fused_ops=_aten_ops,
+    ),
+    _rule(r"^void at::native::|at::native::", "other", "aten", fused_ops=_aten_ops),
+)
+
+def parse_kernel_name(name: str) -> KernelName:
+    """Decode ``name`` with the first matching rule of ``RULES``.
+
+    >>> parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN").layout
+    'tn'
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"parse_kernel_name() takes a kernel name (str), got {type(name).__name__}")
+    for rule in RULES:
+        if rule.pattern.search(name):
+            kind = rule.kind
+            if rule.family == "inductor":
+                # One rule for all Inductor kernels; the three letters after "triton_" say the kind.
+                kind = _INDUCTOR_KINDS[name[len("triton_") : len("triton_") + 3]]
+            return KernelName(
+                name=name,
+                kind=kind,
+                family=rule.family,
+                layout=rule.layout(name),
+                dtype=rule.dtype(name),
+                fused_ops=rule.fused_ops(name),
+                collective=rule.collective(name),
+            )
+    return KernelName(name=name, kind="other", family="unknown")

@@ -1,0 +1,112 @@
+"""pytest hooks: options, the gpu marker, the header, skips and failure reports."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+from .capture import device_facts, gpu_available
+from .fixtures import PROFILERS_KEY
+from .fixtures import kernelprof as kernelprof  # re-exported so pytest finds the fixture
+from .model import KernelList, KernelProfile
+from .settings import SETTINGS_KEY, Settings, parse_count
+
+GPU_MARKER = "gpu"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("kernelprof", "GPU kernel assertions (pytest-kernelprof)")
+    group.addoption(
+        "--kernelprof-require-gpu",
+        action="store_true",
+        dest="kernelprof_require_gpu",
+        default=None,
+        help="Fail gpu-marked tests instead of skipping them where CUDA is missing; default: off",
+    )
+    group.addoption(
+        "--kernelprof-warmup",
+        action="store",
+        dest="kernelprof_warmup",
+        default=None,
+        metavar="N",
+        help="Unprofiled warm-up calls before profiling (compile, autotune); default: 2",
+    )
+    group.addoption(
+        "--kernelprof-calls",
+        action="store",
+        dest="kernelprof_calls",
+        default=None,
+        metavar="N",
+        help="Profiled calls per kernelprof(fn) call, each compared with the first; default: 3",
+    )
+    parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
+    parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default="2")
+    parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default="3")
+
+
+def _setting(config: pytest.Config, name: str) -> Any:
+    value = config.getoption(name)
+    return config.getini(name) if value is None else value
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{GPU_MARKER}: the test needs a CUDA GPU; it skips without one, or fails under --kernelprof-require-gpu",
+    )
+    config.stash[SETTINGS_KEY] = Settings(
+        warmup=parse_count("--kernelprof-warmup", _setting(config, "kernelprof_warmup"), 0),
+        calls=parse_count("--kernelprof-calls", _setting(config, "kernelprof_calls"), 1),
+        require_gpu=bool(_setting(config, "kernelprof_require_gpu")),
+    )
+
+
+def _versions() -> str:
+    parts = []
+    for dist in ("torch", "triton"):
+        try:
+            parts.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            parts.append(f"{dist} not installed")
+    return ", ".join(parts)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    settings = config.stash[SETTINGS_KEY]
+    device, arch = device_facts()
+    if device is None:
+        mode = "fail (--kernelprof-require-gpu)" if settings.require_gpu else "skip"
+        return f"kernelprof: no CUDA GPU, gpu tests {mode}; {_versions()}"
+    import torch
+
+    return f"kernelprof: {device} ({arch}), CUDA {torch.version.cuda}, {_versions()}"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker(GPU_MARKER) is None or gpu_available():
+        return
+    if item.config.stash[SETTINGS_KEY].require_gpu:
+        pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
+    pytest.skip("needs a CUDA GPU: torch.cuda.is_available() is False")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if report.when == "call" and report.failed:
+        profilers = item.stash.get(PROFILERS_KEY, [])
+        captures = [c for p in profilers for c in p.captures]
+        for number, capture in enumerate(captures[-3:], start=max(1, len(captures) - 2)):
+            report.sections.append((f"kernelprof profile {number} of {len(captures)}", capture.profile.table()))
+    return report
+
+
+def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
+    for side in (left, right):
+        if isinstance(side, KernelList | KernelProfile):
+            lines = [f"{type(left).__name__} {op} {type(right).__name__} failed; the kernels:"]
+            return lines + side.table().splitlines()
+    return None
