@@ -595,7 +595,7 @@ def _sequence_diff(a: CallProfile, b: CallProfile) -> str:
     )
     return (
         f"the profiled calls launched different kernel sequences (call {a.index}: {len(a.kernels)} kernels, "
-        f"call {b.index}: {len(b.kernels)}). Raise warmup= if the first calls still compile or autotune, "
+        f"call {b.index}: {len(b.kernels)} kernels). Raise warmup= if the first calls still compile or autotune, "
         "or pass allow_variation=True to keep per-call views.\n" + "\n".join(diff)
     )
 

@@ -50,7 +50,7 @@ class KernelName:
 
 # -- extractors -------------------------------------------------------------------------
 
-_LAYOUT_TOKEN = re.compile(r"(?:^|_)(nn|nt|tn|tt)(?:_|$)")
+_LAYOUT_TOKEN = re.compile(r"(?:^|_)(nn|nt|tn|tt)(?:_|$)", re.IGNORECASE)
 _LAYOUT_TOKEN3 = re.compile(r"_([nt]{3})_align", re.IGNORECASE)
 _NVJET_LAYOUT = re.compile(r"_([NT]{3})$")
 
@@ -82,9 +82,11 @@ def _layout_any(name: str) -> str | None:
     three = _LAYOUT_TOKEN3.search(name)
     if three:
         return three.group(1)[:2].lower()
-    # The last layout token wins: tile shapes and types come first in these names.
-    tokens = _LAYOUT_TOKEN.findall(name.split("<")[0].split("(")[0])
-    return tokens[-1] if tokens else None
+    # The last layout token wins: tile shapes and types come first in these names. The
+    # head (before template arguments) is read first: a wrapper's arguments may repeat it.
+    head = name.split("(")[0]
+    tokens = _LAYOUT_TOKEN.findall(head.split("<")[0]) or _LAYOUT_TOKEN.findall(re.sub(r"[<>,:\s]+", "_", head))
+    return tokens[-1].lower() if tokens else None
 
 
 def _nvjet_layout(name: str) -> str | None:
@@ -149,7 +151,6 @@ def _split_fused(joined: str) -> tuple[str, ...]:
     return tuple(ops)
 
 
-_INDUCTOR = re.compile(r"^triton_(poi|red|per|tem|for|sca|spl|mix)_(?:fused_)?(.*?)(?:_\d+)?$")
 _INDUCTOR_KINDS = {
     "poi": "pointwise",
     "red": "reduction",
@@ -163,10 +164,11 @@ _INDUCTOR_KINDS = {
 
 
 def _inductor_ops(name: str) -> tuple[str, ...]:
-    found = _INDUCTOR.match(name)
-    if not found or not found.group(2):
-        return ()
-    return _split_fused(found.group(2))
+    body = name[len("triton_xxx_") :]
+    if body.startswith("fused"):
+        body = body[len("fused") :]
+    body = re.sub(r"(?:^|_)\d+$", "", body[1:] if body.startswith("_") else body)
+    return _split_fused(body) if body else ()
 
 
 # ATen elementwise kernels carry their functor in the template arguments; the functor
@@ -228,6 +230,7 @@ _NCCL_DTYPES = {
     "f64": "fp64",
     "double": "fp64",
     "i8": "int8",
+    "int8": "int8",
     "u8": "uint8",
     "i32": "int32",
     "u32": "uint32",
@@ -292,7 +295,8 @@ RULES: tuple[Rule, ...] = (
     _rule(r"nccl", "communication", "nccl", dtype=_nccl_dtype, collective=_nccl_collective),
     _rule(r"^triton_(poi|red|per|tem|for|sca|spl|mix)_", "pointwise", "inductor", fused_ops=_inductor_ops),
     _rule(r"flash_(fwd|bwd)|flash::|pytorch_flash|FlashAttn", "attention", "flash"),
-    _rule(r"fmha|sdpa|attention_kernel|AttentionKernel|efficient_attention", "attention", "cudnn_or_mem_eff"),
+    _rule(r"cudnn\w*(sdpa|fmha|attention)", "attention", "cudnn"),
+    _rule(r"fmha|AttentionKernel|attention_kernel|efficient_attention|mem_eff", "attention", "mem_efficient"),
     _rule(r"^nvjet_", "gemm", "nvjet", layout=_nvjet_layout, dtype=_nvjet_dtype, fused_ops=_gemm_epilogue),
     _rule(r"fprop|dgrad|wgrad|implicit_gemm|implicit_convolve|conv2d|convolve", "convolution", "cudnn"),
     _rule(r"cutlass3x_|cutlass_\d+_|cutlass::", "gemm", "cutlass", layout=_layout_any, fused_ops=_gemm_epilogue),
@@ -305,7 +309,7 @@ RULES: tuple[Rule, ...] = (
         fused_ops=_gemm_epilogue,
     ),
     _rule(r"gemv|gemvx", "gemm", "cublas"),
-    _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel|Kernel2?<.*gemm", "gemm", "cublas", layout=_layout_any),
+    _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel", "gemm", "cublas", layout=_layout_any),
     _rule(r"splitKreduce|SplitKReduce|split_k_reduce", "reduction", "cublas"),
     _rule(r"reduce_kernel|softmax|SoftMax|layer_norm|LayerNorm|norm_kernel|batch_norm", "reduction", "aten", fused_ops=_aten_ops),
     _rule(

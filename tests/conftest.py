@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def trace() -> Any:
+    """``trace("linear_eager")`` -> path of the trace recorded on an H200 (tools/record_traces.py)."""
+
+    def path(name: str) -> Path:
+        found = DATA / f"h200_{name}.json.gz"
+        assert found.exists(), f"no recorded trace {found}"
+        return found
+
+    return path
+
+
+class RecordedKinetoEvent:
+    """Replays one ``_KinetoEvent`` that tools/record_traces.py dumped on the GPU machine.
+
+    Only the methods that torch had there exist here: a method recorded as missing
+    raises AttributeError, as it did live (torch 2.11 has no ``activity_type``).
+    """
+
+    def __init__(self, row: dict[str, str]) -> None:
+        self._row = row
+
+    def __getattr__(self, method: str) -> Any:
+        value = self._row.get(method)
+        if value is None or value.startswith("<AttributeError"):
+            raise AttributeError(method)
+        return lambda: _parse(value)
+
+
+def _parse(value: str) -> Any:
+    if value in ("True", "False"):
+        return value == "True"
+    try:
+        return int(value)
+    except ValueError:
+        return value
+
+
+def recorded_kineto_events(name: str) -> list[RecordedKinetoEvent]:
+    rows = json.loads(gzip.decompress((DATA / f"h200_{name}.kineto.json.gz").read_bytes()))
+    return [RecordedKinetoEvent(row) for row in rows]

@@ -1,0 +1,167 @@
+"""The builder's rules on small hand-made event streams (times in ns)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_kernelprof import IncompleteProfileError, KernelSequenceMismatchError
+from pytest_kernelprof.build import Source, build_profile, events_from_chrome
+
+GPU = Source(label="synthetic", device="Fake GPU", arch="sm90", gpu_requested=True)
+
+
+class Stream:
+    """Writes a Chrome-trace event list one call at a time."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, object]] = []
+        self.next_id = 1
+
+    def _id(self) -> int:
+        self.next_id += 1
+        return self.next_id
+
+    def x(self, cat: str, name: str, ts: float, dur: float, tid: int = 1, **args: object) -> None:
+        self.events.append({"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur, "pid": 1, "tid": tid, "args": args})
+
+    def step(self, index: int, ts: float, dur: float) -> None:
+        self.x("user_annotation", f"ProfilerStep#{index}", ts, dur, **{"External id": self._id()})
+        self.x("gpu_user_annotation", f"ProfilerStep#{index}", ts, dur, tid=7, **{"External id": self._id()})
+
+    def op(self, name: str, ts: float, dur: float) -> int:
+        ident = self._id()
+        self.x("cpu_op", name, ts, dur, **{"External id": ident})
+        return ident
+
+    def launch(self, op_id: int, kernel: str, ts: float, *, api: str = "cudaLaunchKernel", record: bool = True,
+               dur: float = 2.0, cat: str = "kernel", records: int = 1) -> int:
+        corr = 1000 + self._id()
+        self.x("cuda_runtime", api, ts, 1.0, correlation=corr, **{"External id": op_id})
+        for i in range(records if record else 0):
+            self.x(cat, kernel if records == 1 else f"{kernel}_{i}", ts + 5 + 3 * i, dur, tid=7,
+                   correlation=corr, stream=7, device=0, **{"External id": op_id})
+        return corr
+
+    def trace(self) -> dict[str, object]:
+        return {"traceEvents": self.events}
+
+
+def build(stream: Stream, **kwargs: bool) -> object:
+    return build_profile(events_from_chrome(stream.trace()), GPU, **kwargs)
+
+
+def linear_calls(n: int = 3, durations: tuple[float, ...] = (2.0, 2.0, 2.0)) -> Stream:
+    s = Stream()
+    for i in range(n):
+        t = 100.0 * i
+        s.step(i, t, 50)
+        s.op("aten::linear", t + 1, 40)
+        s.op("aten::t", t + 2, 3)
+        mm = s.op("aten::addmm", t + 10, 20)
+        s.launch(mm, "nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN", t + 12, dur=durations[i])
+    return s
+
+
+def test_calls_come_from_profiler_steps_and_durations_are_medians() -> None:
+    prof = build(linear_calls(durations=(1.0, 9.0, 3.0)))
+    assert len(prof.calls) == 3
+    assert prof.kernels.one(kind="gemm").duration_us == pytest.approx(3.0)
+    assert [c.kernels[0].duration_us for c in prof.calls] == pytest.approx([1.0, 9.0, 3.0])
+    assert prof.ops["aten::linear"].device_time_us == pytest.approx(3.0)
+    assert prof.ops["aten::linear"].kernels[0].duration_us == pytest.approx(3.0)
+
+
+def test_a_trace_without_steps_is_one_call() -> None:
+    s = Stream()
+    mm = s.op("aten::mm", 0, 20)
+    s.launch(mm, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", 2)
+    s.launch(mm, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", 5)
+    prof = build(s)
+    assert len(prof.calls) == 1
+    assert len(prof.kernels) == 2
+
+
+def test_kernel_op_is_resolved_against_ops_not_runtime_correlations() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    mm = s.op("aten::mm", 1, 50)
+    corr = s.launch(mm, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", 2)
+    # An op whose own id equals the launch's CUPTI correlation id: it must not be taken.
+    s.x("cpu_op", "aten::decoy", 60, 5, **{"External id": corr})
+    prof = build(s)
+    assert prof.kernels[0].op == "aten::mm"
+
+
+def test_lost_gpu_records_raise_with_the_counts() -> None:
+    s = linear_calls(1)
+    mm = s.op("aten::mm", 20, 5)
+    s.launch(mm, "some_kernel", 21, record=False)
+    with pytest.raises(IncompleteProfileError, match=r"1 of 2 kernel launches .* \(cudaLaunchKernel x1\)"):
+        build(s)
+    assert build(s, check_complete=False).kernels.names == ["nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"]
+
+
+def test_a_graph_launch_with_many_records_is_complete() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    op = s.op("CUDAGraph::replay", 1, 50)
+    s.launch(op, "triton_poi_fused_mul_0", 2, api="cudaGraphLaunch", records=3)
+    prof = build(s)
+    assert len(prof.kernels) == 3
+    assert prof.runtime == {"cudaGraphLaunch": 1}
+
+
+def test_different_sequences_fail_with_a_diff_unless_allowed() -> None:
+    s = linear_calls(2)
+    mm = s.op("aten::add", 140, 5)
+    s.launch(mm, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >(int)", 141)
+    with pytest.raises(KernelSequenceMismatchError) as info:
+        build(s)
+    message = str(info.value)
+    assert "call 0: 1 kernels, call 1: 2 kernels" in message
+    assert "+at::native::vectorized_elementwise_kernel" in message
+    assert "allow_variation=True" in message
+    prof = build(s, allow_variation=True)
+    assert prof.varied
+    assert [len(c.kernels) for c in prof.calls] == [1, 2]
+    assert len(prof.kernels) == 1  # the first call, not an average
+
+
+def test_memory_ops_are_kept_apart_from_kernels() -> None:
+    s = linear_calls(1)
+    op = s.op("aten::zero_", 30, 5)
+    s.launch(op, "Memset (Device)", 31, api="cudaMemsetAsync", cat="gpu_memset")
+    s.launch(op, "Memcpy HtoD (Pageable -> Device)", 33, api="cudaMemcpyAsync", cat="gpu_memcpy")
+    prof = build(s)
+    assert len(prof.kernels) == 1
+    assert [(m.kind, m.op) for m in prof.memory_ops] == [("memset", "aten::zero_"), ("memcpy", "aten::zero_")]
+    assert prof.ops["aten::zero_"].device_time_us == pytest.approx(4.0)
+    assert len(prof.ops["aten::zero_"].kernels) == 0
+
+
+def test_a_kernel_without_a_launch_record_joins_the_step_that_ran_before_it() -> None:
+    s = linear_calls(2)
+    s.x("kernel", "orphan_kernel", 160, 1, tid=7, correlation=99999, stream=7)
+    s.x("kernel", "orphan_kernel", 60, 1, tid=7, correlation=99998, stream=7)
+    prof = build(s)
+    assert [c.kernels.names[-1] for c in prof.calls] == ["orphan_kernel", "orphan_kernel"]
+
+
+def test_old_kineto_categories_and_lower_case_external_id() -> None:
+    s = linear_calls(1)
+    for ev in s.events:
+        ev["cat"] = {"kernel": "Kernel", "cuda_runtime": "Runtime", "cpu_op": "Operator"}.get(str(ev["cat"]), ev["cat"])
+        args = ev["args"]
+        assert isinstance(args, dict)
+        if "External id" in args:
+            args["external id"] = args.pop("External id")
+    prof = build(s)
+    assert prof.kernels.one(kind="gemm").op == "aten::addmm"
+
+
+def test_device_facts_come_from_device_properties() -> None:
+    from pytest_kernelprof.build import chrome_source
+
+    source = chrome_source({"deviceProperties": [{"name": "NVIDIA A100", "computeMajor": 8, "computeMinor": 0}]}, "t")
+    assert (source.device, source.arch) == ("NVIDIA A100", "sm80")
+    assert chrome_source({}, "t").device is None

@@ -1,0 +1,53 @@
+"""The live adapter (Kineto events) and the offline one (Chrome trace) build the same profile.
+
+The Kineto events were dumped on an H200 under torch 2.11 from the very session whose
+trace is in tests/data, so this checks the live path, including its fallback for a torch
+without ``_KinetoEvent.activity_type``, on a machine without a GPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import KernelProfile, load_trace
+from pytest_kernelprof.build import Source, build_profile, events_from_kineto
+
+from .conftest import recorded_kineto_events
+
+
+def _from_kineto(name: str) -> KernelProfile:
+    source = Source(label=name, device="NVIDIA H200", arch="sm90", gpu_requested=True)
+    return build_profile(events_from_kineto(recorded_kineto_events(name)), source)
+
+
+@pytest.mark.parametrize("name", ["linear_eager", "geglu_liger", "train_compiled"])
+def test_kineto_and_trace_build_the_same_profile(trace: Callable[[str], Path], name: str) -> None:
+    live = _from_kineto(name)
+    offline = load_trace(trace(name))
+    assert live.kernels.names == offline.kernels.names
+    assert [k.op for k in live.kernels] == [k.op for k in offline.kernels]
+    assert [k.stream for k in live.kernels] == [k.stream for k in offline.kernels]
+    assert [k.duration_us for k in live.kernels] == pytest.approx([k.duration_us for k in offline.kernels], abs=0.002)
+    assert live.ops.names == offline.ops.names
+    assert [live.ops[n].children for n in live.ops] == [offline.ops[n].children for n in offline.ops]
+    assert [live.ops[n].count for n in live.ops] == [offline.ops[n].count for n in offline.ops]
+    assert dict(live.runtime) == dict(offline.runtime)
+    assert [len(c.memory_ops) for c in live.calls] == [len(c.memory_ops) for c in offline.calls]
+
+
+def test_recorded_events_take_the_fallback_classifier() -> None:
+    event = recorded_kineto_events("linear_eager")[0]
+    with pytest.raises(AttributeError):
+        event.activity_type()
+
+
+def test_gpu_lane_annotations_and_kineto_overhead_are_not_kernels() -> None:
+    events = recorded_kineto_events("linear_eager")
+    names = {e.name() for e in events}
+    assert "ProfilerStep#0" in names  # present on the GPU lane in the dump...
+    prof = _from_kineto("linear_eager")
+    assert not any(n.startswith("ProfilerStep#") for n in prof.kernels.names)  # ...but never a kernel
+    assert len(prof.kernels) == 1
