@@ -33,8 +33,10 @@ def test_linear_is_one_tn_gemm_with_the_bias_in_its_epilogue(trace: Trace) -> No
     assert prof.ops["aten::linear"].children == ["aten::t", "aten::addmm"]
     assert prof.ops["aten::t"].children == ["aten::transpose"]
     assert prof.ops["aten::transpose"].children == ["aten::as_strided"]
-    assert gemm.grid is not None and gemm.block is not None  # the Chrome trace carries launch shapes
-    assert gemm.stream is not None and gemm.duration_us > 0
+    assert gemm.grid is not None  # the Chrome trace carries launch shapes
+    assert gemm.block is not None
+    assert gemm.stream is not None
+    assert gemm.duration_us > 0
 
 
 @pytest.mark.parametrize("view", ["aten::t", "aten::transpose", "aten::as_strided"])

@@ -85,9 +85,22 @@ def dump_kineto(capture: object, path: Path) -> None:
     rows = []
     for ev in kineto_events(capture.torch_profiler):  # type: ignore[attr-defined]
         row = {}
-        for attr in ("name", "activity_type", "device_type", "correlation_id", "linked_correlation_id", "external_id",
-                     "start_ns", "duration_ns", "start_thread_id", "device_index", "device_resource_id",
-                     "is_user_annotation", "is_async", "metadata_json"):
+        for attr in (
+            "name",
+            "activity_type",
+            "device_type",
+            "correlation_id",
+            "linked_correlation_id",
+            "external_id",
+            "start_ns",
+            "duration_ns",
+            "start_thread_id",
+            "device_index",
+            "device_resource_id",
+            "is_user_annotation",
+            "is_async",
+            "metadata_json",
+        ):
             try:
                 row[attr] = str(getattr(ev, attr)())
             except Exception as exc:  # noqa: BLE001 - a probe of what this torch offers

@@ -73,7 +73,6 @@ class Profiler:
         self.captures.append(rec.capture)
 
 
-
 def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
     """Profile ``fn(*args, **kwargs)`` outside pytest, with the default warm-up and calls."""
     return Profiler()(fn, *args, **kwargs)

@@ -79,7 +79,19 @@ class RawEvent:
     CUPTI correlation id and ``linked`` the id of the CPU op that was running.
     """
 
-    __slots__ = ("block", "category", "correlation", "device", "end", "grid", "ident", "linked", "name", "start", "thread")
+    __slots__ = (
+        "block",
+        "category",
+        "correlation",
+        "device",
+        "end",
+        "grid",
+        "ident",
+        "linked",
+        "name",
+        "start",
+        "thread",
+    )
 
     def __init__(
         self,
@@ -338,7 +350,9 @@ class _Step:
 
 
 def _steps(events: Sequence[RawEvent]) -> list[_Step]:
-    marks = sorted((e for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX)), key=lambda e: e.start)
+    marks = sorted(
+        (e for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX)), key=lambda e: e.start
+    )
     if not marks:
         cpu = [e for e in events if e.category in (OP, ANNOTATION, RUNTIME)] or list(events)
         if not cpu:
@@ -431,7 +445,9 @@ def _no_activity_reason(source: Source) -> str:
     )
 
 
-def _check_complete(steps: list[_Step], runtime_by_corr: Mapping[int, RawEvent], gpu_events: Sequence[RawEvent]) -> None:
+def _check_complete(
+    steps: list[_Step], runtime_by_corr: Mapping[int, RawEvent], gpu_events: Sequence[RawEvent]
+) -> None:
     recorded = {g.correlation for g in gpu_events}
     launches = [r for step in steps for r in step.runtime if is_kernel_launch(r.name)]
     lost = [r for r in launches if r.correlation not in recorded]
@@ -482,7 +498,7 @@ def _build_call(
         if op_event is None:
             launch = runtime_by_corr.get(g.correlation)
             op_event = ops_by_id.get(launch.linked) if launch is not None else None
-        node = nodes_by_event.get(id(op_event)) if op_event is not None else None
+        launcher = nodes_by_event.get(id(op_event)) if op_event is not None else None
         duration_us = (g.end - g.start) / 1000.0
         op_name = op_event.name if op_event is not None else None
         if g.category == KERNEL:
@@ -503,12 +519,12 @@ def _build_call(
                 collective=decoded.collective,
             )
             kernels.append(kernel)
-            if node is not None:
-                node.kernels.append(kernel)
+            if launcher is not None:
+                launcher.kernels.append(kernel)
         else:
             memory.append(MemoryOp(g.name, g.category, duration_us, g.thread, g.device, op_name))
-        if node is not None:
-            node.self_device_ns += g.end - g.start
+        if launcher is not None:
+            launcher.self_device_ns += g.end - g.start
 
     for root in roots:
         _sum_subtree(root)

@@ -191,7 +191,9 @@ def capture_callable(
                         fn(*args, **kw)
                     _synchronize()
                 except BaseException as exc:
-                    _annotate(exc, f"pytest-kernelprof: raised in profiled call {i + 1} of {calls}; the profiler was stopped")
+                    _annotate(
+                        exc, f"pytest-kernelprof: raised in profiled call {i + 1} of {calls}; the profiler was stopped"
+                    )
                     raise
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
     profile = build_profile(raw_events(prof), _source(label), allow_variation=allow_variation)
@@ -237,7 +239,9 @@ class Recording:
 
 
 @contextlib.contextmanager
-def record_block(*, allow_variation: bool = False, record_shapes: bool = False, label: str = "record()") -> Iterator[Recording]:
+def record_block(
+    *, allow_variation: bool = False, record_shapes: bool = False, label: str = "record()"
+) -> Iterator[Recording]:
     """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call."""
     torch = _torch()
     rec = Recording(torch)

@@ -71,9 +71,7 @@ def _check_kind(kind: str | None) -> None:
 
 def _check_pattern(pattern: object) -> None:
     if pattern is not None and not isinstance(pattern, str | re.Pattern):
-        raise TypeError(
-            f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}"
-        )
+        raise TypeError(f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}")
 
 
 def kernel_table(kernels: Sequence[Kernel]) -> str:
@@ -152,7 +150,7 @@ class KernelList(Sequence[Kernel]):
         _check_kind(kind)
         return KernelList([k for k in self._items() if k.kind == kind])
 
-    def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> int:  # type: ignore[override]
+    def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> int:
         """How many kernels match ``pattern`` and ``kind`` (all kernels when both are None)."""
         _check_pattern(pattern)
         _check_kind(kind)
@@ -165,16 +163,19 @@ class KernelList(Sequence[Kernel]):
         found = [k for k in self._items() if _matches(k, pattern, kind)]
         if len(found) == 1:
             return found[0]
-        wanted = " and ".join(
-            part
-            for part in (
-                f"name matching {pattern.pattern if isinstance(pattern, re.Pattern) else pattern!r}"
-                if pattern is not None
-                else "",
-                f"kind={kind!r}" if kind is not None else "",
+        wanted = (
+            " and ".join(
+                part
+                for part in (
+                    f"name matching {pattern.pattern if isinstance(pattern, re.Pattern) else pattern!r}"
+                    if pattern is not None
+                    else "",
+                    f"kind={kind!r}" if kind is not None else "",
+                )
+                if part
             )
-            if part
-        ) or "any kernel"
+            or "any kernel"
+        )
         lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._kernels)}:"]
         lines.append(self.table())
         if not found and isinstance(pattern, str):

@@ -111,19 +111,64 @@ def _gemm_epilogue(name: str) -> tuple[str, ...]:
 # joined with "_". Op names contain "_" themselves, so the joined string is split back
 # by greedy longest match against known op names; an unknown word stays a word.
 _KNOWN_ATEN_OPS = frozenset(
-    """
-    _unsafe_view _to_copy _softmax _log_softmax _softmax_backward_data _log_softmax_backward_data
-    _scaled_dot_product_efficient_attention _scaled_dot_product_flash_attention
-    _scaled_mm _fused_rms_norm native_layer_norm native_layer_norm_backward
-    native_batch_norm_backward native_group_norm native_group_norm_backward native_dropout
-    native_dropout_backward gelu_backward silu_backward sigmoid_backward tanh_backward
-    threshold_backward hardtanh_backward embedding_dense_backward nll_loss_forward
-    nll_loss_backward mse_loss mse_loss_backward var_mean scatter_add index_put
-    index_select constant_pad_nd clamp_min clamp_max masked_fill full_like zeros_like
-    ones_like randn_like empty_like new_zeros new_ones convolution_backward
-    select_backward slice_backward as_strided_scatter slice_scatter select_scatter
-    addcmul addcdiv lerp rsub logical_not bitwise_and bitwise_or
-    """.split()
+    (
+        "_unsafe_view",
+        "_to_copy",
+        "_softmax",
+        "_log_softmax",
+        "_softmax_backward_data",
+        "_log_softmax_backward_data",
+        "_scaled_dot_product_efficient_attention",
+        "_scaled_dot_product_flash_attention",
+        "_scaled_mm",
+        "_fused_rms_norm",
+        "native_layer_norm",
+        "native_layer_norm_backward",
+        "native_batch_norm_backward",
+        "native_group_norm",
+        "native_group_norm_backward",
+        "native_dropout",
+        "native_dropout_backward",
+        "gelu_backward",
+        "silu_backward",
+        "sigmoid_backward",
+        "tanh_backward",
+        "threshold_backward",
+        "hardtanh_backward",
+        "embedding_dense_backward",
+        "nll_loss_forward",
+        "nll_loss_backward",
+        "mse_loss",
+        "mse_loss_backward",
+        "var_mean",
+        "scatter_add",
+        "index_put",
+        "index_select",
+        "constant_pad_nd",
+        "clamp_min",
+        "clamp_max",
+        "masked_fill",
+        "full_like",
+        "zeros_like",
+        "ones_like",
+        "randn_like",
+        "empty_like",
+        "new_zeros",
+        "new_ones",
+        "convolution_backward",
+        "select_backward",
+        "slice_backward",
+        "as_strided_scatter",
+        "slice_scatter",
+        "select_scatter",
+        "addcmul",
+        "addcdiv",
+        "lerp",
+        "rsub",
+        "logical_not",
+        "bitwise_and",
+        "bitwise_or",
+    )
 )
 
 
@@ -311,7 +356,12 @@ RULES: tuple[Rule, ...] = (
     _rule(r"gemv|gemvx", "gemm", "cublas"),
     _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel", "gemm", "cublas", layout=_layout_any),
     _rule(r"splitKreduce|SplitKReduce|split_k_reduce", "reduction", "cublas"),
-    _rule(r"reduce_kernel|softmax|SoftMax|layer_norm|LayerNorm|norm_kernel|batch_norm", "reduction", "aten", fused_ops=_aten_ops),
+    _rule(
+        r"reduce_kernel|softmax|SoftMax|layer_norm|LayerNorm|norm_kernel|batch_norm",
+        "reduction",
+        "aten",
+        fused_ops=_aten_ops,
+    ),
     _rule(
         r"elementwise_kernel|CatArrayBatchedCopy|multi_tensor_apply|distribution_|fill_kernel|copy_kernel|index_elementwise",
         "pointwise",
@@ -320,6 +370,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(r"^void at::native::|at::native::", "other", "aten", fused_ops=_aten_ops),
 )
+
 
 def parse_kernel_name(name: str) -> KernelName:
     """Decode ``name`` with the first matching rule of ``RULES``.

@@ -37,9 +37,7 @@ def render_table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, right
     widths = [max(len(row[i]) for row in all_rows) for i in range(len(headers))]
     lines = []
     for row in all_rows:
-        cells = [
-            cell.rjust(widths[i]) if i in right_aligned else cell.ljust(widths[i]) for i, cell in enumerate(row)
-        ]
+        cells = [cell.rjust(widths[i]) if i in right_aligned else cell.ljust(widths[i]) for i, cell in enumerate(row)]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 

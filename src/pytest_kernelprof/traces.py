@@ -40,6 +40,8 @@ def read_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
     for event in trace["traceEvents"]:
         if not isinstance(event, dict):
             raise TraceError(f"{name}: 'traceEvents' holds a {type(event).__name__}, not an event object")
-        if event.get("ph") == "X" and not (isinstance(event.get("name"), str) and isinstance(event.get("ts"), int | float)):
+        if event.get("ph") == "X" and not (
+            isinstance(event.get("name"), str) and isinstance(event.get("ts"), int | float)
+        ):
             raise TraceError(f"{name}: a complete event without a string 'name' and a numeric 'ts': {str(event)[:120]}")
     return trace

@@ -1,0 +1,63 @@
+"""load_trace on files that are not good traces: one clear error naming the file."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import TraceError, load_trace
+
+
+def test_plain_json_and_gzip_give_the_same_profile(tmp_path: Path, trace: Callable[[str], Path]) -> None:
+    gz = trace("linear_eager")
+    plain = tmp_path / "linear.json"
+    plain.write_bytes(gzip.decompress(gz.read_bytes()))
+    assert load_trace(plain).kernels.names == load_trace(gz).kernels.names
+    assert load_trace(str(plain)).source == str(plain)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "the file is empty"),
+        (b'{"traceEvents": [', "not valid JSON, the file may be truncated"),
+        (b'{"hello": 1}', "without a 'traceEvents' list"),
+        (b"[1, 2]", "without a 'traceEvents' list"),
+        (b'{"traceEvents": [1]}', "holds a int, not an event object"),
+        (b'{"traceEvents": [{"ph": "X", "name": 3, "ts": 1}]}', "without a string 'name'"),
+        (b"\x1f\x8b\x08\x00garbage", "gzip stream is truncated or corrupt"),
+        (b"\xff\xfe\x00", "not valid JSON"),
+    ],
+)
+def test_bad_files_get_one_clear_error(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(TraceError, match=re.escape(message)) as info:
+        load_trace(path)
+    assert str(info.value).startswith(str(path))
+    assert path.read_bytes() == content  # reading never alters the file
+
+
+def test_truncated_gzip(tmp_path: Path, trace: Callable[[str], Path]) -> None:
+    path = tmp_path / "cut.json.gz"
+    path.write_bytes(trace("geglu_eager").read_bytes()[:500])
+    with pytest.raises(TraceError, match="truncated or corrupt"):
+        load_trace(path)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(TraceError, match="no such trace file"):
+        load_trace(tmp_path / "nope.json")
+
+
+def test_an_empty_event_list_is_a_profile_without_gpu_activity(tmp_path: Path) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"traceEvents": []}))
+    prof = load_trace(path)
+    assert len(prof.calls) == 1
+    assert not prof.has_device_activity

@@ -1,0 +1,93 @@
+"""Queries on KernelList and OpTable, and how their failures read."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import Kernel, KernelList, OpNotFoundError, load_trace
+
+Trace = Callable[[str], Path]
+
+
+@pytest.fixture
+def geglu(trace: Trace) -> KernelList:
+    return load_trace(trace("geglu_eager")).kernels
+
+
+def test_glob_regex_and_kind_queries(geglu: KernelList) -> None:
+    assert len(geglu.matching("nvjet_*")) == 3
+    assert len(geglu.matching(re.compile(r"Gelu"))) == 1
+    assert geglu.count("*elementwise_kernel*") == 2
+    assert geglu.count(kind="pointwise") == 2
+    assert geglu.count("nvjet_*", kind="pointwise") == 0
+    assert geglu.count() == len(geglu) == 5
+    assert geglu.of_kind("gemm").names == geglu.matching("nvjet_*").names
+    assert geglu.total_us == pytest.approx(sum(k.duration_us for k in geglu))
+
+
+def test_glob_matches_the_whole_name(geglu: KernelList) -> None:
+    assert geglu.count("nvjet") == 0
+    assert geglu.count("*nvjet*") == 3
+
+
+def test_slices_are_kernel_lists_and_compare_with_lists(geglu: KernelList) -> None:
+    head = geglu[:2]
+    assert isinstance(head, KernelList)
+    assert head == list(geglu)[:2]
+    assert isinstance(geglu[0], Kernel)
+
+
+def test_one_returns_the_single_match(geglu: KernelList) -> None:
+    assert geglu.one("*Gelu*").fused_ops == ("gelu",)
+
+
+def test_one_failure_shows_the_table_and_nearest_names(geglu: KernelList) -> None:
+    with pytest.raises(AssertionError) as info:
+        geglu.one(kind="gemm")
+    message = str(info.value)
+    assert "expected exactly one kernel with kind='gemm', found 3 of 5" in message
+    assert "launched by" in message  # the table
+    assert "aten::mm" in message
+
+    with pytest.raises(AssertionError) as info:
+        geglu.one("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNN")
+    assert "nearest names: nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT" in str(info.value)
+
+
+def test_typos_in_kind_and_pattern_type_are_errors(geglu: KernelList) -> None:
+    with pytest.raises(ValueError, match="unknown kernel kind 'gemms'; the kinds are: gemm"):
+        geglu.of_kind("gemms")
+    with pytest.raises(TypeError, match="glob string or a compiled re.Pattern"):
+        geglu.count(3)  # type: ignore[arg-type]
+
+
+def test_missing_op_lists_near_names(trace: Trace) -> None:
+    ops = load_trace(trace("linear_eager")).ops
+    with pytest.raises(OpNotFoundError, match=r"op 'aten::addm' did not run .*nearest: aten::addmm"):
+        ops["aten::addm"]
+    with pytest.raises(KeyError):
+        ops["aten::add"]
+    assert "aten::addmm" in ops
+    assert "aten::add" not in ops
+
+
+def test_reprs_are_tables(trace: Trace) -> None:
+    prof = load_trace(trace("geglu_compiled"))
+    text = repr(prof)
+    assert text.splitlines()[0].startswith("KernelProfile from ")
+    assert "NVIDIA H200 (sm90): 3 call(s)" in text
+    assert "triton_poi_fused__unsafe_view_gelu_mul_0" in text
+    assert "+ 2 memory op(s) per call" in text
+    assert repr(prof.kernels).startswith("KernelList of 4:")
+    assert "aten::mm" in repr(prof.ops)
+    assert repr(prof.kernels[0]).startswith("Kernel(gemm/nvjet tn ")
+
+
+def test_long_cpp_names_are_shortened_in_tables(geglu: KernelList) -> None:
+    longest = max(len(line) for line in geglu.table().splitlines())
+    assert longest < 200
+    assert max(len(k.name) for k in geglu) > 200  # the names themselves stay whole
