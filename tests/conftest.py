@@ -10,6 +10,26 @@ import pytest
 DATA = Path(__file__).parent / "data"
 
 
+NO_CUDA_CONFTEST = """
+import torch
+
+_real = torch.cuda.is_available
+
+def pytest_configure(config):
+    torch.cuda.is_available = lambda: False
+
+def pytest_unconfigure(config):
+    torch.cuda.is_available = _real
+"""
+
+
+@pytest.fixture
+def cpu_pytester(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester project where CUDA reads as unavailable, whatever this machine has."""
+    pytester.makeconftest(NO_CUDA_CONFTEST)
+    return pytester
+
+
 @pytest.fixture
 def trace() -> Any:
     """``trace("linear_eager")`` -> path of the trace recorded on an H200 (tools/record_traces.py)."""

@@ -39,29 +39,34 @@ def test_record(kernelprof):
 """
 
 
-def test_fixture_on_cpu_with_default_counts(pytester: pytest.Pytester) -> None:
+def test_fixture_on_cpu_with_default_counts(cpu_pytester: pytest.Pytester) -> None:
+    pytester = cpu_pytester
     pytester.makepyfile(test_suite=CPU_SUITE.format(expected_calls=5, profiled=3))
     pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=4)
 
 
-def test_counts_come_from_the_options(pytester: pytest.Pytester) -> None:
+def test_counts_come_from_the_options(cpu_pytester: pytest.Pytester) -> None:
+    pytester = cpu_pytester
     pytester.makepyfile(test_suite=CPU_SUITE.format(expected_calls=2, profiled=2))
     pytester.runpytest_subprocess("--kernelprof-warmup", "0", "--kernelprof-calls", "2").assert_outcomes(passed=4)
 
 
-def test_counts_come_from_the_ini_file(pytester: pytest.Pytester) -> None:
+def test_counts_come_from_the_ini_file(cpu_pytester: pytest.Pytester) -> None:
+    pytester = cpu_pytester
     pytester.makeini("[pytest]\nkernelprof_warmup = 1\nkernelprof_calls = 1\n")
     pytester.makepyfile(test_suite=CPU_SUITE.format(expected_calls=2, profiled=1))
     pytester.runpytest_subprocess().assert_outcomes(passed=4)
 
 
-def test_under_xdist(pytester: pytest.Pytester) -> None:
+def test_under_xdist(cpu_pytester: pytest.Pytester) -> None:
+    pytester = cpu_pytester
     pytest.importorskip("xdist")
     pytester.makepyfile(test_suite=CPU_SUITE.format(expected_calls=5, profiled=3))
     pytester.runpytest_subprocess("-n", "2").assert_outcomes(passed=4)
 
 
-def test_a_kernel_query_without_gpu_fails_the_test_not_passes_it(pytester: pytest.Pytester) -> None:
+def test_a_kernel_query_without_gpu_fails_the_test_not_passes_it(cpu_pytester: pytest.Pytester) -> None:
+    pytester = cpu_pytester
     pytester.makepyfile(
         test_q="""
         import torch
@@ -76,7 +81,8 @@ def test_a_kernel_query_without_gpu_fails_the_test_not_passes_it(pytester: pytes
     result.stdout.fnmatch_lines(["*NoDeviceActivityError: no GPU activity was recorded*"])
 
 
-def test_a_failing_test_shows_the_profile(pytester: pytest.Pytester) -> None:
+def test_a_failing_test_shows_the_profile(cpu_pytester: pytest.Pytester) -> None:
+    pytester = cpu_pytester
     pytester.makepyfile(
         test_fail="""
         import torch
@@ -93,7 +99,8 @@ def test_a_failing_test_shows_the_profile(pytester: pytest.Pytester) -> None:
     )
 
 
-def test_kernel_list_comparisons_show_the_table(pytester: pytest.Pytester) -> None:
+def test_kernel_list_comparisons_show_the_table(cpu_pytester: pytest.Pytester) -> None:
+    pytester = cpu_pytester
     pytester.makepyfile(
         test_cmp=f"""
         from pytest_kernelprof import load_trace
@@ -110,7 +117,8 @@ def test_kernel_list_comparisons_show_the_table(pytester: pytest.Pytester) -> No
     )
 
 
-def test_a_raising_callable_leaves_the_next_test_a_clean_profiler(pytester: pytest.Pytester) -> None:
+def test_a_raising_callable_leaves_the_next_test_a_clean_profiler(cpu_pytester: pytest.Pytester) -> None:
+    pytester = cpu_pytester
     pytester.makepyfile(
         test_order="""
         import torch

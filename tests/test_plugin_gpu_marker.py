@@ -4,18 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-NO_CUDA = """
-import torch
-
-_real = torch.cuda.is_available
-
-def pytest_configure(config):
-    torch.cuda.is_available = lambda: False
-
-def pytest_unconfigure(config):
-    torch.cuda.is_available = _real
-"""
-
 GPU_TESTS = """
 import pytest
 
@@ -29,11 +17,9 @@ def test_plain():
 
 
 @pytest.fixture
-def cpu_only(pytester: pytest.Pytester) -> pytest.Pytester:
-    """A pytester project where CUDA reads as unavailable, whatever this machine has."""
-    pytester.makeconftest(NO_CUDA)
-    pytester.makepyfile(test_gpu=GPU_TESTS)
-    return pytester
+def cpu_only(cpu_pytester: pytest.Pytester) -> pytest.Pytester:
+    cpu_pytester.makepyfile(test_gpu=GPU_TESTS)
+    return cpu_pytester
 
 
 def test_gpu_tests_skip_with_a_reason_without_cuda(cpu_only: pytest.Pytester) -> None:

@@ -1,0 +1,166 @@
+"""Live profiles on a real GPU (run with ``pytest -m gpu`` on an H100/H200 or any CUDA GPU).
+
+The same facts are checked offline in test_recorded_traces.py; here the live path, the
+Kineto events of a running session, must agree with them and with its own exported trace.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import pytest_kernelprof as kp
+from pytest_kernelprof.capture import profiler_running
+
+pytestmark = pytest.mark.gpu
+
+BF16 = {"device": "cuda", "dtype": torch.bfloat16}
+
+
+class GeGLUMLP(nn.Module):
+    def __init__(self, dim: int = 768, hidden: int = 3072) -> None:
+        super().__init__()
+        self.gate_proj = nn.Linear(dim, hidden, bias=False)
+        self.up_proj = nn.Linear(dim, hidden, bias=False)
+        self.down_proj = nn.Linear(hidden, dim, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(F.gelu(self.gate_proj(x), approximate="tanh") * self.up_proj(x))
+
+
+@pytest.fixture
+def mlp_input() -> tuple[nn.Module, torch.Tensor]:
+    torch.manual_seed(0)
+    return GeGLUMLP().to(**BF16), torch.randn(64, 128, 768, **BF16)
+
+
+def test_linear_live(kernelprof: kp.Profiler) -> None:
+    lin = nn.Linear(32, 64, **BF16)
+    prof = kernelprof.profile(lin, (torch.randn(1024, 32, **BF16),), no_grad=True)
+    gemm = prof.kernels.one(kind="gemm")
+    assert gemm.layout == "tn"
+    assert gemm.fused_ops == ("bias",)
+    assert gemm.op == "aten::addmm"
+    assert len(prof.kernels) == 1
+    assert prof.ops["aten::t"].device_time_us == 0
+    assert prof.ops["aten::linear"].children == ["aten::t", "aten::addmm"]
+    assert "aten::add" not in prof.ops
+    assert prof.device == torch.cuda.get_device_name()
+    major, minor = torch.cuda.get_device_capability()
+    assert prof.arch == f"sm{major}{minor}"
+
+
+def test_live_profile_equals_its_exported_trace(
+    kernelprof: kp.Profiler, mlp_input: tuple[nn.Module, torch.Tensor], tmp_path: Path
+) -> None:
+    live = kernelprof.profile(mlp_input[0], mlp_input[1:], no_grad=True)
+    path = tmp_path / "geglu.json.gz"
+    kernelprof.captures[-1].export_trace(path)
+    offline = kp.load_trace(path)
+    assert live.kernels.names == offline.kernels.names
+    assert [k.op for k in live.kernels] == [k.op for k in offline.kernels]
+    assert live.ops.names == offline.ops.names
+    assert dict(live.runtime) == dict(offline.runtime)
+    assert [len(c.memory_ops) for c in live.calls] == [len(c.memory_ops) for c in offline.calls]
+
+
+def test_eager_geglu_five_kernels_memsets_apart(
+    kernelprof: kp.Profiler, mlp_input: tuple[nn.Module, torch.Tensor]
+) -> None:
+    prof = kernelprof.profile(mlp_input[0], mlp_input[1:], no_grad=True)
+    assert len(prof.kernels) == 5
+    assert [k.fused_ops for k in prof.kernels.of_kind("pointwise")] == [("gelu",), ("mul",)]
+    assert all(m.kind in ("memset", "memcpy") for m in prof.memory_ops)
+
+
+def test_compiled_geglu_fuses(kernelprof: kp.Profiler, mlp_input: tuple[nn.Module, torch.Tensor]) -> None:
+    mlp, x = mlp_input
+    prof = kernelprof.profile(torch.compile(mlp), (x,), no_grad=True)
+    assert prof.kernels.count("triton_poi_fused_*gelu*mul*") == 1
+    assert [k.kind for k in prof.kernels].count("gemm") == 3
+    assert len(prof.kernels) == 4
+
+
+def test_liger_geglu(kernelprof: kp.Profiler, mlp_input: tuple[nn.Module, torch.Tensor]) -> None:
+    import types
+
+    transformers = pytest.importorskip("liger_kernel.transformers")
+    config = types.SimpleNamespace(hidden_size=768, intermediate_size=3072, hidden_act="gelu_pytorch_tanh")
+    liger = transformers.LigerGEGLUMLP(config).to(**BF16)
+    prof = kernelprof.profile(liger, mlp_input[1:], no_grad=True)
+    assert prof.kernels.count("_geglu_tanh_forward_kernel") == 1
+    assert len(prof.kernels) == 4
+
+
+def test_cuda_graph_replay_is_not_a_false_alarm(kernelprof: kp.Profiler) -> None:
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.gelu(x * 2.0) + 1.0
+
+    graphed = torch.compile(f, mode="reduce-overhead")
+    x = torch.randn(4096, device="cuda")
+    prof = kernelprof.profile(graphed, (x,), warmup=3, no_grad=True)
+    assert prof.runtime.get("cudaGraphLaunch", 0) == 1
+    assert len(prof.kernels) >= 1
+
+
+def test_a_running_profiler_is_refused_on_gpu() -> None:
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA, torch.profiler.ProfilerActivity.CPU]):
+        with pytest.raises(kp.ProfilerBusyError):
+            kp.profile(torch.relu, torch.randn(8, device="cuda"))
+        assert profiler_running()
+    assert not profiler_running()
+
+
+def test_a_raising_callable_leaves_a_clean_profiler_on_gpu() -> None:
+    def boom(x: torch.Tensor) -> None:
+        torch.relu(x)
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        kp.Profiler(warmup=0)(boom, torch.randn(8, device="cuda"))
+    assert not profiler_running()
+    prof = kp.profile(torch.relu, torch.randn(8, device="cuda"))
+    assert prof.kernels.count(kind="pointwise") == 1
+
+
+def test_varying_kernel_sequences_fail_unless_allowed() -> None:
+    state = {"n": 0}
+
+    def alternating(x: torch.Tensor) -> torch.Tensor:
+        state["n"] += 1
+        return torch.relu(x) if state["n"] % 2 else torch.sigmoid(x)
+
+    x = torch.randn(1024, device="cuda")
+    with pytest.raises(kp.KernelSequenceMismatchError, match="different kernel sequences"):
+        kp.Profiler(warmup=0, calls=2)(alternating, x)
+    prof = kp.Profiler(warmup=0, calls=2, allow_variation=True)(alternating, x)
+    assert prof.varied
+    assert prof.calls[0].kernels.names != prof.calls[1].kernels.names
+
+
+def test_cpu_tensors_on_a_gpu_machine_raise_no_activity() -> None:
+    prof = kp.profile(torch.relu, torch.randn(8))
+    with pytest.raises(kp.NoDeviceActivityError, match="launched no GPU work"):
+        len(prof.kernels)
+
+
+def test_header_and_failure_table_on_gpu(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_fail="""
+        import pytest, torch
+        pytestmark = pytest.mark.gpu
+
+        def test_wrong_count(kernelprof):
+            prof = kernelprof(torch.relu, torch.randn(64, device="cuda"))
+            assert len(prof.kernels) == 2
+        """
+    )
+    result = pytester.runpytest_subprocess("--kernelprof-require-gpu")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["kernelprof: NVIDIA * (sm*), CUDA *, torch *", "*kernelprof profile 1 of 1*", "*pointwise*aten::relu*"]
+    )
