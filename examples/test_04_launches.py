@@ -36,7 +36,9 @@ def test_one_launch_per_kernel(kernelprof):
     assert compiled.runtime["cuLaunchKernel"] == 1  # Inductor's Triton launcher
 
 
-@pytest.mark.parametrize(("dtype", "name"), [(torch.bfloat16, "bf16"), (torch.float16, "fp16"), (torch.float32, "fp32")])
+@pytest.mark.parametrize(
+    ("dtype", "name"), [(torch.bfloat16, "bf16"), (torch.float16, "fp16"), (torch.float32, "fp32")]
+)
 def test_gemm_dtype_is_decoded_from_the_name(kernelprof, dtype, name):
     torch.backends.cuda.matmul.allow_tf32 = False
     lin = nn.Linear(256, 256, device="cuda", dtype=dtype)
