@@ -68,7 +68,7 @@ class Stream:
 
 
 def build(stream: Stream, **kwargs: bool) -> object:
-    return build_profile(events_from_chrome(stream.trace()), GPU, **kwargs)
+    return build_profile(events_from_chrome(stream.events), GPU, **kwargs)
 
 
 def linear_calls(n: int = 3, durations: tuple[float, ...] = (2.0, 2.0, 2.0)) -> Stream:

@@ -29,9 +29,12 @@ def test_plain_json_and_gzip_give_the_same_profile(tmp_path: Path, trace: Callab
         (b'{"hello": 1}', "without a 'traceEvents' list"),
         (b"[1, 2]", "without a 'traceEvents' list"),
         (b'{"traceEvents": [1]}', "holds a int, not an event object"),
-        (b'{"traceEvents": [{"ph": "X", "name": 3, "ts": 1}]}', "without a string 'name'"),
+        (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": 3, "ts": 1}]}', "event name is a int, not a string"),
         (b"\x1f\x8b\x08\x00garbage", "gzip stream is truncated or corrupt"),
-        (b"\xff\xfe\x00", "not valid JSON"),
+        (b"\xff\xfe\x00", "not valid JSON text, not UTF-8"),
+        (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon"}]}', "event 0 is malformed"),
+        (b'{"traceEvents": [], "x": 1} trailing', "text after the end"),
+        (b'{"traceEvents": [] "x": 1}', "expected ',' between fields"),
     ],
 )
 def test_bad_files_get_one_clear_error(tmp_path: Path, content: bytes, message: str) -> None:

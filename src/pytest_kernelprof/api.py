@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .build import build_profile, chrome_source, events_from_chrome
+from .build import build_profile, chrome_source, paused_gc, raw_event_from_chrome
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, Capture, Recording, capture_callable, record_block
 from .model import KernelProfile
 from .traces import read_trace
@@ -83,7 +83,6 @@ def load_trace(path: str | os.PathLike[str], *, allow_variation: bool = False) -
 
     Calls come from the ``ProfilerStep#N`` annotations; without any, the trace is one call.
     """
-    trace = read_trace(path)
-    return build_profile(
-        events_from_chrome(trace), chrome_source(trace, os.fspath(path)), allow_variation=allow_variation
-    )
+    with paused_gc():
+        header, events = read_trace(path, raw_event_from_chrome)
+        return build_profile(events, chrome_source(header, os.fspath(path)), allow_variation=allow_variation)

@@ -8,11 +8,14 @@ the offline tests over recorded traces exercise the code that runs live.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import json
 import re
 import statistics
+import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -133,6 +136,23 @@ class Source:
     arch: str | None = None
     gpu_requested: bool = False
     gpu_unavailable_reason: str | None = None
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a profile is built.
+
+    Building allocates hundreds of thousands of small containers, none in reference
+    cycles; the collector's repeated passes over them cost more than the build itself
+    (measured: 1.8 s -> 0.7 s for a 100 MB trace).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # -- adapters -----------------------------------------------------------------------------
@@ -257,50 +277,62 @@ def _kineto_launch_shape(ev: Any) -> tuple[tuple[int, int, int] | None, tuple[in
     return _dim3(fields.get("grid")), _dim3(fields.get("block"))
 
 
-def events_from_chrome(trace: Mapping[str, Any]) -> list[RawEvent]:
-    """Adapt a Chrome trace as torch.profiler exports it (``traceEvents``)."""
-    out: list[RawEvent] = []
-    append = out.append
-    for ev in trace["traceEvents"]:
-        if ev.get("ph") != "X":
-            continue
-        category = CATEGORIES.get(str(ev.get("cat", "")).lower(), IGNORED)
-        if category == IGNORED:
-            continue
-        start = round(float(ev["ts"]) * 1000)
-        end = start + round(float(ev.get("dur", 0)) * 1000)
-        args = ev.get("args") or {}
-        external = args.get("External id", args.get("external id", 0)) or 0
-        if category in GPU_CATEGORIES:
-            append(
-                RawEvent(
-                    category,
-                    ev["name"],
-                    start,
-                    end,
-                    thread=int(args.get("stream", ev.get("tid", 0)) or 0),
-                    correlation=int(args.get("correlation", 0) or 0),
-                    linked=int(external),
-                    device=args.get("device"),
-                    grid=_dim3(args.get("grid")),
-                    block=_dim3(args.get("block")),
-                )
-            )
-        elif category == RUNTIME:
-            append(
-                RawEvent(
-                    category,
-                    ev["name"],
-                    start,
-                    end,
-                    thread=_tid(ev),
-                    correlation=int(args.get("correlation", 0) or 0),
-                    linked=int(external),
-                )
-            )
-        else:
-            append(RawEvent(category, ev["name"], start, end, thread=_tid(ev), ident=int(external)))
+def events_from_chrome(events: Iterable[Mapping[str, Any]]) -> list[RawEvent]:
+    """Adapt the ``traceEvents`` of a Chrome trace as torch.profiler exports it."""
+    out = []
+    for ev in events:
+        raw = raw_event_from_chrome(ev)
+        if raw is not None:
+            out.append(raw)
     return out
+
+
+def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
+    """One Chrome trace event as a RawEvent; None for events the builder does not use.
+
+    Raises KeyError, TypeError or ValueError on a malformed event; the trace reader turns
+    those into a TraceError that names the file.
+    """
+    if ev.get("ph") != "X":
+        return None
+    cat = ev.get("cat")
+    category = CATEGORIES.get(cat) if isinstance(cat, str) else None
+    if category is None:
+        category = CATEGORIES.get(cat.lower(), IGNORED) if isinstance(cat, str) else IGNORED
+    if category == IGNORED:
+        return None
+    name = ev["name"]
+    if not isinstance(name, str):
+        raise TypeError(f"event name is a {type(name).__name__}, not a string")
+    name = sys.intern(name)  # names repeat across calls: keep one copy of each
+    start = round(float(ev["ts"]) * 1000)
+    end = start + round(float(ev.get("dur", 0)) * 1000)
+    args = ev.get("args") or {}
+    external = int(args.get("External id", args.get("external id", 0)) or 0)
+    if category in GPU_CATEGORIES:
+        return RawEvent(
+            category,
+            name,
+            start,
+            end,
+            thread=int(args.get("stream", ev.get("tid", 0)) or 0),
+            correlation=int(args.get("correlation", 0) or 0),
+            linked=external,
+            device=args.get("device"),
+            grid=_dim3(args.get("grid")),
+            block=_dim3(args.get("block")),
+        )
+    if category == RUNTIME:
+        return RawEvent(
+            category,
+            name,
+            start,
+            end,
+            thread=_tid(ev),
+            correlation=int(args.get("correlation", 0) or 0),
+            linked=external,
+        )
+    return RawEvent(category, name, start, end, thread=_tid(ev), ident=external)
 
 
 def _tid(ev: Mapping[str, Any]) -> int:
@@ -327,14 +359,15 @@ def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
 
 
 class _OpNode:
-    __slots__ = ("children", "device_ns", "end", "kernels", "name", "self_device_ns", "start")
+    __slots__ = ("children", "device_ns", "end", "kernels", "name", "self_device_ns", "start", "subtree_kernels")
 
     def __init__(self, event: RawEvent) -> None:
         self.name = event.name
         self.start = event.start
         self.end = event.end
         self.children: list[_OpNode] = []
-        self.kernels: list[Kernel] = []
+        self.kernels: list[tuple[int, Kernel]] = []  # (position in the call, kernel)
+        self.subtree_kernels: list[tuple[int, Kernel]] = self.kernels
         self.self_device_ns = 0
         self.device_ns = 0
 
@@ -520,7 +553,7 @@ def _build_call(
             )
             kernels.append(kernel)
             if launcher is not None:
-                launcher.kernels.append(kernel)
+                launcher.kernels.append((len(kernels) - 1, kernel))
         else:
             memory.append(MemoryOp(g.name, g.category, duration_us, g.thread, g.device, op_name))
         if launcher is not None:
@@ -539,37 +572,38 @@ def _build_call(
 
 
 def _sum_subtree(root: _OpNode) -> None:
-    # Iterative post-order: op trees of compiled graphs can be deeper than the recursion limit.
+    """Device time and kernels of each node's subtree, computed once, bottom-up.
+
+    Iterative post-order: op trees of compiled graphs can be deeper than the recursion limit.
+    """
     stack: list[tuple[_OpNode, bool]] = [(root, False)]
     while stack:
         node, done = stack.pop()
-        if done:
-            node.device_ns = node.self_device_ns + sum(c.device_ns for c in node.children)
+        if not done:
+            stack.append((node, True))
+            stack.extend((child, False) for child in node.children)
             continue
-        stack.append((node, True))
-        stack.extend((child, False) for child in node.children)
-
-
-def _subtree_kernels(node: _OpNode) -> list[Kernel]:
-    out: list[Kernel] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        out.extend(current.kernels)
-        stack.extend(reversed(current.children))
-    return out
+        device_ns = node.self_device_ns
+        below: list[tuple[int, Kernel]] = []
+        for child in node.children:
+            device_ns += child.device_ns
+            below.extend(child.subtree_kernels)
+        node.device_ns = device_ns
+        if below:
+            node.subtree_kernels = sorted(node.kernels + below, key=lambda pair: pair[0])
 
 
 def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> OpTable:
     grouped: dict[str, list[_OpNode]] = {}
     for node in nodes:
         grouped.setdefault(node.name, []).append(node)
-    ops: dict[str, Op] = {}
-    for name, group in grouped.items():
+
+    def make(name: str) -> Op:
+        group = grouped[name]
         cpu_ns = sum(n.end - n.start for n in group)
         self_cpu_ns = cpu_ns - sum(c.end - c.start for n in group for c in n.children)
-        kernels = [k for n in group for k in _subtree_kernels(n)]
-        ops[name] = Op(
+        kernels = [k for n in group for _, k in n.subtree_kernels]
+        return Op(
             name=name,
             count=len(group),
             cpu_time_us=cpu_ns / 1000.0,
@@ -579,7 +613,8 @@ def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> OpTable:
             subtree_device_us=sum(n.device_ns for n in group) / 1000.0 if device_recorded else None,
             self_device_us=sum(n.self_device_ns for n in group) / 1000.0 if device_recorded else None,
         )
-    return OpTable(ops)
+
+    return OpTable(grouped, make)
 
 
 _UNRECORDED = "no GPU activity was recorded in this profile, so no op has kernels or device time"
@@ -625,13 +660,12 @@ def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
         for ks in per_position:
             medians[id(ks[0])] = replace(ks[0], duration_us=statistics.median(k.duration_us for k in ks))
         kernels = KernelList(list(medians.values()))
-    ops: dict[str, Op] = {}
-    for name, op in first.ops.items():
-        same = [c.ops._ops[name] for c in calls if name in c.ops._ops]
-        op_kernels = op.kernels
-        if medians:
-            op_kernels = KernelList([medians[id(k)] for k in op.kernels])
-        ops[name] = replace(
+
+    def make(name: str) -> Op:
+        op = first.ops[name]
+        same = [c.ops[name] for c in calls if name in c.ops]
+        op_kernels = KernelList([medians[id(k)] for k in op.kernels]) if medians else op.kernels
+        return replace(
             op,
             kernels=op_kernels,
             cpu_time_us=statistics.median(o.cpu_time_us for o in same),
@@ -639,7 +673,8 @@ def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
             subtree_device_us=_median_or_none([o.subtree_device_us for o in same]),
             self_device_us=_median_or_none([o.self_device_us for o in same]),
         )
-    return replace(first, kernels=kernels, ops=OpTable(ops))
+
+    return replace(first, kernels=kernels, ops=OpTable(first.ops, make))
 
 
 def _median_or_none(values: Sequence[float | None]) -> float | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import json
 import os
 import tempfile
 import warnings
@@ -16,9 +15,18 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .build import STEP_PREFIX, RawEvent, Source, build_profile, events_from_chrome, events_from_kineto
+from .build import (
+    STEP_PREFIX,
+    RawEvent,
+    Source,
+    build_profile,
+    events_from_kineto,
+    paused_gc,
+    raw_event_from_chrome,
+)
 from .errors import ProfilerBusyError, ProfilerStartError
 from .model import KernelProfile
+from .traces import read_trace
 
 DEFAULT_WARMUP = 2
 DEFAULT_CALLS = 3
@@ -72,8 +80,7 @@ def raw_events(torch_profiler: Any) -> list[RawEvent]:
     with tempfile.TemporaryDirectory(prefix="kernelprof-") as tmp:
         path = os.path.join(tmp, "trace.json")
         torch_profiler.export_chrome_trace(path)
-        with open(path, encoding="utf-8") as handle:
-            return events_from_chrome(json.load(handle))
+        return read_trace(path, raw_event_from_chrome)[1]
 
 
 @dataclass(frozen=True)
@@ -196,7 +203,8 @@ def capture_callable(
                     )
                     raise
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
-    profile = build_profile(raw_events(prof), _source(label), allow_variation=allow_variation)
+    with paused_gc():
+        profile = build_profile(raw_events(prof), _source(label), allow_variation=allow_variation)
     return Capture(profile, prof)
 
 
@@ -252,4 +260,6 @@ def record_block(
             yield rec
         finally:
             rec._close()
-    rec._capture = Capture(build_profile(raw_events(prof), _source(label), allow_variation=allow_variation), prof)
+    with paused_gc():
+        profile = build_profile(raw_events(prof), _source(label), allow_variation=allow_variation)
+    rec._capture = Capture(profile, prof)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
@@ -241,40 +241,58 @@ class OpNotFoundError(KeyError):
 
 
 class OpTable(Mapping[str, Op]):
-    """CPU ops of one call by name, in first-seen order."""
+    """CPU ops of one call by name, in first-seen order.
 
-    __slots__ = ("_ops",)
+    Ops are made on first access: a trace of thousands of calls has a table per call,
+    and most of them are never looked at.
+    """
 
-    def __init__(self, ops: Mapping[str, Op]) -> None:
-        self._ops = dict(ops)
+    __slots__ = ("_made", "_make", "_names")
+
+    def __init__(self, names: Iterable[str], make: Callable[[str], Op]) -> None:
+        self._names = tuple(names)
+        self._make = make
+        self._made: dict[str, Op] = {}
+
+    @classmethod
+    def of(cls, ops: Mapping[str, Op]) -> OpTable:
+        table = cls(ops, ops.__getitem__)
+        table._made.update(ops)
+        return table
 
     def __getitem__(self, name: str) -> Op:
-        try:
-            return self._ops[name]
-        except KeyError:
-            close = nearest(name, self._ops)
+        op = self._made.get(name)
+        if op is not None:
+            return op
+        if name not in self._names:
+            close = nearest(name, self._names)
             hint = f"; nearest: {', '.join(close)}" if close else ""
-            raise OpNotFoundError(f"op {name!r} did not run in the profiled call{hint}") from None
+            raise OpNotFoundError(f"op {name!r} did not run in the profiled call{hint}")
+        op = self._made[name] = self._make(name)
+        return op
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._ops)
+        return iter(self._names)
 
     def __len__(self) -> int:
-        return len(self._ops)
+        return len(self._names)
 
     @property
     def names(self) -> list[str]:
-        return list(self._ops)
+        return list(self._names)
 
     def table(self) -> str:
         rows = []
-        for op in self._ops.values():
+        for op in (self[name] for name in self._names):
             device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
             rows.append((op.name, str(op.count), format_us(op.cpu_time_us), device, str(len(op.kernels._kernels))))
         return render_table(("op", "count", "cpu us", "device us", "kernels"), rows, right=(1, 2, 3, 4))
 
     def __repr__(self) -> str:
-        return f"OpTable of {len(self._ops)}:\n{self.table()}"
+        return f"OpTable of {len(self._names)}:\n{self.table()}"
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ for all three lets a test compare eager and compiled runs with the same query.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -372,14 +373,8 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def parse_kernel_name(name: str) -> KernelName:
-    """Decode ``name`` with the first matching rule of ``RULES``.
-
-    >>> parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN").layout
-    'tn'
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"parse_kernel_name() takes a kernel name (str), got {type(name).__name__}")
+@functools.lru_cache(maxsize=8192)
+def _parse_cached(name: str) -> KernelName:
     for rule in RULES:
         if rule.pattern.search(name):
             kind = rule.kind
@@ -396,3 +391,15 @@ def parse_kernel_name(name: str) -> KernelName:
                 collective=rule.collective(name),
             )
     return KernelName(name=name, kind="other", family="unknown")
+
+
+def parse_kernel_name(name: str) -> KernelName:
+    """Decode ``name`` with the first matching rule of ``RULES``.
+
+    >>> parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN").layout
+    'tn'
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"parse_kernel_name() takes a kernel name (str), got {type(name).__name__}")
+    # Cached: a profile repeats the same few names in every call, and decoding is regex work.
+    return _parse_cached(name)

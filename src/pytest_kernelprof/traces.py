@@ -1,24 +1,67 @@
-"""Read Chrome/Perfetto trace files as torch.profiler exports them (.json, .json.gz)."""
+"""Read Chrome/Perfetto trace files as torch.profiler exports them (.json, .json.gz).
+
+Training traces run to millions of events. ``json.load`` turns each into a dict of
+dicts, several times the file's size in memory; here the ``traceEvents`` array is
+decoded one event at a time and each event is reduced to a ``RawEvent`` at once, so
+peak memory stays near the size of the decompressed text.
+"""
 
 from __future__ import annotations
 
 import gzip
 import json
 import os
+import re
 import zlib
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .errors import TraceError
 
+T = TypeVar("T")
 
-def read_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The parsed trace; a :class:`TraceError` naming the file and the problem otherwise."""
-    name = os.fspath(path)
+
+class _Reader:
+    """A cursor over the trace text that decodes one JSON value at a time."""
+
+    def __init__(self, text: str, name: str) -> None:
+        self.text = text
+        self.name = name
+        self.pos = 0
+        self.decode = json.JSONDecoder().raw_decode
+
+    def fail(self, what: str) -> TraceError:
+        line = self.text.count("\n", 0, self.pos) + 1
+        return TraceError(f"{self.name}: {what} (line {line})")
+
+    def skip(self) -> str:
+        self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]  # "*" always matches
+        return self.text[self.pos : self.pos + 1]
+
+    def expect(self, char: str, what: str) -> None:
+        if self.skip() != char:
+            found = self.text[self.pos : self.pos + 20] or "the end of the file"
+            raise self.fail(f"not valid JSON, the file may be truncated: expected {what}, found {found!r}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        self.skip()
+        try:
+            value, self.pos = self.decode(self.text, self.pos)
+        except json.JSONDecodeError as exc:
+            self.pos = exc.pos
+            raise self.fail(f"not valid JSON, the file may be truncated ({exc.msg})") from None
+        return value
+
+
+def _decompressed_text(name: str) -> str:
     try:
         with open(name, "rb") as handle:
             data = handle.read()
     except FileNotFoundError:
         raise TraceError(f"{name}: no such trace file") from None
+    except IsADirectoryError:
+        raise TraceError(f"{name}: a directory, not a trace file") from None
     except OSError as exc:
         raise TraceError(f"{name}: cannot read the file ({exc.strerror or exc})") from None
     if data[:2] == b"\x1f\x8b":
@@ -26,22 +69,92 @@ def read_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
             raise TraceError(f"{name}: the gzip stream is truncated or corrupt ({exc})") from None
-    if not data.strip():
-        raise TraceError(f"{name}: the file is empty, not a Chrome trace")
     try:
-        trace = json.loads(data)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise TraceError(f"{name}: not valid JSON, the file may be truncated ({exc})") from None
-    if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"{name}: not valid JSON text, not UTF-8 at byte {exc.start}") from None
+
+
+def read_trace(
+    path: str | os.PathLike[str], convert: Callable[[dict[str, Any]], T | None]
+) -> tuple[dict[str, Any], list[T]]:
+    """The trace's top-level fields (without ``traceEvents``) and ``convert`` of each event.
+
+    ``convert`` returns None for events to drop and raises KeyError, TypeError or ValueError
+    for a malformed event. Every problem becomes one :class:`TraceError` naming the file.
+    """
+    name = os.fspath(path)
+    text = _decompressed_text(name)
+    reader = _Reader(text, name)
+    if not text.strip():
+        raise TraceError(f"{name}: the file is empty, not a Chrome trace")
+    if reader.skip() != "{":
         raise TraceError(
             f"{name}: JSON without a 'traceEvents' list, so not a Chrome trace from torch.profiler "
             "(export one with prof.export_chrome_trace(path))"
         )
-    for event in trace["traceEvents"]:
-        if not isinstance(event, dict):
-            raise TraceError(f"{name}: 'traceEvents' holds a {type(event).__name__}, not an event object")
-        if event.get("ph") == "X" and not (
-            isinstance(event.get("name"), str) and isinstance(event.get("ts"), int | float)
-        ):
-            raise TraceError(f"{name}: a complete event without a string 'name' and a numeric 'ts': {str(event)[:120]}")
-    return trace
+    reader.pos += 1
+    header: dict[str, Any] = {}
+    events: list[T] | None = None
+    while reader.skip() != "}":
+        if header or events is not None:
+            reader.expect(",", "',' between fields")
+        key = reader.value()
+        if not isinstance(key, str):
+            raise reader.fail("not valid JSON: an object key that is not a string")
+        reader.expect(":", "':' after a key")
+        if key == "traceEvents" and reader.skip() == "[":
+            events = _read_events(reader, convert)
+        else:
+            header[key] = reader.value()
+    reader.pos += 1
+    if reader.skip():
+        raise reader.fail("not valid JSON: text after the end of the trace object")
+    if events is None:
+        raise TraceError(
+            f"{name}: JSON without a 'traceEvents' list, so not a Chrome trace from torch.profiler "
+            "(export one with prof.export_chrome_trace(path))"
+        )
+    return header, events
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
+
+
+def _read_events(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
+    # The hot loop of reading a trace: one raw_decode per event, separators by regex,
+    # everything bound to locals.
+    text, decode, space, separator = reader.text, reader.decode, _SPACE.match, _SEPARATOR.match
+    pos = space(text, reader.pos + 1).end()  # type: ignore[union-attr]  # past the "["
+    out: list[T] = []
+    append = out.append
+    if text.startswith("]", pos):
+        reader.pos = pos + 1
+        return out
+    index = 0
+    while True:
+        try:
+            event, pos = decode(text, pos)
+        except json.JSONDecodeError as exc:
+            reader.pos = exc.pos
+            raise reader.fail(f"not valid JSON, the file may be truncated ({exc.msg})") from None
+        if type(event) is not dict:
+            reader.pos = pos
+            raise reader.fail(f"'traceEvents' holds a {type(event).__name__}, not an event object")
+        try:
+            converted = convert(event)
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            reader.pos = pos
+            raise reader.fail(f"event {index} is malformed ({type(exc).__name__}: {exc}): {str(event)[:120]}") from None
+        if converted is not None:
+            append(converted)
+        index += 1
+        found = separator(text, pos)
+        if found is None:
+            reader.pos = pos
+            raise reader.fail("not valid JSON, the file may be truncated: the event list does not end")
+        pos = found.end()
+        if found.group(1) == "]":
+            reader.pos = pos
+            return out
