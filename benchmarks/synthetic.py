@@ -35,7 +35,7 @@ def write_trace(path: Path, megabytes: float) -> Path:
     events = [e for e in seed["traceEvents"] if e.get("ph") == "X"]
     first = min(e["ts"] for e in events)
     span = max(e["ts"] + e.get("dur", 0) for e in events) - first + 10
-    step_of_seed = len([e for e in events if str(e.get("name", "")).startswith("ProfilerStep#") and e.get("cat") == "user_annotation"])
+    steps_in_seed = [e for e in events if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
     header = {k: v for k, v in seed.items() if k != "traceEvents"}
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "wt", encoding="utf-8") as out:  # type: ignore[operator]
@@ -60,5 +60,5 @@ def write_trace(path: Path, megabytes: float) -> Path:
                 first_event = False
             copy += 1
         out.write("\n  ]\n}\n")
-    assert step_of_seed > 0
+    assert steps_in_seed, f"{SEED} has no ProfilerStep annotations"
     return path

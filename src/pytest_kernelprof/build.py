@@ -307,7 +307,9 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
     name = sys.intern(name)  # names repeat across calls: keep one copy of each
     start = round(float(ev["ts"]) * 1000)
     end = start + round(float(ev.get("dur", 0)) * 1000)
-    args = ev.get("args") or {}
+    args = ev.get("args")
+    if not isinstance(args, dict):
+        args = {}
     external = int(args.get("External id", args.get("external id", 0)) or 0)
     if category in GPU_CATEGORIES:
         return RawEvent(
@@ -318,7 +320,7 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
             thread=int(args.get("stream", ev.get("tid", 0)) or 0),
             correlation=int(args.get("correlation", 0) or 0),
             linked=external,
-            device=args.get("device"),
+            device=device if isinstance(device := args.get("device"), int) else None,
             grid=_dim3(args.get("grid")),
             block=_dim3(args.get("block")),
         )
@@ -345,10 +347,11 @@ def _tid(ev: Mapping[str, Any]) -> int:
 
 def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
     """Device facts from a Chrome trace's ``deviceProperties``."""
-    props = trace.get("deviceProperties") or []
+    props = trace.get("deviceProperties")
     device = arch = None
-    if props and isinstance(props[0], Mapping):
-        device = props[0].get("name")
+    if isinstance(props, list) and props and isinstance(props[0], Mapping):
+        name = props[0].get("name")
+        device = name if isinstance(name, str) else None
         major, minor = props[0].get("computeMajor"), props[0].get("computeMinor")
         if isinstance(major, int) and isinstance(minor, int):
             arch = f"sm{major}{minor}"

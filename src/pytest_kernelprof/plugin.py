@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import importlib.metadata
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .capture import device_facts, gpu_available
+from .capture import Capture, device_facts, gpu_available
 from .fixtures import PROFILERS_KEY
 from .fixtures import kernelprof as kernelprof  # re-exported so pytest finds the fixture
 from .model import KernelList, KernelProfile
-from .settings import SETTINGS_KEY, Settings, parse_count
+from .settings import SAVE_CHOICES, SETTINGS_KEY, Settings, parse_count, parse_save, trace_file_name
 
 GPU_MARKER = "gpu"
 
@@ -42,6 +43,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         help="Profiled calls per kernelprof(fn) call, each compared with the first; default: 3",
     )
+    group.addoption(
+        "--kernelprof-trace-dir",
+        action="store",
+        dest="kernelprof_trace_dir",
+        default=None,
+        metavar="DIR",
+        help="Write a gzipped Chrome trace per profiled test into DIR (see --kernelprof-save); default: none",
+    )
+    group.addoption(
+        "--kernelprof-save",
+        action="store",
+        dest="kernelprof_save",
+        default=None,
+        choices=SAVE_CHOICES,
+        help="Which tests' traces to write: failed, all or none; default: failed once --kernelprof-trace-dir is set",
+    )
     parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
     parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default="2")
     parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default="3")
@@ -57,10 +74,14 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{GPU_MARKER}: the test needs a CUDA GPU; it skips without one, or fails under --kernelprof-require-gpu",
     )
+    trace_dir = config.getoption("kernelprof_trace_dir")
+    trace_path = None if trace_dir is None else config.invocation_params.dir / trace_dir
     config.stash[SETTINGS_KEY] = Settings(
         warmup=parse_count("--kernelprof-warmup", _setting(config, "kernelprof_warmup"), 0),
         calls=parse_count("--kernelprof-calls", _setting(config, "kernelprof_calls"), 1),
         require_gpu=bool(_setting(config, "kernelprof_require_gpu")),
+        trace_dir=trace_path,
+        save=parse_save(config.getoption("kernelprof_save"), trace_path),
     )
 
 
@@ -98,12 +119,34 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    if report.when == "call" and report.failed:
-        profilers = item.stash.get(PROFILERS_KEY, [])
+    profilers = item.stash.get(PROFILERS_KEY, [])
+    if report.when == "call" and profilers:
         captures = [c for p in profilers for c in p.captures]
-        for number, capture in enumerate(captures[-3:], start=max(1, len(captures) - 2)):
-            report.sections.append((f"kernelprof profile {number} of {len(captures)}", capture.profile.table()))
+        if report.failed:
+            first = max(1, len(captures) - 2)
+            for number, capture in enumerate(captures[-3:], start=first):
+                report.sections.append((f"kernelprof profile {number} of {len(captures)}", capture.profile.table()))
+        settings = item.config.stash[SETTINGS_KEY]
+        if settings.trace_dir is not None and (settings.save == "all" or (settings.save == "failed" and report.failed)):
+            paths = _save_traces(settings.trace_dir, item.nodeid, captures)
+            report.sections.append(("kernelprof traces", "\n".join(paths)))
+    if report.when == "teardown" and PROFILERS_KEY in item.stash:
+        # The torch profilers hold every event of their sessions: let them go with the test.
+        del item.stash[PROFILERS_KEY]
     return report
+
+
+def _save_traces(directory: Path, nodeid: str, captures: list[Capture]) -> list[str]:
+    written = []
+    for index, capture in enumerate(captures):
+        path = directory / trace_file_name(nodeid, index)
+        try:
+            capture.export_trace(path)
+        except OSError as exc:
+            written.append(f"{path}: not written ({exc})")
+        else:
+            written.append(f"{path}  (kernelprof show {path})")
+    return written
 
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:

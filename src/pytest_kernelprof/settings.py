@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,8 @@ class Settings:
     warmup: int = DEFAULT_WARMUP
     calls: int = DEFAULT_CALLS
     require_gpu: bool = False
+    trace_dir: Path | None = None
+    save: str = "none"
 
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
@@ -28,3 +33,26 @@ def parse_count(option: str, value: str | int, minimum: int) -> int:
     if number < minimum:
         raise pytest.UsageError(f"{option} must be at least {minimum}, got {number}")
     return number
+
+
+SAVE_CHOICES = ("failed", "all", "none")
+
+
+def parse_save(value: str | None, trace_dir: Path | None) -> str:
+    """When to write traces: ``failed`` by default once a directory is given, else ``none``."""
+    if value is None:
+        return "failed" if trace_dir is not None else "none"
+    if value not in SAVE_CHOICES:
+        raise pytest.UsageError(f"--kernelprof-save takes one of {', '.join(SAVE_CHOICES)}, got {value!r}")
+    if trace_dir is None and value != "none":
+        raise pytest.UsageError(f"--kernelprof-save={value} needs --kernelprof-trace-dir DIR to write into")
+    return value
+
+
+def trace_file_name(nodeid: str, index: int) -> str:
+    """A file name for the ``index``-th profile of a test: readable, unique, filesystem-safe."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "__")).strip("_.")
+    if len(stem) > 120:
+        stem = stem[:100] + "-" + hashlib.sha1(nodeid.encode()).hexdigest()[:12]
+    suffix = f"-{index + 1}" if index else ""
+    return f"{stem}{suffix}.json.gz"

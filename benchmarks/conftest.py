@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from synthetic import write_trace  # noqa: E402
+
+SIZES_MB = (10, 100)
+
+
+@pytest.fixture(scope="session", params=SIZES_MB, ids=lambda mb: f"{mb}MB")
+def big_trace(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An uncompressed trace of the given size, made from a recorded H200 training step."""
+    return write_trace(tmp_path_factory.mktemp("traces") / f"trace_{request.param}MB.json", request.param)

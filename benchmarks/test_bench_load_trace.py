@@ -1,0 +1,75 @@
+"""load_trace against a bare json.load and HolisticTraceAnalysis's loader on the same file.
+
+    pip install pytest-benchmark HolisticTraceAnalysis
+    python -m pytest benchmarks/test_bench_load_trace.py --benchmark-group-by=param:big_trace
+
+Peak memory (tracemalloc, one extra call) goes to each benchmark's extra_info as a multiple
+of the file's size.
+"""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_kernelprof import load_trace
+
+ROUNDS = 3
+
+
+def _peak_ratio(fn: Callable[[], Any], path: Path) -> float:
+    tracemalloc.start()
+    try:
+        fn()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return round(peak / path.stat().st_size, 2)
+
+
+def _json_load(path: Path) -> Any:
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def test_json_load(benchmark: Any, big_trace: Path) -> None:
+    benchmark.extra_info["peak_x_file"] = _peak_ratio(lambda: _json_load(big_trace), big_trace)
+    benchmark.pedantic(_json_load, args=(big_trace,), rounds=ROUNDS, iterations=1)
+
+
+def test_kernelprof_load_trace(benchmark: Any, big_trace: Path) -> None:
+    benchmark.extra_info["peak_x_file"] = _peak_ratio(lambda: load_trace(big_trace), big_trace)
+    prof = benchmark.pedantic(load_trace, args=(big_trace,), rounds=ROUNDS, iterations=1)
+    assert len(prof.calls) > 1
+    assert prof.kernels.count(kind="gemm") == 9
+
+
+@pytest.mark.filterwarnings("ignore")  # pandas deprecations inside HTA
+def test_hta_parse_trace_dataframe(benchmark: Any, big_trace: Path) -> None:
+    """HTA's internal parse step: JSON to a pandas DataFrame, nothing else."""
+    trace_parser = pytest.importorskip("hta.common.trace_parser")
+    cfg = trace_parser.ParserConfig()
+
+    def parse() -> Any:
+        return trace_parser.parse_trace_dataframe(str(big_trace), cfg)
+
+    benchmark.extra_info["peak_x_file"] = _peak_ratio(parse, big_trace)
+    benchmark.pedantic(parse, rounds=ROUNDS, iterations=1)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_hta_trace_analysis(benchmark: Any, big_trace: Path, tmp_path: Path) -> None:
+    """HTA's public loader, ``TraceAnalysis(trace_dir=...)``: parse plus its preprocessing.
+
+    Only on the small trace: it took 263 s for the 100 MB one on a 2-core machine.
+    """
+    if big_trace.stat().st_size > 20e6:
+        pytest.skip("TraceAnalysis takes minutes on this size")
+    trace_analysis = pytest.importorskip("hta.trace_analysis")
+    (tmp_path / "rank0.json").symlink_to(big_trace)
+    benchmark.pedantic(trace_analysis.TraceAnalysis, kwargs={"trace_dir": str(tmp_path)}, rounds=1, iterations=1)

@@ -1,0 +1,129 @@
+"""``kernelprof show TRACE`` and ``kernelprof diff A B``: read profiles without re-running them.
+
+Exit status: 0 success (and, for diff, the kernel sequences are the same), 1 the profiles
+differ, 2 a usage or file error, reported in one line without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Sequence
+
+from .api import load_trace
+from .compare import count_changes, diff_kernels, render_diff, time_change
+from .errors import KernelProfError
+from .model import KernelProfile, OpTable
+from .report import format_us, render_table
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kernelprof", description="Read torch.profiler Chrome traces as kernel tables."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    show = sub.add_parser("show", help="the kernel table of a trace")
+    show.add_argument("trace", help="a Chrome trace from torch.profiler (.json or .json.gz)")
+    show.add_argument("--calls", action="store_true", help="one table per profiled call")
+    show.add_argument("--ops", action="store_true", help="the CPU op tree with device time")
+    diff = sub.add_parser("diff", help="what changed between two traces; exit 1 when the kernels differ")
+    diff.add_argument("a", help="the trace before")
+    diff.add_argument("b", help="the trace after")
+    diff.add_argument(
+        "--by",
+        choices=("name", "shape"),
+        default="name",
+        help="align kernels by name, or by kind/family/layout/fused ops (ignores cuBLAS tile changes); default: name",
+    )
+    return parser
+
+
+def _head(path: str, prof: KernelProfile) -> str:
+    where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named in the trace"
+    varied = ", calls launched different kernel sequences" if prof.varied else ""
+    return f"{path}: {where}, {len(prof.calls)} call(s){varied}"
+
+
+def _counts(counter: Counter[str] | dict[str, int]) -> str:
+    return ", ".join(f"{name} x{n}" for name, n in sorted(counter.items())) or "none"
+
+
+def op_tree(ops: OpTable) -> str:
+    """The op tree of one call, by name (children of each op's first occurrence)."""
+    children_of = {name: ops[name].child_names for name in ops}
+    nested = {child for kids in children_of.values() for child in kids}
+    rows: list[tuple[str, str, str, str]] = []
+
+    def walk(name: str, depth: int, path: frozenset[str]) -> None:
+        op = ops[name]
+        device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
+        rows.append(("  " * depth + name, str(op.count), format_us(op.cpu_time_us), device))
+        for child in dict.fromkeys(children_of[name]):
+            if child not in path:
+                walk(child, depth + 1, path | {child})
+
+    for root in (name for name in ops if name not in nested):
+        walk(root, 0, frozenset({root}))
+    return render_table(("op", "count", "cpu us", "device us"), rows, right=(1, 2, 3))
+
+
+def show(path: str, calls: bool, ops: bool) -> int:
+    prof = load_trace(path, allow_variation=True)
+    print(_head(path, prof))
+    views = prof.calls if calls else (prof.call,)
+    for view in views:
+        if calls:
+            print(f"\ncall {view.index}:")
+        if prof.has_device_activity:
+            print(view.kernels.table())
+            print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
+            print(f"GPU time: {format_us(view.kernels.total_us)}us in kernels")
+        else:
+            print("no GPU activity in this trace")
+        print(f"runtime calls: {_counts(dict(view.runtime))}")
+        if ops:
+            print(op_tree(view.ops))
+    return 0
+
+
+def diff(path_a: str, path_b: str, by: str) -> int:
+    a, b = load_trace(path_a, allow_variation=True), load_trace(path_b, allow_variation=True)
+    print(f"a = {_head(path_a, a)}")
+    print(f"b = {_head(path_b, b)}")
+    if not a.has_device_activity or not b.has_device_activity:
+        print(
+            "no GPU activity in " + " and ".join(p for p, x in ((path_a, a), (path_b, b)) if not x.has_device_activity)
+        )
+        return 1 if a.has_device_activity != b.has_device_activity else 0
+    ka, kb = a.kernels, b.kernels
+    result = diff_kernels(list(ka), list(kb), by=by)
+    rows = [
+        ("kernels per call", str(len(ka)), str(len(kb))),
+        ("memory ops per call", str(len(a.memory_ops)), str(len(b.memory_ops))),
+    ]
+    print(render_table(("", "a", "b"), rows, right=(1, 2)))
+    print(f"GPU time per call: {time_change(ka.total_us, kb.total_us)}")
+    changed_kinds = count_changes(list(ka), list(kb))
+    if changed_kinds:
+        print("count changes: " + "; ".join(changed_kinds))
+    print("\n".join(render_diff(result, "a", "b")))
+    print("same kernels" if result.same else "the kernels differ")
+    return 0 if result.same else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "show":
+            return show(args.trace, args.calls, args.ops)
+        return diff(args.a, args.b, args.by)
+    except (KernelProfError, OSError) as exc:
+        print(f"kernelprof: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - `kernelprof show x | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

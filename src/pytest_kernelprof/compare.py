@@ -1,0 +1,123 @@
+"""What changed between two kernel sequences: the view that explains a fusion regression."""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .report import display_name, format_us
+
+
+class KernelLike(Protocol):
+    """What a diff needs of a kernel: a live ``Kernel`` or a stored baseline entry."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def family(self) -> str: ...
+    @property
+    def layout(self) -> str | None: ...
+    @property
+    def fused_ops(self) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line of a kernel diff: ``=`` same, ``-`` removed, ``+`` added, ``~`` renamed."""
+
+    mark: str
+    before: KernelLike | None
+    after: KernelLike | None
+
+
+@dataclass(frozen=True)
+class KernelDiff:
+    changes: tuple[Change, ...]
+    fusions: tuple[tuple[tuple[KernelLike, ...], KernelLike], ...]  # (removed kernels, the added kernel fusing them)
+
+    @property
+    def same(self) -> bool:
+        return all(c.mark == "=" for c in self.changes)
+
+
+def _key(kernel: KernelLike) -> tuple[str, str, str | None]:
+    return (kernel.kind, kernel.family, kernel.layout)
+
+
+def diff_kernels(before: Sequence[KernelLike], after: Sequence[KernelLike], *, by: str = "name") -> KernelDiff:
+    """Align two sequences by name (``by="name"``) or by kind/family/layout/fused ops (``"shape"``).
+
+    In a replaced stretch, kernels of the same kind, family and layout pair up as renamed
+    (``~``: another cuBLAS tile, say); the rest are removed and added. An added kernel whose
+    ``fused_ops`` cover the ops of removed kernels is reported as fusing them.
+    """
+
+    def token(k: KernelLike) -> tuple[object, ...]:
+        return (k.name,) if by == "name" else (k.kind, k.family, k.layout, k.fused_ops)
+
+    matcher = difflib.SequenceMatcher(a=[token(k) for k in before], b=[token(k) for k in after], autojunk=False)
+    changes: list[Change] = []
+    removed: list[KernelLike] = []
+    added: list[KernelLike] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            changes.extend(Change("=", a, b) for a, b in zip(before[i1:i2], after[j1:j2], strict=True))
+            continue
+        olds, news = list(before[i1:i2]), list(after[j1:j2])
+        for old in list(olds):
+            twin = next((new for new in news if _key(new) == _key(old)), None)
+            if twin is not None:
+                changes.append(Change("~", old, twin))
+                olds.remove(old)
+                news.remove(twin)
+        changes.extend(Change("-", old, None) for old in olds)
+        changes.extend(Change("+", None, new) for new in news)
+        removed.extend(olds)
+        added.extend(news)
+    fusions = []
+    for new in added:
+        covered = tuple(old for old in removed if old.fused_ops and set(old.fused_ops) <= set(new.fused_ops))
+        if len(covered) > 1:
+            fusions.append((covered, new))
+    return KernelDiff(tuple(changes), tuple(fusions))
+
+
+def _describe(kernel: KernelLike) -> str:
+    layout = f" {kernel.layout}" if kernel.layout else ""
+    ops = f" [{','.join(kernel.fused_ops)}]" if kernel.fused_ops else ""
+    return f"{kernel.kind}/{kernel.family}{layout}{ops}  {display_name(kernel.name, 80)}"
+
+
+def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> list[str]:
+    lines = []
+    for change in diff.changes:
+        if change.mark == "~":
+            assert change.before is not None
+            assert change.after is not None
+            lines.append(f"~ {_describe(change.before)}")
+            lines.append(f"    renamed in {label_b}: {display_name(change.after.name, 80)}")
+        else:
+            kernel = change.before if change.before is not None else change.after
+            assert kernel is not None
+            lines.append(f"{change.mark} {_describe(kernel)}")
+    for covered, fused in diff.fusions:
+        shown = " + ".join(f"{','.join(k.fused_ops)} ({k.family} {k.kind})" for k in covered)
+        lines.append(f"fused: {shown} -> {display_name(fused.name, 80)}")
+    return lines
+
+
+def count_changes(before: Sequence[KernelLike], after: Sequence[KernelLike]) -> list[str]:
+    """``kind: 2 -> 1`` for each kind whose count changed."""
+    a, b = Counter(k.kind for k in before), Counter(k.kind for k in after)
+    return [f"{kind}: {a[kind]} -> {b[kind]}" for kind in sorted(set(a) | set(b)) if a[kind] != b[kind]]
+
+
+def time_change(before_us: float, after_us: float) -> str:
+    if before_us <= 0:
+        return f"{format_us(before_us)}us -> {format_us(after_us)}us"
+    return f"{format_us(before_us)}us -> {format_us(after_us)}us ({(after_us - before_us) / before_us:+.1%})"

@@ -1,0 +1,96 @@
+"""``kernelprof show`` and ``kernelprof diff`` on recorded traces, and their exit statuses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.cli import main
+from pytest_kernelprof.compare import diff_kernels
+
+Trace = Callable[[str], Path]
+
+
+def test_show_prints_the_kernel_table(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(trace("geglu_eager"))]) == 0
+    out = capsys.readouterr().out
+    assert "NVIDIA H200 (sm90), 3 call(s)" in out
+    assert "launched by" in out
+    assert out.count("nvjet_sm90_tst_") == 3
+    assert "memory ops: Memset (Device) x2" in out
+    assert "runtime calls: cuLaunchKernelEx x3, cudaLaunchKernel x2, cudaMemsetAsync x2" in out
+
+
+def test_show_calls_and_ops(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(trace("linear_eager")), "--calls", "--ops"]) == 0
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if line.startswith("call ")] == ["call 0:", "call 1:", "call 2:"]
+    assert "\n  aten::t " in out  # the tree is indented under aten::linear
+    assert "\n    aten::transpose " in out
+
+
+def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
+    out = capsys.readouterr().out
+    assert "- pointwise/aten [gelu]" in out
+    assert "- pointwise/aten [mul]" in out
+    assert "+ pointwise/inductor [_unsafe_view,gelu,mul]  triton_poi_fused__unsafe_view_gelu_mul_0" in out
+    assert "fused: gelu (aten pointwise) + mul (aten pointwise) -> triton_poi_fused__unsafe_view_gelu_mul_0" in out
+    assert "count changes: pointwise: 2 -> 1" in out
+    assert "GPU time per call: " in out
+    assert "the kernels differ" in out
+
+
+def test_diff_of_a_trace_with_itself_is_clean(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(trace("geglu_compiled"))
+    assert main(["diff", path, path]) == 0
+    assert "same kernels" in capsys.readouterr().out
+
+
+def test_renamed_kernels_of_the_same_shape_pair_up(trace: Trace) -> None:
+    from pytest_kernelprof import Kernel
+
+    tile_a = Kernel(name="nvjet_sm90_tst_64x8_64x16_1x2_h_bz_TNT", kind="gemm", family="nvjet", layout="tn")
+    tile_b = Kernel(name="nvjet_sm90_tst_128x64_64x4_1x2_h_bz_TNT", kind="gemm", family="nvjet", layout="tn")
+    gelu = Kernel(name="gelu_kernel", kind="pointwise", family="aten", fused_ops=("gelu",))
+    renamed = diff_kernels([tile_a, gelu], [tile_b, gelu])
+    assert [c.mark for c in renamed.changes] == ["~", "="]
+    assert not renamed.same
+    assert diff_kernels([tile_a, gelu], [tile_b, gelu], by="shape").same
+
+    eager = list(load_trace(trace("linear_eager")).kernels)
+    other_layout = list(load_trace(trace("matmul_add_compiled")).kernels)  # an nvjet GEMM with layout nn
+    assert [c.mark for c in diff_kernels(eager, other_layout).changes] == ["-", "+"]  # tn vs nn is no rename
+
+
+def test_diff_by_shape_ignores_tile_names(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = str(trace("linear_eager")), str(trace("linear_compiled"))
+    assert main(["diff", a, b, "--by", "shape"]) == 0
+
+
+@pytest.mark.parametrize("command", [["show", "missing.json"], ["diff", "missing.json", "missing.json"]])
+def test_errors_exit_2_with_one_line_and_no_traceback(tmp_path: Path, command: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_kernelprof", *command], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "kernelprof: error: missing.json: no such trace file"
+    assert "Traceback" not in done.stderr
+
+
+def test_a_corrupt_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json.gz"
+    bad.write_bytes(b"\x1f\x8b\x08\x00broken")
+    assert main(["show", str(bad)]) == 2
+    assert "gzip stream is truncated or corrupt" in capsys.readouterr().err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["frobnicate"])
+    assert info.value.code == 2

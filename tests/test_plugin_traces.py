@@ -1,0 +1,82 @@
+"""--kernelprof-trace-dir and --kernelprof-save, through pytester (also under xdist)."""
+
+from __future__ import annotations
+
+import pytest
+
+SUITE = """
+import torch
+
+def test_passes(kernelprof):
+    kernelprof(torch.relu, torch.randn(4))
+
+def test_fails(kernelprof):
+    kernelprof(torch.relu, torch.randn(4))
+    kernelprof(torch.sigmoid, torch.randn(4))
+    assert False, "on purpose"
+
+def test_no_profile():
+    assert False
+"""
+
+
+def _written(pytester: pytest.Pytester) -> list[str]:
+    folder = pytester.path / "traces"
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_failed_tests_get_their_traces_by_default(cpu_pytester: pytest.Pytester) -> None:
+    cpu_pytester.makepyfile(test_suite=SUITE)
+    result = cpu_pytester.runpytest("--kernelprof-trace-dir", "traces")
+    result.assert_outcomes(passed=1, failed=2)
+    assert _written(cpu_pytester) == ["test_suite.py__test_fails-2.json.gz", "test_suite.py__test_fails.json.gz"]
+    result.stdout.fnmatch_lines(
+        ["*- kernelprof traces -*", "*traces/test_suite.py__test_fails.json.gz  (kernelprof show *"]
+    )
+
+
+def test_saved_traces_load_back(cpu_pytester: pytest.Pytester) -> None:
+    from pytest_kernelprof import load_trace
+
+    cpu_pytester.makepyfile(test_suite=SUITE)
+    cpu_pytester.runpytest("--kernelprof-trace-dir", "traces", "--kernelprof-save", "all")
+    names = _written(cpu_pytester)
+    assert names == [
+        "test_suite.py__test_fails-2.json.gz",
+        "test_suite.py__test_fails.json.gz",
+        "test_suite.py__test_passes.json.gz",
+    ]
+    prof = load_trace(cpu_pytester.path / "traces" / "test_suite.py__test_fails-2.json.gz")
+    assert prof.ops["aten::sigmoid"].count == 1
+    assert len(prof.calls) == 3
+
+
+def test_save_none_writes_nothing(cpu_pytester: pytest.Pytester) -> None:
+    cpu_pytester.makepyfile(test_suite=SUITE)
+    cpu_pytester.runpytest("--kernelprof-trace-dir", "traces", "--kernelprof-save", "none")
+    assert _written(cpu_pytester) == []
+
+
+def test_save_without_a_directory_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest("--kernelprof-save", "all")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--kernelprof-save=all needs --kernelprof-trace-dir DIR*"])
+
+
+def test_traces_under_xdist(cpu_pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    cpu_pytester.makepyfile(test_suite=SUITE)
+    result = cpu_pytester.runpytest("-n", "2", "--kernelprof-trace-dir", "traces", "--kernelprof-save", "all")
+    result.assert_outcomes(passed=1, failed=2)
+    assert len(_written(cpu_pytester)) == 3
+
+
+def test_long_and_odd_test_ids_make_safe_unique_names() -> None:
+    from pytest_kernelprof.settings import trace_file_name
+
+    a = trace_file_name("tests/test_x.py::test_y[" + "a" * 300 + "]", 0)
+    b = trace_file_name("tests/test_x.py::test_y[" + "a" * 299 + "b]", 0)
+    assert a != b
+    assert len(a) < 140
+    assert trace_file_name("t.py::test[x/y: z]", 1) == "t.py__test_x_y_z-2.json.gz"
