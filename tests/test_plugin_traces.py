@@ -73,7 +73,7 @@ def test_traces_under_xdist(cpu_pytester: pytest.Pytester) -> None:
 
 
 def test_long_and_odd_test_ids_make_safe_unique_names() -> None:
-    from pytest_kernelprof.settings import trace_file_name
+    from pytest_kernelprof.paths import trace_file_name
 
     a = trace_file_name("tests/test_x.py::test_y[" + "a" * 300 + "]", 0)
     b = trace_file_name("tests/test_x.py::test_y[" + "a" * 299 + "b]", 0)

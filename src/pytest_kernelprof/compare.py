@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -49,16 +49,24 @@ def _key(kernel: KernelLike) -> tuple[str, str, str | None]:
     return (kernel.kind, kernel.family, kernel.layout)
 
 
-def diff_kernels(before: Sequence[KernelLike], after: Sequence[KernelLike], *, by: str = "name") -> KernelDiff:
-    """Align two sequences by name (``by="name"``) or by kind/family/layout/fused ops (``"shape"``).
+def diff_kernels(
+    before: Sequence[KernelLike],
+    after: Sequence[KernelLike],
+    *,
+    by: str | Callable[[KernelLike], Hashable] = "name",
+) -> KernelDiff:
+    """Align two sequences by name (``by="name"``), by kind/family/layout/fused ops (``"shape"``)
+    or by any key function.
 
     In a replaced stretch, kernels of the same kind, family and layout pair up as renamed
     (``~``: another cuBLAS tile, say); the rest are removed and added. An added kernel whose
     ``fused_ops`` cover the ops of removed kernels is reported as fusing them.
     """
 
-    def token(k: KernelLike) -> tuple[object, ...]:
-        return (k.name,) if by == "name" else (k.kind, k.family, k.layout, k.fused_ops)
+    def token(k: KernelLike) -> Hashable:
+        if callable(by):
+            return by(k)
+        return (k.name,) if by == "name" else (k.kind, k.family, k.layout, tuple(k.fused_ops))
 
     matcher = difflib.SequenceMatcher(a=[token(k) for k in before], b=[token(k) for k in after], autojunk=False)
     changes: list[Change] = []

@@ -9,13 +9,55 @@ from typing import Any
 
 import pytest
 
+from .baseline import NAME_MODES, KernelBaseline, unused_entries
 from .capture import Capture, device_facts, gpu_available
-from .fixtures import PROFILERS_KEY
-from .fixtures import kernelprof as kernelprof  # re-exported so pytest finds the fixture
+from .fixtures import BASELINE_USE_KEY, PROFILERS_KEY
+from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
+from .fixtures import kernelprof as kernelprof
 from .model import KernelList, KernelProfile
-from .settings import SAVE_CHOICES, SETTINGS_KEY, Settings, parse_count, parse_save, trace_file_name
+from .paths import trace_file_name
+from .settings import (
+    SAVE_CHOICES,
+    SETTINGS_KEY,
+    Settings,
+    parse_count,
+    parse_names,
+    parse_save,
+)
 
 GPU_MARKER = "gpu"
+BASELINE_PROPERTY = "kernelprof_baseline"
+
+
+class BaselineRun:
+    """What the session saw of baselines, gathered from test reports, so that it works in the
+    xdist controller too (where the items never are); reports unused entries at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.used: set[str] = set()  # "path|arch|name"
+        self.ran: set[str] = set()  # node ids
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.ran.add(report.nodeid)
+        self.used.update(str(value) for key, value in report.user_properties if key == BASELINE_PROPERTY)
+
+    def _filtered(self) -> bool:
+        option = self.config.option
+        return bool(option.keyword or option.markexpr or any("::" in arg for arg in self.config.args))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        unused = unused_entries(self.used, self.ran, self.config.rootpath, look_for_orphans=not self._filtered())
+        if unused:
+            terminalreporter.write_sep(
+                "-", f"kernelprof: {len(unused)} unused baseline entr{'y' if len(unused) == 1 else 'ies'}"
+            )
+            for line in unused:
+                terminalreporter.write_line(line)
+            terminalreporter.write_line("delete them, or the files, once the tests they belonged to are gone")
+
+
+RUN_KEY = pytest.StashKey[BaselineRun]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,6 +101,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=SAVE_CHOICES,
         help="Which tests' traces to write: failed, all or none; default: failed once --kernelprof-trace-dir is set",
     )
+    group.addoption(
+        "--kernelprof-update",
+        action="store_true",
+        dest="kernelprof_update",
+        default=False,
+        help="Write or rewrite the kernel baselines of the tests that run, instead of comparing; default: off",
+    )
+    group.addoption(
+        "--kernelprof-baseline-names",
+        action="store",
+        dest="kernelprof_baseline_names",
+        default=None,
+        choices=NAME_MODES,
+        help="Kernel names compared with baselines: stable (Inductor and user kernels), exact or loose; "
+        "default: stable",
+    )
+    parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
     parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
     parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default="2")
     parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default="3")
@@ -82,7 +141,11 @@ def pytest_configure(config: pytest.Config) -> None:
         require_gpu=bool(_setting(config, "kernelprof_require_gpu")),
         trace_dir=trace_path,
         save=parse_save(config.getoption("kernelprof_save"), trace_path),
+        update=bool(config.getoption("kernelprof_update")),
+        names=parse_names(_setting(config, "kernelprof_baseline_names")),
     )
+    run = config.stash[RUN_KEY] = BaselineRun(config)
+    config.pluginmanager.register(run, "kernelprof-baselines")
 
 
 def _versions() -> str:
@@ -130,6 +193,8 @@ def pytest_runtest_makereport(
         if settings.trace_dir is not None and (settings.save == "all" or (settings.save == "failed" and report.failed)):
             paths = _save_traces(settings.trace_dir, item.nodeid, captures)
             report.sections.append(("kernelprof traces", "\n".join(paths)))
+    if report.when == "call":
+        report.user_properties.extend((BASELINE_PROPERTY, used) for used in item.stash.get(BASELINE_USE_KEY, []))
     if report.when == "teardown" and PROFILERS_KEY in item.stash:
         # The torch profilers hold every event of their sessions: let them go with the test.
         del item.stash[PROFILERS_KEY]
@@ -150,6 +215,9 @@ def _save_traces(directory: Path, nodeid: str, captures: list[Capture]) -> list[
 
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
+    for side in (left, right):
+        if isinstance(side, KernelBaseline) and op == "==":
+            return ["KernelProfile == kernel_baseline failed:", *side.explain()]
     for side in (left, right):
         if isinstance(side, KernelList | KernelProfile):
             lines = [f"{type(left).__name__} {op} {type(right).__name__} failed; the kernels:"]

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from .baseline import NAME_MODES
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP
 
 
@@ -19,6 +18,8 @@ class Settings:
     require_gpu: bool = False
     trace_dir: Path | None = None
     save: str = "none"
+    update: bool = False
+    names: str = "stable"
 
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
@@ -49,10 +50,7 @@ def parse_save(value: str | None, trace_dir: Path | None) -> str:
     return value
 
 
-def trace_file_name(nodeid: str, index: int) -> str:
-    """A file name for the ``index``-th profile of a test: readable, unique, filesystem-safe."""
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "__")).strip("_.")
-    if len(stem) > 120:
-        stem = stem[:100] + "-" + hashlib.sha1(nodeid.encode()).hexdigest()[:12]
-    suffix = f"-{index + 1}" if index else ""
-    return f"{stem}{suffix}.json.gz"
+def parse_names(value: str) -> str:
+    if value not in NAME_MODES:
+        raise pytest.UsageError(f"--kernelprof-baseline-names takes one of {', '.join(NAME_MODES)}, got {value!r}")
+    return value
