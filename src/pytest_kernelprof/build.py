@@ -15,7 +15,7 @@ import re
 import statistics
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -102,7 +102,6 @@ class RawEvent:
         name: str,
         start: int,
         end: int,
-        *,
         thread: int = 0,
         ident: int = 0,
         correlation: int = 0,
@@ -165,56 +164,63 @@ def _dim3(value: Any) -> tuple[int, int, int] | None:
 
 
 def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
-    """Adapt ``prof.profiler.kineto_results.events()`` (torch's ``_KinetoEvent``)."""
+    """Adapt ``prof.profiler.kineto_results.events()`` (torch's ``_KinetoEvent``).
+
+    The hot loop of a live profile: what this torch offers is probed once, on the first
+    event, and CPU ops (most events) take the shortest path.
+    """
+    events = list(kineto_events)
+    if not events:
+        return []
+    first = events[0]
+    typed = hasattr(first, "activity_type")
+    in_ns = hasattr(first, "start_ns")
+    categories = CATEGORIES
     out: list[RawEvent] = []
     append = out.append
-    for ev in kineto_events:
-        category = CATEGORIES.get(_activity_type(ev), IGNORED)
+    for ev in events:
+        category = categories.get(ev.activity_type() if typed else _activity_type_fallback(ev), IGNORED)
         if category == IGNORED:
             continue
-        start = _start_ns(ev)
-        end = start + _duration_ns(ev)
-        name = ev.name()
-        if category in GPU_CATEGORIES:
-            grid = block = None
-            if category == KERNEL:
-                grid, block = _kineto_launch_shape(ev)
-            append(
-                RawEvent(
-                    category,
-                    name,
-                    start,
-                    end,
-                    thread=ev.device_resource_id(),
-                    correlation=ev.correlation_id(),
-                    linked=ev.linked_correlation_id(),
-                    device=ev.device_index(),
-                    grid=grid,
-                    block=block,
-                )
-            )
+        if in_ns:
+            start = ev.start_ns()
+            end = start + ev.duration_ns()
+        else:  # torch < 2.1 spoke microseconds
+            start = int(ev.start_us()) * 1000
+            end = start + int(ev.duration_us()) * 1000
+        if category in (OP, ANNOTATION):
+            append(RawEvent(category, ev.name(), start, end, ev.start_thread_id(), ev.correlation_id()))
         elif category == RUNTIME:
             append(
                 RawEvent(
                     category,
-                    name,
+                    ev.name(),
                     start,
                     end,
-                    thread=ev.start_thread_id(),
-                    correlation=ev.correlation_id(),
-                    linked=ev.linked_correlation_id(),
+                    ev.start_thread_id(),
+                    0,
+                    ev.correlation_id(),
+                    ev.linked_correlation_id(),
                 )
             )
         else:
-            append(RawEvent(category, name, start, end, thread=ev.start_thread_id(), ident=ev.correlation_id()))
+            grid, block = _kineto_launch_shape(ev) if category == KERNEL else (None, None)
+            append(
+                RawEvent(
+                    category,
+                    ev.name(),
+                    start,
+                    end,
+                    ev.device_resource_id(),
+                    0,
+                    ev.correlation_id(),
+                    ev.linked_correlation_id(),
+                    ev.device_index(),
+                    grid,
+                    block,
+                )
+            )
     return out
-
-
-def _activity_type(ev: Any) -> str:
-    try:
-        return str(ev.activity_type())
-    except AttributeError:
-        return _activity_type_fallback(ev)
 
 
 _RUNTIME_NAME = re.compile(r"^cu(?:da)?[A-Z]")
@@ -247,20 +253,6 @@ def _activity_type_fallback(ev: Any) -> str:
 def _probe(ev: Any, method: str, default: Any = False) -> Any:
     bound = getattr(ev, method, None)
     return bound() if bound is not None else default
-
-
-def _start_ns(ev: Any) -> int:
-    try:
-        return int(ev.start_ns())
-    except AttributeError:  # torch < 2.1 spoke microseconds
-        return int(ev.start_us()) * 1000
-
-
-def _duration_ns(ev: Any) -> int:
-    try:
-        return int(ev.duration_ns())
-    except AttributeError:
-        return int(ev.duration_us()) * 1000
 
 
 def _kineto_launch_shape(ev: Any) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
@@ -503,40 +495,18 @@ def _build_call(
     runtime_by_corr: Mapping[int, RawEvent],
     unavailable: str | None,
 ) -> CallProfile:
-    # Op forest per thread: sort by start, longer first, and nest by containment.
-    nodes_by_event: dict[int, _OpNode] = {}
-    roots: list[_OpNode] = []
-    by_thread: dict[int, list[RawEvent]] = defaultdict(list)
-    for e in step.ops:
-        by_thread[e.thread].append(e)
-    ordered_nodes: list[_OpNode] = []
-    for thread_events in by_thread.values():
-        thread_events.sort(key=lambda e: (e.start, -e.end))
-        stack: list[_OpNode] = []
-        for e in thread_events:
-            node = _OpNode(e)
-            nodes_by_event[id(e)] = node
-            while stack and stack[-1].end < e.end:
-                stack.pop()
-            if stack:
-                stack[-1].children.append(node)
-            else:
-                roots.append(node)
-            stack.append(node)
-            ordered_nodes.append(node)
-    ordered_nodes.sort(key=lambda n: n.start)
-
     kernels: list[Kernel] = []
     memory: list[MemoryOp] = []
+    launched: list[tuple[RawEvent, int, Kernel | None, int]] = []  # (op, position, kernel, GPU ns)
     step.gpu.sort(key=lambda pair: (pair[0], pair[1].start))
     for _, g in step.gpu:
         op_event = ops_by_id.get(g.linked)
         if op_event is None:
             launch = runtime_by_corr.get(g.correlation)
             op_event = ops_by_id.get(launch.linked) if launch is not None else None
-        launcher = nodes_by_event.get(id(op_event)) if op_event is not None else None
         duration_us = (g.end - g.start) / 1000.0
         op_name = op_event.name if op_event is not None else None
+        kernel = None
         if g.category == KERNEL:
             decoded = parse_kernel_name(g.name)
             kernel = Kernel(
@@ -555,23 +525,58 @@ def _build_call(
                 collective=decoded.collective,
             )
             kernels.append(kernel)
-            if launcher is not None:
-                launcher.kernels.append((len(kernels) - 1, kernel))
         else:
             memory.append(MemoryOp(g.name, g.category, duration_us, g.thread, g.device, op_name))
-        if launcher is not None:
-            launcher.self_device_ns += g.end - g.start
+        if op_event is not None:
+            launched.append((op_event, len(kernels) - 1, kernel, g.end - g.start))
 
-    for root in roots:
-        _sum_subtree(root)
+    def load_ops() -> tuple[list[str], Callable[[str], Op]]:
+        with paused_gc():  # built lazily, outside build_profile's pause
+            return _op_forest(step.ops, launched, unavailable is None)
 
     return CallProfile(
         index=step.index,
         kernels=KernelList(kernels, unavailable=unavailable),
         memory_ops=tuple(memory),
-        ops=_op_table(ordered_nodes, unavailable is None),
+        ops=OpTable(load_ops),
         runtime=dict(Counter(r.name for r in step.runtime)),
     )
+
+
+def _op_forest(
+    ops: Sequence[RawEvent], launched: Sequence[tuple[RawEvent, int, Kernel | None, int]], device_recorded: bool
+) -> tuple[list[str], Callable[[str], Op]]:
+    """The op tree of one call (per thread, nested by time), with kernels and device time."""
+    nodes_by_event: dict[int, _OpNode] = {}
+    roots: list[_OpNode] = []
+    by_thread: dict[int, list[RawEvent]] = defaultdict(list)
+    for e in ops:
+        by_thread[e.thread].append(e)
+    ordered_nodes: list[_OpNode] = []
+    for thread_events in by_thread.values():
+        thread_events.sort(key=lambda e: (e.start, -e.end))
+        stack: list[_OpNode] = []
+        for e in thread_events:
+            node = _OpNode(e)
+            nodes_by_event[id(e)] = node
+            while stack and stack[-1].end < e.end:
+                stack.pop()
+            if stack:
+                stack[-1].children.append(node)
+            else:
+                roots.append(node)
+            stack.append(node)
+            ordered_nodes.append(node)
+    ordered_nodes.sort(key=lambda n: n.start)
+    for op_event, position, kernel, gpu_ns in launched:
+        launcher = nodes_by_event.get(id(op_event))
+        if launcher is not None:
+            if kernel is not None:
+                launcher.kernels.append((position, kernel))
+            launcher.self_device_ns += gpu_ns
+    for root in roots:
+        _sum_subtree(root)
+    return _op_table(ordered_nodes, device_recorded)
 
 
 def _sum_subtree(root: _OpNode) -> None:
@@ -596,7 +601,7 @@ def _sum_subtree(root: _OpNode) -> None:
             node.subtree_kernels = sorted(node.kernels + below, key=lambda pair: pair[0])
 
 
-def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> OpTable:
+def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> tuple[list[str], Callable[[str], Op]]:
     grouped: dict[str, list[_OpNode]] = {}
     for node in nodes:
         grouped.setdefault(node.name, []).append(node)
@@ -617,7 +622,7 @@ def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> OpTable:
             self_device_us=sum(n.self_device_ns for n in group) / 1000.0 if device_recorded else None,
         )
 
-    return OpTable(grouped, make)
+    return list(grouped), make
 
 
 _UNRECORDED = "no GPU activity was recorded in this profile, so no op has kernels or device time"
@@ -677,7 +682,7 @@ def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
             self_device_us=_median_or_none([o.self_device_us for o in same]),
         )
 
-    return replace(first, kernels=kernels, ops=OpTable(first.ops, make))
+    return replace(first, kernels=kernels, ops=OpTable(lambda: (first.ops.names, make)))
 
 
 def _median_or_none(values: Sequence[float | None]) -> float | None:

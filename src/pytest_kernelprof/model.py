@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
@@ -240,59 +240,67 @@ class OpNotFoundError(KeyError):
         return str(self.args[0])
 
 
+OpLoader = Callable[[], tuple[Sequence[str], Callable[[str], Op]]]
+
+
 class OpTable(Mapping[str, Op]):
     """CPU ops of one call by name, in first-seen order.
 
-    Ops are made on first access: a trace of thousands of calls has a table per call,
-    and most of them are never looked at.
+    Built on first use: the op tree is not needed for kernel queries, and a trace of
+    thousands of calls has a table per call that is mostly never looked at. ``load``
+    returns the op names and a function that makes one ``Op``.
     """
 
-    __slots__ = ("_made", "_make", "_names")
+    __slots__ = ("_load", "_made", "_make", "_names")
 
-    def __init__(self, names: Iterable[str], make: Callable[[str], Op]) -> None:
-        self._names = tuple(names)
-        self._make = make
+    def __init__(self, load: OpLoader) -> None:
+        self._load: OpLoader | None = load
+        self._names: tuple[str, ...] = ()
+        self._make: Callable[[str], Op] | None = None
         self._made: dict[str, Op] = {}
 
-    @classmethod
-    def of(cls, ops: Mapping[str, Op]) -> OpTable:
-        table = cls(ops, ops.__getitem__)
-        table._made.update(ops)
-        return table
+    def _loaded(self) -> tuple[str, ...]:
+        if self._load is not None:
+            names, self._make = self._load()
+            self._names = tuple(names)
+            self._load = None
+        return self._names
 
     def __getitem__(self, name: str) -> Op:
         op = self._made.get(name)
         if op is not None:
             return op
-        if name not in self._names:
-            close = nearest(name, self._names)
+        names = self._loaded()
+        if name not in names:
+            close = nearest(name, names)
             hint = f"; nearest: {', '.join(close)}" if close else ""
             raise OpNotFoundError(f"op {name!r} did not run in the profiled call{hint}")
+        assert self._make is not None
         op = self._made[name] = self._make(name)
         return op
 
     def __contains__(self, name: object) -> bool:
-        return name in self._names
+        return name in self._loaded()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
+        return iter(self._loaded())
 
     def __len__(self) -> int:
-        return len(self._names)
+        return len(self._loaded())
 
     @property
     def names(self) -> list[str]:
-        return list(self._names)
+        return list(self._loaded())
 
     def table(self) -> str:
         rows = []
-        for op in (self[name] for name in self._names):
+        for op in (self[name] for name in self._loaded()):
             device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
             rows.append((op.name, str(op.count), format_us(op.cpu_time_us), device, str(len(op.kernels._kernels))))
         return render_table(("op", "count", "cpu us", "device us", "kernels"), rows, right=(1, 2, 3, 4))
 
     def __repr__(self) -> str:
-        return f"OpTable of {len(self._names)}:\n{self.table()}"
+        return f"OpTable of {len(self._loaded())}:\n{self.table()}"
 
 
 @dataclass(frozen=True)

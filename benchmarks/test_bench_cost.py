@@ -1,0 +1,132 @@
+"""The plugin's own cost, measured against what it replaces, on the same profile in the same run.
+
+    python -m pytest benchmarks/test_bench_cost.py --benchmark-json=bench.json
+    python benchmarks/check_budget.py bench.json
+
+1. Building a KernelProfile from a finished session vs torch's own parsers, ``prof.events()``
+   and ``prof.key_averages()``, for about 1k, 10k and 100k events (CPU ops are events too).
+   ``build`` is what ``kernelprof(fn)`` does; ``build_and_ops`` also reads the op table,
+   which is built on first use.
+2. One ``kernelprof(fn)`` call around a tiny callable vs a bare torch.profiler session
+   around the same calls (the session itself is the floor).
+Peak memory (tracemalloc) goes to extra_info as ``peak_mb``.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+
+from pytest_kernelprof import Profiler
+from pytest_kernelprof.build import Source, build_profile, events_from_kineto, paused_gc
+from pytest_kernelprof.capture import kineto_events
+
+EVENT_COUNTS = (1_000, 10_000, 100_000)
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _sync() -> None:
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+@pytest.fixture(scope="module", params=EVENT_COUNTS, ids=lambda n: f"{n // 1000}k")
+def session(request: pytest.FixtureRequest) -> Any:
+    """A finished session of three ProfilerStep calls with about ``n`` events in all."""
+    x = torch.randn(8, device=DEVICE)
+    per_call = request.param // 3 // (4 if DEVICE == "cuda" else 2)  # events per torch.add
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if DEVICE == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities) as prof:
+        for step in range(3):
+            with torch.profiler.record_function(f"ProfilerStep#{step}"):
+                for _ in range(per_call):
+                    torch.add(x, 1)
+            _sync()
+    return prof
+
+
+def _peak_mb(fn: Callable[[], Any]) -> float:
+    tracemalloc.start()
+    try:
+        fn()
+        return round(tracemalloc.get_traced_memory()[1] / 1e6, 2)
+    finally:
+        tracemalloc.stop()
+
+
+def _build(prof: Any) -> Any:
+    with paused_gc():
+        return build_profile(events_from_kineto(kineto_events(prof)), Source("bench", gpu_requested=DEVICE == "cuda"))
+
+
+def _torch_events(prof: Any) -> Any:
+    """What ``prof.events()`` does the first time (it caches afterwards): parse, build the tree."""
+    events = torch.autograd.profiler_util.EventList(prof.profiler._parse_kineto_results(prof.profiler.kineto_results))
+    events._build_tree()
+    return events
+
+
+def _record(benchmark: Any, prof: Any, fn: Callable[[], Any]) -> None:
+    benchmark.extra_info["events"] = len(kineto_events(prof))
+    benchmark.extra_info["peak_mb"] = _peak_mb(fn)
+    benchmark.pedantic(fn, rounds=5 if benchmark.extra_info["events"] < 50_000 else 3, iterations=1)
+
+
+def test_build(benchmark: Any, session: Any) -> None:
+    _record(benchmark, session, lambda: _build(session))
+
+
+def test_build_and_ops(benchmark: Any, session: Any) -> None:
+    _record(benchmark, session, lambda: _build(session).ops["aten::add"])
+
+
+def test_prof_events(benchmark: Any, session: Any) -> None:
+    _record(benchmark, session, lambda: _torch_events(session))
+
+
+def test_prof_key_averages(benchmark: Any, session: Any) -> None:
+    _record(benchmark, session, lambda: _torch_events(session).key_averages())
+
+
+def test_results_agree(session: Any) -> None:
+    ours = _build(session).ops["aten::add"].count
+    theirs = sum(e.name == "aten::add" for e in _torch_events(session)) // 3
+    assert ours == theirs
+
+
+TINY = torch.ones(4, device=DEVICE)
+
+
+def _tiny(x: torch.Tensor) -> torch.Tensor:
+    return x + 1
+
+
+def test_kernelprof_call(benchmark: Any) -> None:
+    profiler = Profiler()
+    benchmark.pedantic(lambda: profiler(_tiny, TINY), rounds=20, iterations=1, warmup_rounds=2)
+    assert profiler.captures[-1].profile.ops["aten::add"].count == 1
+
+
+def test_bare_session(benchmark: Any) -> None:
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if DEVICE == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+
+    def bare() -> Any:
+        for _ in range(2):
+            _tiny(TINY)
+        _sync()
+        with torch.profiler.profile(activities=activities) as prof:
+            for step in range(3):
+                with torch.profiler.record_function(f"ProfilerStep#{step}"):
+                    _tiny(TINY)
+                _sync()
+        return prof
+
+    benchmark.pedantic(bare, rounds=20, iterations=1, warmup_rounds=2)
