@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -9,7 +10,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from synthetic import write_trace  # noqa: E402
 
-SIZES_MB = (10, 100)
+# KERNELPROF_BENCH_TRACE_MB=10 for a quicker run (CI).
+SIZES_MB = tuple(int(mb) for mb in os.environ.get("KERNELPROF_BENCH_TRACE_MB", "10,100").split(","))
 
 
 @pytest.fixture(scope="session", params=SIZES_MB, ids=lambda mb: f"{mb}MB")

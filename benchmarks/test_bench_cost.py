@@ -14,6 +14,7 @@ Peak memory (tracemalloc) goes to extra_info as ``peak_mb``.
 
 from __future__ import annotations
 
+import os
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +26,9 @@ from pytest_kernelprof import Profiler
 from pytest_kernelprof.build import Source, build_profile, events_from_kineto, paused_gc
 from pytest_kernelprof.capture import kineto_events
 
-EVENT_COUNTS = (1_000, 10_000, 100_000)
+# KERNELPROF_BENCH_EVENTS=1000,10000 for a quicker run (CI): torch's own parser takes
+# minutes at 100k events.
+EVENT_COUNTS = tuple(int(n) for n in os.environ.get("KERNELPROF_BENCH_EVENTS", "1000,10000,100000").split(","))
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 

@@ -171,3 +171,32 @@ def test_header_and_failure_table_on_gpu(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         ["kernelprof: NVIDIA * (sm*), CUDA *, torch *", "*kernelprof profile 1 of 1*", "0  pointwise  aten  *"]
     )
+
+
+def test_kernel_benchmark_live(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("pytest_benchmark")
+    pytester.makepyfile(
+        test_b="""
+        import pytest, torch
+        from torch import nn
+
+        @pytest.mark.gpu
+        def test_linear(kernel_benchmark):
+            lin = nn.Linear(32, 64, device="cuda", dtype=torch.bfloat16)
+            x = torch.randn(1024, 32, device="cuda", dtype=torch.bfloat16)
+            with torch.no_grad():
+                kernel_benchmark.profile(lin, (x,), rounds=10, end_to_end=True)
+        """
+    )
+    result = pytester.runpytest_subprocess("--benchmark-json=out.json", "--kernelprof-require-gpu")
+    result.assert_outcomes(passed=1)
+    import json
+
+    bench = json.loads((pytester.path / "out.json").read_text())
+    stats, info = bench["benchmarks"][0]["stats"], bench["benchmarks"][0]["extra_info"]
+    assert stats["rounds"] == 10
+    assert 0 < stats["min"] < 1e-3  # one small GEMM: microseconds, not the host's milliseconds
+    assert info["kernel_count"] == 1
+    assert info["host_wall_median_us"] > stats["median"] * 1e6  # the host pays launch overhead on top
+    assert bench["machine_info"]["kernelprof"]["gpu"] == torch.cuda.get_device_name()
+    assert bench["machine_info"]["kernelprof"]["cublas"]

@@ -53,7 +53,7 @@ def device_facts() -> tuple[str | None, str | None]:
     return torch.cuda.get_device_name(), f"sm{major}{minor}"
 
 
-def _synchronize() -> None:
+def synchronize() -> None:
     torch = _torch()
     if torch.cuda.is_available():
         torch.cuda.synchronize()
@@ -190,13 +190,13 @@ def capture_callable(
             except BaseException as exc:
                 _annotate(exc, f"pytest-kernelprof: raised in warm-up call {i + 1} of {warmup}, before profiling")
                 raise
-        _synchronize()
+        synchronize()
         with _session(record_shapes) as prof:
             for i in range(calls):
                 try:
                     with torch.profiler.record_function(f"{STEP_PREFIX}{i}"):
                         fn(*args, **kw)
-                    _synchronize()
+                    synchronize()
                 except BaseException as exc:
                     _annotate(
                         exc, f"pytest-kernelprof: raised in profiled call {i + 1} of {calls}; the profiler was stopped"
@@ -225,7 +225,7 @@ class Recording:
         if self._range is not None:
             self._range.__exit__(None, None, None)
             self._range = None
-            _synchronize()
+            synchronize()
 
     def step(self) -> None:
         """End the current call and begin the next one."""
@@ -253,7 +253,7 @@ def record_block(
     """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call."""
     torch = _torch()
     rec = Recording(torch)
-    _synchronize()
+    synchronize()
     with _session(record_shapes) as prof:
         rec._open()
         try:

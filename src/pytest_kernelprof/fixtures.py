@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 import pytest
 
 from .api import Profiler
 from .baseline import KernelBaseline
+from .bench import DEFAULT_ROUNDS, benchmark_callable, benchmark_profile
+from .model import KernelProfile
 from .paths import baseline_file_name
 from .settings import SETTINGS_KEY, Settings
 
@@ -37,3 +42,48 @@ def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
     path = module.parent / "__kernelprof__" / module.stem / baseline_file_name(request.node.name)
     used = request.node.stash.setdefault(BASELINE_USE_KEY, [])
     return KernelBaseline(path, request.node.nodeid, update=settings.update, names=settings.names, used=used)
+
+
+class KernelBenchmark:
+    """``kernel_benchmark(fn, *args, **kwargs)``: pytest-benchmark rounds of GPU kernel time.
+
+    ``kernel_benchmark.profile(fn, args, kwargs, rounds=20, warmup=2, end_to_end=False)`` is
+    the explicit form; ``kernel_benchmark.from_profile(prof)`` reports a recorded profile.
+    """
+
+    def __init__(self, benchmark: object) -> None:
+        self._benchmark = benchmark
+
+    def __call__(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
+        return self.profile(fn, args, kwargs)
+
+    def profile(
+        self,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...] = (),
+        kwargs: Mapping[str, Any] | None = None,
+        *,
+        rounds: int = DEFAULT_ROUNDS,
+        warmup: int = 2,
+        end_to_end: bool = False,
+    ) -> KernelProfile:
+        return benchmark_callable(
+            self._benchmark, fn, args, kwargs or {}, rounds=rounds, warmup=warmup, end_to_end=end_to_end
+        )
+
+    def from_profile(self, prof: KernelProfile) -> KernelProfile:
+        return benchmark_profile(self._benchmark, prof)
+
+
+@pytest.fixture
+def kernel_benchmark(request: pytest.FixtureRequest) -> KernelBenchmark:
+    """Benchmark a callable by the GPU time of its kernels (needs pytest-benchmark)."""
+    try:
+        benchmark = request.getfixturevalue("benchmark")
+    except pytest.FixtureLookupError:
+        pytest.fail(
+            "kernel_benchmark needs pytest-benchmark: pip install pytest-benchmark "
+            "(or it was disabled with -p no:benchmark)",
+            pytrace=False,
+        )
+    return KernelBenchmark(benchmark)

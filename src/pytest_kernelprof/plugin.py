@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 from .baseline import NAME_MODES, KernelBaseline, unused_entries
+from .bench import machine_info as machine_info_of_gpu
 from .capture import Capture, device_facts, gpu_available
 from .fixtures import BASELINE_USE_KEY, PROFILERS_KEY
 from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
+from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
 from .model import KernelList, KernelProfile
 from .paths import trace_file_name
@@ -223,3 +225,9 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
             lines = [f"{type(left).__name__} {op} {type(right).__name__} failed; the kernels:"]
             return lines + side.table().splitlines()
     return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: dict[str, Any]) -> None:
+    """GPU, driver, CUDA, cuBLAS, torch and Triton versions in pytest-benchmark's machine info."""
+    machine_info["kernelprof"] = machine_info_of_gpu()
