@@ -28,6 +28,9 @@ from pytest_kernelprof.capture import kineto_events
 
 # KERNELPROF_BENCH_EVENTS=1000,10000 for a quicker run (CI): torch's own parser takes
 # minutes at 100k events.
+# torch 2.10+ warns at every bare session start (kernelprof's own sessions silence it).
+pytestmark = pytest.mark.filterwarnings("ignore:.*Profiler clears events")
+
 EVENT_COUNTS = tuple(int(n) for n in os.environ.get("KERNELPROF_BENCH_EVENTS", "1000,10000,100000").split(","))
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 

@@ -158,8 +158,10 @@ def paused_gc() -> Iterator[None]:
 
 
 def _dim3(value: Any) -> tuple[int, int, int] | None:
-    if isinstance(value, list | tuple) and len(value) == 3 and all(isinstance(v, int) for v in value):
-        return (value[0], value[1], value[2])
+    if type(value) is list and len(value) == 3:
+        x, y, z = value
+        if type(x) is int and type(y) is int and type(z) is int:
+            return (x, y, z)
     return None
 
 
@@ -173,13 +175,13 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
     if not events:
         return []
     first = events[0]
-    typed = hasattr(first, "activity_type")
+    classify = None if hasattr(first, "activity_type") else _fallback_classifier(first)
     in_ns = hasattr(first, "start_ns")
     categories = CATEGORIES
     out: list[RawEvent] = []
     append = out.append
     for ev in events:
-        category = categories.get(ev.activity_type() if typed else _activity_type_fallback(ev), IGNORED)
+        category = categories.get(ev.activity_type() if classify is None else classify(ev), IGNORED)
         if category == IGNORED:
             continue
         if in_ns:
@@ -226,33 +228,38 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
 _RUNTIME_NAME = re.compile(r"^cu(?:da)?[A-Z]")
 
 
-def _activity_type_fallback(ev: Any) -> str:
-    """Classify an event of a torch without ``_KinetoEvent.activity_type`` (2.11 and older).
+def _fallback_classifier(first: Any) -> Callable[[Any], str]:
+    """Classify events of a torch without ``_KinetoEvent.activity_type`` (2.11 and older).
 
-    Missing probes count as False: each was added in a different release.
+    Which methods exist is probed once, on the first event: each was added in a different
+    release, and a failed attribute lookup per event would cost more than the rest.
     """
-    name = ev.name()
-    annotation = bool(_probe(ev, "is_user_annotation"))
-    if str(ev.device_type()).endswith("CPU"):
-        if _probe(ev, "is_python_function"):
-            return "python_function"
-        if _probe(ev, "device_index", 0) < 0:
-            return "overhead"  # Kineto's own "Activity Buffer Request" and the like
-        if _RUNTIME_NAME.match(name):
-            return "cuda_runtime"
-        return "user_annotation" if annotation else "cpu_op"
-    if annotation:
-        return "gpu_user_annotation"
-    if name.startswith("Memcpy"):
-        return "gpu_memcpy"
-    if name.startswith("Memset"):
-        return "gpu_memset"
-    return "kernel"
+    has_python = hasattr(first, "is_python_function")
+    has_annotation = hasattr(first, "is_user_annotation")
+    has_index = hasattr(first, "device_index")
+    cpu = getattr(type(first.device_type()), "CPU", None)
 
+    def classify(ev: Any) -> str:
+        name = ev.name()
+        annotation = has_annotation and ev.is_user_annotation()
+        device_type = ev.device_type()
+        if device_type == cpu if cpu is not None else str(device_type).endswith("CPU"):
+            if has_python and ev.is_python_function():
+                return "python_function"
+            if has_index and ev.device_index() < 0:
+                return "overhead"  # Kineto's own "Activity Buffer Request" and the like
+            if _RUNTIME_NAME.match(name):
+                return "cuda_runtime"
+            return "user_annotation" if annotation else "cpu_op"
+        if annotation:
+            return "gpu_user_annotation"
+        if name.startswith("Memcpy"):
+            return "gpu_memcpy"
+        if name.startswith("Memset"):
+            return "gpu_memset"
+        return "kernel"
 
-def _probe(ev: Any, method: str, default: Any = False) -> Any:
-    bound = getattr(ev, method, None)
-    return bound() if bound is not None else default
+    return classify
 
 
 def _kineto_launch_shape(ev: Any) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
@@ -283,54 +290,61 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
     """One Chrome trace event as a RawEvent; None for events the builder does not use.
 
     Raises KeyError, TypeError or ValueError on a malformed event; the trace reader turns
-    those into a TraceError that names the file.
+    those into a TraceError that names the file. The hot path of ``load_trace``: CPU ops
+    (most events) take the fewest lookups.
     """
     if ev.get("ph") != "X":
         return None
     cat = ev.get("cat")
-    category = CATEGORIES.get(cat) if isinstance(cat, str) else None
-    if category is None:
-        category = CATEGORIES.get(cat.lower(), IGNORED) if isinstance(cat, str) else IGNORED
+    if type(cat) is not str:
+        return None
+    category = CATEGORIES.get(cat) or CATEGORIES.get(cat.lower(), IGNORED)
     if category == IGNORED:
         return None
     name = ev["name"]
-    if not isinstance(name, str):
+    if type(name) is not str:
         raise TypeError(f"event name is a {type(name).__name__}, not a string")
     name = sys.intern(name)  # names repeat across calls: keep one copy of each
     start = round(float(ev["ts"]) * 1000)
     end = start + round(float(ev.get("dur", 0)) * 1000)
     args = ev.get("args")
-    if not isinstance(args, dict):
-        args = {}
-    external = int(args.get("External id", args.get("external id", 0)) or 0)
-    if category in GPU_CATEGORIES:
-        return RawEvent(
-            category,
-            name,
-            start,
-            end,
-            thread=int(args.get("stream", ev.get("tid", 0)) or 0),
-            correlation=int(args.get("correlation", 0) or 0),
-            linked=external,
-            device=device if isinstance(device := args.get("device"), int) else None,
-            grid=_dim3(args.get("grid")),
-            block=_dim3(args.get("block")),
-        )
+    if type(args) is not dict:
+        args = _NO_ARGS
+    external = args.get("External id")
+    if external is None:
+        external = args.get("external id")
+    external = int(external) if external else 0
+    if category in _CPU_RANGES:  # the common case first
+        return RawEvent(category, name, start, end, _tid(ev), external)
+    correlation = args.get("correlation")
+    correlation = int(correlation) if correlation else 0
     if category == RUNTIME:
-        return RawEvent(
-            category,
-            name,
-            start,
-            end,
-            thread=_tid(ev),
-            correlation=int(args.get("correlation", 0) or 0),
-            linked=external,
-        )
-    return RawEvent(category, name, start, end, thread=_tid(ev), ident=external)
+        return RawEvent(category, name, start, end, _tid(ev), 0, correlation, external)
+    stream = args.get("stream", ev.get("tid", 0))
+    device = args.get("device")
+    return RawEvent(
+        category,
+        name,
+        start,
+        end,
+        int(stream) if stream else 0,
+        0,
+        correlation,
+        external,
+        device if type(device) is int else None,
+        _dim3(args.get("grid")),
+        _dim3(args.get("block")),
+    )
+
+
+_NO_ARGS: Mapping[str, Any] = {}
+_CPU_RANGES = frozenset((OP, ANNOTATION))
 
 
 def _tid(ev: Mapping[str, Any]) -> int:
     tid = ev.get("tid", 0)
+    if type(tid) is int:
+        return tid
     try:
         return int(tid)
     except (TypeError, ValueError):
