@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .api import Profiler, load_trace, profile
 from .capture import Capture, Recording
+from .distributed import RankError, profile_ranks
 from .errors import (
     IncompleteProfileError,
     KernelProfError,
@@ -13,7 +14,7 @@ from .errors import (
     ProfilerStartError,
     TraceError,
 )
-from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpNotFoundError, OpTable
+from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpNotFoundError, OpTable, Overlap
 from .names import KINDS, KernelName, parse_kernel_name
 
 __all__ = [
@@ -32,12 +33,15 @@ __all__ = [
     "Op",
     "OpNotFoundError",
     "OpTable",
+    "Overlap",
     "Profiler",
     "ProfilerBusyError",
     "ProfilerStartError",
+    "RankError",
     "Recording",
     "TraceError",
     "load_trace",
     "parse_kernel_name",
     "profile",
+    "profile_ranks",
 ]

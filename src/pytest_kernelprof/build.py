@@ -537,6 +537,7 @@ def _build_call(
                 grid=g.grid,
                 block=g.block,
                 collective=decoded.collective,
+                start_us=(g.start - step.start) / 1000.0,
             )
             kernels.append(kernel)
         else:

@@ -32,6 +32,11 @@ class Kernel:
     grid: tuple[int, int, int] | None = None
     block: tuple[int, int, int] | None = None
     collective: str | None = None
+    start_us: float | None = None  # GPU start, from the start of its call (the ProfilerStep range)
+
+    @property
+    def end_us(self) -> float | None:
+        return None if self.start_us is None else self.start_us + self.duration_us
 
     def __repr__(self) -> str:
         layout = f" {self.layout}" if self.layout else ""
@@ -304,6 +309,68 @@ class OpTable(Mapping[str, Op]):
 
 
 @dataclass(frozen=True)
+class Overlap:
+    """How much communication time ran while compute kernels ran on the GPU."""
+
+    communication_us: float
+    hidden_us: float
+
+    @property
+    def exposed_us(self) -> float:
+        return self.communication_us - self.hidden_us
+
+    @property
+    def fraction(self) -> float:
+        """Hidden share of communication time, 0 to 1 (1.0 when there was no communication)."""
+        return self.hidden_us / self.communication_us if self.communication_us > 0 else 1.0
+
+    def __repr__(self) -> str:
+        return (
+            f"Overlap({format_us(self.hidden_us)} of {format_us(self.communication_us)}us communication "
+            f"hidden under compute: {self.fraction:.0%})"
+        )
+
+
+def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    merged: list[tuple[float, float]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def overlap_of(kernels: Sequence[Kernel]) -> Overlap:
+    """Communication kernels' time, and the part of it covered by other kernels' time."""
+    comm = _union(
+        [
+            (k.start_us, k.start_us + k.duration_us)
+            for k in kernels
+            if k.kind == "communication" and k.start_us is not None
+        ]
+    )
+    compute = _union(
+        [
+            (k.start_us, k.start_us + k.duration_us)
+            for k in kernels
+            if k.kind != "communication" and k.start_us is not None
+        ]
+    )
+    total = sum(end - start for start, end in comm)
+    hidden = 0.0
+    j = 0
+    for start, end in comm:
+        while j < len(compute) and compute[j][1] <= start:
+            j += 1
+        k = j
+        while k < len(compute) and compute[k][0] < end:
+            hidden += min(end, compute[k][1]) - max(start, compute[k][0])
+            k += 1
+    return Overlap(total, hidden)
+
+
+@dataclass(frozen=True)
 class CallProfile:
     """What one profiled call did."""
 
@@ -312,6 +379,10 @@ class CallProfile:
     memory_ops: tuple[MemoryOp, ...]
     ops: OpTable
     runtime: Mapping[str, int]
+
+    def overlap(self) -> Overlap:
+        """Communication time hidden under compute kernels in this call."""
+        return overlap_of(self.kernels)
 
     def __repr__(self) -> str:
         return f"CallProfile(call {self.index}):\n{self.kernels.table() if self.kernels._unavailable is None else ''}"
@@ -352,6 +423,15 @@ class KernelProfile:
     def runtime(self) -> Mapping[str, int]:
         """CUDA runtime and driver calls of one call, by name."""
         return self.call.runtime
+
+    def overlap(self) -> Overlap:
+        """Communication time hidden under compute, the median over the calls (by fraction).
+
+        For a test such as "DDP overlaps its gradient all-reduce with backward":
+        ``assert prof.overlap().fraction > 0.5``.
+        """
+        per_call = sorted((c.overlap() for c in self.calls), key=lambda o: o.fraction)
+        return per_call[len(per_call) // 2]
 
     def table(self) -> str:
         where = f"{self.device} ({self.arch})" if self.device else "no GPU"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from .fixtures import BASELINE_USE_KEY, PROFILERS_KEY
 from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
 from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
+from .gpus import GpuSpecError, gpu_for_worker, parse_gpu_spec, visible_gpus
 from .model import KernelList, KernelProfile
 from .paths import trace_file_name
 from .settings import (
@@ -119,6 +121,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Kernel names compared with baselines: stable (Inductor and user kernels), exact or loose; "
         "default: stable",
     )
+    group.addoption(
+        "--kernelprof-gpus",
+        action="store",
+        dest="kernelprof_gpus",
+        default=None,
+        metavar="SPEC",
+        help="Under pytest -n, one GPU per worker: auto, a count N, or indices such as 0,2,5 into the "
+        "visible GPUs; default: off",
+    )
     parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
     parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
     parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default="2")
@@ -131,6 +142,7 @@ def _setting(config: pytest.Config, name: str) -> Any:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _configure_gpus(config)
     config.addinivalue_line(
         "markers",
         f"{GPU_MARKER}: the test needs a CUDA GPU; it skips without one, or fails under --kernelprof-require-gpu",
@@ -150,6 +162,51 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(run, "kernelprof-baselines")
 
 
+GPUS_KEY = pytest.StashKey[list[str]]()
+WORKER_GPU = "kernelprof_gpu"
+
+
+def _configure_gpus(config: pytest.Config) -> None:
+    """Controller: choose the GPUs. Worker: take its GPU before anything initialises CUDA."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        gpu = workerinput.get(WORKER_GPU)
+        if gpu is not None:
+            import torch
+
+            if torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
+                raise pytest.UsageError(
+                    "--kernelprof-gpus: CUDA was initialised before the worker could pick its GPU "
+                    "(a conftest or plugin touched CUDA at import time)"
+                )
+            os.environ["CUDA_VISIBLE_DEVICES"] = gpu
+        return
+    spec_text = config.getoption("kernelprof_gpus")
+    if spec_text is None or not config.pluginmanager.hasplugin("xdist") or not config.getoption("numprocesses", None):
+        return
+    try:
+        spec = parse_gpu_spec(spec_text)
+        env = os.environ.get("CUDA_VISIBLE_DEVICES")
+        count = 0 if env is not None else _device_count()
+        config.stash[GPUS_KEY] = spec.choose(visible_gpus(env, count))
+    except GpuSpecError as exc:
+        raise pytest.UsageError(f"--kernelprof-gpus {spec_text}: {exc}") from None
+
+
+def _device_count() -> int:
+    import torch
+
+    return int(torch.cuda.device_count())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: hand each worker its GPU through its workerinput."""
+    chosen = node.config.stash.get(GPUS_KEY, None)
+    if chosen:
+        node.workerinput[WORKER_GPU] = gpu_for_worker(chosen, node.gateway.id)
+
+
 def _versions() -> str:
     parts = []
     for dist in ("torch", "triton"):
@@ -160,15 +217,21 @@ def _versions() -> str:
     return ", ".join(parts)
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
     settings = config.stash[SETTINGS_KEY]
+    lines = []
+    chosen = config.stash.get(GPUS_KEY, None)
+    if chosen:
+        workers = int(config.getoption("numprocesses"))
+        pairs = ", ".join(f"gw{i} -> GPU {gpu_for_worker(chosen, f'gw{i}')}" for i in range(workers))
+        lines.append(f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}")
     device, arch = device_facts()
     if device is None:
         mode = "fail (--kernelprof-require-gpu)" if settings.require_gpu else "skip"
-        return f"kernelprof: no CUDA GPU, gpu tests {mode}; {_versions()}"
+        return [f"kernelprof: no CUDA GPU, gpu tests {mode}; {_versions()}", *lines]
     import torch
 
-    return f"kernelprof: {device} ({arch}), CUDA {torch.version.cuda}, {_versions()}"
+    return [f"kernelprof: {device} ({arch}), CUDA {torch.version.cuda}, {_versions()}", *lines]
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -1,0 +1,75 @@
+"""One GPU per pytest-xdist worker: which physical GPU worker gwN gets.
+
+``--kernelprof-gpus`` takes ``auto`` (every visible GPU), a count ``N`` (the first N visible
+GPUs) or a comma-separated list of indices into the visible GPUs (``0,2,5``; one index is
+written with a trailing comma, ``3,``). Workers get the chosen GPUs round-robin. Visible
+means what the caller's ``CUDA_VISIBLE_DEVICES`` lists, or every GPU when it is unset, so
+the assignment indexes into a selection the caller already made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class GpuSpecError(ValueError):
+    """A --kernelprof-gpus value that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    count: int | None = None  # None: all
+    indices: tuple[int, ...] | None = None
+
+    def choose(self, visible: list[str]) -> list[str]:
+        if not visible:
+            raise GpuSpecError("no CUDA GPU is visible to share among the workers")
+        if self.indices is not None:
+            bad = [i for i in self.indices if i >= len(visible)]
+            if bad:
+                raise GpuSpecError(
+                    f"GPU index {bad[0]} is out of range: {len(visible)} GPU(s) visible ({','.join(visible)})"
+                )
+            return [visible[i] for i in self.indices]
+        if self.count is not None:
+            if self.count > len(visible):
+                raise GpuSpecError(f"{self.count} GPUs asked for, {len(visible)} visible ({','.join(visible)})")
+            return visible[: self.count]
+        return visible
+
+
+def parse_gpu_spec(value: str) -> GpuSpec:
+    text = value.strip()
+    if text == "auto":
+        return GpuSpec()
+    try:
+        if "," in text:
+            indices = tuple(int(part) for part in text.split(",") if part.strip())
+            if not indices or any(i < 0 for i in indices):
+                raise ValueError
+            return GpuSpec(indices=indices)
+        count = int(text)
+    except ValueError:
+        raise GpuSpecError(f"takes auto, a count N or indices such as 0,2,5 (one index: 3,), got {value!r}") from None
+    if count < 1:
+        raise GpuSpecError(f"a count must be at least 1, got {count}")
+    return GpuSpec(count=count)
+
+
+def visible_gpus(cuda_visible_devices: str | None, device_count: int) -> list[str]:
+    """The physical ids the caller made visible, as CUDA_VISIBLE_DEVICES entries."""
+    if cuda_visible_devices is not None:
+        return [part.strip() for part in cuda_visible_devices.split(",") if part.strip()]
+    return [str(i) for i in range(device_count)]
+
+
+def worker_index(worker_id: str) -> int:
+    """``gw3`` -> 3 (xdist's worker ids)."""
+    digits = worker_id.lstrip("gw")
+    if not digits.isdigit():
+        raise GpuSpecError(f"unexpected xdist worker id {worker_id!r}")
+    return int(digits)
+
+
+def gpu_for_worker(chosen: list[str], worker_id: str) -> str:
+    return chosen[worker_index(worker_id) % len(chosen)]
