@@ -21,6 +21,7 @@ if __name__ == "__main__":
     os.environ["DDP_EXAMPLE_OUT"] = str(out)
     for rank, prof in enumerate(profile_ranks(ddp_step, 2, trace_dir=out)):
         print(
-            f"rank {rank}: {len(prof.kernels)} kernels, {prof.kernels.count(kind='communication')} NCCL, {prof.overlap()}"
+            f"rank {rank}: {len(prof.kernels)} kernels, "
+            f"{prof.kernels.count(kind='communication')} NCCL, {prof.overlap()}"
         )
         print(prof.table())
