@@ -181,7 +181,8 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
     out: list[RawEvent] = []
     append = out.append
     for ev in events:
-        category = categories.get(ev.activity_type() if classify is None else classify(ev), IGNORED)
+        name = ev.name()
+        category = categories.get(ev.activity_type() if classify is None else classify(ev, name), IGNORED)
         if category == IGNORED:
             continue
         if in_ns:
@@ -191,26 +192,21 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
             start = int(ev.start_us()) * 1000
             end = start + int(ev.duration_us()) * 1000
         if category in (OP, ANNOTATION):
-            append(RawEvent(category, ev.name(), start, end, ev.start_thread_id(), ev.correlation_id()))
+            append(RawEvent(category, name, start, end, ev.start_thread_id(), ev.correlation_id()))
         elif category == RUNTIME:
             append(
                 RawEvent(
-                    category,
-                    ev.name(),
-                    start,
-                    end,
-                    ev.start_thread_id(),
-                    0,
-                    ev.correlation_id(),
-                    ev.linked_correlation_id(),
+                    category, name, start, end, ev.start_thread_id(), 0, ev.correlation_id(), ev.linked_correlation_id()
                 )
             )
         else:
-            grid, block = _kineto_launch_shape(ev) if category == KERNEL else (None, None)
+            # Launch shapes come with metadata only from torch versions that also have
+            # activity_type; older ones return empty metadata, not worth a call per kernel.
+            grid, block = _kineto_launch_shape(ev) if category == KERNEL and classify is None else (None, None)
             append(
                 RawEvent(
                     category,
-                    ev.name(),
+                    name,
                     start,
                     end,
                     ev.device_resource_id(),
@@ -228,35 +224,38 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
 _RUNTIME_NAME = re.compile(r"^cu(?:da)?[A-Z]")
 
 
-def _fallback_classifier(first: Any) -> Callable[[Any], str]:
+_KINETO_OVERHEAD = frozenset(("Activity Buffer Request", "Buffer Request", "Buffer Flush"))
+
+
+def _fallback_classifier(first: Any) -> Callable[[Any, str], str]:
     """Classify events of a torch without ``_KinetoEvent.activity_type`` (2.11 and older).
 
     Which methods exist is probed once, on the first event: each was added in a different
-    release, and a failed attribute lookup per event would cost more than the rest.
+    release, and a failed attribute lookup per event would cost more than the rest. Each
+    pybind call costs about 0.2 us, so the cheapest tests (on the name) come first.
     """
     has_python = hasattr(first, "is_python_function")
     has_annotation = hasattr(first, "is_user_annotation")
-    has_index = hasattr(first, "device_index")
     cpu = getattr(type(first.device_type()), "CPU", None)
 
-    def classify(ev: Any) -> str:
-        name = ev.name()
-        annotation = has_annotation and ev.is_user_annotation()
+    def classify(ev: Any, name: str) -> str:
         device_type = ev.device_type()
         if device_type == cpu if cpu is not None else str(device_type).endswith("CPU"):
-            if has_python and ev.is_python_function():
-                return "python_function"
-            if has_index and ev.device_index() < 0:
-                return "overhead"  # Kineto's own "Activity Buffer Request" and the like
             if _RUNTIME_NAME.match(name):
                 return "cuda_runtime"
-            return "user_annotation" if annotation else "cpu_op"
-        if annotation:
-            return "gpu_user_annotation"
+            if name in _KINETO_OVERHEAD:
+                return "overhead"
+            if has_annotation and ev.is_user_annotation():
+                return "user_annotation"
+            if has_python and ev.is_python_function():
+                return "python_function"
+            return "cpu_op"
         if name.startswith("Memcpy"):
             return "gpu_memcpy"
         if name.startswith("Memset"):
             return "gpu_memset"
+        if has_annotation and ev.is_user_annotation():
+            return "gpu_user_annotation"
         return "kernel"
 
     return classify

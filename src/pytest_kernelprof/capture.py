@@ -112,14 +112,20 @@ class Capture:
                     os.remove(leftover)
 
 
-def _warns_at_start(prof: Any) -> bool:
-    """Whether starting ``prof`` will warn "Profiler clears events" (torch 2.10+).
+_CLEARS_EVENTS = "Profiler clears events"
 
-    torch warns when the session object already holds a profiler and does not accumulate
-    events. Silencing it costs a ``warnings.catch_warnings``, which resets Python's warning
-    caches and slows the session measurably, so it is done only when the warning will come.
+
+def _clears_events_warning_pending(torch: Any) -> bool:
+    """Whether torch may still emit its "Profiler clears events" warning (torch 2.10+).
+
+    torch shows it once per process and records what it has shown (a private set, probed;
+    without it, assume pending). Silencing it costs a ``warnings.catch_warnings``, which
+    resets Python's warning caches, so it is done only until torch has shown it once.
     """
-    return getattr(prof, "profiler", None) is not None and not getattr(prof, "acc_events", False)
+    shown = getattr(getattr(torch.profiler, "profiler", None), "_WARNINGS_SHOWN", None)
+    if not isinstance(shown, set):
+        return True
+    return not any(_CLEARS_EVENTS in str(message) for message in shown)
 
 
 @contextlib.contextmanager
@@ -135,7 +141,7 @@ def _session(record_shapes: bool) -> Iterator[Any]:
         activities.append(torch.profiler.ProfilerActivity.CUDA)
     prof = torch.profiler.profile(activities=activities, record_shapes=record_shapes)
     try:
-        if _warns_at_start(prof):
+        if _clears_events_warning_pending(torch):
             with warnings.catch_warnings():
                 # torch 2.10+ warns at a session's start that events are cleared between
                 # cycles; each session here is one cycle, and suites run with -W error.
