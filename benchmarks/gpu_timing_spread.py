@@ -14,23 +14,15 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from pytest_kernelprof import Profiler
 
-
-class GeGLUMLP(nn.Module):
-    def __init__(self, dim: int = 768, hidden: int = 3072) -> None:
-        super().__init__()
-        self.gate_proj = nn.Linear(dim, hidden, bias=False)
-        self.up_proj = nn.Linear(dim, hidden, bias=False)
-        self.down_proj = nn.Linear(hidden, dim, bias=False)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down_proj(F.gelu(self.gate_proj(x), approximate="tanh") * self.up_proj(x))
+sys.path.insert(0, str(Path(__file__).parent.parent / "examples"))
+from test_03_geglu_mlp import GeGLUMLP  # noqa: E402 - the study's model, defined once
 
 
 def spread(values: list[float]) -> tuple[float, float]:

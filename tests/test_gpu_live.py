@@ -6,30 +6,22 @@ Kineto events of a running session, must agree with them and with its own export
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 import pytest_kernelprof as kp
 from pytest_kernelprof.capture import profiler_running
 
+sys.path.insert(0, str(Path(__file__).parent.parent / "examples"))
+from test_03_geglu_mlp import GeGLUMLP  # noqa: E402 - the study's model, defined once
+
 pytestmark = pytest.mark.gpu
 
 BF16 = {"device": "cuda", "dtype": torch.bfloat16}
-
-
-class GeGLUMLP(nn.Module):
-    def __init__(self, dim: int = 768, hidden: int = 3072) -> None:
-        super().__init__()
-        self.gate_proj = nn.Linear(dim, hidden, bias=False)
-        self.up_proj = nn.Linear(dim, hidden, bias=False)
-        self.down_proj = nn.Linear(hidden, dim, bias=False)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down_proj(F.gelu(self.gate_proj(x), approximate="tanh") * self.up_proj(x))
 
 
 @pytest.fixture
