@@ -165,8 +165,9 @@ def test_header_and_failure_table_on_gpu(pytester: pytest.Pytester) -> None:
     )
 
 
-def test_kernel_benchmark_live(pytester: pytest.Pytester) -> None:
+def test_kernel_benchmark_live(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("pytest_benchmark")
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # or pytest-benchmark switches off
     pytester.makepyfile(
         test_b="""
         import pytest, torch

@@ -15,7 +15,12 @@ TRACE = DATA / "h200_geglu_compiled.json.gz"
 pytest.importorskip("pytest_benchmark")
 
 
-def test_rounds_are_kernel_time_and_extra_info_names_the_kernels(pytester: pytest.Pytester) -> None:
+def test_rounds_are_kernel_time_and_extra_info_names_the_kernels(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under xdist the inner run would inherit the worker's id and pytest-benchmark would
+    # switch itself off.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     pytester.makepyfile(
         test_b=f"""
         from pytest_kernelprof import load_trace
