@@ -76,6 +76,7 @@ def test_overlap_counts_communication_covered_by_compute() -> None:
         _k("pointwise", 12, 2),  # 12..14: hidden
         _k("communication", 20, 4),  # exposed
     ]
+    assert kernels[1].end_us == 15
     overlap = overlap_of(kernels)
     assert overlap.communication_us == 14
     assert overlap.hidden_us == 7
