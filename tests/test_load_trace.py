@@ -64,3 +64,42 @@ def test_an_empty_event_list_is_a_profile_without_gpu_activity(tmp_path: Path) -
     prof = load_trace(path)
     assert len(prof.calls) == 1
     assert not prof.has_device_activity
+
+
+def test_kineto_layout_and_any_other_layout_read_the_same(tmp_path: Path, trace: Callable[[str], Path]) -> None:
+    """Kineto's line layout is read in batches; any other layout event by event."""
+    original = trace("train_compiled")
+    data = json.loads(gzip.decompress(original.read_bytes()))
+    compact = tmp_path / "compact.json"
+    compact.write_text(json.dumps(data))  # one line: no layout to batch on
+    odd = tmp_path / "odd.json"
+    text = gzip.decompress(original.read_bytes()).decode()
+    odd.write_text(text.replace('"args": {', '"args":\n  {', 1))  # a nested object at event indent
+    expected = load_trace(original)
+    for path in (compact, odd):
+        prof = load_trace(path)
+        assert prof.kernels.names == expected.kernels.names
+        assert prof.ops.names == expected.ops.names
+        assert [len(c.kernels) for c in prof.calls] == [len(c.kernels) for c in expected.calls]
+
+
+def test_a_malformed_event_in_a_batch_is_reported_not_skipped(tmp_path: Path, trace: Callable[[str], Path]) -> None:
+    text = gzip.decompress(trace("linear_eager").read_bytes()).decode()
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        text.replace('"ph": "X", "cat": "cpu_op", "name": "aten::linear"', '"ph": "X", "cat": "cpu_op", "name": 7', 1)
+    )
+    with pytest.raises(TraceError, match="event name is a int"):
+        load_trace(bad)
+
+
+def test_recorded_traces_take_the_batched_path(trace: Callable[[str], Path]) -> None:
+    from pytest_kernelprof.build import raw_event_from_chrome
+    from pytest_kernelprof.traces import _Reader, _read_events_batched
+
+    text = gzip.decompress(trace("geglu_eager").read_bytes()).decode()
+    reader = _Reader(text, "t")
+    reader.pos = text.index("[", text.index('"traceEvents"'))
+    events = _read_events_batched(reader, raw_event_from_chrome)
+    assert events is not None
+    assert len(events) > 100

@@ -122,8 +122,68 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
 
 
+_EVENT_START = re.compile(r"\n  \{")
+_BATCH = 2000
+
+
 def _read_events(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
-    # The hot loop of reading a trace: one raw_decode per event, separators by regex,
+    begin = reader.pos
+    batched = _read_events_batched(reader, convert)
+    if batched is not None:
+        return batched
+    reader.pos = begin
+    return _read_events_one_by_one(reader, convert)
+
+
+def _convert(reader: _Reader, convert: Callable[[dict[str, Any]], T | None], event: Any, index: int) -> T | None:
+    if type(event) is not dict:
+        raise reader.fail(f"'traceEvents' holds a {type(event).__name__}, not an event object")
+    try:
+        return convert(event)
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise reader.fail(f"event {index} is malformed ({type(exc).__name__}: {exc}): {str(event)[:120]}") from None
+
+
+def _read_events_batched(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T] | None:
+    """Decode the events in batches of a few thousand, as Kineto lays them out; None if it did not.
+
+    Kineto writes each event from a new line at two spaces' indent and closes the list with
+    a line "  ]". JSON strings cannot hold a raw newline, so those marks are layout, and
+    one ``json.loads`` per batch saves a Python round trip per event. Any surprise (another
+    writer's layout, a truncated file) returns None and the caller decodes event by event.
+    """
+    text = reader.text
+    begin = reader.pos + 1  # past the "["
+    end = text.find("\n  ]", begin)
+    if end < 0:
+        return None
+    starts = [m.start() for m in _EVENT_START.finditer(text, begin, end)]
+    if not starts or text[begin : starts[0]].strip():
+        return None
+    starts.append(end)
+    out: list[T] = []
+    append = out.append
+    loads = json.loads
+    index = 0
+    for i in range(0, len(starts) - 1, _BATCH):
+        chunk = text[starts[i] : starts[min(i + _BATCH, len(starts) - 1)]].rstrip()
+        try:
+            events = loads("[" + chunk.removesuffix(",") + "]")
+        except ValueError:
+            return None
+        if len(events) != min(_BATCH, len(starts) - 1 - i):
+            return None
+        for event in events:
+            converted = _convert(reader, convert, event, index)
+            if converted is not None:
+                append(converted)
+            index += 1
+    reader.pos = end + len("\n  ]")
+    return out
+
+
+def _read_events_one_by_one(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
+    # The general loop of reading a trace: one raw_decode per event, separators by regex,
     # everything bound to locals.
     text, decode, space, separator = reader.text, reader.decode, _SPACE.match, _SEPARATOR.match
     pos = space(text, reader.pos + 1).end()  # type: ignore[union-attr]  # past the "["
@@ -139,14 +199,8 @@ def _read_events(reader: _Reader, convert: Callable[[dict[str, Any]], T | None])
         except json.JSONDecodeError as exc:
             reader.pos = exc.pos
             raise reader.fail(f"not valid JSON, the file may be truncated ({exc.msg})") from None
-        if type(event) is not dict:
-            reader.pos = pos
-            raise reader.fail(f"'traceEvents' holds a {type(event).__name__}, not an event object")
-        try:
-            converted = convert(event)
-        except (KeyError, TypeError, ValueError, OverflowError) as exc:
-            reader.pos = pos
-            raise reader.fail(f"event {index} is malformed ({type(exc).__name__}: {exc}): {str(event)[:120]}") from None
+        reader.pos = pos
+        converted = _convert(reader, convert, event, index)
         if converted is not None:
             append(converted)
         index += 1
