@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import load_trace
+from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.cli import main
 from pytest_kernelprof.compare import diff_kernels
 
@@ -94,3 +94,23 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["frobnicate"])
     assert info.value.code == 2
+
+
+def test_a_trace_that_lost_gpu_records_is_shown_with_a_warning(
+    tmp_path: Path, trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gzip
+    import json
+
+    data = json.loads(gzip.decompress(trace("geglu_eager").read_bytes()))
+    kernel = next(e for e in data["traceEvents"] if e.get("cat") == "kernel")
+    data["traceEvents"].remove(kernel)  # as if the profiler dropped it
+    path = tmp_path / "lossy.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(IncompleteProfileError, match="1 of 15 kernel launches"):
+        load_trace(path)
+    assert main(["show", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "kernelprof: warning: " in captured.err
+    assert "lost GPU records" in captured.err
+    assert "launched by" in captured.out

@@ -78,11 +78,16 @@ def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfi
     return Profiler()(fn, *args, **kwargs)
 
 
-def load_trace(path: str | os.PathLike[str], *, allow_variation: bool = False) -> KernelProfile:
+def load_trace(
+    path: str | os.PathLike[str], *, allow_variation: bool = False, check_complete: bool = True
+) -> KernelProfile:
     """A KernelProfile from a Chrome trace that torch.profiler exported (.json or .json.gz).
 
     Calls come from the ``ProfilerStep#N`` annotations; without any, the trace is one call.
+    ``check_complete=False`` accepts a trace whose GPU records were partly lost (counts may
+    then be short), for reading rather than asserting.
     """
     with paused_gc():
         header, events = read_trace(path, raw_event_from_chrome)
-        return build_profile(events, chrome_source(header, os.fspath(path)), allow_variation=allow_variation)
+        source = chrome_source(header, os.fspath(path))
+        return build_profile(events, source, allow_variation=allow_variation, check_complete=check_complete)

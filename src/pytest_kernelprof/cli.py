@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from .api import load_trace
 from .compare import count_changes, diff_kernels, render_diff, time_change
-from .errors import KernelProfError
+from .errors import IncompleteProfileError, KernelProfError
 from .model import KernelProfile, OpTable
 from .report import format_us, render_table
 
@@ -68,8 +68,17 @@ def op_tree(ops: OpTable) -> str:
     return render_table(("op", "count", "cpu us", "device us"), rows, right=(1, 2, 3))
 
 
+def _load(path: str) -> KernelProfile:
+    """Load for reading: a trace that lost GPU records is shown, with a warning, not refused."""
+    try:
+        return load_trace(path, allow_variation=True)
+    except IncompleteProfileError as exc:
+        print(f"kernelprof: warning: {path}: {exc}", file=sys.stderr)
+        return load_trace(path, allow_variation=True, check_complete=False)
+
+
 def show(path: str, calls: bool, ops: bool) -> int:
-    prof = load_trace(path, allow_variation=True)
+    prof = _load(path)
     print(_head(path, prof))
     views = prof.calls if calls else (prof.call,)
     for view in views:
@@ -88,7 +97,7 @@ def show(path: str, calls: bool, ops: bool) -> int:
 
 
 def diff(path_a: str, path_b: str, by: str) -> int:
-    a, b = load_trace(path_a, allow_variation=True), load_trace(path_b, allow_variation=True)
+    a, b = _load(path_a), _load(path_b)
     print(f"a = {_head(path_a, a)}")
     print(f"b = {_head(path_b, b)}")
     if not a.has_device_activity or not b.has_device_activity:
