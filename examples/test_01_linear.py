@@ -21,6 +21,8 @@ from torch import nn
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 VIEWS = ["aten::t", "aten::transpose", "aten::as_strided"]
+# With a 3-D input, nn.Linear flattens it for a 2-D GEMM and restores the shape afterwards.
+VIEWS_3D = {*VIEWS, "aten::reshape", "aten::view", "aten::_unsafe_view"}
 
 
 @pytest.fixture
@@ -68,6 +70,26 @@ def test_views_launch_nothing(kernelprof, linear_and_input, view):
     prof = kernelprof.profile(lin, (x,), no_grad=True)
     assert prof.ops[view].device_time_us == 0
     assert prof.ops["aten::addmm"].device_time_us > 0  # ...while the GEMM's op carries the time
+
+
+def test_views_around_a_3d_input_do_no_work(kernelprof):
+    """Every view op's subtree holds only views: nothing copies (runs on CPU too)."""
+    lin = nn.Linear(32, 64, bias=False, device=DEVICE, dtype=torch.bfloat16)
+    x = torch.randn(4, 8, 32, device=DEVICE, dtype=torch.bfloat16)
+    prof = kernelprof.profile(lin, (x,), no_grad=True)
+    assert prof.ops["aten::matmul"].children == ["aten::reshape", "aten::mm", "aten::_unsafe_view"]
+    assert set(prof.ops) >= VIEWS_3D
+    for view in VIEWS_3D:
+        assert set(prof.ops[view].children) <= VIEWS_3D
+
+
+@pytest.mark.gpu
+def test_views_around_a_3d_input_have_no_device_time(kernelprof):
+    lin = nn.Linear(32, 64, bias=False, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(4, 8, 32, device="cuda", dtype=torch.bfloat16)
+    prof = kernelprof.profile(lin, (x,), no_grad=True)
+    assert {view: prof.ops[view].device_time_us for view in VIEWS_3D} == dict.fromkeys(VIEWS_3D, 0)
+    assert prof.ops["aten::mm"].device_time_us > 0
 
 
 @pytest.mark.gpu
