@@ -186,3 +186,16 @@ def test_device_facts_come_from_device_properties() -> None:
     source = chrome_source({"deviceProperties": [{"name": "NVIDIA A100", "computeMajor": 8, "computeMinor": 0}]}, "t")
     assert (source.device, source.arch) == ("NVIDIA A100", "sm80")
     assert chrome_source({}, "t").device is None
+
+
+def test_kernels_built_fast_are_whole_kernels() -> None:
+    import dataclasses
+    from pathlib import Path
+
+    from pytest_kernelprof import Kernel, load_trace
+
+    prof = load_trace(Path(__file__).parent / "data" / "h200_train_compiled.json.gz")
+    for call in (prof.call, *prof.calls):
+        for kernel in call.kernels:
+            assert set(vars(kernel)) == {f.name for f in dataclasses.fields(Kernel)}
+            assert Kernel(**dataclasses.asdict(kernel)) == kernel

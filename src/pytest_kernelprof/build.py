@@ -522,21 +522,23 @@ def _build_call(
         kernel = None
         if g.category == KERNEL:
             decoded = parse_kernel_name(g.name)
-            kernel = Kernel(
-                name=g.name,
-                kind=decoded.kind,
-                family=decoded.family,
-                layout=decoded.layout,
-                dtype=decoded.dtype,
-                fused_ops=decoded.fused_ops,
-                duration_us=duration_us,
-                stream=g.thread,
-                device=g.device,
-                op=op_name,
-                grid=g.grid,
-                block=g.block,
-                collective=decoded.collective,
-                start_us=(g.start - step.start) / 1000.0,
+            kernel = _new_kernel(
+                {
+                    "name": g.name,
+                    "kind": decoded.kind,
+                    "family": decoded.family,
+                    "layout": decoded.layout,
+                    "dtype": decoded.dtype,
+                    "fused_ops": decoded.fused_ops,
+                    "duration_us": duration_us,
+                    "stream": g.thread,
+                    "device": g.device,
+                    "op": op_name,
+                    "grid": g.grid,
+                    "block": g.block,
+                    "collective": decoded.collective,
+                    "start_us": (g.start - step.start) / 1000.0,
+                }
             )
             kernels.append(kernel)
         else:
@@ -678,9 +680,9 @@ def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
     kernels = first.kernels
     medians: dict[int, Kernel] = {}
     if kernels._unavailable is None:
-        per_position = zip(*(c.kernels for c in calls), strict=True)
+        per_position = zip(*(c.kernels._kernels for c in calls), strict=True)
         for ks in per_position:
-            medians[id(ks[0])] = replace(ks[0], duration_us=statistics.median(k.duration_us for k in ks))
+            medians[id(ks[0])] = _with_duration(ks[0], _median([k.duration_us for k in ks]))
         kernels = KernelList(list(medians.values()))
 
     def make(name: str) -> Op:
@@ -697,6 +699,33 @@ def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
         )
 
     return replace(first, kernels=kernels, ops=OpTable(lambda: (first.ops.names, make)))
+
+
+def _new_kernel(fields: dict[str, Any]) -> Kernel:
+    """A Kernel from all its fields, without the frozen dataclass's ``__init__``.
+
+    That ``__init__`` sets each field through ``object.__setattr__`` and costs about 3 us a
+    kernel, the largest single cost of building a GPU profile. ``test_build`` checks that
+    every field is given and that the result equals the constructor's.
+    """
+    kernel = object.__new__(Kernel)
+    kernel.__dict__.update(fields)
+    return kernel
+
+
+def _with_duration(kernel: Kernel, duration_us: float) -> Kernel:
+    """A copy of a frozen Kernel with another duration; ``dataclasses.replace`` costs 5x more,
+    once per kernel of the representative call."""
+    copy = object.__new__(Kernel)
+    copy.__dict__.update(kernel.__dict__)
+    object.__setattr__(copy, "duration_us", duration_us)
+    return copy
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def _median_or_none(values: Sequence[float | None]) -> float | None:
