@@ -81,7 +81,7 @@ def _torch_events(prof: Any) -> Any:
 def _record(benchmark: Any, prof: Any, fn: Callable[[], Any]) -> None:
     benchmark.extra_info["events"] = len(kineto_events(prof))
     benchmark.extra_info["peak_mb"] = _peak_mb(fn)
-    benchmark.pedantic(fn, rounds=5 if benchmark.extra_info["events"] < 50_000 else 3, iterations=1)
+    benchmark.pedantic(fn, rounds=5 if benchmark.extra_info["events"] < 50_000 else 3, iterations=1, warmup_rounds=1)
 
 
 def test_build(benchmark: Any, session: Any) -> None:
