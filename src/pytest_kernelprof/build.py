@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import difflib
 import gc
 import json
 import re
@@ -22,6 +23,7 @@ from typing import Any
 from .errors import IncompleteProfileError, KernelSequenceMismatchError
 from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable
 from .names import parse_kernel_name
+from .report import display_name
 
 # Kineto's activity types, which are also the Chrome trace categories; older Kineto
 # versions wrote capitalised categories.
@@ -390,16 +392,17 @@ class _Step:
     gpu: list[tuple[int, RawEvent]]  # (launch time, record)
 
 
-def _steps(events: Sequence[RawEvent]) -> list[_Step]:
+def _steps(events: Sequence[RawEvent]) -> tuple[list[_Step], bool]:
+    """One step per ``ProfilerStep#N`` mark, and whether there were marks (else one step for all)."""
     marks = sorted(
         (e for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX)), key=lambda e: e.start
     )
     if not marks:
         cpu = [e for e in events if e.category in (OP, ANNOTATION, RUNTIME)] or list(events)
         if not cpu:
-            return [_Step(0, 0, 0, [], [], [])]
-        return [_Step(0, min(e.start for e in cpu), max(e.end for e in cpu), [], [], [])]
-    return [_Step(i, m.start, m.end, [], [], []) for i, m in enumerate(marks)]
+            return [_Step(0, 0, 0, [], [], [])], False
+        return [_Step(0, min(e.start for e in cpu), max(e.end for e in cpu), [], [], [])], False
+    return [_Step(i, m.start, m.end, [], [], []) for i, m in enumerate(marks)], True
 
 
 def _step_of(starts: list[int], steps: list[_Step], time: int) -> _Step | None:
@@ -417,9 +420,9 @@ def build_profile(
     check_complete: bool = True,
 ) -> KernelProfile:
     """Turn raw events into a KernelProfile: one call per ``ProfilerStep#N`` annotation."""
-    steps = _steps(events)
+    steps, marked = _steps(events)
     starts = [s.start for s in steps]
-    single = len(steps) == 1 and not any(e.category == ANNOTATION and e.name.startswith(STEP_PREFIX) for e in events)
+    single = not marked
     runtime_by_corr: dict[int, RawEvent] = {}
     ops_by_id: dict[int, RawEvent] = {}
     gpu_events: list[RawEvent] = []
@@ -457,7 +460,7 @@ def build_profile(
     unavailable = None if gpu_seen else _no_activity_reason(source)
 
     if check_complete and source.gpu_requested:
-        _check_complete(steps, runtime_by_corr, gpu_events)
+        _check_complete(steps, gpu_events)
 
     calls = [_build_call(step, ops_by_id, runtime_by_corr, unavailable) for step in steps]
     varied = _check_sequences(calls, allow_variation) if gpu_seen else False
@@ -486,9 +489,7 @@ def _no_activity_reason(source: Source) -> str:
     )
 
 
-def _check_complete(
-    steps: list[_Step], runtime_by_corr: Mapping[int, RawEvent], gpu_events: Sequence[RawEvent]
-) -> None:
+def _check_complete(steps: list[_Step], gpu_events: Sequence[RawEvent]) -> None:
     recorded = {g.correlation for g in gpu_events}
     launches = [r for step in steps for r in step.runtime if is_kernel_launch(r.name)]
     lost = [r for r in launches if r.correlation not in recorded]
@@ -656,10 +657,6 @@ def _check_sequences(calls: Sequence[CallProfile], allow_variation: bool) -> boo
 
 
 def _sequence_diff(a: CallProfile, b: CallProfile) -> str:
-    import difflib
-
-    from .report import display_name
-
     diff = difflib.unified_diff(
         [display_name(n) for n in a.kernels.names],
         [display_name(n) for n in b.kernels.names],

@@ -86,9 +86,10 @@ def read_trace(
     name = os.fspath(path)
     text = _decompressed_text(name)
     reader = _Reader(text, name)
-    if not text.strip():
+    first = reader.skip()  # not text.strip(): that would copy a text of hundreds of MB
+    if not first:
         raise TraceError(f"{name}: the file is empty, not a Chrome trace")
-    if reader.skip() != "{":
+    if first != "{":
         raise TraceError(
             f"{name}: JSON without a 'traceEvents' list, so not a Chrome trace from torch.profiler "
             "(export one with prof.export_chrome_trace(path))"
