@@ -199,3 +199,15 @@ def test_kernels_built_fast_are_whole_kernels() -> None:
         for kernel in call.kernels:
             assert set(vars(kernel)) == {f.name for f in dataclasses.fields(Kernel)}
             assert Kernel(**dataclasses.asdict(kernel)) == kernel
+
+
+def test_without_steps_every_event_belongs_to_the_one_call() -> None:
+    s = Stream()
+    # Kernels whose launch records are missing, before the first and after the last CPU
+    # event: with no steps to place them by, they still belong to the trace's one call.
+    s.x("kernel", "early_kernel", 10, 1, tid=7, correlation=424241, stream=7)
+    mm = s.op("aten::mm", 100, 10)
+    s.launch(mm, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", 102)
+    s.x("kernel", "late_kernel", 500, 1, tid=7, correlation=424242, stream=7)
+    prof = build(s, check_complete=False)
+    assert prof.kernels.names == ["early_kernel", "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", "late_kernel"]
