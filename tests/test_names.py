@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_kernelprof import KINDS, parse_kernel_name
+from pytest_kernelprof.model import KernelList
 
 # (name, kind, family, layout, dtype, fused_ops)
 CORPUS = [
@@ -347,6 +348,570 @@ CORPUS = [
 ]
 
 
+# Real names from the issue-15 study (H200, torch 2.11 + CUDA 13, triton 3.6): a tiny Llama
+# (eager, training with fused/foreach AdamW, AMP with grad clipping, compiled decoder layer),
+# the same with Liger-Kernel, ResNet-50 (bf16 NCHW/channels-last, fp32 training), ViT and common
+# ops. Long names are cut after 200 characters, "...)" marking the cut. (name, kind, family)
+LIBRARY_CORPUS = [
+    (
+        "void at::native::(anonymous namespace)::conv_depthwise2d_backward_kernel<3, 1, float, "
+        "int>(torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::Ten"
+        "sorAccessor<c10::ArrayRe...)",
+        "convolution",
+        "aten",
+    ),
+    (
+        "at::native::internal::(anonymous namespace)::scatter_kernel(long, long const*, long const*, long*)",
+        "indexing",
+        "aten",
+    ),
+    (
+        "void (anonymous namespace)::indexing_backward_kernel<float, 4>(long const*, long const*, "
+        "float const*, float*, long, long, long, long, bool)",
+        "indexing",
+        "aten",
+    ),
+    (
+        "void at::native::(anonymous namespace)::EmbeddingBag_accGradParametersKernel_max<float, "
+        "long>(long const*, float const*, float*, long, long, long, long)",
+        "indexing",
+        "aten",
+    ),
+    (
+        "void at::native::_scatter_gather_elementwise_kernel<128, 8, "
+        "at::native::_cuda_scatter_fill_internal_kernel<at::native::OpaqueType<8>, "
+        "long>::operator()<at::native::TensorAssign>(at::TensorIterator&, a...)",
+        "indexing",
+        "aten",
+    ),
+    (
+        "void at::native::indexFuncLargeIndex<float, long, unsigned int, 2, 2, -2, true, "
+        "at::native::(anonymous namespace)::ReduceAdd>(at::cuda::detail::TensorInfo<float, "
+        "unsigned int>, at::cuda::detail::Tenso...)",
+        "indexing",
+        "aten",
+    ),
+    (
+        "void at::native::index_elementwise_kernel<128, 4, at::native::cuda_take_put_kernel<float, "
+        "int, at::native::take_kernel(at::TensorIterator&, at::TensorBase "
+        "const&)::{lambda()#1}::operator()() const::{l...)",
+        "indexing",
+        "aten",
+    ),
+    (
+        "void at::native::vectorized_gather_kernel<16, long>(char*, char*, long*, int, long, long, long, long, bool)",
+        "indexing",
+        "aten",
+    ),
+    (
+        "void at::native::(anonymous namespace)::nll_loss2d_forward_kernel<float, float, "
+        "int>(float*, float*, float const*, long const*, float const*, int, int, int, long)",
+        "loss",
+        "aten",
+    ),
+    (
+        "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+        "namespace)::FusedOptimizerTensorListMetadata<4>, at::native::(anonymous "
+        "namespace)::FusedAdamMathFunctor<c10::B...)",
+        "optimizer",
+        "aten",
+    ),
+    (
+        "void (anonymous namespace)::randperm_handle_duplicate_keys_kernel<int, "
+        "at::native::(anonymous namespace)::OpaqueType<8> >(int*, at::native::(anonymous "
+        "namespace)::OpaqueType<8>*, int, int, at::PhiloxC...)",
+        "pointwise",
+        "aten",
+    ),
+    (
+        "void at::cuda::(anonymous namespace)::kernelPointwiseApply2<at::native::templates::cuda::b"
+        "ernoulli_tensor_cuda_kernel<float, float>(at::TensorBase const&, at::TensorBase const&, "
+        "at::PhiloxCudaState)::...)",
+        "pointwise",
+        "aten",
+    ),
+    (
+        "void at::native::(anonymous namespace)::fused_dropout_kernel_vec<float, float, unsigned "
+        "int, 1, 4, bool>(at::cuda::detail::TensorInfo<float const, unsigned int>, "
+        "at::cuda::detail::TensorInfo<float, un...)",
+        "pointwise",
+        "aten",
+    ),
+    ("void at::native::_assert_async_cuda_kernel<bool>(bool const*, at::native::Msg)", "pointwise", "aten"),
+    (
+        "void at::native::internal::(anonymous namespace)::adjacent_difference_kernel<long "
+        "const*>(long, long const*, int*)",
+        "pointwise",
+        "aten",
+    ),
+    (
+        "void at::native::roll_cuda_kernel<float>(float const*, float*, long, long, long, long, long, long)",
+        "pointwise",
+        "aten",
+    ),
+    (
+        "void at::native::triu_tril_kernel<bool, int, false, 8, "
+        "false>(at::cuda::detail::TensorInfo<bool, int>, at::cuda::detail::TensorInfo<bool const, "
+        "int>, long, long, int)",
+        "pointwise",
+        "aten",
+    ),
+    (
+        "void at::native::(anonymous namespace)::adaptive_average_gradinput_nhwc<int, "
+        "float>(float*, float const*, int, int, int, int, int, int, int, int, int, int, int, int)",
+        "pooling",
+        "aten",
+    ),
+    (
+        "void at::cuda::kernelHistogram1D<float, float, long, 1, 2, -1, "
+        "(at::cuda::CUDAHistogramMemoryType)0, at::cuda::CUDA_tensor_histogram<float, float, "
+        "false>(at::Tensor, at::Tensor, at::Tensor, long, at::...)",
+        "reduction",
+        "aten",
+    ),
+    (
+        "void at::native::(anonymous namespace)::ComputeBackwardFusedParamsCUDAKernel<float>(long, "
+        "long, long, float const*, float const*, float const*, at::AccumulateType<float, "
+        "true>::type const*, at::Accumu...)",
+        "reduction",
+        "aten",
+    ),
+    (
+        "void at::native::lpnorm_cleanup<float, (at::native::NormType)1, float, true, float>(float "
+        "const*, at::native::TensorListAddresses, int)",
+        "reduction",
+        "aten",
+    ),
+    (
+        "void at::native::(anonymous namespace)::grid_sampler_2d_kernel<float, int>(int, "
+        "at::cuda::detail::TensorInfo<float const, int>, at::cuda::detail::TensorInfo<float const, "
+        "int>, at::cuda::detail::Tensor...)",
+        "resampling",
+        "aten",
+    ),
+    (
+        "void at::native::im2col_kernel<float>(long, float const*, long, long, long, long, long, "
+        "long, long, long, long, long, long, long, float*)",
+        "resampling",
+        "aten",
+    ),
+    (
+        "void at::native::tensor_kernel_scan_innermost_dim<float, std::multiplies<float> >(float*, "
+        "float const*, unsigned int, unsigned int, unsigned int, float, std::multiplies<float>)",
+        "scan",
+        "aten",
+    ),
+    (
+        "void at::native::tensor_kernel_scan_innermost_dim_with_indices<float, "
+        "std::greater_equal<float> >(float const*, float*, long*, int, int, unsigned int, unsigned "
+        "int, float, std::greater_equal<float>)",
+        "scan",
+        "aten",
+    ),
+    (
+        "at::native::(anonymous namespace)::fill_reverse_indices_kernel(long*, int, "
+        "at::cuda::detail::IntDivider<unsigned int>)",
+        "sort",
+        "aten",
+    ),
+    ("at::native::mbtopk::computeDigitCumSum(short*, unsigned int*, unsigned int)", "sort", "aten"),
+    (
+        "void at::native::(anonymous namespace)::gatherKthValue<float, int, "
+        "2>(at::cuda::detail::TensorInfo<float const, int>, int, int, int, int, "
+        "at::cuda::detail::TensorInfo<float, int>, at::cuda::detail::Te...)",
+        "sort",
+        "aten",
+    ),
+    (
+        "void at::native::bitonicSortKVInPlace<2, -1, 16, 16, float, long, at::native::GTOp<float, "
+        "true>, unsigned int>(at::cuda::detail::TensorInfo<float, unsigned int>, unsigned int, "
+        "unsigned int, unsigned i...)",
+        "sort",
+        "aten",
+    ),
+    (
+        "void at::native::mbtopk::computeBlockDigitCounts<float, unsigned int, unsigned int, "
+        "1>(at::cuda::detail::TensorInfo<float const, unsigned int>, unsigned int, unsigned int*, "
+        "unsigned int, unsigned int,...)",
+        "sort",
+        "aten",
+    ),
+    (
+        "void at::native::mbtopk::computeBlockwiseKthCounts<unsigned int>(unsigned int*, short*, "
+        "unsigned int, unsigned int, unsigned int*)",
+        "sort",
+        "aten",
+    ),
+    (
+        "void at::native::mbtopk::computeBlockwiseWithinKCounts<unsigned int, float>(unsigned "
+        "int*, short*, unsigned int*, unsigned int*, unsigned int, int, bool, unsigned int*, "
+        "float*, unsigned int*, unsigned...)",
+        "sort",
+        "aten",
+    ),
+    (
+        "void at::native::mbtopk::fill<unsigned int, unsigned int>(unsigned int*, unsigned int, unsigned int)",
+        "sort",
+        "aten",
+    ),
+    (
+        "void at::native::mbtopk::gatherTopK<float, unsigned int, "
+        "1>(at::cuda::detail::TensorInfo<float const, unsigned int>, unsigned int, unsigned int, "
+        "bool, unsigned int, unsigned int, at::cuda::detail::Ten...)",
+        "sort",
+        "aten",
+    ),
+    (
+        "void at::native::radixSortKVInPlace<-2, -1, 128, 32, float, long, unsigned "
+        "int>(at::cuda::detail::TensorInfo<float, unsigned int>, unsigned int, unsigned int, "
+        "unsigned int, at::cuda::detail::TensorInf...)",
+        "sort",
+        "aten",
+    ),
+    (
+        "void at::native::sbtopk::gatherTopK<float, unsigned int, 2, "
+        "false>(at::cuda::detail::TensorInfo<float const, unsigned int>, unsigned int, unsigned "
+        "int, bool, unsigned int, unsigned int, at::cuda::deta...)",
+        "sort",
+        "aten",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::reduce::DeviceReduceByKeyKernel<at_cuda_detail::cub::det"
+        "ail::rle::encode::policy_hub<long, long>::Policy1000, long const*, long*, "
+        "thrust::THRUST_300001_SM_750_800_860...)",
+        "reduction",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::reduce::DeviceReduceSingleTileKernel<at_cuda_detail::cub"
+        "::detail::reduce::policy_hub<int, unsigned long long, cuda::std::__4::plus<void> "
+        ">::Policy1000, thrust::THRUST...)",
+        "reduction",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::scan::DeviceCompactInitKernel<at_cuda_detail::cub::Reduc"
+        "eByKeyScanTileState<long, int, true>, long*>(at_cuda_detail::cub::ReduceByKeyScanTileState"
+        "<long, int, true>, i...)",
+        "scan",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::scan::DeviceScanInitKernel<at_cuda_detail::cub::ScanTile"
+        "State<float, true> >(at_cuda_detail::cub::ScanTileState<float, true>, int)",
+        "scan",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::scan::DeviceScanKernel<at_cuda_detail::cub::detail::scan"
+        "::policy_hub<float, float, float, unsigned int, std::plus<float> >::Policy1000, float "
+        "const*, float*, at_cuda_...)",
+        "scan",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::scan_by_key::DeviceScanByKeyInitKernel<at_cuda_detail::c"
+        "ub::ReduceByKeyScanTileState<unsigned int, int, true>, "
+        "thrust::THRUST_300001_SM_750_800_860_900_1000_1200_NS::...)",
+        "scan",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::scan_by_key::DeviceScanByKeyKernel<at_cuda_detail::cub::"
+        "detail::scan_by_key::policy_hub<thrust::THRUST_300001_SM_750_800_860_900_1000_1200_NS::tra"
+        "nsform_iterator<at::...)",
+        "scan",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::select::DeviceSelectSweepKernel<at_cuda_detail::cub::det"
+        "ail::select::policy_hub<long, at_cuda_detail::cub::NullType, int, false, "
+        "(at_cuda_detail::cub::SelectImpl)0>::...)",
+        "scan",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::unique_by_key::DeviceUniqueByKeySweepKernel<at_cuda_deta"
+        "il::cub::detail::unique_by_key::policy_hub<long, int>::Policy1000, long const*, "
+        "thrust::THRUST_300001_SM_750_8...)",
+        "scan",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::radix_sort::DeviceRadixSortExclusiveSumKernel<at_cuda_de"
+        "tail::cub::detail::radix::policy_hub<float, at::cuda::cub::detail::OpaqueType<8>, "
+        "unsigned long long>::Policy1...)",
+        "sort",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::radix_sort::DeviceRadixSortHistogramKernel<at_cuda_detai"
+        "l::cub::detail::radix::policy_hub<float, at::cuda::cub::detail::OpaqueType<8>, unsigned "
+        "long long>::Policy1000...)",
+        "sort",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::radix_sort::DeviceRadixSortOnesweepKernel<at_cuda_detail"
+        "::cub::detail::radix::policy_hub<float, at::cuda::cub::detail::OpaqueType<8>, unsigned "
+        "long long>::Policy1000,...)",
+        "sort",
+        "cub",
+    ),
+    (
+        "void at_cuda_detail::cub::detail::radix_sort::DeviceRadixSortSingleTileKernel<at_cuda_deta"
+        "il::cub::detail::radix::policy_hub<int, at::cuda::cub::detail::OpaqueType<8>, unsigned "
+        "long long>::Policy1000,...)",
+        "sort",
+        "cub",
+    ),
+    (
+        "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x64_1x4x1_cga1x1x1_kernel0_0",
+        "attention",
+        "cudnn",
+    ),
+    (
+        "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0",
+        "attention",
+        "cudnn",
+    ),
+    (
+        "void cudnn::fusion::compute_dot_do_o_specialized<true, 64>(void const*, void const*, "
+        "void*, void*, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, "
+        "unsigned int, unsigned int, uns...)",
+        "attention",
+        "cudnn",
+    ),
+    (
+        "void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*, unsigned int, unsigned "
+        "int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, "
+        "unsigned int, unsigne...)",
+        "attention",
+        "cudnn",
+    ),
+    (
+        "void cudnn::fusion::fmha_reduce_head<true>(void const*, void*, unsigned int, unsigned "
+        "int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, "
+        "unsigned int, unsigned in...)",
+        "attention",
+        "cudnn",
+    ),
+    (
+        "_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock22"
+        "ImplicitGemmMultistageINS_4gemm9GemmShapeILi64ELi128ELi16EEENS4_52Conv2dWgradOutputGradien"
+        "tTileAccessIteratorO...)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm80_xmma_dgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize64x32x64_stage5_w"
+        "arpsize2x2x1_g1_tensor16x8x16_execute_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize64x32x64_stage5_w"
+        "arpsize2x2x1_g1_tensor16x8x16_execute_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize32x32x8_stage3_warps"
+        "ize1x2x1_g1_ffma_aligna4_alignc4_execute_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize64x32x64_stage5_wa"
+        "rpsize2x2x1_g1_tensor16x8x8_alignc4_execute_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm80_xmma_wgrad_implicit_gemm_indexed_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize32x128x32"
+        "_stage4_warpsize1x4x1_g1_tensor16x8x16_t1r1s1_execute_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm90_xmma_dgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize64x64x64_warpgrou"
+        "psize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm90_xmma_dgrad_implicit_gemm_indexed_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize64x128x64"
+        "_warpgroupsize1x1x1_g1_strided_execute_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm90_xmma_dgrad_implicit_gemm_indexed_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x64x32_w"
+        "arpgroupsize1x1x1_g1_strided_execute_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize64x64x64_warpgrou"
+        "psize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x32_warpgroups"
+        "ize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "sm90_xmma_wgrad_indexed_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x6"
+        "4_warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cudnn::cnn::reduce_wgrad_nchw_helper<float, float>(void*, void const*, float, int, int)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cudnn::cnn::wgrad2d_grouped_direct_kernel<false, true, int, float, float, "
+        "float>(cudnn::cnn::WgradGroupedDirectParams, float const*, float const*, float*, float, "
+        "float)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cudnn::cnn::wgrad_alg1_engine<float, float, 128, 5, 5, 3, 3, 3, false, false>(int, "
+        "int, int, float const*, int, float*, float const*, kernel_grad_params, unsigned long "
+        "long, int, float, float, in...)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cudnn::detail::dgrad2d_alg1_1<float, 0, 6, 6, 5, 4, 4, false, true>(int, int, int, "
+        "float const*, int, float const*, int, float*, kernel_grad_params, unsigned long long, "
+        "int, unsigned long long, i...)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>(int, int, int, float "
+        "const*, int, float const*, int, float*, kernel_grad_params, unsigned long long, int, "
+        "unsigned long long, int, fl...)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cudnn::winograd_nonfused::winogradWgradData4x4<float, "
+        "float>(cudnn::winograd_nonfused::WinogradDataParams<float, float>)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cudnn::winograd_nonfused::winogradWgradDelta4x4<float, "
+        "float>(cudnn::winograd_nonfused::WinogradDeltaParams<float, float>)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cudnn::winograd_nonfused::winogradWgradOutput4x4<float, "
+        "float>(cudnn::winograd_nonfused::WinogradWgradOutputParams<float, float>)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816dgrad_optimized_bf16_64x128_64x"
+        "3_nhwc_align8>(cutlass_tensorop_bf16_s16816dgrad_optimized_bf16_64x128_64x3_nhwc_align8::P"
+        "arams)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void implicit_convolve_sgemm<__nv_bfloat16, __nv_bfloat16, 128, 5, 5, 3, 3, 3, 1, false, "
+        "false, true>(int, int, int, __nv_bfloat16 const*, int, __nv_bfloat16*, __nv_bfloat16 "
+        "const*, kernel_conv_params...)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, 512>(int, int, int, float "
+        "const*, int, float*, float const*, kernel_grad_params, unsigned long long, int, float, "
+        "int, int, int, int)",
+        "convolution",
+        "cudnn",
+    ),
+    (
+        "void cudnn::engines_precompiled::nchwToNhwcKernel<__nv_bfloat16, __nv_bfloat16, float, "
+        "false, true, (cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nchw2nhwc_params_t<floa"
+        "t>, __nv_bfloat16 const...)",
+        "pointwise",
+        "cudnn",
+    ),
+    (
+        "void cudnn::engines_precompiled::nhwcToNchwKernel<__nv_bfloat16, __nv_bfloat16, float, "
+        "true, false, (cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nhwc2nchw_params_t<floa"
+        "t>, __nv_bfloat16 const...)",
+        "pointwise",
+        "cudnn",
+    ),
+    (
+        "void cudnn::engines_precompiled::scalePackedTensor_kernel<float, float>(long, float*, float)",
+        "pointwise",
+        "cudnn",
+    ),
+    (
+        "void nhwcAddPaddingKernel<__nv_bfloat16, __nv_bfloat16, float, true, "
+        "(cudnnKernelDataType_t)0>(int, int, int, int, int, int, int, int, __nv_bfloat16 const*, "
+        "__nv_bfloat16*, int, int, int, int, float, ...)",
+        "pointwise",
+        "cudnn",
+    ),
+    (
+        "void cudnn::batchnorm_bwtr_nhwc_semiPersist<float, float, float, 512, 16, 3, 4, 1, 1, "
+        "true, 2>(cudnn::NhwcBatchNormBwdParams<float, float>)",
+        "reduction",
+        "cudnn",
+    ),
+    (
+        "void cudnn::batchnorm_fwtr_nhwc_semiPersist<float, float, float, 512, 16, 2, 4, 1, 1, "
+        "false, false, true, 2>(cudnn::NhwcBatchNormFwdParams<float, float>)",
+        "reduction",
+        "cudnn",
+    ),
+    (
+        "void cudnn::bn_bw_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_bw_1C11_args<float>)",
+        "reduction",
+        "cudnn",
+    ),
+    (
+        "void cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, true, 1>(float, float, "
+        "cudnnTensorStruct, float const*, cudnnTensorStruct, float*, cudnnTensorStruct, float "
+        "const*, float const*, float const*, flo...)",
+        "reduction",
+        "cudnn",
+    ),
+    (
+        "void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_args<float>)",
+        "reduction",
+        "cudnn",
+    ),
+    (
+        "void cutlass__5x_cudnn::Kernel<cutlass__5x_cudnn::reduction::kernel::ReduceSplitK<cutlass_"
+        "_5x_cudnn::MatrixShape<4, 128>, cutlass__5x_cudnn::epilogue::thread::LinearCombination<flo"
+        "at, 4, float, float,...)",
+        "reduction",
+        "cudnn",
+    ),
+    ("_rms_norm_backward_kernel", "other", "unknown"),
+    ("_rms_norm_forward_kernel", "other", "unknown"),
+    ("_swiglu_backward_kernel", "other", "unknown"),
+    ("_swiglu_forward_kernel", "other", "unknown"),
+    ("_triton_rope", "other", "unknown"),
+    ("liger_cross_entropy_kernel", "other", "unknown"),
+]
+
+
 def test_corpus_is_large_enough() -> None:
     assert len(CORPUS) >= 40
 
@@ -406,3 +971,37 @@ def test_names_module_does_not_import_torch() -> None:
         "assert not [m for m in sys.modules if m.startswith('torch')], 'names.py imported torch'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# Families of libraries whose kernels must never be `other`: their names say what they are.
+LIBRARY_FAMILIES = frozenset({"aten", "cub", "cudnn", "cublas", "cutlass", "nvjet", "nccl", "flash", "mem_efficient"})
+NEW_KINDS = ("indexing", "sort", "scan", "pooling", "resampling", "loss", "optimizer")
+
+
+@pytest.mark.parametrize(("name", "kind", "family"), LIBRARY_CORPUS, ids=lambda v: str(v)[:60])
+def test_decodes_library_kernels_of_real_models(name: str, kind: str, family: str) -> None:
+    decoded = parse_kernel_name(name)
+    assert (decoded.kind, decoded.family) == (kind, family)
+
+
+def test_no_library_kernel_of_real_models_is_other() -> None:
+    other = [
+        name
+        for name, _, family in LIBRARY_CORPUS
+        if family in LIBRARY_FAMILIES and parse_kernel_name(name).kind == "other"
+    ]
+    assert other == []
+
+
+def test_library_corpus_covers_every_new_kind_and_keeps_user_triton_kernels_unknown() -> None:
+    assert set(NEW_KINDS) <= {kind for _, kind, _ in LIBRARY_CORPUS}
+    assert set(NEW_KINDS) <= set(KINDS)
+    # Liger's kernels carry no marker in their names: capture, not the name, must tell.
+    liger = [name for name, _, family in LIBRARY_CORPUS if family == "unknown"]
+    assert "_rms_norm_forward_kernel" in liger
+    assert all(parse_kernel_name(name).kind == "other" for name in liger)
+
+
+def test_an_unknown_kind_lists_the_new_kinds() -> None:
+    with pytest.raises(ValueError, match="indexing, sort, scan, pooling, resampling, loss, optimizer"):
+        KernelList([]).of_kind("sorting")

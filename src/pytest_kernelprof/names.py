@@ -30,6 +30,14 @@ KINDS = (
     "template",
     "attention",
     "communication",
+    # Library kernels whose names say what they do (ATen, CUB, cuDNN): see RULES.
+    "indexing",
+    "sort",
+    "scan",
+    "pooling",
+    "resampling",
+    "loss",
+    "optimizer",
     "other",
 )
 
@@ -237,6 +245,8 @@ _ATEN_FUNCTORS = (
     (re.compile(r"copy_kernel|CatArrayBatchedCopy", re.IGNORECASE), "copy"),
     (re.compile(r"FillFunctor|fill_kernel", re.IGNORECASE), "fill"),
     (re.compile(r"normal_kernel|uniform_kernel|distribution", re.IGNORECASE), "random"),
+    (re.compile(r"bernoulli|multinomial|randperm", re.IGNORECASE), "random"),
+    (re.compile(r"dropout", re.IGNORECASE), "dropout"),
     (re.compile(r"MeanOps", re.IGNORECASE), "mean"),
     (re.compile(r"sum_functor|ReduceAdd|sum_kernel", re.IGNORECASE), "sum"),
     (re.compile(r"MaxOps|max_kernel|MaxNanFunctor", re.IGNORECASE), "max"),
@@ -302,6 +312,10 @@ def _nccl_dtype(name: str) -> str | None:
     return None
 
 
+def _copy_op(_: str) -> tuple[str, ...]:
+    return ("copy",)
+
+
 def _none(_: str) -> None:
     return None
 
@@ -337,14 +351,46 @@ def _rule(
 
 
 # Order matters: the first rule whose pattern is found in the name wins.
+#
+# Kinds of library kernels, decided here (issue 15) and documented in the README:
+# - A kernel built on ATen's elementwise machinery stays ``pointwise`` whatever it computes
+#   (a loss's elementwise part, a dropout mask, a copy): ``fused_ops`` names the op.
+#   The functional kinds are for dedicated kernels whose names say what they do.
+# - ``indexing``: reads or writes at positions taken from an index tensor (gather, scatter,
+#   index_select/add/put, embedding and embedding-bag forward and backward, take/put).
+# - ``sort``: sorting and selection (radix/bitonic/merge sort, top-k, kth value, median) and
+#   sorted search (searchsorted/bucketize).
+# - ``scan``: prefix sums and what CUB builds on them: cumsum/cumprod/cummax, stream
+#   compaction (nonzero, masked_select, unique's select), scan-by-key.
+# - ``pooling``: max/avg/adaptive pooling, forward and backward. (``adaptive_avg_pool2d`` to
+#   1x1 runs as a ``mean`` reduction kernel: its name says reduction.)
+# - ``resampling``: output built from computed source positions of a spatial input:
+#   reflection/replication padding, upsampling/interpolation, grid_sample, im2col/col2im.
+# - ``loss``: dedicated loss kernels (NLL, 2-D NLL, CTC, margin losses).
+# - ``optimizer``: fused optimizer kernels (``_fused_adam(w)_``, ``_fused_sgd_``); foreach
+#   kernels stay ``pointwise``: ``_foreach_add_`` serves optimizers and grad clipping alike,
+#   and its name does not say which (``Kernel.op`` does).
+# - Normalization kernels (layer/group/batch/RMS norm, ATen's and cuDNN's) are ``reduction``.
+# - CUB device primitives get family ``cub`` and the kind of what they compute; cuDNN's
+#   layout helpers (NCHW<->NHWC, channel padding) are ``pointwise``/``cudnn``; cuDNN's SDPA
+#   backward helpers are ``attention``/``cudnn`` like flash's own backward helpers.
 RULES: tuple[Rule, ...] = (
     _rule(r"nccl", "communication", "nccl", dtype=_nccl_dtype, collective=_nccl_collective),
     _rule(r"^triton_(poi|red|per|tem|for|sca|spl|mix)_", "pointwise", "inductor", fused_ops=_inductor_ops),
     _rule(r"flash_(fwd|bwd)|flash::|pytorch_flash|FlashAttn", "attention", "flash"),
-    _rule(r"cudnn\w*(sdpa|fmha|attention)", "attention", "cudnn"),
+    # cuDNN's SDPA backward helpers (cudnn::fusion::fmha_reduce_head, compute_dot_do_o, convert_dq)
+    # come before the mem-efficient rule: "fmha" is in their names too.
+    _rule(r"cudnn\w*(sdpa|fmha|attention)|cudnn::fusion::", "attention", "cudnn"),
     _rule(r"fmha|AttentionKernel|attention_kernel|efficient_attention|mem_eff", "attention", "mem_efficient"),
     _rule(r"^nvjet_", "gemm", "nvjet", layout=_nvjet_layout, dtype=_nvjet_dtype, fused_ops=_gemm_epilogue),
-    _rule(r"fprop|dgrad|wgrad|implicit_gemm|implicit_convolve|conv2d|convolve", "convolution", "cudnn"),
+    # cuDNN's CUTLASS split-K reduce after a convolution (like cuBLAS's splitKreduce after a GEMM).
+    _rule(r"cudnn::reduction::", "reduction", "cudnn"),
+    # ImplicitGemmConvolution: cuDNN's CUTLASS conv kernels, which CUPTI may leave mangled (_ZN17cutlass__5x_cudnn...).
+    _rule(
+        r"fprop|dgrad|wgrad|implicit_gemm|implicit_convolve|conv2d|convolve|winograd|ImplicitGemmConvolution",
+        "convolution",
+        "cudnn",
+    ),
     _rule(r"cutlass3x_|cutlass_\d+_|cutlass::", "gemm", "cutlass", layout=_layout_any, fused_ops=_gemm_epilogue),
     _rule(r"^sm\d+_xmma_gemm_|xmma_gemm", "gemm", "cublas", layout=_layout_any, fused_ops=_gemm_epilogue),
     _rule(
@@ -357,19 +403,69 @@ RULES: tuple[Rule, ...] = (
     _rule(r"gemv|gemvx", "gemm", "cublas"),
     _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel", "gemm", "cublas", layout=_layout_any),
     _rule(r"splitKreduce|SplitKReduce|split_k_reduce", "reduction", "cublas"),
+    # CUB (and Thrust, built on it) kernels are named after their algorithm; their template
+    # arguments often name ATen functors, so these rules come before ATen's.
+    _rule(r"Device(?:Segmented)?RadixSort|DeviceMergeSort|DeviceSegmentedSort", "sort", "cub"),
     _rule(
-        r"reduce_kernel|softmax|SoftMax|layer_norm|LayerNorm|norm_kernel|batch_norm",
+        r"DeviceScan|DeviceCompactInit|DeviceSelectSweep|DeviceUniqueByKey|DevicePartition|DeviceRleSweep",
+        "scan",
+        "cub",
+    ),
+    _rule(r"DeviceReduce|DeviceSegmentedReduce|DeviceHistogram", "reduction", "cub"),
+    _rule(r"cub::detail::for_each|DeviceFor|DeviceTransform|cuda_cub::core::_kernel_agent", "pointwise", "cub"),
+    # cuDNN helpers around convolutions and batch norm.
+    _rule(r"cudnn::bn_|cudnn::batchnorm", "reduction", "cudnn"),
+    _rule(r"nchwToNhwc|nhwcToNchw|nhwcAddPadding|nchwAddPadding", "pointwise", "cudnn", fused_ops=_copy_op),
+    _rule(r"scalePackedTensor", "pointwise", "cudnn"),
+    # Any other cuDNN kernel: the family is certain, the kind is not.
+    _rule(r"cudnn::", "other", "cudnn"),
+    # ATen's dedicated kernels, before its generic elementwise/reduce rules below.
+    _rule(r"conv_depthwise|depthwise_conv", "convolution", "aten"),
+    _rule(r"Fused(?:Adam|Sgd|SGD|Adagrad)\w*Functor|fused_adam|fused_sgd", "optimizer", "aten"),
+    _rule(r"nll_loss|ctc_loss|multi_margin_loss|multilabel_margin_loss", "loss", "aten"),
+    _rule(
+        r"radixSort|bitonicSort|MergeSort|SortKVInPlace|segmented_sort|sort_postprocess|fill_reverse_indices"
+        r"|sbtopk::|mbtopk::|gatherTopK|gatherKthValue|gatherMedian|searchsorted",
+        "sort",
+        "aten",
+    ),
+    _rule(r"tensor_kernel_scan|scan_innermost_dim|scan_outer_dim", "scan", "aten"),
+    _rule(
+        r"max_pool|avg_pool|adaptive_?(?:ave|avg|max)|max_unpool|fractional_max_pool",
+        "pooling",
+        "aten",
+    ),
+    _rule(
+        r"reflection_pad|replication_pad|upsample_|grid_sampler|im2col|col2im|vol2col|col2vol",
+        "resampling",
+        "aten",
+    ),
+    # flip gathers through index_elementwise_kernel but is a copy: pointwise, like roll.
+    _rule(r"flip_kernel", "pointwise", "aten", fused_ops=_aten_ops),
+    _rule(
+        r"gather_kernel|_scatter_gather_elementwise|index_elementwise_kernel|index(?:Select|Func|Copy|Fill)\w*Index"
+        r"|indexing_backward_kernel|embedding_backward|EmbeddingBag|embedding_bag|compute_grad_weight|krn_partial"
+        r"|compute_num_of_partial_segments|sum_and_scatter|::scatter_kernel\b|take_put",
+        "indexing",
+        "aten",
+    ),
+    _rule(
+        r"reduce_kernel|softmax|SoftMax|layer_norm|LayerNorm|norm_kernel|batch_norm|RowwiseMoments|GammaBetaBackward"
+        r"|ComputeFusedParams|ComputeInternalGradients|ComputeBackwardFusedParams|renormRows|kernelHistogram"
+        r"|LpNormFunctor|lpnorm_cleanup",
         "reduction",
         "aten",
         fused_ops=_aten_ops,
     ),
     _rule(
-        r"elementwise_kernel|CatArrayBatchedCopy|multi_tensor_apply|distribution_|fill_kernel|copy_kernel|index_elementwise",
+        r"elementwise_kernel|CatArrayBatchedCopy|multi_tensor_apply|distribution_|fill_kernel|copy_kernel"
+        r"|triu_tril_kernel|roll_cuda_kernel|_assert_async|fused_dropout_kernel|adjacent_difference_kernel"
+        r"|sampleMultinomial|randperm_handle_duplicate_keys|kernelPointwiseApply",
         "pointwise",
         "aten",
         fused_ops=_aten_ops,
     ),
-    _rule(r"^void at::native::|at::native::", "other", "aten", fused_ops=_aten_ops),
+    _rule(r"^void at::native::|at::native::|at::cuda::", "other", "aten", fused_ops=_aten_ops),
 )
 
 
