@@ -17,6 +17,7 @@ import os
 import queue
 import socket
 import tempfile
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -113,17 +114,15 @@ def profile_ranks(
         ]
         for process in processes:
             process.start()
+        deadline = time.monotonic() + timeout_s
         try:
-            paths = _collect(results, processes, world_size, timeout_s)
+            paths = _collect(results, processes, world_size, deadline, timeout_s)
         finally:
-            _stop(processes)
+            _stop(processes, hung=time.monotonic() >= deadline)
         return [load_trace(paths[rank], allow_variation=True) for rank in range(world_size)]
 
 
-def _collect(results: Any, processes: list[Any], world_size: int, timeout_s: float) -> dict[int, str]:
-    import time
-
-    deadline = time.monotonic() + timeout_s
+def _collect(results: Any, processes: list[Any], world_size: int, deadline: float, timeout_s: float) -> dict[int, str]:
     paths: dict[int, str] = {}
     while len(paths) < world_size:
         remaining = deadline - time.monotonic()
@@ -149,9 +148,15 @@ def _collect(results: Any, processes: list[Any], world_size: int, timeout_s: flo
     return paths
 
 
-def _stop(processes: list[Any]) -> None:
-    for process in processes:
-        process.join(timeout=5)
+def _stop(processes: list[Any], *, hung: bool) -> None:
+    """End every rank process: a moment to exit on its own, then SIGTERM, then SIGKILL.
+
+    Past the time limit (``hung``) a rank still running is stuck, in a collective say, and
+    waiting for it to exit on its own would only delay the error, so it is terminated at once.
+    """
+    if not hung:
+        for process in processes:
+            process.join(timeout=5)
     for process in processes:
         if process.is_alive():
             process.terminate()
