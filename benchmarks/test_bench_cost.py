@@ -23,8 +23,9 @@ import pytest
 import torch
 
 from pytest_kernelprof import Profiler
-from pytest_kernelprof.build import Source, build_profile, events_from_kineto, paused_gc
+from pytest_kernelprof.build import build_profile, paused_gc
 from pytest_kernelprof.capture import kineto_events
+from pytest_kernelprof.events import Source, events_from_kineto
 
 # KERNELPROF_BENCH_EVENTS=1000,10000 for a quicker run (CI): torch's own parser takes
 # minutes at 100k events.

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import tempfile
+from pathlib import Path
+
 import pytest
 
-from pytest_kernelprof import IncompleteProfileError, KernelSequenceMismatchError
-from pytest_kernelprof.build import Source, build_profile, events_from_chrome
-
-GPU = Source(label="synthetic", device="Fake GPU", arch="sm90", gpu_requested=True)
+from pytest_kernelprof import IncompleteProfileError, KernelProfile, KernelSequenceMismatchError, load_trace
 
 
 class Stream:
@@ -64,11 +65,16 @@ class Stream:
         return corr
 
     def trace(self) -> dict[str, object]:
-        return {"traceEvents": self.events}
+        device = {"name": "Fake GPU", "computeMajor": 9, "computeMinor": 0}
+        return {"deviceProperties": [device], "traceEvents": self.events}
 
 
-def build(stream: Stream, **kwargs: bool) -> object:
-    return build_profile(events_from_chrome(stream.events), GPU, **kwargs)
+def build(stream: Stream, **kwargs: bool) -> KernelProfile:
+    """The profile of the stream, through the path a saved trace takes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trace.json"
+        path.write_text(json.dumps(stream.trace()))
+        return load_trace(path, **kwargs)
 
 
 def linear_calls(n: int = 3, durations: tuple[float, ...] = (2.0, 2.0, 2.0)) -> Stream:
@@ -181,7 +187,7 @@ def test_old_kineto_categories_and_lower_case_external_id() -> None:
 
 
 def test_device_facts_come_from_device_properties() -> None:
-    from pytest_kernelprof.build import chrome_source
+    from pytest_kernelprof.events import chrome_source
 
     source = chrome_source({"deviceProperties": [{"name": "NVIDIA A100", "computeMajor": 8, "computeMinor": 0}]}, "t")
     assert (source.device, source.arch) == ("NVIDIA A100", "sm80")

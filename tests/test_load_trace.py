@@ -94,7 +94,7 @@ def test_a_malformed_event_in_a_batch_is_reported_not_skipped(tmp_path: Path, tr
 
 
 def test_recorded_traces_take_the_batched_path(trace: Callable[[str], Path]) -> None:
-    from pytest_kernelprof.build import raw_event_from_chrome
+    from pytest_kernelprof.events import raw_event_from_chrome
     from pytest_kernelprof.traces import _read_events_batched, _Reader
 
     text = gzip.decompress(trace("geglu_eager").read_bytes()).decode()

@@ -7,10 +7,10 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .build import build_profile, chrome_source, paused_gc, raw_event_from_chrome
+from .build import build_profile, paused_gc
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, Capture, Recording, capture_callable, record_block
+from .events import events_from_trace_file
 from .model import KernelProfile
-from .traces import read_trace
 
 
 class Profiler:
@@ -88,6 +88,5 @@ def load_trace(
     then be short), for reading rather than asserting.
     """
     with paused_gc():
-        header, events = read_trace(path, raw_event_from_chrome)
-        source = chrome_source(header, os.fspath(path))
+        source, events = events_from_trace_file(path)
         return build_profile(events, source, allow_variation=allow_variation, check_complete=check_complete)

@@ -15,18 +15,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .build import (
-    STEP_PREFIX,
-    RawEvent,
-    Source,
-    build_profile,
-    events_from_kineto,
-    paused_gc,
-    raw_event_from_chrome,
-)
+from .build import build_profile, paused_gc
 from .errors import ProfilerBusyError, ProfilerStartError
+from .events import STEP_PREFIX, RawEvent, Source, events_from_kineto, events_from_trace_file
 from .model import KernelProfile
-from .traces import read_trace
 
 DEFAULT_WARMUP = 2
 DEFAULT_CALLS = 3
@@ -80,7 +72,7 @@ def raw_events(torch_profiler: Any) -> list[RawEvent]:
     with tempfile.TemporaryDirectory(prefix="kernelprof-") as tmp:
         path = os.path.join(tmp, "trace.json")
         torch_profiler.export_chrome_trace(path)
-        return read_trace(path, raw_event_from_chrome)[1]
+        return events_from_trace_file(path)[1]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,393 @@
+"""How events get in: ``RawEvent`` and the adapters that make it from each source.
+
+A live session (Kineto events) and a saved Chrome trace are turned into the same flat
+``RawEvent`` records by one adapter each; the builder (``build.py``) only ever sees those,
+so the offline tests over recorded traces exercise the code that runs live.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .traces import read_trace
+
+# Kineto's activity types, which are also the Chrome trace categories; older Kineto
+# versions wrote capitalised categories.
+OP, ANNOTATION, RUNTIME, KERNEL, MEMCPY, MEMSET, IGNORED = (
+    "op",
+    "annotation",
+    "runtime",
+    "kernel",
+    "memcpy",
+    "memset",
+    "ignored",
+)
+CATEGORIES: Mapping[str, str] = {
+    "cpu_op": OP,
+    "operator": OP,
+    "user_annotation": ANNOTATION,
+    "cuda_runtime": RUNTIME,
+    "cuda_driver": RUNTIME,
+    "runtime": RUNTIME,
+    "driver": RUNTIME,
+    "kernel": KERNEL,
+    "gpu_memcpy": MEMCPY,
+    "memcpy": MEMCPY,
+    "gpu_memset": MEMSET,
+    "memset": MEMSET,
+}
+GPU_CATEGORIES = frozenset((KERNEL, MEMCPY, MEMSET))
+STEP_PREFIX = "ProfilerStep#"
+
+# Runtime/driver calls that launch kernels: each must have at least one GPU record with
+# its correlation id (a graph launch has many). Memcpy and memset calls are left out:
+# some of them legitimately produce no GPU record.
+KERNEL_LAUNCHES = frozenset(
+    (
+        "cudaLaunchKernel",
+        "cudaLaunchKernelExC",
+        "cudaLaunchCooperativeKernel",
+        "cudaLaunchCooperativeKernelMultiDevice",
+        "cuLaunchKernel",
+        "cuLaunchKernelEx",
+        "cuLaunchCooperativeKernel",
+        "cudaGraphLaunch",
+        "cuGraphLaunch",
+    )
+)
+_LAUNCH_PREFIXES = ("cudaLaunchKernel", "cuLaunchKernel", "cudaGraphLaunch", "cuGraphLaunch")
+
+
+def is_kernel_launch(name: str) -> bool:
+    # Kineto appends the API version on some builds ("cudaLaunchKernel_v7000").
+    return name in KERNEL_LAUNCHES or name.startswith(_LAUNCH_PREFIXES)
+
+
+Dim3 = tuple[int, int, int]
+
+
+class RawEvent:
+    """One profiler event, source-independent. Times in integer nanoseconds.
+
+    CPU ops and annotations carry ``thread`` and their own id ``ident``; runtime calls
+    carry ``thread``, the CUPTI ``correlation`` id and ``linked``, the id of the CPU op that
+    was running; GPU records (kernels, memcpys, memsets) carry ``stream``, ``correlation``,
+    ``linked``, ``device`` and, for kernels where the source has it, ``grid`` and ``block``.
+    Fields a kind of event does not have are 0 or None.
+
+    Construct with keywords. The adapters use the module's ``_cpu_event``,
+    ``_runtime_event`` and ``_gpu_event`` instead: they are the hot loop of every profile,
+    and a keyword call costs measurably more per event.
+    """
+
+    __slots__ = (
+        "block",
+        "category",
+        "correlation",
+        "device",
+        "end",
+        "grid",
+        "ident",
+        "linked",
+        "name",
+        "start",
+        "stream",
+        "thread",
+    )
+
+    def __init__(
+        self,
+        *,
+        category: str,
+        name: str,
+        start: int,
+        end: int,
+        thread: int = 0,
+        stream: int = 0,
+        ident: int = 0,
+        correlation: int = 0,
+        linked: int = 0,
+        device: int | None = None,
+        grid: Dim3 | None = None,
+        block: Dim3 | None = None,
+    ) -> None:
+        self.category = category
+        self.name = name
+        self.start = start
+        self.end = end
+        self.thread = thread
+        self.stream = stream
+        self.ident = ident
+        self.correlation = correlation
+        self.linked = linked
+        self.device = device
+        self.grid = grid
+        self.block = block
+
+    def __repr__(self) -> str:
+        return f"RawEvent({self.category}, {self.name!r}, start={self.start}, end={self.end})"
+
+
+_new_event = object.__new__
+
+
+def _cpu_event(category: str, name: str, start: int, end: int, thread: int, ident: int) -> RawEvent:
+    e: RawEvent = _new_event(RawEvent)
+    e.category, e.name, e.start, e.end, e.thread, e.ident = category, name, start, end, thread, ident
+    e.stream = e.correlation = e.linked = 0
+    e.device = e.grid = e.block = None
+    return e
+
+
+def _runtime_event(name: str, start: int, end: int, thread: int, correlation: int, linked: int) -> RawEvent:
+    e: RawEvent = _new_event(RawEvent)
+    e.category, e.name, e.start, e.end, e.thread = RUNTIME, name, start, end, thread
+    e.correlation, e.linked = correlation, linked
+    e.stream = e.ident = 0
+    e.device = e.grid = e.block = None
+    return e
+
+
+def _gpu_event(
+    category: str,
+    name: str,
+    start: int,
+    end: int,
+    stream: int,
+    correlation: int,
+    linked: int,
+    device: int | None,
+    grid: Dim3 | None,
+    block: Dim3 | None,
+) -> RawEvent:
+    e: RawEvent = _new_event(RawEvent)
+    e.category, e.name, e.start, e.end, e.stream = category, name, start, end, stream
+    e.correlation, e.linked, e.device, e.grid, e.block = correlation, linked, device, grid, block
+    e.thread = e.ident = 0
+    return e
+
+
+@dataclass(frozen=True)
+class Source:
+    """Facts about where the events came from."""
+
+    label: str
+    device: str | None = None
+    arch: str | None = None
+    gpu_requested: bool = False
+    gpu_unavailable_reason: str | None = None
+
+
+def _dim3(value: Any) -> Dim3 | None:
+    if type(value) is list and len(value) == 3:
+        x, y, z = value
+        if type(x) is int and type(y) is int and type(z) is int:
+            return (x, y, z)
+    return None
+
+
+# -- live: Kineto events ------------------------------------------------------------------
+
+
+def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
+    """Adapt ``prof.profiler.kineto_results.events()`` (torch's ``_KinetoEvent``).
+
+    The hot loop of a live profile: what this torch offers is probed once, on the first
+    event, and CPU ops (most events) take the shortest path.
+    """
+    events = list(kineto_events)
+    if not events:
+        return []
+    first = events[0]
+    classify = None if hasattr(first, "activity_type") else _fallback_classifier(first)
+    in_ns = hasattr(first, "start_ns")
+    categories = CATEGORIES
+    out: list[RawEvent] = []
+    append = out.append
+    cpu_event, runtime_event, gpu_event = _cpu_event, _runtime_event, _gpu_event
+    for ev in events:
+        name = ev.name()
+        category = categories.get(ev.activity_type() if classify is None else classify(ev, name), IGNORED)
+        if category == IGNORED:
+            continue
+        if in_ns:
+            start = ev.start_ns()
+            end = start + ev.duration_ns()
+        else:  # torch < 2.1 spoke microseconds
+            start = int(ev.start_us()) * 1000
+            end = start + int(ev.duration_us()) * 1000
+        if category in _CPU_RANGES:
+            append(cpu_event(category, name, start, end, ev.start_thread_id(), ev.correlation_id()))
+        elif category == RUNTIME:
+            append(
+                runtime_event(name, start, end, ev.start_thread_id(), ev.correlation_id(), ev.linked_correlation_id())
+            )
+        else:
+            # Launch shapes come with metadata only from torch versions that also have
+            # activity_type; older ones return empty metadata, not worth a call per kernel.
+            grid, block = _kineto_launch_shape(ev) if category == KERNEL and classify is None else (None, None)
+            append(
+                gpu_event(
+                    category,
+                    name,
+                    start,
+                    end,
+                    ev.device_resource_id(),
+                    ev.correlation_id(),
+                    ev.linked_correlation_id(),
+                    ev.device_index(),
+                    grid,
+                    block,
+                )
+            )
+    return out
+
+
+_RUNTIME_NAME = re.compile(r"^cu(?:da)?[A-Z]")
+
+
+_KINETO_OVERHEAD = frozenset(("Activity Buffer Request", "Buffer Request", "Buffer Flush"))
+
+
+def _fallback_classifier(first: Any) -> Callable[[Any, str], str]:
+    """Classify events of a torch without ``_KinetoEvent.activity_type`` (2.11 and older).
+
+    Which methods exist is probed once, on the first event: each was added in a different
+    release, and a failed attribute lookup per event would cost more than the rest. Each
+    pybind call costs about 0.2 us, so the cheapest tests (on the name) come first.
+    """
+    has_python = hasattr(first, "is_python_function")
+    has_annotation = hasattr(first, "is_user_annotation")
+    cpu = getattr(type(first.device_type()), "CPU", None)
+
+    def classify(ev: Any, name: str) -> str:
+        device_type = ev.device_type()
+        if device_type == cpu if cpu is not None else str(device_type).endswith("CPU"):
+            if _RUNTIME_NAME.match(name):
+                return "cuda_runtime"
+            if name in _KINETO_OVERHEAD:
+                return "overhead"
+            if has_annotation and ev.is_user_annotation():
+                return "user_annotation"
+            if has_python and ev.is_python_function():
+                return "python_function"
+            return "cpu_op"
+        if name.startswith("Memcpy"):
+            return "gpu_memcpy"
+        if name.startswith("Memset"):
+            return "gpu_memset"
+        if has_annotation and ev.is_user_annotation():
+            return "gpu_user_annotation"
+        return "kernel"
+
+    return classify
+
+
+def _kineto_launch_shape(ev: Any) -> tuple[Dim3 | None, Dim3 | None]:
+    try:
+        meta = ev.metadata_json()
+    except AttributeError:
+        return None, None
+    if not meta or "grid" not in meta:
+        return None, None
+    try:
+        fields = json.loads("{" + meta + "}" if not meta.lstrip().startswith("{") else meta)
+    except ValueError:
+        return None, None
+    return _dim3(fields.get("grid")), _dim3(fields.get("block"))
+
+
+# -- saved: Chrome traces -----------------------------------------------------------------
+
+
+def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
+    """One Chrome trace event as a RawEvent; None for events the builder does not use.
+
+    Raises KeyError, TypeError or ValueError on a malformed event; the trace reader turns
+    those into a TraceError that names the file. The hot path of ``load_trace``: CPU ops
+    (most events) take the fewest lookups.
+    """
+    if ev.get("ph") != "X":
+        return None
+    cat = ev.get("cat")
+    if type(cat) is not str:
+        return None
+    category = CATEGORIES.get(cat) or CATEGORIES.get(cat.lower(), IGNORED)
+    if category == IGNORED:
+        return None
+    name = ev["name"]
+    if type(name) is not str:
+        raise TypeError(f"event name is a {type(name).__name__}, not a string")
+    name = sys.intern(name)  # names repeat across calls: keep one copy of each
+    start = round(float(ev["ts"]) * 1000)
+    end = start + round(float(ev.get("dur", 0)) * 1000)
+    args = ev.get("args")
+    if type(args) is not dict:
+        args = _NO_ARGS
+    external = args.get("External id")
+    if external is None:
+        external = args.get("external id")
+    external = int(external) if external else 0
+    if category in _CPU_RANGES:  # the common case first
+        return _cpu_event(category, name, start, end, _tid(ev), external)
+    correlation = args.get("correlation")
+    correlation = int(correlation) if correlation else 0
+    if category == RUNTIME:
+        return _runtime_event(name, start, end, _tid(ev), correlation, external)
+    stream = args.get("stream", ev.get("tid", 0))
+    device = args.get("device")
+    return _gpu_event(
+        category,
+        name,
+        start,
+        end,
+        int(stream) if stream else 0,
+        correlation,
+        external,
+        device if type(device) is int else None,
+        _dim3(args.get("grid")),
+        _dim3(args.get("block")),
+    )
+
+
+_NO_ARGS: Mapping[str, Any] = {}
+_CPU_RANGES = frozenset((OP, ANNOTATION))
+
+
+def _tid(ev: Mapping[str, Any]) -> int:
+    tid = ev.get("tid", 0)
+    if type(tid) is int:
+        return tid
+    try:
+        return int(tid)
+    except (TypeError, ValueError):
+        return hash(tid)
+
+
+def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
+    """Device facts from a Chrome trace's ``deviceProperties``."""
+    props = trace.get("deviceProperties")
+    device = arch = None
+    if isinstance(props, list) and props and isinstance(props[0], Mapping):
+        name = props[0].get("name")
+        device = name if isinstance(name, str) else None
+        major, minor = props[0].get("computeMajor"), props[0].get("computeMinor")
+        if isinstance(major, int) and isinstance(minor, int):
+            arch = f"sm{major}{minor}"
+    return Source(label=label, device=device, arch=arch, gpu_requested=True)
+
+
+def events_from_trace_file(path: str | os.PathLike[str]) -> tuple[Source, list[RawEvent]]:
+    """The events of a Chrome trace file and the facts its header gives about the device.
+
+    The one way a trace file becomes events: ``load_trace`` and the live capture's
+    export fallback (a torch without raw Kineto events) both read files through it.
+    """
+    header, events = read_trace(path, raw_event_from_chrome)
+    return chrome_source(header, os.fspath(path)), events
