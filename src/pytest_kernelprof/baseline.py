@@ -33,7 +33,8 @@ from typing import Any
 
 from .compare import count_changes, diff_kernels, render_diff
 from .errors import KernelProfError
-from .model import KernelProfile
+from .model import Kernel, KernelProfile
+from .names import KernelName
 from .paths import baseline_file_name
 
 NAME_MODES = ("stable", "exact", "loose")
@@ -45,26 +46,36 @@ class BaselineError(KernelProfError):
     """A baseline file that cannot be read; it is left untouched."""
 
 
-@dataclass(frozen=True)
-class BaselineKernel:
-    """One kernel of a stored signature."""
+# The kernel fields a baseline file stores. A fixed list, not every KernelName field: a
+# field added to the decoder must not change every stored baseline.
+STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op")
 
-    name: str
-    kind: str
-    family: str
-    layout: str | None
-    fused_ops: tuple[str, ...]
-    op: str | None
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineKernel(KernelName):
+    """One kernel of a stored signature: a decoded name (the stored fields of it) and its op."""
+
+    op: str | None = None
+
+    @classmethod
+    def of(cls, kernel: Kernel) -> BaselineKernel:
+        return cls(**{f: getattr(kernel, f) for f in STORED_FIELDS})
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "family": self.family,
-            "layout": self.layout,
-            "fused_ops": list(self.fused_ops),
-            "op": self.op,
-        }
+        data = {f: getattr(self, f) for f in STORED_FIELDS}
+        data["fused_ops"] = list(self.fused_ops)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BaselineKernel:
+        return cls(
+            name=str(data["name"]),
+            kind=str(data["kind"]),
+            family=str(data["family"]),
+            layout=data.get("layout"),
+            fused_ops=tuple(data.get("fused_ops") or ()),
+            op=data.get("op"),
+        )
 
 
 @dataclass(frozen=True)
@@ -77,9 +88,7 @@ class Signature:
 
     @classmethod
     def of(cls, prof: KernelProfile) -> Signature:
-        kernels = tuple(
-            BaselineKernel(k.name, k.kind, k.family, k.layout, tuple(k.fused_ops), k.op) for k in prof.kernels
-        )
+        kernels = tuple(BaselineKernel.of(k) for k in prof.kernels)
         memory = prof.memory_ops
         return cls(kernels, sum(m.kind == "memcpy" for m in memory), sum(m.kind == "memset" for m in memory))
 
@@ -93,17 +102,7 @@ class Signature:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Signature:
-        kernels = tuple(
-            BaselineKernel(
-                name=str(k["name"]),
-                kind=str(k["kind"]),
-                family=str(k["family"]),
-                layout=k.get("layout"),
-                fused_ops=tuple(k.get("fused_ops") or ()),
-                op=k.get("op"),
-            )
-            for k in data["kernels"]
-        )
+        kernels = tuple(BaselineKernel.from_json(k) for k in data["kernels"])
         return cls(kernels, int(data.get("memcpy", 0)), int(data.get("memset", 0)))
 
 

@@ -30,7 +30,7 @@ from .events import (
     is_kernel_launch,
 )
 from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable
-from .names import parse_kernel_name
+from .names import KernelName, parse_kernel_name
 from .report import display_name
 
 
@@ -208,24 +208,17 @@ def _build_call(
         op_name = op_event.name if op_event is not None else None
         kernel = None
         if g.category == KERNEL:
-            decoded = parse_kernel_name(g.name)
             kernel = _new_kernel(
+                parse_kernel_name(g.name),
                 {
-                    "name": g.name,
-                    "kind": decoded.kind,
-                    "family": decoded.family,
-                    "layout": decoded.layout,
-                    "dtype": decoded.dtype,
-                    "fused_ops": decoded.fused_ops,
                     "duration_us": duration_us,
                     "stream": g.stream,
                     "device": g.device,
                     "op": op_name,
                     "grid": g.grid,
                     "block": g.block,
-                    "collective": decoded.collective,
                     "start_us": (g.start - step.start) / 1000.0,
-                }
+                },
             )
             kernels.append(kernel)
         else:
@@ -365,7 +358,7 @@ def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
     if kernels._unavailable is None:
         per_position = zip(*(c.kernels._kernels for c in calls), strict=True)
         for ks in per_position:
-            medians[id(ks[0])] = _with_duration(ks[0], _median([k.duration_us for k in ks]))
+            medians[id(ks[0])] = _new_kernel(ks[0], {"duration_us": _median([k.duration_us for k in ks])})
         kernels = KernelList(list(medians.values()))
 
     def make(name: str) -> Op:
@@ -384,25 +377,21 @@ def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
     return replace(first, kernels=kernels, ops=OpTable(lambda: (first.ops.names, make)))
 
 
-def _new_kernel(fields: dict[str, Any]) -> Kernel:
-    """A Kernel from all its fields, without the frozen dataclass's ``__init__``.
+def _new_kernel(base: KernelName, fields: dict[str, Any]) -> Kernel:
+    """A new Kernel: the fields of ``base`` (a decoded name, or a Kernel to copy) updated with
+    ``fields``, without the frozen dataclass's ``__init__``.
 
     That ``__init__`` sets each field through ``object.__setattr__`` and costs about 3 us a
-    kernel, the largest single cost of building a GPU profile. ``test_build`` checks that
-    every field is given and that the result equals the constructor's.
+    kernel, the largest single cost of building a GPU profile (``dataclasses.replace``, for
+    a median duration, 5x more). The instance is filled before anyone sees it, never
+    changed after. ``test_build`` checks that every field is given and that the result
+    equals the constructor's.
     """
     kernel = object.__new__(Kernel)
-    kernel.__dict__.update(fields)
+    state = kernel.__dict__
+    state.update(base.__dict__)
+    state.update(fields)
     return kernel
-
-
-def _with_duration(kernel: Kernel, duration_us: float) -> Kernel:
-    """A copy of a frozen Kernel with another duration; ``dataclasses.replace`` costs 5x more,
-    once per kernel of the representative call."""
-    copy = object.__new__(Kernel)
-    copy.__dict__.update(kernel.__dict__)
-    object.__setattr__(copy, "duration_us", duration_us)
-    return copy
 
 
 def _median(values: list[float]) -> float:

@@ -1,4 +1,8 @@
-"""What changed between two kernel sequences: the view that explains a fusion regression."""
+"""What changed between two kernel sequences: the view that explains a fusion regression.
+
+A diff takes any ``KernelName``: a live ``Kernel`` or a stored ``BaselineKernel`` (both are
+decoded names with more fields).
+"""
 
 from __future__ import annotations
 
@@ -6,24 +10,9 @@ import difflib
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
+from .names import KernelName
 from .report import display_name, format_us
-
-
-class KernelLike(Protocol):
-    """What a diff needs of a kernel: a live ``Kernel`` or a stored baseline entry."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def family(self) -> str: ...
-    @property
-    def layout(self) -> str | None: ...
-    @property
-    def fused_ops(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -31,29 +20,29 @@ class Change:
     """One line of a kernel diff: ``=`` same, ``-`` removed, ``+`` added, ``~`` renamed."""
 
     mark: str
-    before: KernelLike | None
-    after: KernelLike | None
+    before: KernelName | None
+    after: KernelName | None
 
 
 @dataclass(frozen=True)
 class KernelDiff:
     changes: tuple[Change, ...]
-    fusions: tuple[tuple[tuple[KernelLike, ...], KernelLike], ...]  # (removed kernels, the added kernel fusing them)
+    fusions: tuple[tuple[tuple[KernelName, ...], KernelName], ...]  # (removed kernels, the added kernel fusing them)
 
     @property
     def same(self) -> bool:
         return all(c.mark == "=" for c in self.changes)
 
 
-def _key(kernel: KernelLike) -> tuple[str, str, str | None]:
+def _key(kernel: KernelName) -> tuple[str, str, str | None]:
     return (kernel.kind, kernel.family, kernel.layout)
 
 
 def diff_kernels(
-    before: Sequence[KernelLike],
-    after: Sequence[KernelLike],
+    before: Sequence[KernelName],
+    after: Sequence[KernelName],
     *,
-    by: str | Callable[[KernelLike], Hashable] = "name",
+    by: str | Callable[[KernelName], Hashable] = "name",
 ) -> KernelDiff:
     """Align two sequences by name (``by="name"``), by kind/family/layout/fused ops (``"shape"``)
     or by any key function.
@@ -63,15 +52,15 @@ def diff_kernels(
     ``fused_ops`` cover the ops of removed kernels is reported as fusing them.
     """
 
-    def token(k: KernelLike) -> Hashable:
+    def token(k: KernelName) -> Hashable:
         if callable(by):
             return by(k)
         return (k.name,) if by == "name" else (k.kind, k.family, k.layout, tuple(k.fused_ops))
 
     matcher = difflib.SequenceMatcher(a=[token(k) for k in before], b=[token(k) for k in after], autojunk=False)
     changes: list[Change] = []
-    removed: list[KernelLike] = []
-    added: list[KernelLike] = []
+    removed: list[KernelName] = []
+    added: list[KernelName] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             changes.extend(Change("=", a, b) for a, b in zip(before[i1:i2], after[j1:j2], strict=True))
@@ -95,7 +84,7 @@ def diff_kernels(
     return KernelDiff(tuple(changes), tuple(fusions))
 
 
-def _describe(kernel: KernelLike) -> str:
+def _describe(kernel: KernelName) -> str:
     layout = f" {kernel.layout}" if kernel.layout else ""
     ops = f" [{','.join(kernel.fused_ops)}]" if kernel.fused_ops else ""
     return f"{kernel.kind}/{kernel.family}{layout}{ops}  {display_name(kernel.name, 80)}"
@@ -119,7 +108,7 @@ def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> lis
     return lines
 
 
-def count_changes(before: Sequence[KernelLike], after: Sequence[KernelLike]) -> list[str]:
+def count_changes(before: Sequence[KernelName], after: Sequence[KernelName]) -> list[str]:
     """``kind: 2 -> 1`` for each kind whose count changed."""
     a, b = Counter(k.kind for k in before), Counter(k.kind for k in after)
     return [f"{kind}: {a[kind]} -> {b[kind]}" for kind in sorted(set(a) | set(b)) if a[kind] != b[kind]]

@@ -9,29 +9,24 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from .errors import NoDeviceActivityError
-from .names import KINDS
+from .names import KINDS, KernelName
 from .report import display_name, format_us, nearest, render_table
 
 Pattern = str | re.Pattern[str]
 
 
-@dataclass(frozen=True)
-class Kernel:
-    """One GPU kernel of one call, decoded from its name."""
+@dataclass(frozen=True, kw_only=True)
+class Kernel(KernelName):
+    """One GPU kernel of one call: what its name says (the fields of :class:`KernelName`,
+    inherited, so a field added to the decoder is a field of every kernel) and what was
+    measured (the fields below)."""
 
-    name: str
-    kind: str
-    family: str
-    layout: str | None = None
-    dtype: str | None = None
-    fused_ops: tuple[str, ...] = ()
     duration_us: float = 0.0
     stream: int | None = None
     device: int | None = None
     op: str | None = None
     grid: tuple[int, int, int] | None = None
     block: tuple[int, int, int] | None = None
-    collective: str | None = None
     start_us: float | None = None  # GPU start, from the start of its call (the ProfilerStep range)
 
     @property
