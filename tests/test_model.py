@@ -91,3 +91,15 @@ def test_long_cpp_names_are_shortened_in_tables(geglu: KernelList) -> None:
     longest = max(len(line) for line in geglu.table().splitlines())
     assert longest < 200
     assert max(len(k.name) for k in geglu) > 200  # the names themselves stay whole
+
+
+def test_measured_says_whether_gpu_work_was_recorded(trace: Trace) -> None:
+    from pytest_kernelprof import NoDeviceActivityError
+
+    prof = load_trace(trace("linear_eager"))
+    assert prof.kernels.measured
+    prof.require_device_activity()
+    nothing = KernelList([], unavailable="nothing was recorded")
+    assert not nothing.measured
+    with pytest.raises(NoDeviceActivityError, match="nothing was recorded"):
+        nothing.require_measured()

@@ -215,7 +215,7 @@ class KernelBaseline:
     def _compare(self, prof: KernelProfile, name: str) -> list[str]:
         if not isinstance(prof, KernelProfile):
             raise TypeError(f"kernel_baseline.check() takes a KernelProfile, got {type(prof).__name__}")
-        len(prof.kernels)  # a profile without GPU activity raises NoDeviceActivityError here
+        prof.require_device_activity()
         arch = prof.arch or "unknown_arch"
         self._used.append(f"{self.path}|{arch}|{name}")
         if self._update:

@@ -52,7 +52,7 @@ def benchmark_profile(benchmark: Any, prof: KernelProfile, *, wall_us: list[floa
             "kernel_benchmark needs pytest-benchmark 4 or 5 (its BenchmarkFixture._timer); "
             f"got a {type(benchmark).__name__} without it"
         )
-    len(prof.kernels)  # no GPU activity: NoDeviceActivityError, not a benchmark of nothing
+    prof.require_device_activity()  # not a benchmark of nothing
     figures = [call.kernels.total_us / 1e6 for call in prof.calls]
     clock = GpuKernelClock(figures)
     benchmark._timer = clock

@@ -355,8 +355,8 @@ def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
     first = calls[0]
     kernels = first.kernels
     medians: dict[int, Kernel] = {}
-    if kernels._unavailable is None:
-        per_position = zip(*(c.kernels._kernels for c in calls), strict=True)
+    if kernels.measured:
+        per_position = zip(*(list(c.kernels) for c in calls), strict=True)
         for ks in per_position:
             medians[id(ks[0])] = _new_kernel(ks[0], {"duration_us": _median([k.duration_us for k in ks])})
         kernels = KernelList(list(medians.values()))

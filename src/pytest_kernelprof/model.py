@@ -104,6 +104,16 @@ class KernelList(Sequence[Kernel]):
         self._kernels = tuple(kernels)
         self._unavailable = unavailable
 
+    @property
+    def measured(self) -> bool:
+        """Whether GPU activity was recorded, so that the kernels (maybe none) can be read."""
+        return self._unavailable is None
+
+    def require_measured(self) -> None:
+        """Raise :class:`NoDeviceActivityError`, with the profile's reason, unless :attr:`measured`."""
+        if self._unavailable is not None:
+            raise NoDeviceActivityError(self._unavailable)
+
     def _items(self) -> tuple[Kernel, ...]:
         if self._unavailable is not None:
             raise NoDeviceActivityError(self._unavailable)
@@ -218,7 +228,7 @@ class Op:
 
     def _device(self, value: float | None) -> float:
         if value is None:
-            len(self.kernels)  # raises NoDeviceActivityError with the profile's reason
+            self.kernels.require_measured()  # the profile's own reason first
             raise NoDeviceActivityError(f"no GPU activity was recorded for {self.name}")
         return value
 
@@ -296,7 +306,15 @@ class OpTable(Mapping[str, Op]):
         rows = []
         for op in (self[name] for name in self._loaded()):
             device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
-            rows.append((op.name, str(op.count), format_us(op.cpu_time_us), device, str(len(op.kernels._kernels))))
+            rows.append(
+                (
+                    op.name,
+                    str(op.count),
+                    format_us(op.cpu_time_us),
+                    device,
+                    str(len(op.kernels) if op.kernels.measured else 0),
+                )
+            )
         return render_table(("op", "count", "cpu us", "device us", "kernels"), rows, right=(1, 2, 3, 4))
 
     def __repr__(self) -> str:
@@ -380,7 +398,7 @@ class CallProfile:
         return overlap_of(self.kernels)
 
     def __repr__(self) -> str:
-        return f"CallProfile(call {self.index}):\n{self.kernels.table() if self.kernels._unavailable is None else ''}"
+        return f"CallProfile(call {self.index}):\n{self.kernels.table() if self.kernels.measured else ''}"
 
 
 @dataclass(frozen=True)
@@ -404,10 +422,17 @@ class KernelProfile:
     def kernels(self) -> KernelList:
         return self.call.kernels
 
+    def require_device_activity(self) -> None:
+        """Raise :class:`NoDeviceActivityError`, with the reason, unless GPU activity was recorded.
+
+        For code that reads no kernel itself but must not pass on a profile of nothing (a
+        baseline check, a benchmark); ``has_device_activity`` is the same question as a bool.
+        """
+        self.call.kernels.require_measured()
+
     @property
     def memory_ops(self) -> tuple[MemoryOp, ...]:
-        if not self.has_device_activity:
-            len(self.call.kernels)  # raises with the reason
+        self.require_device_activity()
         return self.call.memory_ops
 
     @property
@@ -434,7 +459,11 @@ class KernelProfile:
         if self.varied:
             head += ", calls launched different kernel sequences"
         if not self.has_device_activity:
-            reason = self.call.kernels._unavailable or ""
+            try:
+                self.require_device_activity()
+                reason = ""
+            except NoDeviceActivityError as exc:
+                reason = str(exc)
             return f"{head}\nno GPU activity: {reason}\n{self.call.ops.table()}"
         memory = f"\n+ {len(self.call.memory_ops)} memory op(s) per call" if self.call.memory_ops else ""
         return f"{head}\n{self.call.kernels.table()}{memory}"
