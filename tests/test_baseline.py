@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import load_trace
-from pytest_kernelprof.baseline import BaselineError, Signature, compare, read_baseline, record
+from pytest_kernelprof import BaselineError, load_trace
+from pytest_kernelprof.baseline import Signature, compare, read_baseline, record
 
 Trace = Callable[[str], Path]
 

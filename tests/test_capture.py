@@ -159,7 +159,7 @@ def test_record_block_with_steps() -> None:
         torch.relu(torch.randn(4))
         rec.step()
         torch.relu(torch.randn(4))
-        with pytest.raises(RuntimeError, match="once the"):
+        with pytest.raises(kp.RecordingError, match="once the"):
             _ = rec.profile
     assert len(rec.profile.calls) == 2
     assert rec.profile.ops["aten::relu"].count == 1

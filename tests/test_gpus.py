@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_kernelprof.gpus import GpuSpecError, gpu_for_worker, parse_gpu_spec, visible_gpus
+from pytest_kernelprof import GpuSpecError
+from pytest_kernelprof.gpus import gpu_for_worker, parse_gpu_spec, visible_gpus
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import load_trace
+from pytest_kernelprof import BenchmarkError, load_trace
 
 DATA = Path(__file__).parent / "data"
 TRACE = DATA / "h200_geglu_compiled.json.gz"
@@ -79,5 +79,5 @@ def test_gpu_clock_advances_by_each_rounds_kernel_time() -> None:
     assert clock() - before == 1.0
     clock.tick()
     assert clock() == 3.5
-    with pytest.raises(RuntimeError, match="more rounds"):
+    with pytest.raises(BenchmarkError, match="more rounds"):
         clock.tick()

@@ -4,21 +4,30 @@ from __future__ import annotations
 
 from .api import Profiler, load_trace, profile
 from .capture import Capture, Recording
-from .distributed import RankError, profile_ranks
+from .distributed import profile_ranks
 from .errors import (
+    BaselineError,
+    BenchmarkError,
+    GpuSpecError,
     IncompleteProfileError,
     KernelProfError,
     KernelSequenceMismatchError,
     NoDeviceActivityError,
+    OpNotFoundError,
     ProfilerBusyError,
     ProfilerStartError,
+    RankError,
+    RecordingError,
     TraceError,
 )
-from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpNotFoundError, OpTable, Overlap
+from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable, Overlap
 from .names import KINDS, KernelName, parse_kernel_name
 
 __all__ = [
     "KINDS",
+    "BaselineError",
+    "BenchmarkError",
+    "GpuSpecError",
     "CallProfile",
     "Capture",
     "IncompleteProfileError",
@@ -39,6 +48,7 @@ __all__ = [
     "ProfilerStartError",
     "RankError",
     "Recording",
+    "RecordingError",
     "TraceError",
     "load_trace",
     "parse_kernel_name",

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .compare import count_changes, diff_kernels, render_diff
-from .errors import KernelProfError
+from .errors import BaselineError
 from .model import Kernel, KernelProfile
 from .names import KernelName
 from .paths import baseline_file_name
@@ -40,10 +40,6 @@ from .paths import baseline_file_name
 NAME_MODES = ("stable", "exact", "loose")
 STABLE_NAME_FAMILIES = frozenset(("inductor", "unknown"))
 FORMAT_VERSION = 1
-
-
-class BaselineError(KernelProfError):
-    """A baseline file that cannot be read; it is left untouched."""
 
 
 # The kernel fields a baseline file stores. A fixed list, not every KernelName field: a

@@ -15,6 +15,7 @@ from typing import Any
 
 from .api import Profiler
 from .capture import synchronize
+from .errors import BenchmarkError
 from .model import KernelProfile
 
 DEFAULT_ROUNDS = 20
@@ -38,7 +39,7 @@ class GpuKernelClock:
 
     def tick(self) -> None:
         if not self._pending:
-            raise RuntimeError("kernel_benchmark ran more rounds than it profiled")
+            raise BenchmarkError("kernel_benchmark ran more rounds than it profiled")
         self.now += self._pending.pop(0)
 
     def __repr__(self) -> str:
@@ -48,7 +49,7 @@ class GpuKernelClock:
 def benchmark_profile(benchmark: Any, prof: KernelProfile, *, wall_us: list[float] | None = None) -> KernelProfile:
     """Report the per-call kernel time of ``prof`` through pytest-benchmark's ``benchmark``."""
     if not hasattr(benchmark, "_timer") or not hasattr(benchmark, "pedantic"):
-        raise RuntimeError(
+        raise BenchmarkError(
             "kernel_benchmark needs pytest-benchmark 4 or 5 (its BenchmarkFixture._timer); "
             f"got a {type(benchmark).__name__} without it"
         )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .build import build_profile, paused_gc
-from .errors import ProfilerBusyError, ProfilerStartError
+from .errors import ProfilerBusyError, ProfilerStartError, RecordingError
 from .events import STEP_PREFIX, RawEvent, Source, events_from_kineto, events_from_trace_file
 from .model import KernelProfile
 
@@ -241,7 +241,7 @@ class Recording:
     def step(self) -> None:
         """End the current call and begin the next one."""
         if self._range is None:
-            raise RuntimeError("rec.step() was called outside its `with kernelprof.record()` block")
+            raise RecordingError("rec.step() was called outside its `with kernelprof.record()` block")
         self._close()
         self._index += 1
         self._open()
@@ -249,7 +249,7 @@ class Recording:
     @property
     def capture(self) -> Capture:
         if self._capture is None:
-            raise RuntimeError("the profile exists once the `with kernelprof.record()` block has ended")
+            raise RecordingError("the profile exists once the `with kernelprof.record()` block has ended")
         return self._capture
 
     @property

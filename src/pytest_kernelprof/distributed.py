@@ -25,16 +25,12 @@ from typing import Any
 
 from .api import load_trace
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, capture_callable
-from .errors import KernelProfError
+from .errors import RankError
 from .model import KernelProfile
 
 # NVLink multicast (NVLS) can take shared machines' GPUs out of service; ranks keep it off
 # unless the caller set it explicitly.
 SAFE_NCCL_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
-
-
-class RankError(KernelProfError):
-    """A rank failed or the ranks did not finish in time; carries the rank's traceback."""
 
 
 def _free_port() -> int:

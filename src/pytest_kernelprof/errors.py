@@ -1,4 +1,9 @@
-"""Exceptions raised by pytest-kernelprof. Each message says what went wrong and what to do."""
+"""Every exception pytest-kernelprof raises on purpose, all under :class:`KernelProfError`
+and all exported from the package. Each message says what went wrong and what to do.
+
+Where an error also is a builtin kind (an ``AssertionError`` so that a test fails rather
+than errors, a ``KeyError`` for a missing op, a ``ValueError`` for a bad value), it
+subclasses that too, so existing ``except`` clauses keep working."""
 
 from __future__ import annotations
 
@@ -33,3 +38,32 @@ class ProfilerStartError(KernelProfError):
 
 class TraceError(KernelProfError, ValueError):
     """A trace file that cannot be read as a torch.profiler Chrome trace."""
+
+
+class OpNotFoundError(KernelProfError, KeyError):
+    """``ops[name]`` for a name the call did not run; the message lists near names."""
+
+    def __str__(self) -> str:
+        # KeyError would show the message in quotes, as a repr of the key.
+        return str(self.args[0])
+
+
+class BaselineError(KernelProfError):
+    """A baseline file that cannot be read; it is left untouched."""
+
+
+class RankError(KernelProfError):
+    """A rank failed or the ranks did not finish in time; carries the rank's traceback."""
+
+
+class GpuSpecError(KernelProfError, ValueError):
+    """A --kernelprof-gpus value that cannot be used; the message says why."""
+
+
+class RecordingError(KernelProfError, RuntimeError):
+    """``kernelprof.record()``'s handle used outside its block: ``rec.step()`` after the block,
+    ``rec.profile`` inside it."""
+
+
+class BenchmarkError(KernelProfError, RuntimeError):
+    """``kernel_benchmark`` without a pytest-benchmark it can drive, or asked for rounds it did not profile."""

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-class GpuSpecError(ValueError):
-    """A --kernelprof-gpus value that cannot be used; the message says why."""
+from .errors import GpuSpecError
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
-from .errors import NoDeviceActivityError
+from .errors import NoDeviceActivityError, OpNotFoundError
 from .names import KINDS, KernelName
 from .report import display_name, format_us, nearest, render_table
 
@@ -241,13 +241,6 @@ class Op:
     def self_device_time_us(self) -> float:
         """GPU time of the kernels and memory ops this op launched itself."""
         return self._device(self.self_device_us)
-
-
-class OpNotFoundError(KeyError):
-    """``ops[name]`` for a name the call did not run; the message lists near names."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 OpLoader = Callable[[], tuple[Sequence[str], Callable[[str], Op]]]

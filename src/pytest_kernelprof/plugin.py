@@ -13,11 +13,12 @@ import pytest
 from .baseline import NAME_MODES, KernelBaseline, unused_entries
 from .bench import machine_info as machine_info_of_gpu
 from .capture import Capture, device_facts, gpu_available
+from .errors import GpuSpecError
 from .fixtures import BASELINE_USE_KEY, PROFILERS_KEY
 from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
 from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
-from .gpus import GpuSpecError, gpu_for_worker, parse_gpu_spec, visible_gpus
+from .gpus import gpu_for_worker, parse_gpu_spec, visible_gpus
 from .model import KernelList, KernelProfile
 from .paths import trace_file_name
 from .settings import (
