@@ -22,20 +22,17 @@ temporary file and renamed, so a reader never sees half a file and review diffs 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .compare import count_changes, diff_kernels, render_diff
+from .compare import count_changes, diff_kernels, render_diff, shape_key
 from .errors import BaselineError
 from .model import Kernel, KernelProfile
 from .names import KernelName
-from .paths import baseline_file_name
+from .paths import atomic_path, baseline_file_name
 
 NAME_MODES = ("stable", "exact", "loose")
 STABLE_NAME_FAMILIES = frozenset(("inductor", "unknown"))
@@ -102,9 +99,9 @@ class Signature:
         return cls(kernels, int(data.get("memcpy", 0)), int(data.get("memset", 0)))
 
 
-def comparison_key(mode: str) -> Callable[[Any], Hashable]:
-    def key(kernel: Any) -> Hashable:
-        shape = (kernel.kind, kernel.family, kernel.layout, tuple(kernel.fused_ops), kernel.op)
+def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:
+    def key(kernel: BaselineKernel) -> Hashable:
+        shape = (*shape_key(kernel), kernel.op)
         if mode == "exact" or (mode == "stable" and kernel.family in STABLE_NAME_FAMILIES):
             return (*shape, kernel.name)
         return shape
@@ -162,16 +159,9 @@ def read_baseline(path: Path) -> dict[str, Any]:
 
 def write_baseline(path: Path, data: Mapping[str, Any]) -> None:
     """Write atomically: a temporary file in the same folder, then a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(tmp)
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def record(path: Path, arch: str, name: str, prof: KernelProfile) -> None:

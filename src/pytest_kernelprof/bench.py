@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .api import Profiler
-from .capture import synchronize
+from .capture import DEFAULT_WARMUP, device_facts, package_versions, synchronize
 from .errors import BenchmarkError
 from .model import KernelProfile
 
@@ -91,7 +91,7 @@ def benchmark_callable(
     kwargs: Mapping[str, Any],
     *,
     rounds: int = DEFAULT_ROUNDS,
-    warmup: int = 2,
+    warmup: int = DEFAULT_WARMUP,
     end_to_end: bool = False,
 ) -> KernelProfile:
     """Profile ``rounds`` calls in one session and report each call's kernel time as a round."""
@@ -110,24 +110,21 @@ def benchmark_callable(
 
 def machine_info() -> dict[str, Any]:
     """GPU, driver, CUDA, cuBLAS, torch and Triton versions for pytest-benchmark's machine info."""
-    import importlib.metadata
-
     import torch
 
     info: dict[str, Any] = {"torch": torch.__version__, "cuda": torch.version.cuda}
-    for dist in ("triton", "nvidia-cublas", "nvidia-cublas-cu12", "nvidia-cublas-cu13"):
-        try:
-            info[dist.replace("nvidia-", "").split("-cu")[0]] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    if torch.cuda.is_available():
-        major, minor = torch.cuda.get_device_capability()
-        info["gpu"] = torch.cuda.get_device_name()
-        info["gpu_arch"] = f"sm{major}{minor}"
+    versions = package_versions("triton", "nvidia-cublas", "nvidia-cublas-cu12", "nvidia-cublas-cu13")
+    for dist, version in versions.items():
+        if version is not None:
+            info[dist.replace("nvidia-", "").split("-cu")[0]] = version
+    gpu, arch = device_facts()
+    if gpu is not None:
+        info["gpu"] = gpu
+        info["gpu_arch"] = arch
         driver = getattr(torch._C, "_cuda_getDriverVersion", None)
         if driver is not None:
-            version = int(driver())
-            info["cuda_driver_api"] = f"{version // 1000}.{version % 1000 // 10}"
+            driver_version = int(driver())
+            info["cuda_driver_api"] = f"{driver_version // 1000}.{driver_version % 1000 // 10}"
         info["cublas"] = info.get("cublas") or _cublas_version()
     return info
 

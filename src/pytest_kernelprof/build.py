@@ -164,7 +164,7 @@ def build_profile(
 
 def _no_activity_reason(source: Source) -> str:
     if not source.gpu_requested:
-        return source.gpu_unavailable_reason or (
+        return (
             "no GPU activity was recorded because CUDA is not available: only CPU ops were profiled. "
             "Mark GPU tests with @pytest.mark.gpu so they skip here."
         )

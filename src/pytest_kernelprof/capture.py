@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import importlib.metadata
 import os
 import tempfile
 import warnings
@@ -17,8 +18,9 @@ from typing import Any
 
 from .build import build_profile, paused_gc
 from .errors import ProfilerBusyError, ProfilerStartError, RecordingError
-from .events import STEP_PREFIX, RawEvent, Source, events_from_kineto, events_from_trace_file
+from .events import STEP_PREFIX, RawEvent, Source, arch_name, events_from_kineto, events_from_trace_file
 from .model import KernelProfile
+from .paths import atomic_path
 
 DEFAULT_WARMUP = 2
 DEFAULT_CALLS = 3
@@ -42,7 +44,18 @@ def device_facts() -> tuple[str | None, str | None]:
     if not torch.cuda.is_available():
         return None, None
     major, minor = torch.cuda.get_device_capability()
-    return torch.cuda.get_device_name(), f"sm{major}{minor}"
+    return torch.cuda.get_device_name(), arch_name(major, minor)
+
+
+def package_versions(*dists: str) -> dict[str, str | None]:
+    """The installed version of each distribution, None where it is not installed."""
+    versions: dict[str, str | None] = {}
+    for dist in dists:
+        try:
+            versions[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            versions[dist] = None
+    return versions
 
 
 def synchronize() -> None:
@@ -84,24 +97,14 @@ class Capture:
 
     def export_trace(self, path: str | os.PathLike[str]) -> None:
         """Write the session's Chrome trace, gzipped when ``path`` ends in ``.gz``; atomically."""
-        target = os.fspath(path)
-        directory = os.path.dirname(target) or "."
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp_json = tempfile.mkstemp(prefix=".kernelprof-", suffix=".json", dir=directory)
-        os.close(fd)
-        try:
-            self.torch_profiler.export_chrome_trace(tmp_json)
-            if target.endswith(".gz"):
-                tmp_gz = tmp_json + ".gz"
-                with open(tmp_json, "rb") as src, gzip.open(tmp_gz, "wb") as dst:
-                    dst.write(src.read())
-                os.replace(tmp_gz, target)
-            else:
-                os.replace(tmp_json, target)
-        finally:
-            for leftover in (tmp_json, tmp_json + ".gz"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.remove(leftover)
+        # A ".json" temporary name: torch gzips by itself for a ".gz" one, in another way.
+        with atomic_path(path, suffix=".json") as tmp:
+            self.torch_profiler.export_chrome_trace(tmp)
+            if os.fspath(path).endswith(".gz"):
+                with open(tmp, "rb") as src:
+                    text = src.read()
+                with gzip.open(tmp, "wb") as dst:
+                    dst.write(text)
 
 
 _CLEARS_EVENTS = "Profiler clears events"
@@ -121,7 +124,7 @@ def _clears_events_warning_pending(torch: Any) -> bool:
 
 
 @contextlib.contextmanager
-def _session(record_shapes: bool) -> Iterator[Any]:
+def _session() -> Iterator[Any]:
     torch = _torch()
     if profiler_running():
         raise ProfilerBusyError(
@@ -131,7 +134,7 @@ def _session(record_shapes: bool) -> Iterator[Any]:
     activities = [torch.profiler.ProfilerActivity.CPU]
     if torch.cuda.is_available():
         activities.append(torch.profiler.ProfilerActivity.CUDA)
-    prof = torch.profiler.profile(activities=activities, record_shapes=record_shapes)
+    prof = torch.profiler.profile(activities=activities)
     try:
         if _clears_events_warning_pending(torch):
             with warnings.catch_warnings():
@@ -182,7 +185,6 @@ def capture_callable(
     calls: int = DEFAULT_CALLS,
     no_grad: bool = False,
     allow_variation: bool = False,
-    record_shapes: bool = False,
 ) -> Capture:
     """Warm up, then profile ``calls`` calls of ``fn``, each in its own ``ProfilerStep#N``."""
     if not callable(fn):
@@ -202,7 +204,7 @@ def capture_callable(
                 _annotate(exc, f"pytest-kernelprof: raised in warm-up call {i + 1} of {warmup}, before profiling")
                 raise
         synchronize()
-        with _session(record_shapes) as prof:
+        with _session() as prof:
             for i in range(calls):
                 try:
                     with torch.profiler.record_function(f"{STEP_PREFIX}{i}"):
@@ -258,19 +260,17 @@ class Recording:
 
 
 @contextlib.contextmanager
-def record_block(
-    *, allow_variation: bool = False, record_shapes: bool = False, label: str = "record()"
-) -> Iterator[Recording]:
+def record_block(*, allow_variation: bool = False) -> Iterator[Recording]:
     """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call."""
     torch = _torch()
     rec = Recording(torch)
     synchronize()
-    with _session(record_shapes) as prof:
+    with _session() as prof:
         rec._open()
         try:
             yield rec
         finally:
             rec._close()
     with paused_gc():
-        profile = build_profile(raw_events(prof), _source(label), allow_variation=allow_variation)
+        profile = build_profile(raw_events(prof), _source("record()"), allow_variation=allow_variation)
     rec._capture = Capture(profile, prof)

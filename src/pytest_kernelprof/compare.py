@@ -10,9 +10,13 @@ import difflib
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .names import KernelName
 from .report import display_name, format_us
+
+# A diff of live kernels or of stored ones; a key function takes what the sequences hold.
+K = TypeVar("K", bound=KernelName)
 
 
 @dataclass(frozen=True)
@@ -34,28 +38,33 @@ class KernelDiff:
         return all(c.mark == "=" for c in self.changes)
 
 
-def _key(kernel: KernelName) -> tuple[str, str, str | None]:
-    return (kernel.kind, kernel.family, kernel.layout)
+def shape_key(kernel: KernelName) -> tuple[str, str, str | None, tuple[str, ...]]:
+    """What a kernel is, without its name: kind, family, layout and fused ops.
+
+    The one "same kernel, other name" test: ``diff --by shape`` aligns on it, renamed kernels
+    pair up on it, and baselines compare it where they do not compare names.
+    """
+    return (kernel.kind, kernel.family, kernel.layout, tuple(kernel.fused_ops))
 
 
 def diff_kernels(
-    before: Sequence[KernelName],
-    after: Sequence[KernelName],
+    before: Sequence[K],
+    after: Sequence[K],
     *,
-    by: str | Callable[[KernelName], Hashable] = "name",
+    by: str | Callable[[K], Hashable] = "name",
 ) -> KernelDiff:
     """Align two sequences by name (``by="name"``), by kind/family/layout/fused ops (``"shape"``)
     or by any key function.
 
-    In a replaced stretch, kernels of the same kind, family and layout pair up as renamed
+    In a replaced stretch, kernels of the same :func:`shape_key` pair up as renamed
     (``~``: another cuBLAS tile, say); the rest are removed and added. An added kernel whose
     ``fused_ops`` cover the ops of removed kernels is reported as fusing them.
     """
 
-    def token(k: KernelName) -> Hashable:
+    def token(k: K) -> Hashable:
         if callable(by):
             return by(k)
-        return (k.name,) if by == "name" else (k.kind, k.family, k.layout, tuple(k.fused_ops))
+        return (k.name,) if by == "name" else shape_key(k)
 
     matcher = difflib.SequenceMatcher(a=[token(k) for k in before], b=[token(k) for k in after], autojunk=False)
     changes: list[Change] = []
@@ -67,7 +76,7 @@ def diff_kernels(
             continue
         olds, news = list(before[i1:i2]), list(after[j1:j2])
         for old in list(olds):
-            twin = next((new for new in news if _key(new) == _key(old)), None)
+            twin = next((new for new in news if shape_key(new) == shape_key(old)), None)
             if twin is not None:
                 changes.append(Change("~", old, twin))
                 olds.remove(old)

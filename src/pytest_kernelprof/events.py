@@ -173,6 +173,11 @@ def _gpu_event(
     return e
 
 
+def arch_name(major: int, minor: int) -> str:
+    """A compute capability as baselines and reports name it: (9, 0) -> "sm90"."""
+    return f"sm{major}{minor}"
+
+
 @dataclass(frozen=True)
 class Source:
     """Facts about where the events came from."""
@@ -181,7 +186,6 @@ class Source:
     device: str | None = None
     arch: str | None = None
     gpu_requested: bool = False
-    gpu_unavailable_reason: str | None = None
 
 
 def _dim3(value: Any) -> Dim3 | None:
@@ -379,7 +383,7 @@ def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
         device = name if isinstance(name, str) else None
         major, minor = props[0].get("computeMajor"), props[0].get("computeMinor")
         if isinstance(major, int) and isinstance(minor, int):
-            arch = f"sm{major}{minor}"
+            arch = arch_name(major, minor)
     return Source(label=label, device=device, arch=arch, gpu_requested=True)
 
 

@@ -10,6 +10,7 @@ import pytest
 from .api import Profiler
 from .baseline import KernelBaseline
 from .bench import DEFAULT_ROUNDS, benchmark_callable, benchmark_profile
+from .capture import DEFAULT_WARMUP
 from .model import KernelProfile
 from .paths import baseline_file_name
 from .settings import SETTINGS_KEY, Settings
@@ -64,7 +65,7 @@ class KernelBenchmark:
         kwargs: Mapping[str, Any] | None = None,
         *,
         rounds: int = DEFAULT_ROUNDS,
-        warmup: int = 2,
+        warmup: int = DEFAULT_WARMUP,
         end_to_end: bool = False,
     ) -> KernelProfile:
         return benchmark_callable(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 from collections.abc import Generator
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 
 from .baseline import NAME_MODES, KernelBaseline, unused_entries
 from .bench import machine_info as machine_info_of_gpu
-from .capture import Capture, device_facts, gpu_available
+from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, Capture, device_facts, gpu_available, package_versions
 from .errors import GpuSpecError
 from .fixtures import BASELINE_USE_KEY, PROFILERS_KEY
 from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
@@ -80,7 +79,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="kernelprof_warmup",
         default=None,
         metavar="N",
-        help="Unprofiled warm-up calls before profiling (compile, autotune); default: 2",
+        help=f"Unprofiled warm-up calls before profiling (compile, autotune); default: {DEFAULT_WARMUP}",
     )
     group.addoption(
         "--kernelprof-calls",
@@ -88,7 +87,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="kernelprof_calls",
         default=None,
         metavar="N",
-        help="Profiled calls per kernelprof(fn) call, each compared with the first; default: 3",
+        help=f"Profiled calls per kernelprof(fn) call, each compared with the first; default: {DEFAULT_CALLS}",
     )
     group.addoption(
         "--kernelprof-trace-dir",
@@ -133,8 +132,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
     parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
-    parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default="2")
-    parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default="3")
+    parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default=str(DEFAULT_WARMUP))
+    parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default=str(DEFAULT_CALLS))
 
 
 def _setting(config: pytest.Config, name: str) -> Any:
@@ -209,13 +208,9 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def _versions() -> str:
-    parts = []
-    for dist in ("torch", "triton"):
-        try:
-            parts.append(f"{dist} {importlib.metadata.version(dist)}")
-        except importlib.metadata.PackageNotFoundError:
-            parts.append(f"{dist} not installed")
-    return ", ".join(parts)
+    return ", ".join(
+        f"{dist} {version or 'not installed'}" for dist, version in package_versions("torch", "triton").items()
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
