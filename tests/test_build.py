@@ -217,3 +217,18 @@ def test_without_steps_every_event_belongs_to_the_one_call() -> None:
     s.x("kernel", "late_kernel", 500, 1, tid=7, correlation=424242, stream=7)
     prof = build(s, check_complete=False)
     assert prof.kernels.names == ["early_kernel", "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", "late_kernel"]
+
+
+def test_children_are_the_first_occurrences_and_say_when_others_differ() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    s.op("aten::linear", 1, 20)
+    s.op("aten::t", 2, 3)
+    s.op("aten::addmm", 10, 5)
+    s.op("aten::linear", 30, 20)
+    s.op("aten::matmul", 31, 10)
+    s.op("aten::t", 60, 3)
+    prof = build(s, check_complete=False)
+    assert prof.ops["aten::linear"].children == ["aten::t", "aten::addmm"]
+    assert prof.ops["aten::linear"].children_vary
+    assert not prof.ops["aten::t"].children_vary

@@ -307,12 +307,14 @@ def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> tuple[list[str
         cpu_ns = sum(n.end - n.start for n in group)
         self_cpu_ns = cpu_ns - sum(c.end - c.start for n in group for c in n.children)
         kernels = [k for n in group for _, k in n.subtree_kernels]
+        first_children = tuple(c.name for c in group[0].children)
         return Op(
             name=name,
             count=len(group),
             cpu_time_us=cpu_ns / 1000.0,
             self_cpu_time_us=self_cpu_ns / 1000.0,
-            child_names=tuple(c.name for c in group[0].children),
+            child_names=first_children,
+            children_vary=any(tuple(c.name for c in n.children) != first_children for n in group[1:]),
             kernels=KernelList(kernels, unavailable=None if device_recorded else _UNRECORDED),
             subtree_device_us=sum(n.device_ns for n in group) / 1000.0 if device_recorded else None,
             self_device_us=sum(n.self_device_ns for n in group) / 1000.0 if device_recorded else None,

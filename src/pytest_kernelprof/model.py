@@ -207,7 +207,9 @@ class KernelList(Sequence[Kernel]):
 class Op:
     """A CPU op (or user range) of one call, aggregated over its occurrences in that call.
 
-    ``children`` are the direct child op names of its first occurrence, in order.
+    ``children`` are the direct child op names of its first occurrence, in order;
+    ``children_vary`` says whether another occurrence had other children (an op that
+    dispatches differently by input, say), so that the first one is not taken for all.
     ``kernels`` are the kernels launched by it and its descendants, in every occurrence.
     Device times raise :class:`NoDeviceActivityError` where no GPU activity was recorded:
     "aten::t has zero device time" must not hold merely because nothing was measured.
@@ -221,6 +223,7 @@ class Op:
     kernels: KernelList = field(repr=False)
     subtree_device_us: float | None = field(default=None, repr=False)
     self_device_us: float | None = field(default=None, repr=False)
+    children_vary: bool = False
 
     @property
     def children(self) -> list[str]:
