@@ -240,6 +240,35 @@ class KernelBaseline:
         return f"<kernel_baseline {self.path}>"
 
 
+# The user property that carries each check a test made ("path|arch|name") from the test's
+# report to the session, through xdist's controller too.
+BASELINE_PROPERTY = "kernelprof_baseline"
+
+
+class BaselineSession:
+    """What a test session saw of baselines, gathered from test reports, so that it works in
+    the xdist controller too (where the items never are); says which entries went unused."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()  # "path|arch|name"
+        self.ran: set[str] = set()  # node ids
+
+    def add_report(self, nodeid: str, user_properties: Iterable[tuple[str, object]]) -> None:
+        self.ran.add(nodeid)
+        self.used.update(str(value) for key, value in user_properties if key == BASELINE_PROPERTY)
+
+    def summary(self, rootpath: Path, *, narrowed: bool) -> list[str]:
+        """The terminal summary's lines, title first; none when every entry was used."""
+        unused = unused_entries(self.used, self.ran, rootpath, look_for_orphans=not narrowed)
+        if not unused:
+            return []
+        return [
+            f"kernelprof: {len(unused)} unused baseline entr{'y' if len(unused) == 1 else 'ies'}",
+            *unused,
+            "delete them, or the files, once the tests they belonged to are gone",
+        ]
+
+
 def unused_entries(used: Iterable[str], ran: Iterable[str], rootpath: Path, *, look_for_orphans: bool) -> list[str]:
     """Stored entries no test checked in a run.
 

@@ -9,6 +9,7 @@ the assignment indexes into a selection the caller already made.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from .errors import GpuSpecError
@@ -71,3 +72,35 @@ def worker_index(worker_id: str) -> int:
 
 def gpu_for_worker(chosen: list[str], worker_id: str) -> str:
     return chosen[worker_index(worker_id) % len(chosen)]
+
+
+def choose_gpus(spec_text: str) -> list[str]:
+    """The xdist controller's choice for ``--kernelprof-gpus spec_text``, among the visible GPUs."""
+    spec = parse_gpu_spec(spec_text)
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    # torch counts devices only where the caller made no selection of its own.
+    count = 0 if env is not None else _device_count()
+    return spec.choose(visible_gpus(env, count))
+
+
+def _device_count() -> int:
+    import torch
+
+    return int(torch.cuda.device_count())
+
+
+def take_worker_gpu(gpu: str) -> None:
+    """In an xdist worker: make ``gpu`` the only visible one, before anything initialises CUDA."""
+    import torch
+
+    if torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
+        raise GpuSpecError(
+            "CUDA was initialised before the worker could pick its GPU "
+            "(a conftest or plugin touched CUDA at import time)"
+        )
+    os.environ["CUDA_VISIBLE_DEVICES"] = gpu
+
+
+def assignment_line(chosen: list[str], workers: int) -> str:
+    """``gw0 -> GPU 0, gw1 -> GPU 1`` for the report header."""
+    return ", ".join(f"gw{i} -> GPU {gpu_for_worker(chosen, f'gw{i}')}" for i in range(workers))

@@ -1,25 +1,26 @@
-"""pytest hooks: options, the gpu marker, the header, skips and failure reports."""
+"""pytest hooks: options, the gpu marker, the header, skips and failure reports.
+
+Each hook hands off: settings to settings.py, GPU per xdist worker to gpus.py, what a test
+report gets to session.py, baseline bookkeeping to baseline.py."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Generator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .baseline import NAME_MODES, KernelBaseline, unused_entries
+from .baseline import BASELINE_PROPERTY, NAME_MODES, BaselineSession, KernelBaseline
 from .bench import machine_info as machine_info_of_gpu
-from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, Capture, device_facts, gpu_available, package_versions
+from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, device_facts, gpu_available, package_versions
 from .errors import GpuSpecError
 from .fixtures import BASELINE_USE_KEY, PROFILERS_KEY
 from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
 from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
-from .gpus import gpu_for_worker, parse_gpu_spec, visible_gpus
+from .gpus import assignment_line, choose_gpus, gpu_for_worker, take_worker_gpu
 from .model import KernelList, KernelProfile
-from .paths import trace_file_name
+from .session import report_sections
 from .settings import (
     SAVE_CHOICES,
     SETTINGS_KEY,
@@ -30,38 +31,27 @@ from .settings import (
 )
 
 GPU_MARKER = "gpu"
-BASELINE_PROPERTY = "kernelprof_baseline"
 
 
-class BaselineRun:
-    """What the session saw of baselines, gathered from test reports, so that it works in the
-    xdist controller too (where the items never are); reports unused entries at the end."""
+class BaselineHooks:
+    """The hooks that feed a BaselineSession, registered per config: ``pytest_runtest_logreport``
+    is given no config to find the session by. Reports reach it in the xdist controller too."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.used: set[str] = set()  # "path|arch|name"
-        self.ran: set[str] = set()  # node ids
+        self.session = BaselineSession()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.ran.add(report.nodeid)
-        self.used.update(str(value) for key, value in report.user_properties if key == BASELINE_PROPERTY)
-
-    def _filtered(self) -> bool:
-        option = self.config.option
-        return bool(option.keyword or option.markexpr or any("::" in arg for arg in self.config.args))
+        self.session.add_report(report.nodeid, report.user_properties)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        unused = unused_entries(self.used, self.ran, self.config.rootpath, look_for_orphans=not self._filtered())
-        if unused:
-            terminalreporter.write_sep(
-                "-", f"kernelprof: {len(unused)} unused baseline entr{'y' if len(unused) == 1 else 'ies'}"
-            )
-            for line in unused:
+        option = self.config.option
+        narrowed = bool(option.keyword or option.markexpr or any("::" in arg for arg in self.config.args))
+        lines = self.session.summary(self.config.rootpath, narrowed=narrowed)
+        if lines:
+            terminalreporter.write_sep("-", lines[0])
+            for line in lines[1:]:
                 terminalreporter.write_line(line)
-            terminalreporter.write_line("delete them, or the files, once the tests they belonged to are gone")
-
-
-RUN_KEY = pytest.StashKey[BaselineRun]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -158,8 +148,7 @@ def pytest_configure(config: pytest.Config) -> None:
         update=bool(config.getoption("kernelprof_update")),
         names=parse_names(_setting(config, "kernelprof_baseline_names")),
     )
-    run = config.stash[RUN_KEY] = BaselineRun(config)
-    config.pluginmanager.register(run, "kernelprof-baselines")
+    config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
 
 
 GPUS_KEY = pytest.StashKey[list[str]]()
@@ -171,32 +160,19 @@ def _configure_gpus(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         gpu = workerinput.get(WORKER_GPU)
-        if gpu is not None:
-            import torch
-
-            if torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
-                raise pytest.UsageError(
-                    "--kernelprof-gpus: CUDA was initialised before the worker could pick its GPU "
-                    "(a conftest or plugin touched CUDA at import time)"
-                )
-            os.environ["CUDA_VISIBLE_DEVICES"] = gpu
+        try:
+            if gpu is not None:
+                take_worker_gpu(gpu)
+        except GpuSpecError as exc:
+            raise pytest.UsageError(f"--kernelprof-gpus: {exc}") from None
         return
     spec_text = config.getoption("kernelprof_gpus")
     if spec_text is None or not config.pluginmanager.hasplugin("xdist") or not config.getoption("numprocesses", None):
         return
     try:
-        spec = parse_gpu_spec(spec_text)
-        env = os.environ.get("CUDA_VISIBLE_DEVICES")
-        count = 0 if env is not None else _device_count()
-        config.stash[GPUS_KEY] = spec.choose(visible_gpus(env, count))
+        config.stash[GPUS_KEY] = choose_gpus(spec_text)
     except GpuSpecError as exc:
         raise pytest.UsageError(f"--kernelprof-gpus {spec_text}: {exc}") from None
-
-
-def _device_count() -> int:
-    import torch
-
-    return int(torch.cuda.device_count())
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -218,8 +194,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     lines = []
     chosen = config.stash.get(GPUS_KEY, None)
     if chosen:
-        workers = int(config.getoption("numprocesses"))
-        pairs = ", ".join(f"gw{i} -> GPU {gpu_for_worker(chosen, f'gw{i}')}" for i in range(workers))
+        pairs = assignment_line(chosen, int(config.getoption("numprocesses")))
         lines.append(f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}")
     device, arch = device_facts()
     if device is None:
@@ -243,36 +218,20 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    profilers = item.stash.get(PROFILERS_KEY, [])
-    if report.when == "call" and profilers:
-        captures = [c for p in profilers for c in p.captures]
-        if report.failed:
-            first = max(1, len(captures) - 2)
-            for number, capture in enumerate(captures[-3:], start=first):
-                report.sections.append((f"kernelprof profile {number} of {len(captures)}", capture.profile.table()))
-        settings = item.config.stash[SETTINGS_KEY]
-        if settings.trace_dir is not None and (settings.save == "all" or (settings.save == "failed" and report.failed)):
-            paths = _save_traces(settings.trace_dir, item.nodeid, captures)
-            report.sections.append(("kernelprof traces", "\n".join(paths)))
     if report.when == "call":
+        captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
+        if captures:
+            settings = item.config.stash[SETTINGS_KEY]
+            report.sections.extend(
+                report_sections(
+                    item.nodeid, captures, failed=report.failed, trace_dir=settings.trace_dir, save=settings.save
+                )
+            )
         report.user_properties.extend((BASELINE_PROPERTY, used) for used in item.stash.get(BASELINE_USE_KEY, []))
     if report.when == "teardown" and PROFILERS_KEY in item.stash:
         # The torch profilers hold every event of their sessions: let them go with the test.
         del item.stash[PROFILERS_KEY]
     return report
-
-
-def _save_traces(directory: Path, nodeid: str, captures: list[Capture]) -> list[str]:
-    written = []
-    for index, capture in enumerate(captures):
-        path = directory / trace_file_name(nodeid, index)
-        try:
-            capture.export_trace(path)
-        except OSError as exc:
-            written.append(f"{path}: not written ({exc})")
-        else:
-            written.append(f"{path}  (kernelprof show {path})")
-    return written
 
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:

@@ -1,0 +1,43 @@
+"""What the plugin adds to a test's report: the profiles of a failing test, its saved traces.
+
+Plain functions that the hooks in ``plugin.py`` hand off to; no pytest here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .capture import Capture
+from .paths import trace_file_name
+
+SHOWN_PROFILES = 3  # the last profiles of a failing test, whose tables go into its report
+
+
+def report_sections(
+    nodeid: str, captures: Sequence[Capture], *, failed: bool, trace_dir: Path | None, save: str
+) -> list[tuple[str, str]]:
+    """(title, text) sections for the report of a test's call phase: the kernel tables of its
+    last profiles when it failed, and the traces written under ``save`` ("failed", "all", "none")."""
+    sections = []
+    if failed:
+        first = max(1, len(captures) - SHOWN_PROFILES + 1)
+        for number, capture in enumerate(captures[-SHOWN_PROFILES:], start=first):
+            sections.append((f"kernelprof profile {number} of {len(captures)}", capture.profile.table()))
+    if trace_dir is not None and (save == "all" or (save == "failed" and failed)):
+        sections.append(("kernelprof traces", "\n".join(save_traces(trace_dir, nodeid, captures))))
+    return sections
+
+
+def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture]) -> list[str]:
+    """Write each capture's trace; one line per file, saying where it is or why it is not."""
+    written = []
+    for index, capture in enumerate(captures):
+        path = directory / trace_file_name(nodeid, index)
+        try:
+            capture.export_trace(path)
+        except OSError as exc:
+            written.append(f"{path}: not written ({exc})")
+        else:
+            written.append(f"{path}  (kernelprof show {path})")
+    return written
