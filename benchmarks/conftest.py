@@ -1,14 +1,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from synthetic import write_trace  # noqa: E402
+# pytest imports a conftest with its own folder first on the import path ("prepend" mode).
+from synthetic import write_trace
 
 # KERNELPROF_BENCH_TRACE_MB=10 for a quicker run (CI).
 SIZES_MB = tuple(int(mb) for mb in os.environ.get("KERNELPROF_BENCH_TRACE_MB", "10,100").split(","))

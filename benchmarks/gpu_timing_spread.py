@@ -1,6 +1,6 @@
 """How steady is each way of timing GPU work? One run, same callables, same card.
 
-    python benchmarks/gpu_timing_spread.py [ROUNDS]
+    python -m benchmarks.gpu_timing_spread [ROUNDS]    (from the repository root)
 
 For the study's nn.Linear and GeGLU MLP, prints median and spread (stddev / median) of:
 kernelprof's kernel time (the kernel_benchmark figure), the host timer pytest-benchmark uses
@@ -14,15 +14,12 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import torch
 from torch import nn
 
+from examples.models import GeGLUMLP
 from pytest_kernelprof import Profiler
-
-sys.path.insert(0, str(Path(__file__).parent.parent / "examples"))
-from test_03_geglu_mlp import GeGLUMLP  # noqa: E402 - the study's model, defined once
 
 
 def spread(values: list[float]) -> tuple[float, float]:

@@ -16,45 +16,13 @@ they are ``prof.memory_ops``, not kernels, so the counts below hold across GPUs.
 
 from __future__ import annotations
 
-import types
-
 import pytest
 import torch
-import torch.nn.functional as F
-from torch import nn
 
 pytestmark = pytest.mark.gpu
 
-
-class GeGLUMLP(nn.Module):
-    def __init__(self, dim=768, hidden=3072):
-        super().__init__()
-        self.gate_proj = nn.Linear(dim, hidden, bias=False)
-        self.up_proj = nn.Linear(dim, hidden, bias=False)
-        self.down_proj = nn.Linear(hidden, dim, bias=False)
-
-    def forward(self, x):
-        return self.down_proj(F.gelu(self.gate_proj(x), approximate="tanh") * self.up_proj(x))
-
-
-@pytest.fixture
-def mlp():
-    torch.manual_seed(0)
-    return GeGLUMLP().to(device="cuda", dtype=torch.bfloat16)
-
-
-@pytest.fixture
-def x():
-    return torch.randn(64, 128, 768, device="cuda", dtype=torch.bfloat16)
-
-
-@pytest.fixture
-def liger_mlp(mlp):
-    liger_transformers = pytest.importorskip("liger_kernel.transformers")
-    config = types.SimpleNamespace(hidden_size=768, intermediate_size=3072, hidden_act="gelu_pytorch_tanh")
-    liger = liger_transformers.LigerGEGLUMLP(config).to(device="cuda", dtype=torch.bfloat16)
-    liger.load_state_dict(mlp.state_dict())  # same weights as the eager MLP
-    return liger
+# The model, its input and the Liger variant are the fixtures mlp, x and liger_mlp of the
+# root conftest.py; the model itself is in examples/models.py.
 
 
 def test_eager_runs_five_kernels(kernelprof, mlp, x):

@@ -6,7 +6,6 @@ Kineto events of a running session, must agree with them and with its own export
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,18 +15,14 @@ from torch import nn
 import pytest_kernelprof as kp
 from pytest_kernelprof.capture import profiler_running
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "examples"))
-from test_03_geglu_mlp import GeGLUMLP  # noqa: E402 - the study's model, defined once
-
 pytestmark = pytest.mark.gpu
 
 BF16 = {"device": "cuda", "dtype": torch.bfloat16}
 
 
 @pytest.fixture
-def mlp_input() -> tuple[nn.Module, torch.Tensor]:
-    torch.manual_seed(0)
-    return GeGLUMLP().to(**BF16), torch.randn(64, 128, 768, **BF16)
+def mlp_input(mlp: nn.Module, x: torch.Tensor) -> tuple[nn.Module, torch.Tensor]:
+    return mlp, x  # the root conftest's study MLP and its input
 
 
 def test_linear_live(kernelprof: kp.Profiler) -> None:
@@ -77,13 +72,8 @@ def test_compiled_geglu_fuses(kernelprof: kp.Profiler, mlp_input: tuple[nn.Modul
     assert len(prof.kernels) == 4
 
 
-def test_liger_geglu(kernelprof: kp.Profiler, mlp_input: tuple[nn.Module, torch.Tensor]) -> None:
-    import types
-
-    transformers = pytest.importorskip("liger_kernel.transformers")
-    config = types.SimpleNamespace(hidden_size=768, intermediate_size=3072, hidden_act="gelu_pytorch_tanh")
-    liger = transformers.LigerGEGLUMLP(config).to(**BF16)
-    prof = kernelprof.profile(liger, mlp_input[1:], no_grad=True)
+def test_liger_geglu(kernelprof: kp.Profiler, liger_mlp: nn.Module, x: torch.Tensor) -> None:
+    prof = kernelprof.profile(liger_mlp, (x,), no_grad=True)
     assert prof.kernels.count("_geglu_tanh_forward_kernel") == 1
     assert len(prof.kernels) == 4
 

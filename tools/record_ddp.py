@@ -1,6 +1,6 @@
 """Record the two ranks' traces of examples/test_05_ddp.py's step for tests/data (needs 2 GPUs).
 
-python tools/record_ddp.py OUTDIR
+python -m tools.record_ddp OUTDIR    (from the repository root)
 """
 
 from __future__ import annotations
@@ -9,11 +9,8 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "examples"))
-
-from test_05_ddp import ddp_step  # noqa: E402
-
-from pytest_kernelprof import profile_ranks  # noqa: E402
+from examples.test_05_ddp import ddp_step
+from pytest_kernelprof import profile_ranks
 
 if __name__ == "__main__":
     out = Path(sys.argv[1])

@@ -1,6 +1,6 @@
 """Record the Chrome traces under tests/data/ on a real GPU (run on an H100/H200).
 
-    python tools/record_traces.py OUTDIR [--dump-kineto]
+    python -m tools.record_traces OUTDIR [--dump-kineto]    (from the repository root)
 
 Each workload runs through pytest_kernelprof's own capture (2 warm-up calls, 3 profiled
 calls), so the offline tests read exactly what the live fixture sees. The script also
@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import json
 import sys
-import types
 from pathlib import Path
 
 import torch
 from torch import nn
 
+from examples.models import BF16, GeGLUMLP, geglu_input, liger_geglu_mlp
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.capture import capture_callable, kineto_events
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "examples"))
-from test_03_geglu_mlp import GeGLUMLP  # noqa: E402 - the study's model, defined once
-
 
 def workloads() -> dict[str, tuple[object, tuple[object, ...], dict[str, object]]]:
-    bf16 = dict(device="cuda", dtype=torch.bfloat16)
+    bf16 = BF16
     torch.manual_seed(0)
     lin = nn.Linear(32, 64, **bf16)
     x_lin = torch.randn(1024, 32, **bf16)
@@ -39,7 +36,7 @@ def workloads() -> dict[str, tuple[object, tuple[object, ...], dict[str, object]
         return torch.add(torch.matmul(x, w), b)
 
     mlp = GeGLUMLP().to(**bf16)
-    x_mlp = torch.randn(64, 128, 768, **bf16)
+    x_mlp = geglu_input()
     out: dict[str, tuple[object, tuple[object, ...], dict[str, object]]] = {
         "linear_eager": (lin, (x_lin,), {"no_grad": True}),
         "linear_compiled": (torch.compile(lin), (x_lin,), {"no_grad": True}),
@@ -50,19 +47,17 @@ def workloads() -> dict[str, tuple[object, tuple[object, ...], dict[str, object]
         "geglu_compiled": (torch.compile(mlp), (x_mlp,), {"no_grad": True}),
     }
     compiled_train = torch.compile(GeGLUMLP().to(**bf16))
-    x_train = torch.randn(64, 128, 768, **bf16, requires_grad=True)
+    x_train = geglu_input(requires_grad=True)
 
     def train_step_compiled() -> None:
         compiled_train(x_train).sum().backward()
 
     out["train_compiled"] = (train_step_compiled, (), {})
     try:
-        from liger_kernel.transformers import LigerGEGLUMLP
+        liger = liger_geglu_mlp()
     except ImportError as exc:
         print("liger-kernel missing:", exc)
     else:
-        config = types.SimpleNamespace(hidden_size=768, intermediate_size=3072, hidden_act="gelu_pytorch_tanh")
-        liger = LigerGEGLUMLP(config).to(**bf16)
         out["geglu_liger"] = (liger, (x_mlp,), {"no_grad": True})
 
         def train_step_liger() -> None:
