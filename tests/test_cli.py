@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 import sys
 from collections.abc import Callable
@@ -68,9 +69,18 @@ def test_renamed_kernels_of_the_same_shape_pair_up(trace: Trace) -> None:
     assert [c.mark for c in diff_kernels(eager, other_layout).changes] == ["-", "+"]  # tn vs nn is no rename
 
 
-def test_diff_by_shape_ignores_tile_names(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
-    a, b = str(trace("linear_eager")), str(trace("linear_compiled"))
-    assert main(["diff", a, b, "--by", "shape"]) == 0
+def test_diff_by_shape_ignores_tile_names(trace: Trace, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The same profile with cuBLAS's GEMM on another tile, as on another card of the arch.
+    a = trace("linear_eager")
+    tile, other_tile = "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT", "nvjet_sm90_tst_128x64_64x4_1x2_h_bz_bias_TNT"
+    text = gzip.decompress(a.read_bytes()).decode()
+    assert tile in text
+    b = tmp_path / "other_tile.json.gz"
+    b.write_bytes(gzip.compress(text.replace(tile, other_tile).encode()))
+    assert main(["diff", str(a), str(b)]) == 1
+    assert "renamed in b: " + other_tile in capsys.readouterr().out
+    assert main(["diff", str(a), str(b), "--by", "shape"]) == 0
+    assert "same kernels" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("command", [["show", "missing.json"], ["diff", "missing.json", "missing.json"]])
