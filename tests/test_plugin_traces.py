@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_kernelprof.paths import trace_file_name
+
+FAILS, FAILS_2, PASSES = (
+    trace_file_name("test_suite.py::test_fails", 0),
+    trace_file_name("test_suite.py::test_fails", 1),
+    trace_file_name("test_suite.py::test_passes", 0),
+)
+
 SUITE = """
 import torch
 
@@ -29,10 +37,8 @@ def test_failed_tests_get_their_traces_by_default(cpu_pytester: pytest.Pytester)
     cpu_pytester.makepyfile(test_suite=SUITE)
     result = cpu_pytester.runpytest("--kernelprof-trace-dir", "traces")
     result.assert_outcomes(passed=1, failed=2)
-    assert _written(cpu_pytester) == ["test_suite.py__test_fails-2.json.gz", "test_suite.py__test_fails.json.gz"]
-    result.stdout.fnmatch_lines(
-        ["*- kernelprof traces -*", "*traces/test_suite.py__test_fails.json.gz  (kernelprof show *"]
-    )
+    assert _written(cpu_pytester) == [FAILS_2, FAILS]
+    result.stdout.fnmatch_lines(["*- kernelprof traces -*", f"*traces/{FAILS}  (kernelprof show *"])
 
 
 def test_saved_traces_load_back(cpu_pytester: pytest.Pytester) -> None:
@@ -41,12 +47,8 @@ def test_saved_traces_load_back(cpu_pytester: pytest.Pytester) -> None:
     cpu_pytester.makepyfile(test_suite=SUITE)
     cpu_pytester.runpytest("--kernelprof-trace-dir", "traces", "--kernelprof-save", "all")
     names = _written(cpu_pytester)
-    assert names == [
-        "test_suite.py__test_fails-2.json.gz",
-        "test_suite.py__test_fails.json.gz",
-        "test_suite.py__test_passes.json.gz",
-    ]
-    prof = load_trace(cpu_pytester.path / "traces" / "test_suite.py__test_fails-2.json.gz")
+    assert names == [FAILS_2, FAILS, PASSES]
+    prof = load_trace(cpu_pytester.path / "traces" / FAILS_2)
     assert prof.ops["aten::sigmoid"].count == 1
     assert len(prof.calls) == 3
 
@@ -73,10 +75,8 @@ def test_traces_under_xdist(cpu_pytester: pytest.Pytester) -> None:
 
 
 def test_long_and_odd_test_ids_make_safe_unique_names() -> None:
-    from pytest_kernelprof.paths import trace_file_name
-
     a = trace_file_name("tests/test_x.py::test_y[" + "a" * 300 + "]", 0)
     b = trace_file_name("tests/test_x.py::test_y[" + "a" * 299 + "b]", 0)
     assert a != b
     assert len(a) < 140
-    assert trace_file_name("t.py::test[x/y: z]", 1) == "t.py__test_x_y_z-2.json.gz"
+    assert trace_file_name("t.py::test[x/y: z]", 1).startswith("t.py__test_x_y_z-")

@@ -22,7 +22,9 @@ temporary file and renamed, so a reader never sees half a file and review diffs 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +34,7 @@ from .compare import count_changes, diff_kernels, render_diff, shape_key
 from .errors import BaselineError
 from .model import Kernel, KernelProfile
 from .names import KernelName
-from .paths import atomic_path, baseline_file_name
+from .paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
 
 NAME_MODES = ("stable", "exact", "loose")
 STABLE_NAME_FAMILIES = frozenset(("inductor", "unknown"))
@@ -133,17 +135,24 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
 
 def read_baseline(path: Path) -> dict[str, Any]:
     """The parsed file ({} when absent); a BaselineError when it exists but is not a baseline."""
+    __tracebackhide__ = True
+    fix = "fix it from version control, or delete it and run with --kernelprof-update to record it again"
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return {}
+    except UnicodeDecodeError as exc:
+        raise BaselineError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); {fix}"
+        ) from None
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read the baseline ({exc.strerror or exc})") from None
-    fix = "fix it from version control, or delete it and run with --kernelprof-update to record it again"
     try:
         data = json.loads(text)
     except ValueError as exc:
         raise BaselineError(f"{path}: not valid JSON ({exc}); {fix}") from None
+    except RecursionError:
+        raise BaselineError(f"{path}: not a pytest-kernelprof baseline (nested too deeply); {fix}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION or not isinstance(data.get("archs"), dict):
         raise BaselineError(f"{path}: not a pytest-kernelprof baseline (format {FORMAT_VERSION}); {fix}")
     for arch, entries in data["archs"].items():
@@ -159,16 +168,42 @@ def read_baseline(path: Path) -> dict[str, Any]:
 
 def write_baseline(path: Path, data: Mapping[str, Any]) -> None:
     """Write atomically: a temporary file in the same folder, then a rename."""
+    __tracebackhide__ = True
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    try:
+        with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise BaselineError(f"cannot write the baseline {path}: {exc}") from None
 
 
-def record(path: Path, arch: str, name: str, prof: KernelProfile) -> None:
-    """Write or replace the entry ``arch/name``, keeping every other entry of the file."""
-    data = read_baseline(path) or {"format": FORMAT_VERSION, "archs": {}}
-    data["archs"].setdefault(arch, {})[name] = Signature.of(prof).to_json(prof)
-    write_baseline(path, data)
+# What --kernelprof-update did to one entry.
+WRITTEN, UPDATED, UNCHANGED = "written", "updated", "unchanged"
+
+
+def record(path: Path, arch: str, name: str, prof: KernelProfile, *, legacy: Path | None = None) -> str:
+    """Write or replace the entry ``arch/name``, keeping every other entry of the file;
+    ``written`` (a new entry), ``updated`` or ``unchanged`` (the file is left as it was).
+
+    Where ``path`` does not exist yet and ``legacy`` (the file under the old naming) does,
+    its entries move into ``path`` and ``legacy`` is removed."""
+    __tracebackhide__ = True
+    data = read_baseline(path)
+    moved = False
+    if not data and legacy is not None and legacy != path:
+        data = read_baseline(legacy)
+        moved = bool(data)
+    data = data or {"format": FORMAT_VERSION, "archs": {}}
+    entry = Signature.of(prof).to_json(prof)
+    before = data["archs"].get(arch, {}).get(name)
+    outcome = WRITTEN if before is None else UNCHANGED if before == entry else UPDATED
+    if outcome != UNCHANGED or moved:
+        data["archs"].setdefault(arch, {})[name] = entry
+        write_baseline(path, data)
+    if moved and legacy is not None:
+        with contextlib.suppress(FileNotFoundError):  # another xdist worker moved it first
+            os.remove(legacy)
+    return outcome
 
 
 def entries(data: Mapping[str, Any]) -> Sequence[tuple[str, str]]:
@@ -176,55 +211,112 @@ def entries(data: Mapping[str, Any]) -> Sequence[tuple[str, str]]:
     return [(arch, name) for arch, named in data.get("archs", {}).items() for name in named]
 
 
+def baseline_paths(module: Path, nodeid: str) -> tuple[Path, Path]:
+    """The baseline file of the test ``nodeid`` of ``module``, and its name under the old naming."""
+    folder = module.parent / "__kernelprof__" / module.stem
+    test = name_in_module(nodeid)
+    return folder / baseline_file_name(test), folder / legacy_baseline_file_name(_function_name(test))
+
+
+def _function_name(test: str) -> str:
+    """``TestX::test_k[a::b]`` -> ``test_k[a::b]``: the name without its classes (pytest's ``item.name``)."""
+    head, bracket, params = test.partition("[")
+    return head.rsplit("::", 1)[-1] + bracket + params
+
+
+# User properties that carry what a test did with baselines from its report to the session,
+# through xdist's controller too: each check ("path|arch|name"), each update
+# ("outcome|path|arch|name", "renamed|old|new"), each read of a file under its old name ("old|new").
+BASELINE_PROPERTY = "kernelprof_baseline"
+UPDATE_PROPERTY = "kernelprof_baseline_update"
+LEGACY_PROPERTY = "kernelprof_baseline_legacy"
+RENAMED = "renamed"
+
+
 class KernelBaseline:
     """``kernel_baseline.check(prof)``, or ``assert prof == kernel_baseline``.
 
     Compares a profile's kernel signature with the one stored for this test and the
     profile's GPU architecture in ``__kernelprof__/<module>/<test>.json`` beside the test
-    module. With ``--kernelprof-update`` it records the signature instead.
+    module. With ``--kernelprof-update`` it records the signature instead. ``legacy_path``
+    is the file's name under pytest-kernelprof 0.1's naming: read where the file is missing,
+    moved to ``path`` by an update. ``notes`` collects the (user property, value) pairs of
+    what it did, for the test's report.
     """
 
-    def __init__(self, path: Path, nodeid: str, *, update: bool, names: str, used: list[str]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        nodeid: str,
+        *,
+        update: bool,
+        names: str,
+        notes: list[tuple[str, str]],
+        legacy_path: Path | None = None,
+    ) -> None:
         self.path = path
+        self.legacy_path = legacy_path
         self._nodeid = nodeid
         self._update = update
         self._names = names
-        self._used = used
+        self._notes = notes
         self._last_failure: list[str] = []
 
     def check(self, prof: KernelProfile, name: str = "default") -> None:
         """Pass, record (under --kernelprof-update), or fail with a diff and the update command."""
+        __tracebackhide__ = True
         failure = self._compare(prof, name)
         if failure:
             raise AssertionError("\n".join(failure))
 
+    def _note(self, key: str, value: str) -> None:
+        if (key, value) not in self._notes:
+            self._notes.append((key, value))
+
+    def _legacy_only(self) -> bool:
+        """Whether only the file under the old name exists."""
+        legacy = self.legacy_path
+        return legacy is not None and legacy != self.path and not self.path.exists() and legacy.exists()
+
     def _compare(self, prof: KernelProfile, name: str) -> list[str]:
+        __tracebackhide__ = True
         if not isinstance(prof, KernelProfile):
             raise TypeError(f"kernel_baseline.check() takes a KernelProfile, got {type(prof).__name__}")
         prof.require_device_activity()
         arch = prof.arch or "unknown_arch"
-        self._used.append(f"{self.path}|{arch}|{name}")
         if self._update:
-            record(self.path, arch, name, prof)
+            moving = self._legacy_only()
+            outcome = record(self.path, arch, name, prof, legacy=self.legacy_path)
+            self._note(BASELINE_PROPERTY, f"{self.path}|{arch}|{name}")
+            self._note(UPDATE_PROPERTY, f"{outcome}|{self.path}|{arch}|{name}")
+            if moving:
+                self._note(UPDATE_PROPERTY, f"{RENAMED}|{self.legacy_path}|{self.path}")
             return []
-        stored = read_baseline(self.path).get("archs", {}).get(arch, {}).get(name)
+        path = self.path
+        if self._legacy_only():
+            assert self.legacy_path is not None
+            path = self.legacy_path
+            self._note(LEGACY_PROPERTY, f"{path}|{self.path}")
+        self._note(BASELINE_PROPERTY, f"{path}|{arch}|{name}")
+        stored = read_baseline(path).get("archs", {}).get(arch, {}).get(name)
         update = f"pytest --kernelprof-update '{self._nodeid}'"
         if stored is None:
             return [
-                f"no kernel baseline {arch}/{name} in {self.path}",
+                f"no kernel baseline {arch}/{name} in {path}",
                 f"record it with: {update}",
-                prof.kernels.table(),
+                *prof.kernels.table().splitlines(),
             ]
         lines = compare(Signature.from_json(stored), Signature.of(prof), self._names)
         if lines is None:
             return []
         return [
-            f"kernel signature differs from the baseline {arch}/{name} in {self.path} (names compared: {self._names})",
+            f"kernel signature differs from the baseline {arch}/{name} in {path} (names compared: {self._names})",
             *lines,
             f"if the change is intended: {update}",
         ]
 
     def __eq__(self, other: object) -> bool:
+        __tracebackhide__ = True
         if not isinstance(other, KernelProfile):
             return NotImplemented
         self._last_failure = self._compare(other, "default")
@@ -240,36 +332,120 @@ class KernelBaseline:
         return f"<kernel_baseline {self.path}>"
 
 
-# The user property that carries each check a test made ("path|arch|name") from the test's
-# report to the session, through xdist's controller too.
-BASELINE_PROPERTY = "kernelprof_baseline"
+@dataclass(frozen=True)
+class Unused:
+    """A stored entry no test checked (``arch``/``name``), or a whole file (``arch`` None)."""
+
+    path: str
+    arch: str | None = None
+    name: str | None = None
+    note: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.arch}/{self.name}" if self.arch is not None else f"{self.path} ({self.note})"
 
 
 class BaselineSession:
     """What a test session saw of baselines, gathered from test reports, so that it works in
-    the xdist controller too (where the items never are); says which entries went unused."""
+    the xdist controller too (where the items never are): which entries went unused, what
+    ``--kernelprof-update`` wrote, which files were read under their old names."""
 
     def __init__(self) -> None:
         self.used: set[str] = set()  # "path|arch|name"
+        self.users: dict[str, set[str]] = {}  # path -> node ids that checked it
         self.ran: set[str] = set()  # node ids
+        self.not_passed: set[str] = set()  # node ids with a failed or skipped phase
+        self.updates: set[str] = set()  # UPDATE_PROPERTY values
+        self.legacy: dict[str, set[str]] = {}  # old path -> the new paths that read it
 
-    def add_report(self, nodeid: str, user_properties: Iterable[tuple[str, object]]) -> None:
+    def add_report(self, nodeid: str, user_properties: Iterable[tuple[str, object]], *, passed: bool = True) -> None:
         self.ran.add(nodeid)
-        self.used.update(str(value) for key, value in user_properties if key == BASELINE_PROPERTY)
+        if not passed:
+            self.not_passed.add(nodeid)
+        for key, value in user_properties:
+            text = str(value)
+            if key == BASELINE_PROPERTY:
+                self.used.add(text)
+                self.users.setdefault(text.split("|", 1)[0], set()).add(nodeid)
+            elif key == UPDATE_PROPERTY:
+                self.updates.add(text)
+            elif key == LEGACY_PROPERTY:
+                old, new = text.split("|", 1)
+                self.legacy.setdefault(old, set()).add(new)
 
-    def summary(self, rootpath: Path, *, narrowed: bool) -> list[str]:
-        """The terminal summary's lines, title first; none when every entry was used."""
-        unused = unused_entries(self.used, self.ran, rootpath, look_for_orphans=not narrowed)
-        if not unused:
+    def unused(self, rootpath: Path, *, narrowed: bool) -> list[Unused]:
+        return unused_entries(self.used, self.ran, rootpath, look_for_orphans=not narrowed)
+
+    def summary(self, rootpath: Path, *, narrowed: bool, prune: bool = False, blocked: str = "") -> list[list[str]]:
+        """The terminal summary's sections, each a title and its lines.
+
+        ``prune`` deletes the unused entries, except those of files that a failed or skipped
+        test read (it may not have reached its other checks); ``blocked`` says why entries
+        asked to be pruned are not (a narrowed or failing run)."""
+        sections = [s for s in (self._update_section(), self._legacy_section()) if s]
+        unused = self.unused(rootpath, narrowed=narrowed)
+        kept: list[str] = []
+        if prune and not blocked:
+            unfinished = [u for u in unused if self.users.get(u.path, set()) & self.not_passed]
+            deleted, errors = prune_entries([u for u in unused if u not in unfinished])
+            if deleted:
+                sections.append([f"kernelprof: deleted {_entries(len(deleted))}", *map(str, deleted)])
+            unused = unfinished + [u for u in unused if u.path in errors]
+            kept = [*errors.values(), *(["kept: their tests failed or skipped"] if unfinished else [])]
+        elif prune:
+            kept = [f"not deleted: {blocked}"]
+        if unused:
+            tail = kept or [
+                "delete them with --kernelprof-prune on a complete, passing run, or by hand once the tests "
+                "they belonged to are gone"
+            ]
+            title = f"kernelprof: {len(unused)} unused baseline entr{'y' if len(unused) == 1 else 'ies'}"
+            sections.append([title, *map(str, unused), *tail])
+        return sections
+
+    def _update_section(self) -> list[str]:
+        counts: dict[str, int] = {}
+        changed = []
+        for value in sorted(self.updates):
+            outcome, rest = value.split("|", 1)
+            counts[outcome] = counts.get(outcome, 0) + 1
+            if outcome == RENAMED:
+                changed.append(f"renamed {rest.replace('|', ' -> ')}")
+            elif outcome != UNCHANGED:
+                path, arch, name = rest.split("|", 2)
+                changed.append(f"{outcome} {path}: {arch}/{name}")
+        if not counts:
             return []
-        return [
-            f"kernelprof: {len(unused)} unused baseline entr{'y' if len(unused) == 1 else 'ies'}",
-            *unused,
-            "delete them, or the files, once the tests they belonged to are gone",
-        ]
+        said = [(counts[o], o) for o in (WRITTEN, UPDATED, UNCHANGED) if counts.get(o)]
+        parts = [f"{n} {o}" if i else f"{_plural(n, 'baseline')} {o}" for i, (n, o) in enumerate(said)]
+        title = f"kernelprof: {', '.join(parts) or 'no baseline recorded'}"
+        if counts.get(RENAMED):
+            title += f"; {_plural(counts[RENAMED], 'file')} renamed to the new naming"
+        return [title, *changed]
+
+    def _legacy_section(self) -> list[str]:
+        if not self.legacy:
+            return []
+        lines = [f"kernelprof: {_plural(len(self.legacy), 'baseline file')} read under the old naming"]
+        for old, new in sorted(self.legacy.items()):
+            if len(new) == 1:
+                lines.append(f"mv '{old}' '{next(iter(new))}'")
+            else:
+                lines.append(f"{old} is shared by {len(new)} tests, so it holds one of their signatures: record each")
+                lines.extend(f"  into {path}" for path in sorted(new))
+        lines.append("or run pytest --kernelprof-update, which moves each file as it records it")
+        return lines
 
 
-def unused_entries(used: Iterable[str], ran: Iterable[str], rootpath: Path, *, look_for_orphans: bool) -> list[str]:
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _entries(count: int) -> str:
+    return f"{count} baseline entr{'y' if count == 1 else 'ies'}"
+
+
+def unused_entries(used: Iterable[str], ran: Iterable[str], rootpath: Path, *, look_for_orphans: bool) -> list[Unused]:
     """Stored entries no test checked in a run.
 
     ``used`` holds ``"path|arch|name"`` of each check made, ``ran`` the node ids of every test
@@ -281,31 +457,69 @@ def unused_entries(used: Iterable[str], ran: Iterable[str], rootpath: Path, *, l
     for item in used:
         path, arch, name = item.split("|", 2)
         checked.setdefault(path, set()).add((arch, name))
-    lines: list[str] = []
+    found: list[Unused] = []
     for path, seen in sorted(checked.items()):
         archs = {arch for arch, _ in seen}
         try:
             stored = entries(read_baseline(Path(path)))
         except BaselineError:
             continue
-        lines.extend(f"{path}: {arch}/{name}" for arch, name in stored if arch in archs and (arch, name) not in seen)
+        found.extend(Unused(path, arch, name) for arch, name in stored if arch in archs and (arch, name) not in seen)
     if look_for_orphans:
-        lines.extend(_orphan_files(ran, rootpath))
-    return lines
+        found.extend(_orphan_files(ran, rootpath, set(checked)))
+    return found
 
 
-def _orphan_files(ran: Iterable[str], rootpath: Path) -> list[str]:
+def _orphan_files(ran: Iterable[str], rootpath: Path, read: set[str]) -> list[Unused]:
     expected: dict[Path, set[str]] = {}
+    old_names: dict[Path, dict[str, list[str]]] = {}  # folder -> old name -> the new names it stands for
     for nodeid in ran:
-        module, _, rest = nodeid.partition("::")
-        if rest:
-            module_path = rootpath / module
-            folder = module_path.parent / "__kernelprof__" / module_path.stem
-            expected.setdefault(folder, set()).add(baseline_file_name(rest.rsplit("::", 1)[-1]))
-    lines: list[str] = []
+        if "::" in nodeid:
+            new, old = baseline_paths(rootpath / nodeid.split("::", 1)[0], nodeid)
+            expected.setdefault(new.parent, set()).add(new.name)
+            old_names.setdefault(new.parent, {}).setdefault(old.name, []).append(new.name)
+    found: list[Unused] = []
     for folder, names in sorted(expected.items()):
-        if folder.is_dir():
-            lines.extend(
-                f"{f} (no test of that name ran)" for f in sorted(folder.glob("*.json")) if f.name not in names
-            )
-    return lines
+        if not folder.is_dir():
+            continue
+        for file in sorted(folder.glob("*.json")):
+            if file.name in names or str(file) in read:
+                continue
+            news = old_names[folder].get(file.name)
+            if news is None:
+                found.append(Unused(str(file), note="no test of that name ran"))
+            elif all((folder / new).exists() for new in news):
+                found.append(Unused(str(file), note=f"the old name of {', '.join(sorted(set(news)))}"))
+    return found
+
+
+def prune_entries(unused: Sequence[Unused]) -> tuple[list[Unused], dict[str, str]]:
+    """Delete unused entries from their files (a file left without entries, and a whole
+    unused file, is removed): the entries deleted, and per path that could not be changed why."""
+    by_path: dict[str, list[Unused]] = {}
+    for item in unused:
+        by_path.setdefault(item.path, []).append(item)
+    deleted: list[Unused] = []
+    errors: dict[str, str] = {}
+    for path, items in sorted(by_path.items()):
+        target = Path(path)
+        try:
+            if any(item.arch is None for item in items):
+                target.unlink(missing_ok=True)
+                deleted.extend(items)
+                continue
+            data = read_baseline(target)
+            for item in items:
+                named = data["archs"].get(item.arch, {})
+                if named.pop(item.name, None) is not None:
+                    deleted.append(item)
+                if not named:
+                    data["archs"].pop(item.arch, None)
+            if data["archs"]:
+                write_baseline(target, data)
+            else:
+                target.unlink()
+        except (BaselineError, OSError) as exc:
+            errors[path] = f"not deleted: {exc}"
+            deleted = [d for d in deleted if d.path != path]
+    return deleted, errors

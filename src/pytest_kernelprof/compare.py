@@ -107,6 +107,12 @@ def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> lis
             assert change.after is not None
             lines.append(f"~ {_describe(change.before)}")
             lines.append(f"    renamed in {label_b}: {display_name(change.after.name, 80)}")
+        elif change.mark == "=" and change.before is not None and change.after is not None:
+            # Aligned without names (by shape, or a baseline that ignores library names): the
+            # name this run has is the one to read, the other one is told below it.
+            lines.append(f"= {_describe(change.after)}")
+            if change.before.name != change.after.name:
+                lines.append(f"    named in {label_a}: {display_name(change.before.name, 80)}")
         else:
             kernel = change.before if change.before is not None else change.after
             assert kernel is not None

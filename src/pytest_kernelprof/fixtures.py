@@ -8,11 +8,10 @@ from typing import Any
 import pytest
 
 from .api import Profiler
-from .baseline import KernelBaseline
+from .baseline import KernelBaseline, baseline_paths
 from .bench import DEFAULT_ROUNDS, benchmark_callable, benchmark_profile
 from .capture import DEFAULT_WARMUP
 from .model import KernelProfile
-from .paths import baseline_file_name
 from .settings import SETTINGS_KEY, Settings
 
 PROFILERS_KEY = pytest.StashKey[list[Profiler]]()
@@ -32,17 +31,19 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     return profiler
 
 
-BASELINE_USE_KEY = pytest.StashKey[list[str]]()
+# (user property, value) pairs of what a test's baselines did, for its report.
+BASELINE_NOTES_KEY = pytest.StashKey[list[tuple[str, str]]]()
 
 
 @pytest.fixture
 def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
     """Compare a KernelProfile with its stored signature: ``kernel_baseline.check(prof)``."""
     settings = request.config.stash.get(SETTINGS_KEY, Settings())
-    module = request.node.path
-    path = module.parent / "__kernelprof__" / module.stem / baseline_file_name(request.node.name)
-    used = request.node.stash.setdefault(BASELINE_USE_KEY, [])
-    return KernelBaseline(path, request.node.nodeid, update=settings.update, names=settings.names, used=used)
+    path, legacy = baseline_paths(request.node.path, request.node.nodeid)
+    notes = request.node.stash.setdefault(BASELINE_NOTES_KEY, [])
+    return KernelBaseline(
+        path, request.node.nodeid, update=settings.update, names=settings.names, notes=notes, legacy_path=legacy
+    )
 
 
 class KernelBenchmark:

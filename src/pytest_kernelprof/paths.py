@@ -8,15 +8,29 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterator
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+MAX_STEM = 100
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
 
 def _safe_stem(text: str) -> str:
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", text.replace("::", "__")).strip("_.")
-    if len(stem) > 120:
-        stem = stem[:100] + "-" + hashlib.sha1(text.encode()).hexdigest()[:12]
-    return stem
+    """``text`` in the characters every filesystem takes, plus a short hash of ``text`` where
+    it could be confused with another: where characters were replaced (``test_k[a/b]`` and
+    ``test_k[a_b]``, ``test_α`` and ``test_β``), where upper case would meet its lower case
+    on a case-insensitive filesystem (macOS, Windows), and where the name was cut short.
+    The hash is of the UTF-8 text, so the name is the same on every run and platform.
+    """
+    stem = _UNSAFE.sub("_", text.replace("::", "__")).strip("_.") or "test"
+    if stem == text and text == text.lower() and len(text) <= MAX_STEM:
+        return stem
+    return f"{stem[:MAX_STEM]}-{_short_hash(text)}"
 
 
 def trace_file_name(nodeid: str, index: int) -> str:
@@ -25,21 +39,55 @@ def trace_file_name(nodeid: str, index: int) -> str:
     return f"{_safe_stem(nodeid)}{suffix}.json.gz"
 
 
+def name_in_module(nodeid: str) -> str:
+    """The part of a node id after its module: ``tests/test_a.py::TestX::test_k[p]`` -> ``TestX::test_k[p]``."""
+    return nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
+
+
 def baseline_file_name(test_name: str) -> str:
-    """``test_mlp[bf16]`` -> ``test_mlp_bf16.json``."""
+    """``test_mlp`` -> ``test_mlp.json``; ``TestX::test_mlp[bf16]`` -> ``TestX__test_mlp_bf16-<hash>.json``.
+
+    ``test_name`` is the node id's part after the module (:func:`name_in_module`), so that
+    tests of two classes in one module get two files."""
     return f"{_safe_stem(test_name)}.json"
+
+
+def legacy_baseline_file_name(function_name: str) -> str:
+    """The name pytest-kernelprof 0.1 gave a baseline file: the test's name without its class,
+    every run of other characters replaced by ``_`` (so that distinct tests could share it);
+    read still, and renamed by ``--kernelprof-update``."""
+    stem = _UNSAFE.sub("_", function_name.replace("::", "__")).strip("_.")
+    if len(stem) > 120:
+        stem = stem[:100] + "-" + hashlib.sha1(function_name.encode()).hexdigest()[:12]
+    return f"{stem}.json"
+
+
+def _new_file_mode() -> int:
+    # The umask can only be read by setting it; set it straight back.
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[str]:
     """A temporary path beside ``target`` to write to; renamed onto ``target`` when the block
-    ends without an error, removed in any case. The folder is created if need be."""
+    ends without an error, removed in any case. The folder is created if need be.
+
+    The file gets ``target``'s mode where it exists, else the mode a plain ``open`` would
+    give it (0666 less the umask), not the 0600 of a temporary file: baselines go into
+    version control, traces are shared."""
     target = os.fspath(target)
     directory = os.path.dirname(target) or "."
     os.makedirs(directory, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = _new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=suffix, dir=directory)
     os.close(fd)
     try:
+        os.chmod(tmp, mode)
         yield tmp
         os.replace(tmp, target)
     finally:

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from .baseline import BASELINE_PROPERTY, NAME_MODES, BaselineSession, KernelBaseline
+from .baseline import NAME_MODES, BaselineSession, KernelBaseline
 from .bench import machine_info as machine_info_of_gpu
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, device_facts, gpu_available, package_versions
 from .errors import GpuSpecError
-from .fixtures import BASELINE_USE_KEY, PROFILERS_KEY
+from .fixtures import BASELINE_NOTES_KEY, PROFILERS_KEY
 from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
 from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
@@ -40,15 +40,33 @@ class BaselineHooks:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.session = BaselineSession()
+        self.deselected = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.session.add_report(report.nodeid, report.user_properties)
+        self.session.add_report(report.nodeid, report.user_properties, passed=not (report.failed or report.skipped))
 
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected = self.deselected or bool(items)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
+        if hasattr(self.config, "workerinput"):
+            return  # an xdist worker saw part of the run; its controller reports the whole
         option = self.config.option
-        narrowed = bool(option.keyword or option.markexpr or any("::" in arg for arg in self.config.args))
-        lines = self.session.summary(self.config.rootpath, narrowed=narrowed)
-        if lines:
+        narrowed = self.deselected or bool(
+            option.keyword
+            or option.markexpr
+            or getattr(option, "lf", False)
+            or any("::" in arg for arg in self.config.args)
+        )
+        prune = bool(self.config.getoption("kernelprof_prune"))
+        blocked = (
+            "the run was narrowed (-k, -m, --lf or node ids): run the whole suite to prune"
+            if narrowed
+            else f"the run did not pass (exit status {int(exitstatus)})"
+            if exitstatus != pytest.ExitCode.OK
+            else ""
+        )
+        for lines in self.session.summary(self.config.rootpath, narrowed=narrowed, prune=prune, blocked=blocked):
             terminalreporter.write_sep("-", lines[0])
             for line in lines[1:]:
                 terminalreporter.write_line(line)
@@ -101,6 +119,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="kernelprof_update",
         default=False,
         help="Write or rewrite the kernel baselines of the tests that run, instead of comparing; default: off",
+    )
+    group.addoption(
+        "--kernelprof-prune",
+        action="store_true",
+        dest="kernelprof_prune",
+        default=False,
+        help="Delete the unused baseline entries and files the run reports, when it ran the whole suite and "
+        "passed; default: off",
     )
     group.addoption(
         "--kernelprof-baseline-names",
@@ -227,7 +253,7 @@ def pytest_runtest_makereport(
                     item.nodeid, captures, failed=report.failed, trace_dir=settings.trace_dir, save=settings.save
                 )
             )
-        report.user_properties.extend((BASELINE_PROPERTY, used) for used in item.stash.get(BASELINE_USE_KEY, []))
+        report.user_properties.extend(note for note in item.stash.get(BASELINE_NOTES_KEY, []))
     if report.when == "teardown" and PROFILERS_KEY in item.stash:
         # The torch profilers hold every event of their sessions: let them go with the test.
         del item.stash[PROFILERS_KEY]
