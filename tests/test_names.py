@@ -6,6 +6,7 @@ import pytest
 
 from pytest_kernelprof import KINDS, parse_kernel_name
 from pytest_kernelprof.model import KernelList
+from pytest_kernelprof.names import DTYPES
 
 # (name, kind, family, layout, dtype, fused_ops)
 CORPUS = [
@@ -67,6 +68,35 @@ CORPUS = [
         "cutlass",
         "tn",
         "fp16",
+        (),
+    ),
+    # fp32 GEMMs of a forgotten fp32 nn.Linear in a bf16 model (H200; the TF32 one with allow_tf32=True)
+    (
+        "void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>(cutlass_80_simt_sgemm_64x64_8x5_tn_align1::Params)",
+        "gemm",
+        "cutlass",
+        "tn",
+        "fp32",
+        (),
+    ),
+    (
+        "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>"
+        "(cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4::Params)",
+        "gemm",
+        "cutlass",
+        "tn",
+        "fp32",
+        (),
+    ),
+    ("cutlass_80_tensorop_f16_s1688gemm_f16_64x64_32x6_tn_align8", "gemm", "cutlass", "tn", "fp16", ()),
+    ("sgemm_largek_lds64", "gemm", "cublas", None, "fp32", ()),
+    # fp64 q/k/v make SDPA fall back to its math path (H200)
+    (
+        "sm90_xmma_gemm_f64f64_f64f64_f64_nt_n_tilesize64x64x16_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+        "gemm",
+        "cublas",
+        "nt",
+        "fp64",
         (),
     ),
     # cuBLAS gemv, small-GEMM and split-K helpers
@@ -935,6 +965,13 @@ def test_decodes_real_kernel_names(
         fused_ops,
     )
     assert decoded.kind in KINDS
+
+
+def test_every_decoded_dtype_is_one_of_dtypes() -> None:
+    # kernelprof_forbid rules validate dtype= against DTYPES: a dtype outside it could never be asked for.
+    decoded = {parse_kernel_name(name).dtype for name, *_ in (*CORPUS, *LIBRARY_CORPUS)} - {None}
+    assert decoded <= set(DTYPES)
+    assert {"fp64", "fp32", "tf32", "bf16", "fp16", "int8"} <= decoded
 
 
 @pytest.mark.parametrize(

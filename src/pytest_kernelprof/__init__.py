@@ -8,6 +8,8 @@ from .distributed import profile_ranks
 from .errors import (
     BaselineError,
     BenchmarkError,
+    CannotTellError,
+    ForbiddenError,
     GpuSpecError,
     IncompleteProfileError,
     KernelProfError,
@@ -20,6 +22,7 @@ from .errors import (
     RecordingError,
     TraceError,
 )
+from .health import CompileReport, GraphBreak, MemoryReading, MemoryReport
 from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable, Overlap
 from .names import KINDS, KernelName, parse_kernel_name
 
@@ -29,7 +32,11 @@ __all__ = [
     "BenchmarkError",
     "GpuSpecError",
     "CallProfile",
+    "CannotTellError",
     "Capture",
+    "CompileReport",
+    "ForbiddenError",
+    "GraphBreak",
     "IncompleteProfileError",
     "Kernel",
     "KernelList",
@@ -38,6 +45,8 @@ __all__ = [
     "KernelProfile",
     "KernelSequenceMismatchError",
     "MemoryOp",
+    "MemoryReading",
+    "MemoryReport",
     "NoDeviceActivityError",
     "Op",
     "OpNotFoundError",

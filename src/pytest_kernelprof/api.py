@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .build import build_profile, paused_gc
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, Capture, Recording, capture_callable, record_block
 from .events import events_from_trace_file
 from .model import KernelProfile
+from .rules import Rule, check_rules
 
 
 class Profiler:
@@ -18,7 +19,9 @@ class Profiler:
 
     ``profiler(fn, *args, **kwargs)`` forwards every extra argument to ``fn``; options go
     through :meth:`profile`. Each finished session is kept in ``captures`` (newest last) so
-    the pytest plugin can show the kernel table of a failing test.
+    the pytest plugin can show the kernel table of a failing test. Every profile is checked
+    against ``forbid`` (see ``rules.py``; the fixture passes the ini's ``kernelprof_forbid``)
+    and raises :class:`ForbiddenError` when it breaks one.
     """
 
     def __init__(
@@ -28,14 +31,17 @@ class Profiler:
         calls: int = DEFAULT_CALLS,
         no_grad: bool = False,
         allow_variation: bool = False,
+        forbid: Sequence[Rule] = (),
     ) -> None:
         self.warmup = warmup
         self.calls = calls
         self.no_grad = no_grad
         self.allow_variation = allow_variation
+        self.forbid = tuple(forbid)
         self.captures: list[Capture] = []
 
     def __call__(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
+        __tracebackhide__ = True
         return self.profile(fn, args, kwargs)
 
     def profile(
@@ -50,6 +56,7 @@ class Profiler:
         allow_variation: bool | None = None,
     ) -> KernelProfile:
         """Warm up ``warmup`` times, then profile ``calls`` calls, each its own step."""
+        __tracebackhide__ = True
         if not isinstance(args, tuple):
             raise TypeError(f"args must be a tuple of positional arguments, got {type(args).__name__}")
         capture = capture_callable(
@@ -62,6 +69,7 @@ class Profiler:
             allow_variation=self.allow_variation if allow_variation is None else allow_variation,
         )
         self.captures.append(capture)
+        check_rules(capture.profile, self.forbid)
         return capture.profile
 
     @contextlib.contextmanager
@@ -71,6 +79,7 @@ class Profiler:
         with record_block(allow_variation=variation) as rec:
             yield rec
         self.captures.append(rec.capture)
+        check_rules(rec.capture.profile, self.forbid)
 
 
 def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .api import Profiler
 from .capture import DEFAULT_WARMUP, device_facts, package_versions, synchronize
 from .errors import BenchmarkError
 from .model import KernelProfile
+from .rules import Rule
 
 DEFAULT_ROUNDS = 20
 
@@ -93,9 +94,10 @@ def benchmark_callable(
     rounds: int = DEFAULT_ROUNDS,
     warmup: int = DEFAULT_WARMUP,
     end_to_end: bool = False,
+    forbid: Sequence[Rule] = (),
 ) -> KernelProfile:
     """Profile ``rounds`` calls in one session and report each call's kernel time as a round."""
-    prof = Profiler(warmup=warmup, calls=rounds, allow_variation=True).profile(fn, args, kwargs)
+    prof = Profiler(warmup=warmup, calls=rounds, allow_variation=True, forbid=forbid).profile(fn, args, kwargs)
     wall_us = None
     if end_to_end:
         wall_us = []

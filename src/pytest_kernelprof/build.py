@@ -29,6 +29,7 @@ from .events import (
     Source,
     is_kernel_launch,
 )
+from .health import CompileFacts, MemoryReading
 from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable
 from .names import KernelName, parse_kernel_name
 from .report import display_name
@@ -104,8 +105,14 @@ def build_profile(
     *,
     allow_variation: bool = False,
     check_complete: bool = True,
+    memory: Sequence[MemoryReading] | None = None,
+    compile_facts: CompileFacts | None = None,
 ) -> KernelProfile:
-    """Turn raw events into a KernelProfile: one call per ``ProfilerStep#N`` annotation."""
+    """Turn raw events into a KernelProfile: one call per ``ProfilerStep#N`` annotation.
+
+    ``memory`` (one reading per profiled call) and ``compile_facts`` are what a live capture
+    saw beside the events; a reading list that does not match the calls is not used.
+    """
     steps, marked = _steps(events)
     starts = [s.start for s in steps]
     single = not marked
@@ -148,7 +155,11 @@ def build_profile(
     if check_complete and source.gpu_requested:
         _check_complete(steps, gpu_events)
 
-    calls = [_build_call(step, ops_by_id, runtime_by_corr, unavailable) for step in steps]
+    readings = memory if memory is not None and len(memory) == len(steps) else [None] * len(steps)
+    calls = [
+        _build_call(step, ops_by_id, runtime_by_corr, unavailable, reading)
+        for step, reading in zip(steps, readings, strict=True)
+    ]
     varied = _check_sequences(calls, allow_variation) if gpu_seen else False
     representative = calls[0] if varied or len(calls) == 1 else _median_call(calls)
     return KernelProfile(
@@ -159,6 +170,7 @@ def build_profile(
         source=source.label,
         varied=varied,
         has_device_activity=gpu_seen,
+        compile_facts=compile_facts,
     )
 
 
@@ -194,6 +206,7 @@ def _build_call(
     ops_by_id: Mapping[int, RawEvent],
     runtime_by_corr: Mapping[int, RawEvent],
     unavailable: str | None,
+    reading: MemoryReading | None = None,
 ) -> CallProfile:
     kernels: list[Kernel] = []
     memory: list[MemoryOp] = []
@@ -236,6 +249,7 @@ def _build_call(
         memory_ops=tuple(memory),
         ops=OpTable(load_ops),
         runtime=dict(Counter(r.name for r in step.runtime)),
+        memory_reading=reading,
     )
 
 

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .build import build_profile, paused_gc
+from .compile_watch import watch_compiles
 from .errors import ProfilerBusyError, ProfilerStartError, RecordingError
 from .events import STEP_PREFIX, RawEvent, Source, arch_name, events_from_kineto, events_from_trace_file
+from .health import MemoryReading
 from .model import KernelProfile
 from .paths import atomic_path
 
@@ -86,6 +88,70 @@ def raw_events(torch_profiler: Any) -> list[RawEvent]:
         path = os.path.join(tmp, "trace.json")
         torch_profiler.export_chrome_trace(path)
         return events_from_trace_file(path)[1]
+
+
+class AllocatorMeter:
+    """Reads the CUDA caching allocator's allocated bytes around each profiled call.
+
+    Taken between the ``ProfilerStep`` ranges, never inside them, so neither a call's
+    kernels nor its time change: before a call, the peak counter is reset (about 5 us);
+    after it (synchronized), one read of the counters gives the peak and what is still
+    allocated, which is also the next call's "before". The read goes through
+    ``torch._C._cuda_memoryStats`` (probed: private), which skips the flattening that
+    makes ``torch.cuda.memory_stats()``/``memory_allocated()`` cost over 100 us each.
+    """
+
+    def __init__(self, torch: Any) -> None:
+        self._cuda = torch.cuda
+        self._raw_stats = getattr(torch._C, "_cuda_memoryStats", None)
+        self._raw_reset = getattr(torch._C, "_cuda_resetPeakMemoryStats", None)
+        self._before: int | None = None
+        self.readings: list[MemoryReading] = []
+
+    def _device(self) -> int | None:
+        # Never initialise CUDA for a reading: an uninitialised allocator holds nothing.
+        return int(self._cuda.current_device()) if self._cuda.is_initialized() else None
+
+    def _counters(self) -> tuple[int, int]:
+        """(allocated now, peak since the last reset) on the current device."""
+        device = self._device()
+        if device is None:
+            return 0, 0
+        if self._raw_stats is not None:
+            try:
+                allocated = self._raw_stats(device)["allocated_bytes"]["all"]
+                return int(allocated["current"]), int(allocated["peak"])
+            except (TypeError, KeyError, RuntimeError):
+                self._raw_stats = None  # another layout: the public API from now on
+        stats = self._cuda.memory_stats(device)
+        return int(stats.get("allocated_bytes.all.current", 0)), int(stats.get("allocated_bytes.all.peak", 0))
+
+    def _reset_peak(self) -> None:
+        device = self._device()
+        if device is None:
+            return
+        if self._raw_reset is not None:
+            try:
+                self._raw_reset(device)
+                return
+            except (TypeError, RuntimeError):
+                self._raw_reset = None
+        self._cuda.reset_peak_memory_stats(device)
+
+    def before_call(self) -> None:
+        if self._before is None:
+            self._before = self._counters()[0]
+        self._reset_peak()
+
+    def after_call(self) -> None:
+        before = self._before or 0
+        current, peak = self._counters()
+        self.readings.append(MemoryReading(before=before, peak=max(peak, before, current), after=current))
+        self._before = current
+
+
+def _meter(torch: Any) -> AllocatorMeter | None:
+    return AllocatorMeter(torch) if torch.cuda.is_available() else None
 
 
 @dataclass(frozen=True)
@@ -196,7 +262,8 @@ def capture_callable(
     torch = _torch()
     kw = dict(kwargs or {})
     grad = torch.no_grad() if no_grad else contextlib.nullcontext()
-    with grad:
+    meter = _meter(torch)
+    with watch_compiles() as watch, grad:
         for i in range(warmup):
             try:
                 fn(*args, **kw)
@@ -204,12 +271,17 @@ def capture_callable(
                 _annotate(exc, f"pytest-kernelprof: raised in warm-up call {i + 1} of {warmup}, before profiling")
                 raise
         synchronize()
+        watch.profiled()
         with _session() as prof:
             for i in range(calls):
                 try:
+                    if meter is not None:
+                        meter.before_call()
                     with torch.profiler.record_function(f"{STEP_PREFIX}{i}"):
                         fn(*args, **kw)
                     synchronize()
+                    if meter is not None:
+                        meter.after_call()
                 except BaseException as exc:
                     _annotate(
                         exc, f"pytest-kernelprof: raised in profiled call {i + 1} of {calls}; the profiler was stopped"
@@ -217,7 +289,13 @@ def capture_callable(
                     raise
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
     with paused_gc():
-        profile = build_profile(raw_events(prof), _source(label), allow_variation=allow_variation)
+        profile = build_profile(
+            raw_events(prof),
+            _source(label),
+            allow_variation=allow_variation,
+            memory=meter.readings if meter is not None else None,
+            compile_facts=watch.facts(),
+        )
     return Capture(profile, prof)
 
 
@@ -229,8 +307,11 @@ class Recording:
         self._index = 0
         self._range: Any = None
         self._capture: Capture | None = None
+        self._meter = _meter(torch)
 
     def _open(self) -> None:
+        if self._meter is not None:
+            self._meter.before_call()
         self._range = self._torch.profiler.record_function(f"{STEP_PREFIX}{self._index}")
         self._range.__enter__()
 
@@ -239,6 +320,8 @@ class Recording:
             self._range.__exit__(None, None, None)
             self._range = None
             synchronize()
+            if self._meter is not None:
+                self._meter.after_call()
 
     def step(self) -> None:
         """End the current call and begin the next one."""
@@ -265,12 +348,20 @@ def record_block(*, allow_variation: bool = False) -> Iterator[Recording]:
     torch = _torch()
     rec = Recording(torch)
     synchronize()
-    with _session() as prof:
-        rec._open()
-        try:
-            yield rec
-        finally:
-            rec._close()
+    with watch_compiles() as watch:
+        watch.profiled()  # no warm-up here: every compile in the block is in a profiled call
+        with _session() as prof:
+            rec._open()
+            try:
+                yield rec
+            finally:
+                rec._close()
     with paused_gc():
-        profile = build_profile(raw_events(prof), _source("record()"), allow_variation=allow_variation)
+        profile = build_profile(
+            raw_events(prof),
+            _source("record()"),
+            allow_variation=allow_variation,
+            memory=rec._meter.readings if rec._meter is not None else None,
+            compile_facts=watch.facts(),
+        )
     rec._capture = Capture(profile, prof)

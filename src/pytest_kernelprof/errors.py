@@ -67,3 +67,14 @@ class RecordingError(KernelProfError, RuntimeError):
 
 class BenchmarkError(KernelProfError, RuntimeError):
     """``kernel_benchmark`` without a pytest-benchmark it can drive, or asked for rounds it did not profile."""
+
+
+class CannotTellError(KernelProfError):
+    """A fact the profile did not record: a loaded trace asked for what only a live capture
+    sees (graph breaks, allocator bytes), a torch without the probes, graph breaks of code
+    compiled before the profile. The message says which and why."""
+
+
+class ForbiddenError(KernelProfError, AssertionError):
+    """A profile broke a ``kernelprof_forbid`` rule; the message names the rule, its reason
+    and what broke it. An ``AssertionError``, so the test fails."""

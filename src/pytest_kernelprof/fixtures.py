@@ -12,6 +12,7 @@ from .baseline import KernelBaseline, baseline_paths
 from .bench import DEFAULT_ROUNDS, benchmark_callable, benchmark_profile
 from .capture import DEFAULT_WARMUP
 from .model import KernelProfile
+from .rules import Rule
 from .settings import SETTINGS_KEY, Settings
 
 PROFILERS_KEY = pytest.StashKey[list[Profiler]]()
@@ -26,9 +27,15 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     overrides them for one call, ``with kernelprof.record() as rec`` profiles a block.
     """
     settings = request.config.stash.get(SETTINGS_KEY, Settings())
-    profiler = Profiler(warmup=settings.warmup, calls=settings.calls)
+    profiler = Profiler(warmup=settings.warmup, calls=settings.calls, forbid=active_rules(request, settings))
     request.node.stash.setdefault(PROFILERS_KEY, []).append(profiler)
     return profiler
+
+
+def active_rules(request: pytest.FixtureRequest, settings: Settings) -> tuple[Rule, ...]:
+    """The ini's kernelprof_forbid rules less those the test's ``kernelprof_allow`` markers name."""
+    allowed = {name for mark in request.node.iter_markers("kernelprof_allow") for name in mark.args}
+    return tuple(rule for rule in settings.forbid if rule.name not in allowed)
 
 
 # (user property, value) pairs of what a test's baselines did, for its report.
@@ -53,8 +60,9 @@ class KernelBenchmark:
     the explicit form; ``kernel_benchmark.from_profile(prof)`` reports a recorded profile.
     """
 
-    def __init__(self, benchmark: object) -> None:
+    def __init__(self, benchmark: object, forbid: tuple[Rule, ...] = ()) -> None:
         self._benchmark = benchmark
+        self._forbid = forbid
 
     def __call__(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
         return self.profile(fn, args, kwargs)
@@ -70,7 +78,14 @@ class KernelBenchmark:
         end_to_end: bool = False,
     ) -> KernelProfile:
         return benchmark_callable(
-            self._benchmark, fn, args, kwargs or {}, rounds=rounds, warmup=warmup, end_to_end=end_to_end
+            self._benchmark,
+            fn,
+            args,
+            kwargs or {},
+            rounds=rounds,
+            warmup=warmup,
+            end_to_end=end_to_end,
+            forbid=self._forbid,
         )
 
     def from_profile(self, prof: KernelProfile) -> KernelProfile:
@@ -88,4 +103,5 @@ def kernel_benchmark(request: pytest.FixtureRequest) -> KernelBenchmark:
             "(or it was disabled with -p no:benchmark)",
             pytrace=False,
         )
-    return KernelBenchmark(benchmark)
+    settings = request.config.stash.get(SETTINGS_KEY, Settings())
+    return KernelBenchmark(benchmark, active_rules(request, settings))

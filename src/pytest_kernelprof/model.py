@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
 from .errors import NoDeviceActivityError, OpNotFoundError
+from .health import (
+    NO_READINGS,
+    REGION_PREFIX,
+    TRACE_CANNOT_TELL_COMPILE,
+    CompileFacts,
+    CompileReport,
+    MemoryReading,
+    MemoryReport,
+    compile_report,
+    memory_report,
+    region_ids,
+)
 from .names import KINDS, KernelName
 from .report import display_name, format_us, nearest, render_table
 
@@ -388,10 +401,23 @@ class CallProfile:
     memory_ops: tuple[MemoryOp, ...]
     ops: OpTable
     runtime: Mapping[str, int]
+    memory_reading: MemoryReading | None = None  # the allocator around this call, live on a GPU only
 
     def overlap(self) -> Overlap:
         """Communication time hidden under compute kernels in this call."""
         return overlap_of(self.kernels)
+
+    @property
+    def compiled_regions(self) -> list[str]:
+        """The compile id ("0/0") of each compiled frame this call entered, once per entry."""
+        names = [name for name in self.ops.names if name.startswith(REGION_PREFIX)]
+        return region_ids(names, {name: self.ops[name].count for name in names})
+
+    @property
+    def memory(self) -> MemoryReport:
+        """GPU memory of this call alone (see ``KernelProfile.memory``)."""
+        self.kernels.require_measured()
+        return memory_report([self.runtime], [self.memory_reading], NO_READINGS)
 
     def __repr__(self) -> str:
         return f"CallProfile(call {self.index}):\n{self.kernels.table() if self.kernels.measured else ''}"
@@ -413,10 +439,25 @@ class KernelProfile:
     source: str = "live"
     varied: bool = False
     has_device_activity: bool = False
+    compile_facts: CompileFacts | None = field(default=None, repr=False)  # live only
 
     @property
     def kernels(self) -> KernelList:
         return self.call.kernels
+
+    @functools.cached_property
+    def compile(self) -> CompileReport:
+        """What torch.compile did: frames, graph breaks, recompiles, compiled regions per call."""
+        return compile_report([c.compiled_regions for c in self.calls], self.compile_facts, TRACE_CANNOT_TELL_COMPILE)
+
+    @property
+    def memory(self) -> MemoryReport:
+        """GPU memory per call: peak and retained bytes (live), cudaMalloc/cudaFree calls.
+
+        Raises :class:`NoDeviceActivityError` where no GPU work was recorded.
+        """
+        self.require_device_activity()
+        return memory_report([c.runtime for c in self.calls], [c.memory_reading for c in self.calls], NO_READINGS)
 
     def require_device_activity(self) -> None:
         """Raise :class:`NoDeviceActivityError`, with the reason, unless GPU activity was recorded.

@@ -43,6 +43,9 @@ KINDS = (
 
 LAYOUTS = ("nn", "nt", "tn", "tt")
 
+# Every dtype the decoder gives (KernelName.dtype), for validating what users ask for.
+DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "uint8", "int32", "uint32", "int64", "uint64")
+
 
 @dataclass(frozen=True)
 class KernelName:
@@ -85,6 +88,19 @@ def _first_dtype(text: str) -> str | None:
         if found and (best is None or found.start() < best[0]):
             best = (found.start(), dtype)
     return best[1] if best else None
+
+
+# CUTLASS/cuBLAS TF32 tensor-core SGEMMs (``cutlass_80_tensorop_s1688gemm_*``) name no input
+# type: the "s" kernel of those instruction shapes reads fp32 (computing in TF32). Other
+# input types put their own token in the name (``f16_s1688gemm``, ``bf16_s16816gemm``).
+_TF32_SGEMM = re.compile(r"s16(?:88|84)\w*gemm")
+
+
+def _gemm_dtype(name: str) -> str | None:
+    dtype = _first_dtype(name)
+    if dtype is None and _TF32_SGEMM.search(name):
+        return "fp32"
+    return dtype
 
 
 def _layout_any(name: str) -> str | None:
@@ -391,17 +407,33 @@ RULES: tuple[Rule, ...] = (
         "convolution",
         "cudnn",
     ),
-    _rule(r"cutlass3x_|cutlass_\d+_|cutlass::", "gemm", "cutlass", layout=_layout_any, fused_ops=_gemm_epilogue),
-    _rule(r"^sm\d+_xmma_gemm_|xmma_gemm", "gemm", "cublas", layout=_layout_any, fused_ops=_gemm_epilogue),
+    _rule(
+        r"cutlass3x_|cutlass_\d+_|cutlass::",
+        "gemm",
+        "cutlass",
+        layout=_layout_any,
+        dtype=_gemm_dtype,
+        fused_ops=_gemm_epilogue,
+    ),
+    _rule(
+        r"^sm\d+_xmma_gemm_|xmma_gemm",
+        "gemm",
+        "cublas",
+        layout=_layout_any,
+        dtype=_gemm_dtype,
+        fused_ops=_gemm_epilogue,
+    ),
     _rule(
         r"^(ampere|volta|turing|maxwell|pascal|hopper|ada|sm\d+)_\w*gemm",
         "gemm",
         "cublas",
         layout=_layout_any,
+        dtype=_gemm_dtype,
         fused_ops=_gemm_epilogue,
     ),
     _rule(r"gemv|gemvx", "gemm", "cublas"),
-    _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel", "gemm", "cublas", layout=_layout_any),
+    # cuBLAS's older kernels named after the BLAS routine: sgemm_largek_lds64, dgemm_*.
+    _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel|^[sdhcz]gemm_", "gemm", "cublas", layout=_layout_any),
     _rule(r"splitKreduce|SplitKReduce|split_k_reduce", "reduction", "cublas"),
     # CUB (and Thrust, built on it) kernels are named after their algorithm; their template
     # arguments often name ATen functors, so these rules come before ATen's.

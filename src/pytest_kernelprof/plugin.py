@@ -26,11 +26,13 @@ from .settings import (
     SETTINGS_KEY,
     Settings,
     parse_count,
+    parse_forbid,
     parse_names,
     parse_save,
 )
 
 GPU_MARKER = "gpu"
+ALLOW_MARKER = "kernelprof_allow"
 
 
 class BaselineHooks:
@@ -150,6 +152,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
     parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default=str(DEFAULT_WARMUP))
     parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default=str(DEFAULT_CALLS))
+    parser.addini(
+        "kernelprof_forbid",
+        "Rules every profile of the suite must satisfy, one a line: 'NAME: CONDITION ... | REASON' "
+        "(README: Suite-wide rules); default: none",
+        type="linelist",
+        default=[],
+    )
 
 
 def _setting(config: pytest.Config, name: str) -> Any:
@@ -163,6 +172,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{GPU_MARKER}: the test needs a CUDA GPU; it skips without one, or fails under --kernelprof-require-gpu",
     )
+    config.addinivalue_line(
+        "markers",
+        f"{ALLOW_MARKER}(name, ...): exempt the test from these kernelprof_forbid rules of the ini file",
+    )
     trace_dir = config.getoption("kernelprof_trace_dir")
     trace_path = None if trace_dir is None else config.invocation_params.dir / trace_dir
     config.stash[SETTINGS_KEY] = Settings(
@@ -173,6 +186,7 @@ def pytest_configure(config: pytest.Config) -> None:
         save=parse_save(config.getoption("kernelprof_save"), trace_path),
         update=bool(config.getoption("kernelprof_update")),
         names=parse_names(_setting(config, "kernelprof_baseline_names")),
+        forbid=parse_forbid(config.getini("kernelprof_forbid")),
     )
     config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
 
@@ -232,11 +246,28 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    _check_allow_marker(item)
     if item.get_closest_marker(GPU_MARKER) is None or gpu_available():
         return
     if item.config.stash[SETTINGS_KEY].require_gpu:
         pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
     pytest.skip("needs a CUDA GPU: torch.cuda.is_available() is False")
+
+
+def _check_allow_marker(item: pytest.Item) -> None:
+    """A ``kernelprof_allow`` marker must name rules that exist: a typo would exempt nothing."""
+    marks = list(item.iter_markers(ALLOW_MARKER))
+    if not marks:
+        return
+    names = [name for mark in marks for name in mark.args]
+    rules = item.config.stash[SETTINGS_KEY].forbid
+    known = {rule.name for rule in rules}
+    unknown = [repr(name) for name in names if name not in known]
+    if names and not unknown:
+        return
+    listed = ", ".join(rule.name for rule in rules) or "none (kernelprof_forbid is empty)"
+    what = f"names no kernelprof_forbid rule: {', '.join(unknown)}" if unknown else "names no rule"
+    pytest.fail(f"@pytest.mark.{ALLOW_MARKER} {what}; the rules are: {listed}", pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)

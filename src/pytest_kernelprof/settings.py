@@ -9,6 +9,7 @@ import pytest
 
 from .baseline import NAME_MODES
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP
+from .rules import Rule, parse_rules
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class Settings:
     save: str = "none"
     update: bool = False
     names: str = "stable"
+    forbid: tuple[Rule, ...] = ()
 
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
@@ -54,3 +56,11 @@ def parse_names(value: str) -> str:
     if value not in NAME_MODES:
         raise pytest.UsageError(f"--kernelprof-baseline-names takes one of {', '.join(NAME_MODES)}, got {value!r}")
     return value
+
+
+def parse_forbid(lines: list[str]) -> tuple[Rule, ...]:
+    """The ini's ``kernelprof_forbid`` rules, or a UsageError that names the ini key and the line."""
+    try:
+        return parse_rules(lines)
+    except ValueError as exc:
+        raise pytest.UsageError(f"kernelprof_forbid {exc}") from None
