@@ -334,21 +334,22 @@ class MemoryReport:
         return _median_int(r.retained for r in self._readings("prof.memory.retained_bytes"))
 
     def table(self) -> str:
-        rows = [
-            ("cudaMalloc per call", str(self.malloc_calls), ""),
-            ("cudaFree per call", str(self.free_calls), ""),
-        ]
+        rows: list[tuple[str, str, str]] = []
         if self.readings is not None:
             peak, retained = self.peak_bytes, self.retained_bytes
-            before = _median_int(r.before for r in self.readings)
-            above = f"{format_bytes(peak)} above the {format_bytes(before)} allocated before"
-            rows.insert(0, ("peak_bytes", f"{peak:,}", above))
-            rows.insert(1, ("retained_bytes", f"{retained:,}", f"{format_bytes(retained)} still allocated after"))
-        head = f"MemoryReport (median of {len(self.readings)} calls)" if self.readings else "MemoryReport"
-        text = f"{head}:\n{_indent(render_table(('', 'value', ''), rows, right=(1,)))}"
+            before = format_bytes(_median_int(r.before for r in self.readings))
+            above = f"{format_bytes(peak)} above the {before} allocated before the call"
+            rows.append(("peak_bytes", f"{peak:,}", above))
+            rows.append(("retained_bytes", f"{retained:,}", f"{format_bytes(retained)} more allocated after the call"))
+        rows.append(("malloc_calls", str(self.malloc_calls), "cudaMalloc per call"))
+        rows.append(("free_calls", str(self.free_calls), "cudaFree per call"))
+        label = max(len(r[0]) for r in rows)
+        value = max(len(r[1]) for r in rows)
+        lines = [f"  {name.ljust(label)}  {number.rjust(value)}  ({note})" for name, number, note in rows]
         if self.readings is None:
-            text += f"\npeak_bytes, retained_bytes: cannot tell ({self.unknown})"
-        return text
+            lines.append(f"  peak_bytes, retained_bytes: cannot tell ({self.unknown})")
+            return "MemoryReport:\n" + "\n".join(lines)
+        return f"MemoryReport (median of {len(self.readings)} calls):\n" + "\n".join(lines)
 
     def __repr__(self) -> str:
         return self.table()
