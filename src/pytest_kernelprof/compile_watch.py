@@ -108,6 +108,7 @@ class CompileWatch:
         self._log = _trace_log()
         self._handler = _StructuredRecords() if self._log is not None else None
         self._saved_level: int | None = None
+        self._saved_propagate = True
         utils = _dynamo_utils()
         self._counters_start = _counter_snapshot(utils)
         self._counters_profiled = self._counters_start
@@ -118,6 +119,10 @@ class CompileWatch:
         if self._log is None or self._handler is None:
             return
         self._log.addHandler(self._handler)
+        # torch means this log never to propagate (its logging set-up says so); where that
+        # has not run, the records this handler enables must not reach the user's root handlers.
+        self._saved_propagate = self._log.propagate
+        self._log.propagate = False
         if self._log.getEffectiveLevel() > logging.DEBUG:
             # Older torch checks the level before emitting; 2.6+ checks for handlers.
             self._saved_level = self._log.level
@@ -127,6 +132,7 @@ class CompileWatch:
         if self._log is None or self._handler is None:
             return
         self._log.removeHandler(self._handler)
+        self._log.propagate = self._saved_propagate
         if self._saved_level is not None:
             self._log.setLevel(self._saved_level)
 

@@ -87,7 +87,9 @@ def _check_pattern(pattern: object) -> None:
         raise TypeError(f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}")
 
 
-def kernel_table(kernels: Sequence[Kernel]) -> str:
+def kernel_table(kernels: Sequence[Kernel], positions: Sequence[int] | None = None) -> str:
+    """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers)."""
+    numbers = range(len(kernels)) if positions is None else positions
     rows = [
         (
             str(i),
@@ -99,7 +101,7 @@ def kernel_table(kernels: Sequence[Kernel]) -> str:
             k.op or "-",
             display_name(k.name),
         )
-        for i, k in enumerate(kernels)
+        for i, k in zip(numbers, kernels, strict=True)
     ]
     return render_table(("#", "kind", "family", "layout", "ops", "us", "launched by", "name"), rows, right=(0, 5))
 

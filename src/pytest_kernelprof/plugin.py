@@ -19,6 +19,7 @@ from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytes
 from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
 from .gpus import assignment_line, choose_gpus, gpu_for_worker, take_worker_gpu
+from .health import GraphBreak
 from .model import KernelList, KernelProfile
 from .session import report_sections
 from .settings import (
@@ -295,6 +296,10 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
     for side in (left, right):
         if isinstance(side, KernelBaseline) and op == "==":
             return ["KernelProfile == kernel_baseline failed:", *side.explain()]
+    for side in (left, right):
+        if isinstance(side, list) and side and all(isinstance(item, GraphBreak) for item in side):
+            lines = [f"{type(left).__name__} {op} {type(right).__name__} failed; the graph breaks:"]
+            return lines + [str(item) for item in side]
     for side in (left, right):
         if isinstance(side, KernelList | KernelProfile):
             lines = [f"{type(left).__name__} {op} {type(right).__name__} failed; the kernels:"]

@@ -233,10 +233,11 @@ def _kernel_violation(prof: KernelProfile, rule: Rule) -> str | None:
     if not prof.has_device_activity:
         return None
     for call in prof.calls if prof.varied else (prof.call,):
-        found = [k for k in call.kernels if rule.matches_kernel(k)]
+        found = [(i, k) for i, k in enumerate(call.kernels) if rule.matches_kernel(k)]
         if found:
             where = f" in call {call.index}" if prof.varied else " per call"
-            return f"{len(found)} of {len(call.kernels)} kernels{where} match:\n{kernel_table(found)}"
+            table = kernel_table([k for _, k in found], [i for i, _ in found])
+            return f"{len(found)} of {len(call.kernels)} kernels{where} match:\n{table}"
     return None
 
 

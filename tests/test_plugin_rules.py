@@ -1,0 +1,103 @@
+"""kernelprof_forbid and @pytest.mark.kernelprof_allow in a user's suite, under xdist, through pytester.
+
+The suite compiles on the CPU (eager backend): dynamo state is per process, and each xdist
+worker has its own.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+INI = """
+[pytest]
+kernelprof_forbid =
+    no-relu: op=aten::relu | use gelu here
+    no-breaks: graph_breaks>0 | compile the model whole
+    fp32-gemm: kind=gemm dtype=fp32 | bf16 models must not run fp32 GEMMs
+"""
+
+SUITE = """
+import pytest
+import torch
+
+def test_relu_breaks_a_rule(kernelprof):
+    kernelprof(torch.relu, torch.randn(4))
+
+@pytest.mark.kernelprof_allow("no-relu")
+def test_an_allowed_rule(kernelprof):
+    prof = kernelprof(torch.relu, torch.randn(4))
+    assert prof.ops["aten::relu"].count == 1
+
+def breaks(x):
+    y = x * 2
+    print("a graph break")
+    return y + 1
+
+def test_a_graph_break_breaks_a_rule(kernelprof):
+    kernelprof(torch.compile(breaks, backend="eager"), torch.randn(4))
+
+def clean(x):
+    return torch.tanh(x) * 2
+
+def test_compile_health_of_a_clean_function(kernelprof):
+    prof = kernelprof(torch.compile(clean, backend="eager"), torch.randn(4))
+    assert prof.compile.graph_breaks == []
+    assert (prof.compile.regions, prof.compile.frames, prof.compile.recompiles) == (1, 1, 0)
+
+def breaks_too(x):
+    y = x * 2
+    print("a graph break")
+    return y + 1
+
+@pytest.mark.kernelprof_allow("no-breaks")
+def test_graph_breaks_in_a_failed_assertion(kernelprof):
+    prof = kernelprof(torch.compile(breaks_too, backend="eager"), torch.randn(4))
+    assert prof.compile.graph_breaks == []
+
+@pytest.mark.kernelprof_allow("no-relu", "no-relus")
+def test_a_marker_with_a_typo(kernelprof):
+    pass
+
+def test_kernel_rules_do_not_apply_without_gpu_activity(kernelprof):
+    kernelprof(torch.mm, torch.randn(4, 4), torch.randn(4, 4))
+"""
+
+
+def test_rules_fail_the_tests_that_break_them_and_markers_exempt(cpu_pytester: pytest.Pytester) -> None:
+    pytester = cpu_pytester
+    pytester.makeini(INI)
+    pytester.makepyfile(test_suite=SUITE)
+    result = pytester.runpytest_subprocess("-n", "2")
+    result.assert_outcomes(passed=3, failed=3, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*kernelprof_forbid rule 'no-relu' (op=aten::relu) is broken: use gelu here",
+            "*ran in call 0:",
+            "*aten::relu *1*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*kernelprof_forbid rule 'no-breaks' (graph_breaks>0) is broken: compile the model whole",
+            "*graph_breaks = 1:",
+            "*test_suite.py:14: Failed to trace builtin operator*print*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        ["*assert list == list failed; the graph breaks:", "*test_suite.py:30: Failed to trace builtin operator*"]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*@pytest.mark.kernelprof_allow names no kernelprof_forbid rule: 'no-relus'; "
+            "the rules are: no-relu, no-breaks, fp32-gemm"
+        ]
+    )
+    assert "kernelprof_allow('no-breaks')" in result.stdout.str()
+
+
+def test_a_bad_rule_is_a_usage_error_that_names_its_line(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nkernelprof_forbid =\n    fine: kind=gemm\n    oops kind=gemm | no name\n")
+    pytester.makepyfile(test_x="def test_x(): pass")
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*kernelprof_forbid line 2 'oops kind=gemm | no name': expected 'NAME: CONDITION*"])
