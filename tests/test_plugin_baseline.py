@@ -1,152 +1,193 @@
-"""The kernel_baseline fixture through pytester: create, match, mismatch, update, xdist, corruption."""
+"""The kernel_baseline fixture through pytester: compare, update, the names option, unused entries.
+
+Which signatures count as equal is test_baseline.py's, the fixture under xdist
+test_plugin_xdist.py's; here one project holds a test per situation, its baselines seeded
+beforehand, and each run checks all of them at once.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.baseline import record
 
 DATA = Path(__file__).parent / "data"
 
 MODULE = """
 from pathlib import Path
+
+import torch
+
 from pytest_kernelprof import load_trace
 
 DATA = Path({data!r})
 
-def current():
-    return load_trace(DATA / ("h200_" + Path("which.txt").read_text().strip() + ".json.gz"))
 
-def test_mlp(kernel_baseline):
-    kernel_baseline.check(current())
+def trace(name):
+    return load_trace(DATA / f"h200_{{name}}.json.gz")
 
-def test_mlp_eq(kernel_baseline):
-    assert current() == kernel_baseline
+
+def test_new(kernel_baseline):
+    kernel_baseline.check(trace("geglu_compiled"))
+
+
+def test_same(kernel_baseline):
+    kernel_baseline.check(trace("geglu_compiled"))
+
+
+def test_same_eq(kernel_baseline):
+    assert trace("geglu_compiled") == kernel_baseline
+
+
+def test_unfused(kernel_baseline):
+    kernel_baseline.check(trace("geglu_eager"))
+
+
+def test_unfused_eq(kernel_baseline):
+    assert trace("geglu_eager") == kernel_baseline
+
+
+def test_other_tiles(kernel_baseline):
+    kernel_baseline.check(trace("geglu_compiled"))
+
+
+def test_corrupt(kernel_baseline):
+    kernel_baseline.check(trace("geglu_compiled"))
+
+
+def test_cpu(kernelprof, kernel_baseline):
+    kernel_baseline.check(kernelprof(torch.relu, torch.randn(4)))
 """
+
+CORRUPT = '{"format": 1, "archs": {"sm90": {"default": {"kernels": [{"kind": 3}]}}}}'
+
+
+def _folder(pytester: pytest.Pytester) -> Path:
+    return pytester.path / "__kernelprof__" / "test_b"
+
+
+def _entry(pytester: pytest.Pytester, test: str) -> Any:
+    return json.loads((_folder(pytester) / f"{test}.json").read_text())["archs"]["sm90"]["default"]
+
+
+def _kinds(pytester: pytest.Pytester, test: str) -> list[str]:
+    return [k["kind"] for k in _entry(pytester, test)["kernels"]]
+
+
+def _seed_other_tiles(pytester: pytest.Pytester) -> None:
+    """test_other_tiles' baseline: the compiled MLP, its first cuBLAS kernel with other tiles."""
+    path = _folder(pytester) / "test_other_tiles.json"
+    record(path, "sm90", "default", load_trace(DATA / "h200_geglu_compiled.json.gz"))
+    data = json.loads(path.read_text())
+    assert data["archs"]["sm90"]["default"]["kernels"][0]["family"] == "nvjet"
+    data["archs"]["sm90"]["default"]["kernels"][0]["name"] = "nvjet_sm90_tst_other_tile_TNT"
+    path.write_text(json.dumps(data))
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makepyfile(test_b=MODULE.format(data=str(DATA)))
-    (pytester.path / "which.txt").write_text("geglu_compiled")
-    return pytester
+def project(cpu_pytester: pytest.Pytester) -> pytest.Pytester:
+    """The module above, every test but test_new and test_cpu with a baseline of the compiled MLP."""
+    cpu_pytester.makepyfile(test_b=MODULE.format(data=str(DATA)))
+    folder = _folder(cpu_pytester)
+    compiled = load_trace(DATA / "h200_geglu_compiled.json.gz")
+    for test in ("test_same", "test_same_eq", "test_unfused", "test_unfused_eq"):
+        record(folder / f"{test}.json", "sm90", "default", compiled)
+    # Unused here: another check's entry on this GPU's architecture, and a removed test's file;
+    # another GPU's entry is not.
+    record(folder / "test_same.json", "sm90", "old_check", compiled)
+    record(folder / "test_same.json", "sm80", "default", compiled)
+    (folder / "test_removed.json").write_text("{}")
+    _seed_other_tiles(cpu_pytester)
+    (folder / "test_corrupt.json").write_text(CORRUPT)
+    return cpu_pytester
 
 
-def _baseline(pytester: pytest.Pytester, test: str = "test_mlp") -> Path:
-    return pytester.path / "__kernelprof__" / "test_b" / f"{test}.json"
+UNUSED = [
+    "*kernelprof: 2 unused baseline entries*",
+    "*test_same.json: sm90/old_check",
+    "*test_removed.json (no test of that name ran)",
+]
 
 
-def test_missing_baseline_fails_with_instructions_and_writes_nothing(project: pytest.Pytester) -> None:
-    result = project.runpytest()
-    result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(
-        ["*no kernel baseline sm90/default in *test_mlp.json*", "*record it with: pytest --kernelprof-update*"]
-    )
-    assert not (project.path / "__kernelprof__").exists()
-
-
-def test_update_creates_then_the_run_matches(project: pytest.Pytester) -> None:
-    project.runpytest("--kernelprof-update").assert_outcomes(passed=2)
-    data = json.loads(_baseline(project).read_text())
-    entry = data["archs"]["sm90"]["default"]
-    assert entry["device"] == "NVIDIA H200"
-    assert [k["kind"] for k in entry["kernels"]] == ["gemm", "gemm", "pointwise", "gemm"]
-    project.runpytest().assert_outcomes(passed=2)
-
-
-def test_lost_fusion_fails_with_a_diff_and_the_update_command(project: pytest.Pytester) -> None:
-    project.runpytest("--kernelprof-update").assert_outcomes(passed=2)
-    (project.path / "which.txt").write_text("geglu_eager")
-    result = project.runpytest()
-    result.assert_outcomes(failed=2)
+def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> None:
+    before = {p.name: p.read_bytes() for p in _folder(project).iterdir()}
+    result = project.runpytest("--kernelprof-baseline-names", "exact")
+    result.assert_outcomes(passed=2, failed=6)  # test_same and test_same_eq pass
+    failed = ("test_new", "test_unfused", "test_unfused_eq", "test_other_tiles", "test_corrupt", "test_cpu")
+    result.stdout.fnmatch_lines([f"FAILED test_b.py::{test} - *" for test in failed])
     result.stdout.fnmatch_lines(
         [
-            "*kernel signature differs from the baseline sm90/default*(names compared: stable)*",
+            "*no kernel baseline sm90/default in *test_new.json*",
+            "*record it with: pytest --kernelprof-update 'test_b.py::test_new'",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*kernel signature differs from the baseline sm90/default*test_unfused.json (names compared: exact)*",
             "*kernels per call: 4 -> 5*",
             "*count change: pointwise: 1 -> 2*",
             "*--- baseline*",
             "*+++ this run*",
             "*+ pointwise/aten [[]gelu[]]*",
             "*- pointwise/inductor [[]_unsafe_view,gelu,mul[]]  triton_poi_fused__unsafe_view_gelu_mul_0*",
-            "*if the change is intended: pytest --kernelprof-update 'test_b.py::test_mlp'*",
+            "*if the change is intended: pytest --kernelprof-update 'test_b.py::test_unfused'",
         ]
     )
-    result.stdout.fnmatch_lines(["*KernelProfile == kernel_baseline failed:*"])
-
-
-def test_update_rewrites_to_the_new_signature(project: pytest.Pytester) -> None:
-    project.runpytest("--kernelprof-update").assert_outcomes(passed=2)
-    (project.path / "which.txt").write_text("geglu_eager")
-    project.runpytest("--kernelprof-update").assert_outcomes(passed=2)
-    project.runpytest().assert_outcomes(passed=2)
-    kinds = [k["kind"] for k in json.loads(_baseline(project).read_text())["archs"]["sm90"]["default"]["kernels"]]
-    assert kinds.count("pointwise") == 2
-
-
-def test_exact_names_option(project: pytest.Pytester) -> None:
-    project.runpytest("--kernelprof-update").assert_outcomes(passed=2)
-    path = _baseline(project)
-    data = json.loads(path.read_text())
-    data["archs"]["sm90"]["default"]["kernels"][0]["name"] = "nvjet_sm90_tst_other_tile_TNT"
-    path.write_text(json.dumps(data))
-    result = project.runpytest("-k", "test_mlp and not eq")
-    result.assert_outcomes(passed=1)
-    result = project.runpytest("-k", "test_mlp and not eq", "--kernelprof-baseline-names", "exact")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*(names compared: exact)*", "*~ gemm/nvjet tn*"])
-
-
-def test_under_xdist(project: pytest.Pytester) -> None:
-    pytest.importorskip("xdist")
-    project.runpytest("-n", "2", "--kernelprof-update").assert_outcomes(passed=2)
-    assert _baseline(project).exists()
-    assert _baseline(project, "test_mlp_eq").exists()
-    project.runpytest("-n", "2").assert_outcomes(passed=2)
-
-
-def test_a_corrupt_baseline_fails_clearly_and_is_left_alone(project: pytest.Pytester) -> None:
-    path = _baseline(project)
-    path.parent.mkdir(parents=True)
-    path.write_text('{"format": 1, "archs": {"sm90": {"default": {"kernels": [{"kind": 3}]}}}}')
-    before = path.read_bytes()
-    for args in ((), ("--kernelprof-update",)):
-        result = project.runpytest("-k", "test_mlp and not eq", *args)
-        result.assert_outcomes(failed=1)
-        result.stdout.fnmatch_lines(["*BaselineError: *test_mlp.json: entry sm90/default is malformed*"])
-        assert path.read_bytes() == before
-
-
-def test_unused_entries_are_reported(project: pytest.Pytester) -> None:
-    project.runpytest("--kernelprof-update").assert_outcomes(passed=2)
-    path = _baseline(project)
-    data = json.loads(path.read_text())
-    data["archs"]["sm90"]["old_check"] = data["archs"]["sm90"]["default"]
-    data["archs"]["sm80"] = {"default": data["archs"]["sm90"]["default"]}  # another GPU's: not unused here
-    path.write_text(json.dumps(data))
-    (path.parent / "test_removed.json").write_text("{}")
-    result = project.runpytest()
-    result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
         [
-            "*kernelprof: 2 unused baseline entries*",
-            "*test_mlp.json: sm90/old_check",
-            "*test_removed.json (no test of that name ran)",
+            "*KernelProfile == kernel_baseline failed:*",
+            "*differs from the baseline sm90/default in *test_unfused_eq.json (names compared: exact)",
+            "*kernels per call: 4 -> 5*",
         ]
     )
-    assert "sm80/default" not in result.stdout.str()
-
-
-def test_a_cpu_profile_cannot_be_a_baseline(cpu_pytester: pytest.Pytester) -> None:
-    cpu_pytester.makepyfile(
-        test_cpu="""
-        import torch
-
-        def test_cpu(kernelprof, kernel_baseline):
-            kernel_baseline.check(kernelprof(torch.relu, torch.randn(4)))
-        """
+    result.stdout.fnmatch_lines(
+        [
+            "*differs from the baseline sm90/default in *test_other_tiles.json (names compared: exact)*",
+            "*~ gemm/nvjet tn*",
+        ]
     )
-    result = cpu_pytester.runpytest("--kernelprof-update")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*NoDeviceActivityError*"])
-    assert not (cpu_pytester.path / "__kernelprof__").exists()
+    result.stdout.fnmatch_lines(["*BaselineError: *test_corrupt.json: entry sm90/default is malformed*"])
+    result.stdout.fnmatch_lines(["FAILED test_b.py::test_cpu - *NoDeviceActivityError*"])
+    result.stdout.fnmatch_lines(UNUSED)
+    assert "sm80/default" not in result.stdout.str()
+    assert {p.name: p.read_bytes() for p in _folder(project).iterdir()} == before
+
+
+def test_update_writes_what_a_run_matches_and_leaves_what_it_cannot_read(
+    project: pytest.Pytester, tmp_path: Path
+) -> None:
+    corrupt = (_folder(project) / "test_corrupt.json").read_bytes()
+    result = project.runpytest("--kernelprof-update")
+    result.assert_outcomes(passed=6, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED test_b.py::test_corrupt - *BaselineError*",
+            "FAILED test_b.py::test_cpu - *NoDeviceActivityError*",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*BaselineError: *test_corrupt.json: entry sm90/default is malformed*"])
+    result.stdout.fnmatch_lines(UNUSED)
+    assert _entry(project, "test_new")["device"] == "NVIDIA H200"
+    assert _kinds(project, "test_new") == ["gemm", "gemm", "pointwise", "gemm"]
+    assert _kinds(project, "test_unfused").count("pointwise") == 2
+    # What the update wrote is what record() writes, whose files the run above matches.
+    for test, recorded in [("test_new", "geglu_compiled"), ("test_unfused", "geglu_eager")]:
+        expected = tmp_path / f"{recorded}.json"
+        record(expected, "sm90", "default", load_trace(DATA / f"h200_{recorded}.json.gz"))
+        assert (_folder(project) / f"{test}.json").read_bytes() == expected.read_bytes()
+    assert (_folder(project) / "test_corrupt.json").read_bytes() == corrupt
+    assert sorted(p.name for p in _folder(project).iterdir()) == [
+        "test_corrupt.json",
+        "test_new.json",
+        "test_other_tiles.json",
+        "test_removed.json",
+        "test_same.json",
+        "test_same_eq.json",
+        "test_unfused.json",
+        "test_unfused_eq.json",
+    ]  # nothing for test_cpu, no temporary file left

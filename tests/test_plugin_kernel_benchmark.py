@@ -16,23 +16,30 @@ pytest.importorskip("pytest_benchmark")
 
 
 def test_rounds_are_kernel_time_and_extra_info_names_the_kernels(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Under xdist the inner run would inherit the worker's id and pytest-benchmark would
     # switch itself off.
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    pytester.makepyfile(
+    cpu_pytester.makepyfile(
         test_b=f"""
+        import torch
+
         from pytest_kernelprof import load_trace
 
         def test_mlp(kernel_benchmark):
             kernel_benchmark.from_profile(load_trace({str(TRACE)!r}))
+
+        def test_without_gpu_activity_there_is_no_benchmark(kernel_benchmark):
+            kernel_benchmark(torch.relu, torch.randn(4))
         """
     )
-    result = pytester.runpytest("--benchmark-json=out.json")
-    result.assert_outcomes(passed=1)
-    report = json.loads((pytester.path / "out.json").read_text())
-    bench = report["benchmarks"][0]
+    result = cpu_pytester.runpytest("--benchmark-json=out.json")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*NoDeviceActivityError*"])
+    report = json.loads((cpu_pytester.path / "out.json").read_text())
+    [bench] = report["benchmarks"]
+    assert bench["name"] == "test_mlp"
     prof = load_trace(TRACE)
     per_call = sorted(call.kernels.total_us / 1e6 for call in prof.calls)
     assert bench["stats"]["rounds"] == 3
@@ -54,20 +61,6 @@ def test_without_pytest_benchmark_the_error_says_what_to_install(pytester: pytes
     result = pytester.runpytest("-p", "no:benchmark")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*kernel_benchmark needs pytest-benchmark: pip install pytest-benchmark*"])
-
-
-def test_without_gpu_activity_there_is_no_benchmark(cpu_pytester: pytest.Pytester) -> None:
-    cpu_pytester.makepyfile(
-        test_b="""
-        import torch
-
-        def test_cpu(kernel_benchmark):
-            kernel_benchmark(torch.relu, torch.randn(4))
-        """
-    )
-    result = cpu_pytester.runpytest()
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*NoDeviceActivityError*"])
 
 
 def test_gpu_clock_advances_by_each_rounds_kernel_time() -> None:

@@ -1,4 +1,8 @@
-"""--kernelprof-trace-dir and --kernelprof-save, through pytester (also under xdist)."""
+"""--kernelprof-trace-dir and --kernelprof-save, through pytester.
+
+--kernelprof-save all (and loading the traces back) is checked in test_plugin_xdist.py's
+run, --kernelprof-save none in test_plugin_fixture.py's, bad values in test_plugin_settings.py.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,7 @@ import pytest
 
 from pytest_kernelprof.paths import trace_file_name
 
-FAILS, FAILS_2, PASSES = (
-    trace_file_name("test_suite.py::test_fails", 0),
-    trace_file_name("test_suite.py::test_fails", 1),
-    trace_file_name("test_suite.py::test_passes", 0),
-)
+FAILS, FAILS_2 = trace_file_name("test_suite.py::test_fails", 0), trace_file_name("test_suite.py::test_fails", 1)
 
 SUITE = """
 import torch
@@ -39,39 +39,6 @@ def test_failed_tests_get_their_traces_by_default(cpu_pytester: pytest.Pytester)
     result.assert_outcomes(passed=1, failed=2)
     assert _written(cpu_pytester) == [FAILS_2, FAILS]
     result.stdout.fnmatch_lines(["*- kernelprof traces -*", f"*traces/{FAILS}  (kernelprof show *"])
-
-
-def test_saved_traces_load_back(cpu_pytester: pytest.Pytester) -> None:
-    from pytest_kernelprof import load_trace
-
-    cpu_pytester.makepyfile(test_suite=SUITE)
-    cpu_pytester.runpytest("--kernelprof-trace-dir", "traces", "--kernelprof-save", "all")
-    names = _written(cpu_pytester)
-    assert names == [FAILS_2, FAILS, PASSES]
-    prof = load_trace(cpu_pytester.path / "traces" / FAILS_2)
-    assert prof.ops["aten::sigmoid"].count == 1
-    assert len(prof.calls) == 3
-
-
-def test_save_none_writes_nothing(cpu_pytester: pytest.Pytester) -> None:
-    cpu_pytester.makepyfile(test_suite=SUITE)
-    cpu_pytester.runpytest("--kernelprof-trace-dir", "traces", "--kernelprof-save", "none")
-    assert _written(cpu_pytester) == []
-
-
-def test_save_without_a_directory_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_x="def test_x():\n    pass\n")
-    result = pytester.runpytest("--kernelprof-save", "all")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--kernelprof-save=all needs --kernelprof-trace-dir DIR*"])
-
-
-def test_traces_under_xdist(cpu_pytester: pytest.Pytester) -> None:
-    pytest.importorskip("xdist")
-    cpu_pytester.makepyfile(test_suite=SUITE)
-    result = cpu_pytester.runpytest("-n", "2", "--kernelprof-trace-dir", "traces", "--kernelprof-save", "all")
-    result.assert_outcomes(passed=1, failed=2)
-    assert len(_written(cpu_pytester)) == 3
 
 
 def test_long_and_odd_test_ids_make_safe_unique_names() -> None:
