@@ -32,12 +32,14 @@ class Profiler:
         no_grad: bool = False,
         allow_variation: bool = False,
         forbid: Sequence[Rule] = (),
+        stacks: bool = False,
     ) -> None:
         self.warmup = warmup
         self.calls = calls
         self.no_grad = no_grad
         self.allow_variation = allow_variation
         self.forbid = tuple(forbid)
+        self.stacks = stacks
         self.captures: list[Capture] = []
 
     def __call__(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
@@ -54,8 +56,13 @@ class Profiler:
         calls: int | None = None,
         no_grad: bool | None = None,
         allow_variation: bool | None = None,
+        stacks: bool | None = None,
     ) -> KernelProfile:
-        """Warm up ``warmup`` times, then profile ``calls`` calls, each its own step."""
+        """Warm up ``warmup`` times, then profile ``calls`` calls, each its own step.
+
+        ``stacks=True`` records Python stacks: syncs and kernels carry the user's frames
+        (it costs; see the README). None means the profiler's setting.
+        """
         __tracebackhide__ = True
         if not isinstance(args, tuple):
             raise TypeError(f"args must be a tuple of positional arguments, got {type(args).__name__}")
@@ -67,16 +74,17 @@ class Profiler:
             calls=self.calls if calls is None else calls,
             no_grad=self.no_grad if no_grad is None else no_grad,
             allow_variation=self.allow_variation if allow_variation is None else allow_variation,
+            stacks=self.stacks if stacks is None else stacks,
         )
         self.captures.append(capture)
         check_rules(capture.profile, self.forbid)
         return capture.profile
 
     @contextlib.contextmanager
-    def record(self, *, allow_variation: bool | None = None) -> Iterator[Recording]:
+    def record(self, *, allow_variation: bool | None = None, stacks: bool | None = None) -> Iterator[Recording]:
         """Profile a block: one call, or one per ``rec.step()``; ``rec.profile`` after the block."""
         variation = self.allow_variation if allow_variation is None else allow_variation
-        with record_block(allow_variation=variation) as rec:
+        with record_block(allow_variation=variation, stacks=self.stacks if stacks is None else stacks) as rec:
             yield rec
         self.captures.append(rec.capture)
         check_rules(rec.capture.profile, self.forbid)

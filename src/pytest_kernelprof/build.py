@@ -11,10 +11,11 @@ import bisect
 import contextlib
 import difflib
 import gc
+import itertools
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import IncompleteProfileError, KernelSequenceMismatchError
@@ -22,17 +23,21 @@ from .events import (
     ANNOTATION,
     GPU_CATEGORIES,
     KERNEL,
+    MEMCPY,
     OP,
+    PYTHON,
     RUNTIME,
     STEP_PREFIX,
     RawEvent,
     Source,
+    is_graph_launch,
     is_kernel_launch,
 )
 from .health import CompileFacts, MemoryReading
-from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable
+from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable, Sync, SyncList
 from .names import KernelName, parse_kernel_name
 from .report import display_name
+from .syncs import FlaggedSync, assign_lines, memcpy_kind, sync_kind, user_frames
 
 
 @contextlib.contextmanager
@@ -77,6 +82,7 @@ class _Step:
     ops: list[RawEvent]
     runtime: list[RawEvent]
     gpu: list[tuple[int, RawEvent]]  # (launch time, record)
+    python: list[RawEvent] = field(default_factory=list)  # frames begun inside the step
 
 
 def _steps(events: Sequence[RawEvent]) -> tuple[list[_Step], bool]:
@@ -107,11 +113,14 @@ def build_profile(
     check_complete: bool = True,
     memory: Sequence[MemoryReading] | None = None,
     compile_facts: CompileFacts | None = None,
+    flagged_syncs: Mapping[int, Sequence[FlaggedSync]] | None = None,
 ) -> KernelProfile:
     """Turn raw events into a KernelProfile: one call per ``ProfilerStep#N`` annotation.
 
     ``memory`` (one reading per profiled call) and ``compile_facts`` are what a live capture
     saw beside the events; a reading list that does not match the calls is not used.
+    ``flagged_syncs`` are the syncs torch's sync debug mode warned about live, by call
+    index: they give the syncs of those calls their exact line.
     """
     steps, marked = _steps(events)
     starts = [s.start for s in steps]
@@ -119,6 +128,7 @@ def build_profile(
     runtime_by_corr: dict[int, RawEvent] = {}
     ops_by_id: dict[int, RawEvent] = {}
     gpu_events: list[RawEvent] = []
+    stacks = False  # whether Python frames were recorded (with_stack=True)
     for e in events:
         cat = e.category
         if cat in GPU_CATEGORIES:
@@ -130,7 +140,13 @@ def build_profile(
         if cat == RUNTIME:
             runtime_by_corr[e.correlation] = e
             if step is not None:
+                # Runtime calls that start inside a step: the plugin's own synchronize
+                # after each call starts after its step ends and is never one of them.
                 step.runtime.append(e)
+        elif cat == PYTHON:
+            stacks = True
+            if step is not None:
+                step.python.append(e)
         else:
             if e.ident:
                 ops_by_id[e.ident] = e
@@ -156,12 +172,15 @@ def build_profile(
         _check_complete(steps, gpu_events)
 
     readings = memory if memory is not None and len(memory) == len(steps) else [None] * len(steps)
+    flagged = flagged_syncs or {}
     calls = [
-        _build_call(step, ops_by_id, runtime_by_corr, unavailable, reading)
+        _build_call(step, ops_by_id, runtime_by_corr, unavailable, stacks, flagged.get(step.index, ()), reading)
         for step, reading in zip(steps, readings, strict=True)
     ]
     varied = _check_sequences(calls, allow_variation) if gpu_seen else False
     representative = calls[0] if varied or len(calls) == 1 else _median_call(calls)
+    if len(calls) > 1:
+        representative = replace(representative, syncs=_representative_syncs(calls, unavailable))
     return KernelProfile(
         call=representative,
         calls=tuple(calls),
@@ -206,13 +225,16 @@ def _build_call(
     ops_by_id: Mapping[int, RawEvent],
     runtime_by_corr: Mapping[int, RawEvent],
     unavailable: str | None,
+    stacks: bool,
+    flagged: Sequence[FlaggedSync],
     reading: MemoryReading | None = None,
 ) -> CallProfile:
     kernels: list[Kernel] = []
     memory: list[MemoryOp] = []
     launched: list[tuple[RawEvent, int, Kernel | None, int]] = []  # (op, position, kernel, GPU ns)
     step.gpu.sort(key=lambda pair: (pair[0], pair[1].start))
-    for _, g in step.gpu:
+    frames = _user_stacks(step, [runtime_by_corr.get(g.correlation) for _, g in step.gpu]) if stacks else None
+    for position, (_, g) in enumerate(step.gpu):
         op_event = ops_by_id.get(g.linked)
         if op_event is None:
             launch = runtime_by_corr.get(g.correlation)
@@ -231,11 +253,15 @@ def _build_call(
                     "grid": g.grid,
                     "block": g.block,
                     "start_us": (g.start - step.start) / 1000.0,
+                    "stack": frames[position] if frames is not None else None,
                 },
             )
             kernels.append(kernel)
         else:
-            memory.append(MemoryOp(g.name, g.category, duration_us, g.stream, g.device, op_name))
+            direction, host_memory = memcpy_kind(g.name) if g.category == MEMCPY else (None, None)
+            memory.append(
+                MemoryOp(g.name, g.category, duration_us, g.stream, g.device, op_name, direction, host_memory, g.nbytes)
+            )
         if op_event is not None:
             launched.append((op_event, len(kernels) - 1, kernel, g.end - g.start))
 
@@ -250,7 +276,124 @@ def _build_call(
         ops=OpTable(load_ops),
         runtime=dict(Counter(r.name for r in step.runtime)),
         memory_reading=reading,
+        syncs=SyncList(_syncs(step, stacks, flagged), unavailable=unavailable),
+        wall_us=(step.end - step.start) / 1000.0,
+        _launches=sum(1 for r in step.runtime if is_kernel_launch(r.name)),
+        _graph_launches=sum(1 for r in step.runtime if is_graph_launch(r.name)),
+        _gpu_busy_us=_busy_ns(step) / 1000.0,
     )
+
+
+def _syncs(step: _Step, stacks: bool, flagged: Sequence[FlaggedSync]) -> list[Sync]:
+    """The runtime calls of a step in which the host waits for the GPU, in time order."""
+    memcpy_by_corr = {g.correlation: g.name for _, g in step.gpu if g.category == MEMCPY}
+    found: list[tuple[RawEvent, str]] = []
+    for r in sorted(step.runtime, key=lambda e: e.start):
+        kind = sync_kind(r.name, memcpy_by_corr.get(r.correlation))
+        if kind is not None:
+            found.append((r, kind))
+    if not found:
+        return []
+    calls = [r for r, _ in found]
+    chains = [tuple(o.name for o in chain) for chain in _enclosing(step.ops, calls)]
+    frames = _user_stacks(step, calls) if stacks else None
+    lines: dict[int, str | None] = {}
+    if flagged and frames is not None:
+        stream = [i for i, (_, kind) in enumerate(found) if kind == "stream"]
+        for i, line in zip(stream, assign_lines([frames[i] for i in stream], flagged), strict=True):
+            lines[i] = line
+        # A blocking copy to pageable memory is a "copy" then a "stream" sync in one op, and
+        # torch warns once for the pair: the copy shares the stream sync's line.
+        by_op = {found[i][0].linked: line for i, line in lines.items() if line and found[i][0].linked}
+        for i, (r, kind) in enumerate(found):
+            if kind == "copy" and r.linked in by_op:
+                lines[i] = by_op[r.linked]
+    return [
+        Sync(
+            call=r.name,
+            kind=kind,
+            op=chains[i][-1] if chains[i] else None,
+            ops=chains[i],
+            duration_us=(r.end - r.start) / 1000.0,
+            start_us=(r.start - step.start) / 1000.0,
+            memcpy=memcpy_by_corr.get(r.correlation) if kind == "copy" else None,
+            stack=frames[i] if frames is not None else None,
+            line=lines.get(i),
+        )
+        for i, (r, kind) in enumerate(found)
+    ]
+
+
+def _enclosing(ranges: Sequence[RawEvent], points: Sequence[RawEvent | None]) -> list[tuple[RawEvent, ...]]:
+    """For each point (a runtime call), the ranges on its thread open at its start, outermost first.
+
+    One sweep per thread: a range encloses a point when it began at or before the point
+    and had not ended. By start alone, so that a call a clock tick longer than its op
+    still counts as inside it. None points get no ranges.
+    """
+    by_thread: dict[int, list[RawEvent]] = defaultdict(list)
+    for r in ranges:
+        by_thread[r.thread].append(r)
+    result: list[tuple[RawEvent, ...]] = [()] * len(points)
+    located = sorted((p.thread, p.start, i) for i, p in enumerate(points) if p is not None)
+    for thread, group in itertools.groupby(located, key=lambda t: t[0]):
+        thread_ranges = sorted(by_thread.get(thread, ()), key=lambda e: (e.start, -e.end))
+        open_ranges: list[RawEvent] = []
+        next_range = 0
+        for _, start, i in group:
+            while next_range < len(thread_ranges) and thread_ranges[next_range].start <= start:
+                r = thread_ranges[next_range]
+                next_range += 1
+                while open_ranges and open_ranges[-1].end <= r.start:
+                    open_ranges.pop()
+                open_ranges.append(r)
+            while open_ranges and open_ranges[-1].end <= start:
+                open_ranges.pop()
+            result[i] = tuple(open_ranges)
+    return result
+
+
+def _user_stacks(step: _Step, points: Sequence[RawEvent | None]) -> list[tuple[str, ...] | None]:
+    """The user's Python frames around each runtime call (None for a record without one)."""
+    kept: dict[tuple[str, ...], tuple[str, ...]] = {}
+    out: list[tuple[str, ...] | None] = []
+    for point, chain in zip(points, _enclosing(step.python, points), strict=True):
+        if point is None:
+            out.append(None)
+            continue
+        names = tuple(f.name for f in chain)
+        frames = kept.get(names)
+        if frames is None:
+            frames = kept[names] = user_frames(names)
+        out.append(frames)
+    return out
+
+
+def _busy_ns(step: _Step) -> int:
+    """The union of the step's GPU records, clipped to the step's host span."""
+    busy = 0
+    covered = step.start
+    for start, end in sorted((g.start, g.end) for _, g in step.gpu):
+        start = max(start, covered)
+        end = min(end, step.end)
+        if end > start:
+            busy += end - start
+            covered = end
+    return busy
+
+
+def _representative_syncs(calls: Sequence[CallProfile], unavailable: str | None) -> SyncList:
+    """The syncs of the representative call (see ``KernelProfile.syncs``)."""
+    if unavailable is not None:
+        return SyncList(unavailable=unavailable)
+    per_call = [list(c.syncs) for c in calls]
+    shapes = {tuple((s.call, s.kind, s.ops) for s in syncs) for syncs in per_call}
+    if len(shapes) > 1:
+        return max((c.syncs for c in calls), key=len)
+    medians = [
+        replace(same[0], duration_us=_median([s.duration_us for s in same])) for same in zip(*per_call, strict=True)
+    ]
+    return SyncList(medians)
 
 
 def _op_forest(
@@ -390,7 +533,14 @@ def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
             self_device_us=_median_or_none([o.self_device_us for o in same]),
         )
 
-    return replace(first, kernels=kernels, ops=OpTable(lambda: (first.ops.names, make)))
+    memory = first.memory_ops
+    names = [m.name for m in memory]
+    if memory and all([m.name for m in c.memory_ops] == names for c in calls[1:]):
+        memory = tuple(
+            replace(ms[0], duration_us=_median([m.duration_us for m in ms]))
+            for ms in zip(*(c.memory_ops for c in calls), strict=True)
+        )
+    return replace(first, kernels=kernels, memory_ops=memory, ops=OpTable(lambda: (first.ops.names, make)))
 
 
 def _new_kernel(base: KernelName, fields: dict[str, Any]) -> Kernel:

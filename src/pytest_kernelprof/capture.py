@@ -10,19 +10,22 @@ import contextlib
 import gzip
 import importlib.metadata
 import os
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from types import FrameType
+from typing import Any, TextIO
 
 from .build import build_profile, paused_gc
 from .compile_watch import watch_compiles
 from .errors import ProfilerBusyError, ProfilerStartError, RecordingError
-from .events import STEP_PREFIX, RawEvent, Source, arch_name, events_from_kineto, events_from_trace_file
+from .events import PYTHON, STEP_PREFIX, RawEvent, Source, arch_name, events_from_kineto, events_from_trace_file
 from .health import MemoryReading
 from .model import KernelProfile
 from .paths import atomic_path
+from .syncs import FlaggedSync, is_user_file
 
 DEFAULT_WARMUP = 2
 DEFAULT_CALLS = 3
@@ -79,11 +82,17 @@ def kineto_events(torch_profiler: Any) -> Any | None:
     return events() if events is not None else None
 
 
-def raw_events(torch_profiler: Any) -> list[RawEvent]:
-    """Raw Kineto events when available (fast); otherwise the exported Chrome trace (slow, same builder)."""
+def raw_events(torch_profiler: Any, *, python_frames: bool = False) -> list[RawEvent]:
+    """Raw Kineto events when available (fast); otherwise the exported Chrome trace (slow, same builder).
+
+    ``python_frames``: the session recorded stacks, which torch 2.11 and older keep out of
+    the raw events (no ``is_python_function``); their Chrome trace has them.
+    """
     events = kineto_events(torch_profiler)
-    if events is not None:
-        return events_from_kineto(events)
+    if events is not None and not (python_frames and events and not hasattr(events[0], "is_python_function")):
+        adapted = events_from_kineto(events)
+        if not python_frames or any(e.category == PYTHON for e in adapted):
+            return adapted
     with tempfile.TemporaryDirectory(prefix="kernelprof-") as tmp:
         path = os.path.join(tmp, "trace.json")
         torch_profiler.export_chrome_trace(path)
@@ -190,7 +199,7 @@ def _clears_events_warning_pending(torch: Any) -> bool:
 
 
 @contextlib.contextmanager
-def _session() -> Iterator[Any]:
+def _session(*, stacks: bool = False) -> Iterator[Any]:
     torch = _torch()
     if profiler_running():
         raise ProfilerBusyError(
@@ -200,7 +209,7 @@ def _session() -> Iterator[Any]:
     activities = [torch.profiler.ProfilerActivity.CPU]
     if torch.cuda.is_available():
         activities.append(torch.profiler.ProfilerActivity.CUDA)
-    prof = torch.profiler.profile(activities=activities)
+    prof = torch.profiler.profile(activities=activities, with_stack=stacks)
     try:
         if _clears_events_warning_pending(torch):
             with warnings.catch_warnings():
@@ -222,6 +231,83 @@ def _session() -> Iterator[Any]:
         yield prof
     finally:
         prof.__exit__(None, None, None)
+
+
+_SYNC_WARNING = "called a synchronizing CUDA operation"
+_PLUGIN = __name__.partition(".")[0]
+
+
+class SyncLines:
+    """The user's line of each sync torch's sync debug mode warns about, by profiled call.
+
+    The warning is raised where the synchronizing torch call returns to Python, so the
+    Python stack at that moment holds the user's exact line (the profiler's frames only
+    name each function's def line).
+    """
+
+    def __init__(self) -> None:
+        self.call = 0
+        self.by_call: dict[int, list[FlaggedSync]] = {}
+
+    def add(self, frame: FrameType | None) -> None:
+        inner: list[tuple[str, int, str]] = []
+        while frame is not None:
+            # The profiled callable's frames end where the plugin's loop called it.
+            if frame.f_globals.get("__name__", "").startswith(_PLUGIN):
+                break
+            inner.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+            frame = frame.f_back
+        user = [f for f in inner if is_user_file(f[0])]
+        if user:
+            path, line, function = user[0]
+            self.by_call.setdefault(self.call, []).append(FlaggedSync(f"{_relative(path)}:{line}", function))
+
+
+def _relative(path: str) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if relative.startswith("..") else relative
+
+
+@contextlib.contextmanager
+def _flagging_syncs(enabled: bool) -> Iterator[SyncLines | None]:
+    """Turn torch's sync debug mode to "warn" and keep the line of each warning, not the warning.
+
+    Only where the mode is off (a user's "warn" or "error" stays as it is) and CUDA is
+    there. Other warnings pass through to the filters and display as they were.
+    """
+    torch = _torch()
+    set_mode = getattr(torch.cuda, "set_sync_debug_mode", None)
+    get_mode = getattr(torch.cuda, "get_sync_debug_mode", None)
+    if not enabled or set_mode is None or get_mode is None or not torch.cuda.is_available() or get_mode() != 0:
+        yield None
+        return
+    lines = SyncLines()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("always", message=f".*{_SYNC_WARNING}", category=UserWarning)
+        shown = warnings.showwarning
+
+        def showwarning(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            file: TextIO | None = None,
+            line: str | None = None,
+        ) -> None:
+            if issubclass(category, UserWarning) and _SYNC_WARNING in str(message):
+                lines.add(sys._getframe(1))
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = showwarning
+        set_mode("warn")
+        try:
+            yield lines
+        finally:
+            set_mode(0)
 
 
 def _annotate(exc: BaseException, note: str) -> None:
@@ -251,8 +337,13 @@ def capture_callable(
     calls: int = DEFAULT_CALLS,
     no_grad: bool = False,
     allow_variation: bool = False,
+    stacks: bool = False,
 ) -> Capture:
-    """Warm up, then profile ``calls`` calls of ``fn``, each in its own ``ProfilerStep#N``."""
+    """Warm up, then profile ``calls`` calls of ``fn``, each in its own ``ProfilerStep#N``.
+
+    ``stacks``: record Python stacks (``with_stack``) and flag syncs with torch's sync
+    debug mode, so that syncs and kernels carry the user's frames and syncs their line.
+    """
     if not callable(fn):
         raise TypeError(
             f"kernelprof needs a callable to profile, got {type(fn).__name__}: pass the function and its "
@@ -272,8 +363,10 @@ def capture_callable(
                 raise
         synchronize()
         watch.profiled()
-        with _session() as prof:
+        with _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
             for i in range(calls):
+                if lines is not None:
+                    lines.call = i
                 try:
                     if meter is not None:
                         meter.before_call()
@@ -290,11 +383,12 @@ def capture_callable(
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
     with paused_gc():
         profile = build_profile(
-            raw_events(prof),
+            raw_events(prof, python_frames=stacks),
             _source(label),
             allow_variation=allow_variation,
             memory=meter.readings if meter is not None else None,
             compile_facts=watch.facts(),
+            flagged_syncs=lines.by_call if lines is not None else None,
         )
     return Capture(profile, prof)
 
@@ -308,10 +402,13 @@ class Recording:
         self._range: Any = None
         self._capture: Capture | None = None
         self._meter = _meter(torch)
+        self._lines: SyncLines | None = None
 
     def _open(self) -> None:
         if self._meter is not None:
             self._meter.before_call()
+        if self._lines is not None:
+            self._lines.call = self._index
         self._range = self._torch.profiler.record_function(f"{STEP_PREFIX}{self._index}")
         self._range.__enter__()
 
@@ -343,14 +440,15 @@ class Recording:
 
 
 @contextlib.contextmanager
-def record_block(*, allow_variation: bool = False) -> Iterator[Recording]:
+def record_block(*, allow_variation: bool = False, stacks: bool = False) -> Iterator[Recording]:
     """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call."""
     torch = _torch()
     rec = Recording(torch)
     synchronize()
     with watch_compiles() as watch:
         watch.profiled()  # no warm-up here: every compile in the block is in a profiled call
-        with _session() as prof:
+        with _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
+            rec._lines = lines
             rec._open()
             try:
                 yield rec
@@ -358,10 +456,11 @@ def record_block(*, allow_variation: bool = False) -> Iterator[Recording]:
                 rec._close()
     with paused_gc():
         profile = build_profile(
-            raw_events(prof),
+            raw_events(prof, python_frames=stacks),
             _source("record()"),
             allow_variation=allow_variation,
             memory=rec._meter.readings if rec._meter is not None else None,
             compile_facts=watch.facts(),
+            flagged_syncs=lines.by_call if lines is not None else None,
         )
     rec._capture = Capture(profile, prof)

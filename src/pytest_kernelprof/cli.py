@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from .api import load_trace
 from .compare import count_changes, diff_kernels, render_diff, time_change
 from .errors import IncompleteProfileError, KernelProfError
-from .model import KernelProfile, OpTable
+from .model import CallProfile, KernelProfile, OpTable
 from .report import format_us, render_table
 
 
@@ -68,6 +68,23 @@ def op_tree(ops: OpTable) -> str:
     return render_table(("op", "count", "cpu us", "device us"), rows, right=(1, 2, 3))
 
 
+def host_section(view: KernelProfile | CallProfile) -> str:
+    """Launches, host span and GPU idle share, then the host syncs and copies of a call."""
+    graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
+    lines = [
+        f"launches: {view.launches}{graphs}; host {format_us(view.wall_us)}us, GPU busy "
+        f"{format_us(view.gpu_busy_us)}us, GPU idle {view.gpu_idle_fraction:.0%}"
+    ]
+    syncs, copies = view.syncs, view.copies
+    lines.append(f"host syncs: {len(syncs)}" if syncs else "host syncs: none")
+    if syncs:
+        lines.append(syncs.table())
+    lines.append(f"copies: {len(copies)}" if copies else "copies: none")
+    if copies:
+        lines.append(copies.table())
+    return "\n".join(lines)
+
+
 def _load(path: str) -> KernelProfile:
     """Load for reading: a trace that lost GPU records is shown, with a warning, not refused."""
     try:
@@ -88,6 +105,7 @@ def show(path: str, calls: bool, ops: bool) -> int:
             print(view.kernels.table())
             print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
             print(f"GPU time: {format_us(view.kernels.total_us)}us in kernels")
+            print(host_section(prof if not calls else view))
         else:
             print("no GPU activity in this trace")
         print(f"runtime calls: {_counts(dict(view.runtime))}")

@@ -19,9 +19,10 @@ from .traces import read_trace
 
 # Kineto's activity types, which are also the Chrome trace categories; older Kineto
 # versions wrote capitalised categories.
-OP, ANNOTATION, RUNTIME, KERNEL, MEMCPY, MEMSET, IGNORED = (
+OP, ANNOTATION, PYTHON, RUNTIME, KERNEL, MEMCPY, MEMSET, IGNORED = (
     "op",
     "annotation",
+    "python",
     "runtime",
     "kernel",
     "memcpy",
@@ -32,6 +33,7 @@ CATEGORIES: Mapping[str, str] = {
     "cpu_op": OP,
     "operator": OP,
     "user_annotation": ANNOTATION,
+    "python_function": PYTHON,  # recorded with with_stack=True
     "cuda_runtime": RUNTIME,
     "cuda_driver": RUNTIME,
     "runtime": RUNTIME,
@@ -69,16 +71,21 @@ def is_kernel_launch(name: str) -> bool:
     return name in KERNEL_LAUNCHES or name.startswith(_LAUNCH_PREFIXES)
 
 
+def is_graph_launch(name: str) -> bool:
+    return name.startswith(("cudaGraphLaunch", "cuGraphLaunch"))
+
+
 Dim3 = tuple[int, int, int]
 
 
 class RawEvent:
     """One profiler event, source-independent. Times in integer nanoseconds.
 
-    CPU ops and annotations carry ``thread`` and their own id ``ident``; runtime calls
-    carry ``thread``, the CUPTI ``correlation`` id and ``linked``, the id of the CPU op that
-    was running; GPU records (kernels, memcpys, memsets) carry ``stream``, ``correlation``,
-    ``linked``, ``device`` and, for kernels where the source has it, ``grid`` and ``block``.
+    CPU ops, annotations and Python frames carry ``thread`` and, ops and annotations, their
+    own id ``ident``; runtime calls carry ``thread``, the CUPTI ``correlation`` id and
+    ``linked``, the id of the CPU op that was running; GPU records (kernels, memcpys,
+    memsets) carry ``stream``, ``correlation``, ``linked``, ``device`` and, where the source
+    has them, ``grid`` and ``block`` (kernels) or ``nbytes`` (memory records).
     Fields a kind of event does not have are 0 or None.
 
     Construct with keywords. The adapters use the module's ``_cpu_event``,
@@ -96,6 +103,7 @@ class RawEvent:
         "ident",
         "linked",
         "name",
+        "nbytes",
         "start",
         "stream",
         "thread",
@@ -116,6 +124,7 @@ class RawEvent:
         device: int | None = None,
         grid: Dim3 | None = None,
         block: Dim3 | None = None,
+        nbytes: int | None = None,
     ) -> None:
         self.category = category
         self.name = name
@@ -129,6 +138,7 @@ class RawEvent:
         self.device = device
         self.grid = grid
         self.block = block
+        self.nbytes = nbytes
 
     def __repr__(self) -> str:
         return f"RawEvent({self.category}, {self.name!r}, start={self.start}, end={self.end})"
@@ -141,7 +151,7 @@ def _cpu_event(category: str, name: str, start: int, end: int, thread: int, iden
     e: RawEvent = _new_event(RawEvent)
     e.category, e.name, e.start, e.end, e.thread, e.ident = category, name, start, end, thread, ident
     e.stream = e.correlation = e.linked = 0
-    e.device = e.grid = e.block = None
+    e.device = e.grid = e.block = e.nbytes = None
     return e
 
 
@@ -150,7 +160,7 @@ def _runtime_event(name: str, start: int, end: int, thread: int, correlation: in
     e.category, e.name, e.start, e.end, e.thread = RUNTIME, name, start, end, thread
     e.correlation, e.linked = correlation, linked
     e.stream = e.ident = 0
-    e.device = e.grid = e.block = None
+    e.device = e.grid = e.block = e.nbytes = None
     return e
 
 
@@ -165,10 +175,12 @@ def _gpu_event(
     device: int | None,
     grid: Dim3 | None,
     block: Dim3 | None,
+    nbytes: int | None = None,
 ) -> RawEvent:
     e: RawEvent = _new_event(RawEvent)
     e.category, e.name, e.start, e.end, e.stream = category, name, start, end, stream
     e.correlation, e.linked, e.device, e.grid, e.block = correlation, linked, device, grid, block
+    e.nbytes = nbytes
     e.thread = e.ident = 0
     return e
 
@@ -216,7 +228,12 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
     append = out.append
     cpu_event, runtime_event, gpu_event = _cpu_event, _runtime_event, _gpu_event
     for ev in events:
-        name = ev.name()
+        try:
+            name = ev.name()
+        except UnicodeDecodeError:
+            # Seen once on torch 2.13 for a Python frame under with_stack=True: a name
+            # cut inside a multi-byte character. One lost frame, not a failed profile.
+            continue
         category = categories.get(ev.activity_type() if classify is None else classify(ev, name), IGNORED)
         if category == IGNORED:
             continue
@@ -236,6 +253,7 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
             # Launch shapes come with metadata only from torch versions that also have
             # activity_type; older ones return empty metadata, not worth a call per kernel.
             grid, block = _kineto_launch_shape(ev) if category == KERNEL and classify is None else (None, None)
+            nbytes = _kineto_bytes(ev) if category != KERNEL else None
             append(
                 gpu_event(
                     category,
@@ -248,6 +266,7 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
                     ev.device_index(),
                     grid,
                     block,
+                    nbytes,
                 )
             )
     return out
@@ -291,6 +310,20 @@ def _fallback_classifier(first: Any) -> Callable[[Any, str], str]:
         return "kernel"
 
     return classify
+
+
+_BYTES = re.compile(r'"bytes":\s*(\d+)')
+
+
+def _kineto_bytes(ev: Any) -> int | None:
+    """A memory record's size, where the event's metadata has it (torch 2.12+; torch 2.11
+    fills metadata only under ``_ExperimentalConfig(expose_kineto_event_metadata=True)``)."""
+    try:
+        meta = ev.metadata_json()
+    except AttributeError:
+        return None
+    found = _BYTES.search(meta) if meta else None
+    return int(found.group(1)) if found is not None else None
 
 
 def _kineto_launch_shape(ev: Any) -> tuple[Dim3 | None, Dim3 | None]:
@@ -346,6 +379,7 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
         return _runtime_event(name, start, end, _tid(ev), correlation, external)
     stream = args.get("stream", ev.get("tid", 0))
     device = args.get("device")
+    nbytes = args.get("bytes") if category != KERNEL else None
     return _gpu_event(
         category,
         name,
@@ -357,11 +391,12 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
         device if type(device) is int else None,
         _dim3(args.get("grid")),
         _dim3(args.get("block")),
+        nbytes if type(nbytes) is int else None,
     )
 
 
 _NO_ARGS: Mapping[str, Any] = {}
-_CPU_RANGES = frozenset((OP, ANNOTATION))
+_CPU_RANGES = frozenset((OP, ANNOTATION, PYTHON))
 
 
 def _tid(ev: Mapping[str, Any]) -> int:

@@ -25,9 +25,12 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     Warm-up and profiled call counts come from ``--kernelprof-warmup`` and
     ``--kernelprof-calls``; ``kernelprof.profile(fn, args, kwargs, warmup=..., calls=...)``
     overrides them for one call, ``with kernelprof.record() as rec`` profiles a block.
+    ``--kernelprof-stacks`` turns on ``stacks=True`` for every profile of the run.
     """
     settings = request.config.stash.get(SETTINGS_KEY, Settings())
-    profiler = Profiler(warmup=settings.warmup, calls=settings.calls, forbid=active_rules(request, settings))
+    profiler = Profiler(
+        warmup=settings.warmup, calls=settings.calls, forbid=active_rules(request, settings), stacks=settings.stacks
+    )
     request.node.stash.setdefault(PROFILERS_KEY, []).append(profiler)
     return profiler
 

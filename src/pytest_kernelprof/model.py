@@ -5,9 +5,10 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
+import statistics
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from typing import Any, Generic, TypeVar, overload
 
 from .errors import NoDeviceActivityError, OpNotFoundError
 from .health import (
@@ -24,6 +25,7 @@ from .health import (
 )
 from .names import KINDS, KernelName
 from .report import display_name, format_us, nearest, render_table
+from .syncs import DIRECTIONS, HOST_MEMORY, SYNC_KINDS, api_name, memcpy_kind
 
 Pattern = str | re.Pattern[str]
 
@@ -41,6 +43,8 @@ class Kernel(KernelName):
     grid: tuple[int, int, int] | None = None
     block: tuple[int, int, int] | None = None
     start_us: float | None = None  # GPU start, from the start of its call (the ProfilerStep range)
+    # The user's Python frames around its launch, outermost first (stacks=True), else None.
+    stack: tuple[str, ...] | None = field(default=None, compare=False)
 
     @property
     def end_us(self) -> float | None:
@@ -57,7 +61,13 @@ class Kernel(KernelName):
 
 @dataclass(frozen=True)
 class MemoryOp:
-    """A memcpy or memset of one call: GPU work, but not a kernel."""
+    """A memcpy or memset of one call: GPU work, but not a kernel.
+
+    ``direction`` (``"HtoD"``, ``"DtoH"``, ``"DtoD"``, ``"HtoH"``) and ``host_memory``
+    (``"pinned"``, ``"pageable"``) come from the record's name, e.g. ``Memcpy DtoH (Device ->
+    Pageable)``; both are None for a memset. ``bytes`` is None where the events do not carry
+    it (live Kineto events of torch 2.11 and older; Chrome traces do).
+    """
 
     name: str
     kind: str  # "memcpy" or "memset"
@@ -65,6 +75,9 @@ class MemoryOp:
     stream: int | None = None
     device: int | None = None
     op: str | None = None
+    direction: str | None = None
+    host_memory: str | None = None
+    bytes: int | None = None
 
 
 def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
@@ -218,6 +231,232 @@ class KernelList(Sequence[Kernel]):
         return f"KernelList of {len(self._kernels)}:\n{self.table()}"
 
 
+class Count(int):
+    """A count from ``SyncList.count``/``CopyList.count``: an int that remembers what it
+    counted, so that a failed ``assert prof.copies.count(direction="DtoH") == 0`` shows them."""
+
+    what: str
+    table: str
+
+    def __new__(cls, value: int, what: str, table: str) -> Count:
+        count = super().__new__(cls, value)
+        count.what = what
+        count.table = table
+        return count
+
+    def explain(self) -> list[str]:
+        return [f"{int(self)} {self.what}:", *self.table.splitlines()]
+
+
+@dataclass(frozen=True)
+class Sync:
+    """A host call of one profiled call that blocks until the GPU has caught up.
+
+    ``call`` is the runtime/driver API as recorded (``cudaStreamSynchronize``), ``kind`` one
+    of ``"stream"``, ``"device"``, ``"event"``, ``"copy"``; ``ops`` the CPU ops and user
+    ranges around the call, outermost first (``("aten::item", "aten::_local_scalar_dense")``),
+    ``op`` the innermost of them, both empty/None for a ``torch.cuda.synchronize()`` outside
+    any range. ``duration_us`` is the host time spent in the call, ``start_us`` its start
+    from the start of the profiled call. ``memcpy`` names the GPU record of a ``copy``.
+    With ``stacks=True``: ``stack``, the user's Python frames around the call, outermost
+    first, as the profiler names them (``"test_train.py(40): train_step"``: the line is
+    the function's *def* line), and ``line``, the exact ``file:line`` of the call where
+    torch's sync debug mode flagged it (live profiles only; None where it did not).
+    """
+
+    call: str
+    kind: str
+    op: str | None
+    ops: tuple[str, ...]
+    duration_us: float
+    start_us: float = 0.0
+    memcpy: str | None = None
+    stack: tuple[str, ...] | None = None
+    line: str | None = None
+
+    @property
+    def where(self) -> str | None:
+        """The best location known: the flagged line, else the innermost user frame."""
+        if self.line is not None:
+            return self.line
+        return self.stack[-1] if self.stack else None
+
+    def __repr__(self) -> str:
+        chain = " > ".join(self.ops) or "no op"
+        where = f" at {self.where}" if self.where else ""
+        return f"Sync({self.kind} {self.call} {format_us(self.duration_us)}us in {chain}{where})"
+
+
+T = TypeVar("T")
+
+
+class _Records(Sequence[T], Generic[T]):
+    """A sequence of one call's records that raises :class:`NoDeviceActivityError` on every
+    access where the profile recorded no GPU activity, like :class:`KernelList`."""
+
+    __slots__ = ("_items_", "_unavailable")
+    _noun = "records"
+
+    def __init__(self, items: Sequence[T] = (), *, unavailable: str | None = None) -> None:
+        self._items_: tuple[T, ...] = tuple(items)
+        self._unavailable = unavailable
+
+    @property
+    def measured(self) -> bool:
+        return self._unavailable is None
+
+    def require_measured(self) -> None:
+        if self._unavailable is not None:
+            raise NoDeviceActivityError(self._unavailable)
+
+    def _items(self) -> tuple[T, ...]:
+        if self._unavailable is not None:
+            raise NoDeviceActivityError(self._unavailable)
+        return self._items_
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        if isinstance(index, slice):
+            return type(self)(self._items()[index])
+        return self._items()[index]
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._items())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Records):
+            return self._items() == other._items()
+        if isinstance(other, list | tuple):
+            return list(self._items()) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _table(self, items: Sequence[T]) -> str:
+        raise NotImplementedError
+
+    def table(self) -> str:
+        return self._table(self._items()) if self._items_ else f"(no {self._noun})"
+
+    def _summary(self, item: T) -> str:
+        raise NotImplementedError
+
+    def headline(self) -> str:
+        """One line that names the records; pytest shows ``assert not prof.syncs`` on one line."""
+        name = type(self).__name__
+        if self._unavailable is not None:
+            return f"{name}(unavailable: no GPU activity recorded)"
+        if not self._items_:
+            return f"{name}(no {self._noun})"
+        shown = "; ".join(self._summary(item) for item in self._items_[:3])
+        more = f"; {len(self._items_) - 3} more" if len(self._items_) > 3 else ""
+        return f"{name} of {len(self._items_)}: {shown}{more}"
+
+    def __repr__(self) -> str:
+        if self._unavailable is not None or not self._items_:
+            return self.headline()
+        return f"{self.headline()}\n{self.table()}"
+
+
+def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
+    if value is not None and value not in choices:
+        raise ValueError(f"unknown {what} {value!r}; the {what}s are: {', '.join(choices)}")
+
+
+def _filters(**given: Any) -> str:
+    return " and ".join(f"{k}={v!r}" for k, v in given.items() if v is not None)
+
+
+def sync_table(syncs: Sequence[Sync]) -> str:
+    rows = [
+        (
+            str(i),
+            s.call,
+            s.kind if s.memcpy is None else " ".join((s.kind, *filter(None, memcpy_kind(s.memcpy)))),
+            format_us(s.duration_us),
+            " > ".join(s.ops) or "-",
+            s.where or "-",
+        )
+        for i, s in enumerate(syncs)
+    ]
+    return render_table(("#", "call", "kind", "host us", "ops", "where"), rows, right=(0, 3))
+
+
+class SyncList(_Records[Sync]):
+    """The host syncs of one call, in time order (see :class:`Sync`)."""
+
+    __slots__ = ()
+    _noun = "host syncs"
+
+    def count(self, call: str | None = None, *, kind: str | None = None) -> Count:
+        """How many syncs are of API ``call`` (a glob, or the name without Kineto's ``_v...``
+        suffix) and ``kind``; all of them when both are None."""
+        _check_choice("sync kind", kind, SYNC_KINDS)
+        found = [
+            s
+            for s in self._items()
+            if (kind is None or s.kind == kind)
+            and (call is None or api_name(s.call) == call or fnmatch.fnmatchcase(s.call, call))
+        ]
+        what = "host syncs" + (f" with {_filters(kind=kind, call=call)}" if kind or call else "")
+        return Count(len(found), f"{what} of {len(self._items_)}", self._table(found) if found else self.table())
+
+    def _table(self, items: Sequence[Sync]) -> str:
+        return sync_table(items)
+
+    def _summary(self, item: Sync) -> str:
+        return repr(item)
+
+
+def copy_table(copies: Sequence[MemoryOp]) -> str:
+    rows = [
+        (
+            str(i),
+            c.direction or "-",
+            c.host_memory or "-",
+            "-" if c.bytes is None else str(c.bytes),
+            format_us(c.duration_us),
+            c.op or "-",
+            c.name,
+        )
+        for i, c in enumerate(copies)
+    ]
+    return render_table(("#", "direction", "host", "bytes", "us", "op", "name"), rows, right=(0, 3, 4))
+
+
+class CopyList(_Records[MemoryOp]):
+    """The memcpys of one call, in launch order (memsets are in ``memory_ops`` only)."""
+
+    __slots__ = ()
+    _noun = "copies"
+
+    def count(self, direction: str | None = None, *, host_memory: str | None = None) -> Count:
+        """How many copies go in ``direction`` and touch ``host_memory``; all when both are None."""
+        _check_choice("direction", direction, DIRECTIONS)
+        _check_choice("host memory", host_memory, HOST_MEMORY)
+        found = [
+            c
+            for c in self._items()
+            if (direction is None or c.direction == direction) and (host_memory is None or c.host_memory == host_memory)
+        ]
+        given = _filters(direction=direction, host_memory=host_memory)
+        what = "copies" + (f" with {given}" if given else "")
+        return Count(len(found), f"{what} of {len(self._items_)}", self._table(found) if found else self.table())
+
+    def _table(self, items: Sequence[MemoryOp]) -> str:
+        return copy_table(items)
+
+    def _summary(self, item: MemoryOp) -> str:
+        size = "" if item.bytes is None else f" {item.bytes} B"
+        return f"{item.name}{size} by {item.op or 'no op'}"
+
+
 @dataclass(frozen=True)
 class Op:
     """A CPU op (or user range) of one call, aggregated over its occurrences in that call.
@@ -355,6 +594,11 @@ class Overlap:
         )
 
 
+def _median_int(values: Sequence[int]) -> int:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
 def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
     merged: list[tuple[float, float]] = []
     for start, end in sorted(intervals):
@@ -396,7 +640,12 @@ def overlap_of(kernels: Sequence[Kernel]) -> Overlap:
 
 @dataclass(frozen=True)
 class CallProfile:
-    """What one profiled call did."""
+    """What one profiled call did.
+
+    ``wall_us`` is the host span of the call (its ``ProfilerStep`` range). The GPU-side
+    counts and times are read through properties that raise :class:`NoDeviceActivityError`
+    where no GPU activity was recorded: "no launches" must not pass because nothing ran.
+    """
 
     index: int
     kernels: KernelList
@@ -404,6 +653,11 @@ class CallProfile:
     ops: OpTable
     runtime: Mapping[str, int]
     memory_reading: MemoryReading | None = None  # the allocator around this call, live on a GPU only
+    syncs: SyncList = field(default_factory=lambda: SyncList(unavailable=_NOT_BUILT))
+    wall_us: float = 0.0
+    _launches: int = field(default=0, repr=False)
+    _graph_launches: int = field(default=0, repr=False)
+    _gpu_busy_us: float = field(default=0.0, repr=False)
 
     def overlap(self) -> Overlap:
         """Communication time hidden under compute kernels in this call."""
@@ -421,8 +675,41 @@ class CallProfile:
         self.kernels.require_measured()
         return memory_report([self.runtime], [self.memory_reading], NO_READINGS)
 
+    @property
+    def copies(self) -> CopyList:
+        """The call's memcpys (``memory_ops`` without the memsets)."""
+        self.kernels.require_measured()
+        return CopyList([m for m in self.memory_ops if m.kind == "memcpy"])
+
+    @property
+    def launches(self) -> int:
+        """Kernel launch calls (each graph launch counts one); memcpy/memset calls are not launches."""
+        self.kernels.require_measured()
+        return self._launches
+
+    @property
+    def graph_launches(self) -> int:
+        """``cudaGraphLaunch``/``cuGraphLaunch`` calls."""
+        self.kernels.require_measured()
+        return self._graph_launches
+
+    @property
+    def gpu_busy_us(self) -> float:
+        """Time within ``wall_us`` when some kernel or memory op ran on the GPU (their union)."""
+        self.kernels.require_measured()
+        return self._gpu_busy_us
+
+    @property
+    def gpu_idle_fraction(self) -> float:
+        """Share of the call's host span with no GPU work: ``1 - gpu_busy_us / wall_us``."""
+        busy = self.gpu_busy_us
+        return 1.0 - busy / self.wall_us if self.wall_us > 0 else 0.0
+
     def __repr__(self) -> str:
         return f"CallProfile(call {self.index}):\n{self.kernels.table() if self.kernels.measured else ''}"
+
+
+_NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
 
 
 @dataclass(frozen=True)
@@ -483,6 +770,44 @@ class KernelProfile:
         """CUDA runtime and driver calls of one call, by name."""
         return self.call.runtime
 
+    @property
+    def syncs(self) -> SyncList:
+        """Host syncs per call. Where the calls synced alike: the first call's, host times the
+        median over calls; where they did not: the call with the most syncs, so that a sync
+        in any call fails ``assert not prof.syncs`` (``calls[i].syncs`` has each)."""
+        return self.call.syncs
+
+    @property
+    def copies(self) -> CopyList:
+        """The memcpys of the representative call."""
+        return self.call.copies
+
+    @property
+    def launches(self) -> int:
+        """Kernel launch calls per call (median over calls); a graph launch counts one."""
+        return _median_int([c.launches for c in self.calls])
+
+    @property
+    def graph_launches(self) -> int:
+        """Graph launch calls per call (median over calls)."""
+        return _median_int([c.graph_launches for c in self.calls])
+
+    @property
+    def wall_us(self) -> float:
+        """Host span of one call, the median over calls (the first call of a session carries
+        the profiler's start-up, a few ms; the median leaves it out)."""
+        return statistics.median(c.wall_us for c in self.calls)
+
+    @property
+    def gpu_busy_us(self) -> float:
+        """GPU busy time within one call's host span (union of kernels and memory ops), median."""
+        return statistics.median(c.gpu_busy_us for c in self.calls)
+
+    @property
+    def gpu_idle_fraction(self) -> float:
+        """Share of a call's host span with no GPU work, the median over calls."""
+        return statistics.median(c.gpu_idle_fraction for c in self.calls)
+
     def overlap(self) -> Overlap:
         """Communication time hidden under compute, the median over the calls (by fraction).
 
@@ -505,7 +830,19 @@ class KernelProfile:
                 reason = str(exc)
             return f"{head}\nno GPU activity: {reason}\n{self.call.ops.table()}"
         memory = f"\n+ {len(self.call.memory_ops)} memory op(s) per call" if self.call.memory_ops else ""
-        return f"{head}\n{self.call.kernels.table()}{memory}"
+        return f"{head}\n{self.call.kernels.table()}{memory}\n{self.host_summary()}"
+
+    def host_summary(self) -> str:
+        """Launches, host span, GPU idle share and the host syncs, as the profile table ends."""
+        graphs = f" ({self.graph_launches} graph)" if self.graph_launches else ""
+        line = (
+            f"per call: {self.launches} launch(es){graphs}, host {format_us(self.wall_us)}us, "
+            f"GPU busy {format_us(self.gpu_busy_us)}us, idle {self.gpu_idle_fraction:.0%}"
+        )
+        syncs = self.syncs
+        if not syncs:
+            return f"{line}, no host syncs"
+        return f"{line}, {len(syncs)} host sync(s):\n{syncs.table()}"
 
     def __repr__(self) -> str:
         return self.table()

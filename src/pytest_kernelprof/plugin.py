@@ -20,7 +20,7 @@ from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
 from .gpus import assignment_line, choose_gpus, gpu_for_worker, take_worker_gpu
 from .health import GraphBreak
-from .model import KernelList, KernelProfile
+from .model import CopyList, Count, KernelList, KernelProfile, SyncList
 from .session import report_sections
 from .settings import (
     SAVE_CHOICES,
@@ -149,7 +149,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Under pytest -n, one GPU per worker: auto, a count N, or indices such as 0,2,5 into the "
         "visible GPUs; default: off",
     )
+    group.addoption(
+        "--kernelprof-stacks",
+        action="store_true",
+        dest="kernelprof_stacks",
+        default=None,
+        help="Record Python stacks in every profile, so that syncs and kernels name the user's code "
+        "(costs host time); default: off",
+    )
     parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
+    parser.addini("kernelprof_stacks", "Same as --kernelprof-stacks", type="bool", default=False)
     parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
     parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default=str(DEFAULT_WARMUP))
     parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default=str(DEFAULT_CALLS))
@@ -188,6 +197,7 @@ def pytest_configure(config: pytest.Config) -> None:
         update=bool(config.getoption("kernelprof_update")),
         names=parse_names(_setting(config, "kernelprof_baseline_names")),
         forbid=parse_forbid(config.getini("kernelprof_forbid")),
+        stacks=bool(_setting(config, "kernelprof_stacks")),
     )
     config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
 
@@ -300,6 +310,11 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
         if isinstance(side, list) and side and all(isinstance(item, GraphBreak) for item in side):
             lines = [f"{type(left).__name__} {op} {type(right).__name__} failed; the graph breaks:"]
             return lines + [str(item) for item in side]
+        if isinstance(side, Count):
+            return [f"{left!r} {op} {right!r} failed; counted {side.what}", *side.explain()[1:]]
+        if isinstance(side, SyncList | CopyList):
+            head = f"{type(left).__name__} {op} {type(right).__name__} failed; {side.headline()}"
+            return [head, *side.table().splitlines()]
     for side in (left, right):
         if isinstance(side, KernelList | KernelProfile):
             lines = [f"{type(left).__name__} {op} {type(right).__name__} failed; the kernels:"]

@@ -22,6 +22,7 @@ class Settings:
     update: bool = False
     names: str = "stable"
     forbid: tuple[Rule, ...] = ()
+    stacks: bool = False
 
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
