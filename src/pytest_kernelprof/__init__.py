@@ -23,7 +23,20 @@ from .errors import (
     TraceError,
 )
 from .health import CompileReport, GraphBreak, MemoryReading, MemoryReport
-from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable, Overlap
+from .model import (
+    CallProfile,
+    CopyList,
+    Count,
+    Kernel,
+    KernelList,
+    KernelProfile,
+    MemoryOp,
+    Op,
+    OpTable,
+    Overlap,
+    Sync,
+    SyncList,
+)
 from .names import KINDS, KernelName, parse_kernel_name
 
 __all__ = [
@@ -35,6 +48,8 @@ __all__ = [
     "CannotTellError",
     "Capture",
     "CompileReport",
+    "CopyList",
+    "Count",
     "ForbiddenError",
     "GraphBreak",
     "IncompleteProfileError",
@@ -58,6 +73,8 @@ __all__ = [
     "RankError",
     "Recording",
     "RecordingError",
+    "Sync",
+    "SyncList",
     "TraceError",
     "load_trace",
     "parse_kernel_name",

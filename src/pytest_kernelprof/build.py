@@ -391,7 +391,12 @@ def _representative_syncs(calls: Sequence[CallProfile], unavailable: str | None)
     if len(shapes) > 1:
         return max((c.syncs for c in calls), key=len)
     medians = [
-        replace(same[0], duration_us=_median([s.duration_us for s in same])) for same in zip(*per_call, strict=True)
+        replace(
+            same[0],
+            duration_us=_median([s.duration_us for s in same]),
+            start_us=_median([s.start_us for s in same]),
+        )
+        for same in zip(*per_call, strict=True)
     ]
     return SyncList(medians)
 
