@@ -133,7 +133,8 @@ def user_code_that_syncs() -> None:
 def test_sync_warnings_become_lines_and_other_warnings_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     mode = FakeSyncDebugMode()
     mode.install(monkeypatch)
-    with pytest.warns(DeprecationWarning, match="not about syncs"), warnings.catch_warnings():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
         warnings.simplefilter("error", UserWarning)  # as under -W error: the sync warning must not raise
         with _flagging_syncs(True) as lines:
             assert lines is not None
@@ -141,6 +142,7 @@ def test_sync_warnings_become_lines_and_other_warnings_pass(monkeypatch: pytest.
             user_code_that_syncs()
             user_code_that_syncs()
             warnings.warn("not about syncs", DeprecationWarning, stacklevel=1)
+    assert [str(w.message) for w in seen] == ["not about syncs"]
     assert mode.set == ["warn", 0]
     line = user_code_that_syncs.__code__.co_firstlineno + 1
     assert lines.by_call == {1: [FlaggedSync(f"{os.path.relpath(__file__)}:{line}", "user_code_that_syncs")] * 2}
