@@ -16,6 +16,11 @@ How names are compared (``names``):
 - ``exact``: every name, and every memory operation.
 - ``loose``: no names, no memory operations: only kind, family, layout, fused ops and op.
 
+Beside the signature an entry keeps metrics, each better lower (``BASELINE_METRICS``): a
+higher value fails with the change, a lower one passes and is reported as an improvement to
+lock in. ``peak_bytes`` has a relative tolerance; the others are counts and have none. A
+metric that a profile cannot tell, or that an older file lacks, is not compared.
+
 Files are JSON with sorted keys, two-space indent and a trailing newline, written to a
 temporary file and renamed, so a reader never sees half a file and review diffs stay small.
 """
@@ -26,12 +31,13 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .compare import count_changes, diff_kernels, render_diff, shape_key
 from .errors import BaselineError
+from .metrics import read_metric
 from .model import Kernel, KernelProfile
 from .names import KernelName
 from .paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
@@ -40,6 +46,12 @@ NAME_MODES = ("stable", "exact", "loose")
 STABLE_NAME_FAMILIES = frozenset(("inductor", "unknown"))
 FORMAT_VERSION = 1
 
+
+# Metrics an entry keeps (names of metrics.METRICS), each better lower; those with a
+# relative tolerance (--kernelprof-memory-tolerance), and its default.
+BASELINE_METRICS = ("graph_breaks", "recompiles", "peak_bytes")
+TOLERANT_METRICS = frozenset(("peak_bytes",))
+DEFAULT_MEMORY_TOLERANCE = 0.05
 
 # The kernel fields a baseline file stores. A fixed list, not every KernelName field: a
 # field added to the decoder must not change every stored baseline.
@@ -80,12 +92,14 @@ class Signature:
     kernels: tuple[BaselineKernel, ...]
     memcpy: int
     memset: int
+    metrics: Mapping[str, int] = field(default_factory=dict)  # of BASELINE_METRICS, those known
 
     @classmethod
     def of(cls, prof: KernelProfile) -> Signature:
         kernels = tuple(BaselineKernel.of(k) for k in prof.kernels)
         memory = prof.memory_ops
-        return cls(kernels, sum(m.kind == "memcpy" for m in memory), sum(m.kind == "memset" for m in memory))
+        metrics = {name: value for name in BASELINE_METRICS if (value := read_metric(prof, name)) is not None}
+        return cls(kernels, sum(m.kind == "memcpy" for m in memory), sum(m.kind == "memset" for m in memory), metrics)
 
     def to_json(self, prof: KernelProfile) -> dict[str, Any]:
         return {
@@ -93,12 +107,16 @@ class Signature:
             "kernels": [k.to_json() for k in self.kernels],
             "memcpy": self.memcpy,
             "memset": self.memset,
+            "metrics": dict(self.metrics),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Signature:
         kernels = tuple(BaselineKernel.from_json(k) for k in data["kernels"])
-        return cls(kernels, int(data.get("memcpy", 0)), int(data.get("memset", 0)))
+        metrics = data.get("metrics", {})
+        if not isinstance(metrics, dict) or not all(isinstance(k, str) and type(v) is int for k, v in metrics.items()):
+            raise ValueError("'metrics' is not an object of integers")
+        return cls(kernels, int(data.get("memcpy", 0)), int(data.get("memset", 0)), dict(metrics))
 
 
 def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:
@@ -131,6 +149,40 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
         *render_diff(diff, "baseline", "this run"),
     ]
     return lines
+
+
+@dataclass(frozen=True)
+class MetricChange:
+    name: str
+    stored: int
+    current: int
+    tolerance: float = 0.0  # relative, for TOLERANT_METRICS
+
+    def __str__(self) -> str:
+        text = f"{self.name}: {self.stored:,} -> {self.current:,}"
+        if self.name in TOLERANT_METRICS and self.stored:
+            text += f" ({(self.current - self.stored) / self.stored:+.1%}; tolerance {self.tolerance:.0%})"
+        return text
+
+
+def compare_metrics(
+    stored: Signature, current: Signature, tolerance: float
+) -> tuple[list[MetricChange], list[MetricChange]]:
+    """(worse, better): the metrics both signatures have that went up or down; a tolerant
+    metric only beyond ``tolerance`` of the stored value."""
+    worse: list[MetricChange] = []
+    better: list[MetricChange] = []
+    for name in BASELINE_METRICS:
+        if name not in stored.metrics or name not in current.metrics:
+            continue
+        old, new = stored.metrics[name], current.metrics[name]
+        slack = tolerance * old if name in TOLERANT_METRICS else 0
+        change = MetricChange(name, old, new, tolerance)
+        if new > old + slack:
+            worse.append(change)
+        elif new < old - slack:
+            better.append(change)
+    return worse, better
 
 
 def read_baseline(path: Path) -> dict[str, Any]:
@@ -230,6 +282,7 @@ def _function_name(test: str) -> str:
 BASELINE_PROPERTY = "kernelprof_baseline"
 UPDATE_PROPERTY = "kernelprof_baseline_update"
 LEGACY_PROPERTY = "kernelprof_baseline_legacy"
+IMPROVED_PROPERTY = "kernelprof_baseline_improved"  # "nodeid|check name|metric|stored|current"
 RENAMED = "renamed"
 
 
@@ -253,12 +306,14 @@ class KernelBaseline:
         names: str,
         notes: list[tuple[str, str]],
         legacy_path: Path | None = None,
+        memory_tolerance: float = DEFAULT_MEMORY_TOLERANCE,
     ) -> None:
         self.path = path
         self.legacy_path = legacy_path
         self._nodeid = nodeid
         self._update = update
         self._names = names
+        self._tolerance = memory_tolerance
         self._notes = notes
         self._last_failure: list[str] = []
 
@@ -306,14 +361,24 @@ class KernelBaseline:
                 f"record it with: {update}",
                 *prof.kernels.table().splitlines(),
             ]
-        lines = compare(Signature.from_json(stored), Signature.of(prof), self._names)
-        if lines is None:
+        recorded, current = Signature.from_json(stored), Signature.of(prof)
+        lines = compare(recorded, current, self._names)
+        worse, better = compare_metrics(recorded, current, self._tolerance)
+        if lines is None and not worse:
+            for change in better:
+                self._note(IMPROVED_PROPERTY, f"{self._nodeid}|{name}|{change.name}|{change.stored}|{change.current}")
             return []
-        return [
-            f"kernel signature differs from the baseline {arch}/{name} in {path} (names compared: {self._names})",
-            *lines,
-            f"if the change is intended: {update}",
-        ]
+        failure = []
+        if lines is not None:
+            failure.append(
+                f"kernel signature differs from the baseline {arch}/{name} in {path} (names compared: {self._names})"
+            )
+            failure.extend(lines)
+        if worse:
+            failure.append(f"worse than the baseline {arch}/{name} in {path} (lower is better):")
+            failure.extend(f"  {change}" for change in worse)
+        failure.append(f"if the change is intended: {update}")
+        return failure
 
     def __eq__(self, other: object) -> bool:
         __tracebackhide__ = True
@@ -357,6 +422,7 @@ class BaselineSession:
         self.not_passed: set[str] = set()  # node ids with a failed or skipped phase
         self.updates: set[str] = set()  # UPDATE_PROPERTY values
         self.legacy: dict[str, set[str]] = {}  # old path -> the new paths that read it
+        self.improved: set[str] = set()  # IMPROVED_PROPERTY values
 
     def add_report(self, nodeid: str, user_properties: Iterable[tuple[str, object]], *, passed: bool = True) -> None:
         self.ran.add(nodeid)
@@ -372,6 +438,8 @@ class BaselineSession:
             elif key == LEGACY_PROPERTY:
                 old, new = text.split("|", 1)
                 self.legacy.setdefault(old, set()).add(new)
+            elif key == IMPROVED_PROPERTY:
+                self.improved.add(text)
 
     def unused(self, rootpath: Path, *, narrowed: bool) -> list[Unused]:
         return unused_entries(self.used, self.ran, rootpath, look_for_orphans=not narrowed)
@@ -382,7 +450,7 @@ class BaselineSession:
         ``prune`` deletes the unused entries, except those of files that a failed or skipped
         test read (it may not have reached its other checks); ``blocked`` says why entries
         asked to be pruned are not (a narrowed or failing run)."""
-        sections = [s for s in (self._update_section(), self._legacy_section()) if s]
+        sections = [s for s in (self._update_section(), self._legacy_section(), self._improved_section()) if s]
         unused = self.unused(rootpath, narrowed=narrowed)
         kept: list[str] = []
         if prune and not blocked:
@@ -422,6 +490,19 @@ class BaselineSession:
         if counts.get(RENAMED):
             title += f"; {_plural(counts[RENAMED], 'file')} renamed to the new naming"
         return [title, *changed]
+
+    def _improved_section(self) -> list[str]:
+        if not self.improved:
+            return []
+        lines = [f"kernelprof: {_plural(len(self.improved), 'baseline metric')} improved"]
+        for value in sorted(self.improved):
+            nodeid, check, metric, stored, current = value.split("|")
+            test = name_in_module(nodeid) + ("" if check == "default" else f" ({check})")
+            lines.append(
+                f"improved: {test} {metric} {int(stored):,} -> {int(current):,}; "
+                f"lock it in with --kernelprof-update '{nodeid}'"
+            )
+        return lines
 
     def _legacy_section(self) -> list[str]:
         if not self.legacy:

@@ -52,7 +52,13 @@ def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
     path, legacy = baseline_paths(request.node.path, request.node.nodeid)
     notes = request.node.stash.setdefault(BASELINE_NOTES_KEY, [])
     return KernelBaseline(
-        path, request.node.nodeid, update=settings.update, names=settings.names, notes=notes, legacy_path=legacy
+        path,
+        request.node.nodeid,
+        update=settings.update,
+        names=settings.names,
+        notes=notes,
+        legacy_path=legacy,
+        memory_tolerance=settings.memory_tolerance,
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .baseline import NAME_MODES, BaselineSession, KernelBaseline
+from .baseline import DEFAULT_MEMORY_TOLERANCE, NAME_MODES, BaselineSession, KernelBaseline
 from .bench import machine_info as machine_info_of_gpu
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, device_facts, gpu_available, package_versions
 from .errors import GpuSpecError
@@ -29,6 +29,7 @@ from .settings import (
     parse_count,
     parse_forbid,
     parse_names,
+    parse_percent,
     parse_save,
 )
 
@@ -157,8 +158,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Record Python stacks in every profile, so that syncs and kernels name the user's code "
         "(costs host time); default: off",
     )
+    group.addoption(
+        "--kernelprof-memory-tolerance",
+        action="store",
+        dest="kernelprof_memory_tolerance",
+        default=None,
+        metavar="PERCENT",
+        help="How far a baseline's peak_bytes may grow before it fails (and shrink before it counts as "
+        f"improved); default: {DEFAULT_MEMORY_TOLERANCE:.0%}",
+    )
     parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
     parser.addini("kernelprof_stacks", "Same as --kernelprof-stacks", type="bool", default=False)
+    parser.addini(
+        "kernelprof_memory_tolerance",
+        "Same as --kernelprof-memory-tolerance",
+        default=f"{DEFAULT_MEMORY_TOLERANCE:.0%}",
+    )
     parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
     parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default=str(DEFAULT_WARMUP))
     parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default=str(DEFAULT_CALLS))
@@ -198,6 +213,9 @@ def pytest_configure(config: pytest.Config) -> None:
         names=parse_names(_setting(config, "kernelprof_baseline_names")),
         forbid=parse_forbid(config.getini("kernelprof_forbid")),
         stacks=bool(_setting(config, "kernelprof_stacks")),
+        memory_tolerance=parse_percent(
+            "--kernelprof-memory-tolerance", _setting(config, "kernelprof_memory_tolerance")
+        ),
     )
     config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from .errors import CannotTellError, ForbiddenError, NoDeviceActivityError
 from .health import format_bytes
+from .metrics import METRICS, read_metric
 from .model import Kernel, KernelProfile, kernel_table
 from .names import DTYPES, KINDS, LAYOUTS, RULES
 from .report import format_us, render_table
@@ -41,35 +42,6 @@ FIELDS = (*KERNEL_FIELDS, "op")
 FAMILIES = tuple(dict.fromkeys([rule.family for rule in RULES] + ["unknown"]))
 _CHOICES: dict[str, tuple[str, ...]] = {"kind": KINDS, "family": FAMILIES, "dtype": DTYPES, "layout": LAYOUTS}
 
-
-@dataclass(frozen=True)
-class Metric:
-    """A number a metric rule compares; ``detail`` shows what makes it up."""
-
-    read: Callable[[KernelProfile], float]
-    detail: Callable[[KernelProfile], str]
-    size: bool = False  # a byte count: values may carry units, and print as sizes
-
-
-def _breaks(prof: KernelProfile) -> str:
-    return "\n".join(str(b) for b in prof.compile.graph_breaks)
-
-
-def _nothing(prof: KernelProfile) -> str:
-    return ""
-
-
-METRICS: dict[str, Metric] = {
-    "graph_breaks": Metric(lambda p: len(p.compile.graph_breaks), _breaks),
-    "recompiles": Metric(lambda p: p.compile.recompiles, lambda p: "\n".join(p.compile.recompile_reasons)),
-    "frames": Metric(lambda p: p.compile.frames, _nothing),
-    "regions": Metric(lambda p: p.compile.regions, _nothing),
-    "kernels": Metric(lambda p: len(p.kernels), lambda p: p.kernels.table()),
-    "peak_bytes": Metric(lambda p: p.memory.peak_bytes, lambda p: p.memory.table(), size=True),
-    "retained_bytes": Metric(lambda p: p.memory.retained_bytes, lambda p: p.memory.table(), size=True),
-    "malloc_calls": Metric(lambda p: p.memory.malloc_calls, lambda p: p.memory.table()),
-    "free_calls": Metric(lambda p: p.memory.free_calls, lambda p: p.memory.table()),
-}
 
 _COMPARISONS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
@@ -257,10 +229,10 @@ def _op_violation(prof: KernelProfile, rule: Rule) -> str | None:
 def _metric_violation(prof: KernelProfile, rule: Rule) -> str | None:
     assert rule.metric is not None
     metric = METRICS[rule.metric]
-    value = metric.read(prof)
-    if not _COMPARISONS[rule.comparison](value, rule.limit):
+    value = read_metric(prof, rule.metric)
+    if value is None or not _COMPARISONS[rule.comparison](value, rule.limit):
         return None
-    shown = f"{int(value):,} ({format_bytes(int(value))})" if metric.size else _number(value)
+    shown = f"{value:,} ({format_bytes(value)})" if metric.size else str(value)
     detail = metric.detail(prof)
     return f"{rule.metric} = {shown}" + (f":\n{detail}" if detail else "")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .baseline import NAME_MODES
+from .baseline import DEFAULT_MEMORY_TOLERANCE, NAME_MODES
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP
 from .rules import Rule, parse_rules
 
@@ -23,6 +23,7 @@ class Settings:
     names: str = "stable"
     forbid: tuple[Rule, ...] = ()
     stacks: bool = False
+    memory_tolerance: float = DEFAULT_MEMORY_TOLERANCE
 
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
@@ -65,3 +66,15 @@ def parse_forbid(lines: list[str]) -> tuple[Rule, ...]:
         return parse_rules(lines)
     except ValueError as exc:
         raise pytest.UsageError(f"kernelprof_forbid {exc}") from None
+
+
+def parse_percent(option: str, value: str) -> float:
+    """A percentage ("5%" or "5") as a fraction, or a UsageError that names the option."""
+    text = str(value).strip().removesuffix("%").strip()
+    try:
+        percent = float(text)
+    except ValueError:
+        raise pytest.UsageError(f"{option} takes a percentage such as 5%, got {value!r}") from None
+    if not 0 <= percent <= 1000:
+        raise pytest.UsageError(f"{option} must be between 0% and 1000%, got {value!r}")
+    return percent / 100
