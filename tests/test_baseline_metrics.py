@@ -37,8 +37,22 @@ def live_like(peak: int, *, breaks: int = 0, recompiles: int = 0) -> KernelProfi
 
 
 def test_a_signature_keeps_the_metrics_its_profile_can_tell(trace: Trace) -> None:
-    assert Signature.of(live_like(1000, breaks=2)).metrics == {"graph_breaks": 2, "recompiles": 0, "peak_bytes": 1000}
-    assert Signature.of(load_trace(trace("geglu_compiled"))).metrics == {}  # a trace tells none of these
+    events = {"syncs": 0, "dtoh_copies": 0, "launches": 4}  # a trace has these
+    assert Signature.of(load_trace(trace("geglu_compiled"))).metrics == events
+    assert Signature.of(live_like(1000, breaks=2)).metrics == {
+        **events,
+        "graph_breaks": 2,
+        "recompiles": 0,
+        "peak_bytes": 1000,
+    }
+
+
+def test_syncs_copies_and_launches_compare_from_traces(trace: Trace) -> None:
+    item = Signature.of(load_trace(trace("compile_graph_break")))  # H200: .item() between compiled graphs
+    assert (item.metrics["syncs"], item.metrics["dtoh_copies"], item.metrics["launches"]) == (1, 1, 3)
+    worse, better = compare_metrics(item, Signature.of(load_trace(trace("geglu_compiled"))), 0.05)
+    assert [str(c) for c in worse] == ["launches: 3 -> 4"]
+    assert [str(c) for c in better] == ["syncs: 1 -> 0", "dtoh_copies: 1 -> 0"]
 
 
 def test_lower_is_better_and_peak_memory_has_a_tolerance() -> None:

@@ -53,7 +53,7 @@ def test_the_rules_of_the_issue_parse() -> None:
         ("d: dtype=float32", "dtype=float32 is not one of fp64, fp32"),
         ("f: family=cublaslt", "family=cublaslt is not one of"),
         ("x: colour=red", "unknown field 'colour'; the fields are kind, family, dtype, layout, name, op"),
-        ("s: syncz>0", "unknown metric 'syncz'; the metrics are graph_breaks"),
+        ("s: syncz>0", "unknown metric 'syncz'; the metrics are syncs, dtoh_copies, launches, graph_breaks"),
         ("g: graph_breaks=0", "graph_breaks is a metric, compared with"),
         ("g: graph_breaks>1MiB", "graph_breaks> takes a number, got '1MiB'"),
         ("p: peak_bytes>lots", "peak_bytes> takes a number, got 'lots' (a size may end in KiB"),
@@ -127,6 +127,18 @@ def test_metric_rules_and_every_broken_rule_in_one_failure(trace: Trace) -> None
     check_rules(kp.load_trace(trace("memory_steady")), rules[:1])
 
 
+def test_sync_copy_and_launch_rules(trace: Trace) -> None:
+    item = kp.load_trace(trace("compile_graph_break"))  # .item() between two compiled graphs
+    found = violation(item, parse_rule("no-sync: syncs>0 | no host syncs in the step"))
+    assert found is not None
+    assert found.startswith("syncs = 1:\n")
+    assert "cudaStreamSynchronize" in found
+    assert violation(item, parse_rule("d: dtoh_copies>=1")) is not None
+    assert violation(item, parse_rule("l: launches>3")) is None
+    assert violation(item, parse_rule("l: launches>2")) == f"launches = 3:\n{item.kernels.table()}"
+    assert violation(kp.load_trace(trace("geglu_compiled")), parse_rule("no-sync: syncs>0")) is None
+
+
 def test_rules_a_profile_cannot_be_checked_against_do_not_apply_to_it(trace: Trace) -> None:
     loaded = kp.load_trace(trace("compile_graph_break"))
     # A trace cannot tell graph breaks, nor peak bytes: not "broken", not "passed" either, just not applied.
@@ -136,5 +148,5 @@ def test_rules_a_profile_cannot_be_checked_against_do_not_apply_to_it(trace: Tra
     cpu = kp.profile(torch.relu, torch.randn(3))
     if cpu.has_device_activity:
         pytest.skip("needs a machine without CUDA")
-    check_rules(cpu, parse_rules(["g: kind=gemm", "m: malloc_calls>=0", "k: kernels>=0"]))
+    check_rules(cpu, parse_rules(["g: kind=gemm", "m: malloc_calls>=0", "k: kernels>=0", "s: syncs>=0"]))
     assert violation(cpu, parse_rule("relu: op=aten::relu")) is not None  # CPU ops are there

@@ -49,7 +49,7 @@ FORMAT_VERSION = 1
 
 # Metrics an entry keeps (names of metrics.METRICS), each better lower; those with a
 # relative tolerance (--kernelprof-memory-tolerance), and its default.
-BASELINE_METRICS = ("graph_breaks", "recompiles", "peak_bytes")
+BASELINE_METRICS = ("syncs", "dtoh_copies", "launches", "graph_breaks", "recompiles", "peak_bytes")
 TOLERANT_METRICS = frozenset(("peak_bytes",))
 DEFAULT_MEMORY_TOLERANCE = 0.05
 

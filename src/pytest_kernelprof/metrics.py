@@ -28,6 +28,9 @@ def _nothing(prof: KernelProfile) -> str:
 
 
 METRICS: dict[str, Metric] = {
+    "syncs": Metric(lambda p: len(p.syncs), lambda p: p.syncs.table()),
+    "dtoh_copies": Metric(lambda p: p.copies.count(direction="DtoH"), lambda p: p.copies.table()),
+    "launches": Metric(lambda p: p.launches, lambda p: p.kernels.table()),
     "graph_breaks": Metric(
         lambda p: len(p.compile.graph_breaks), lambda p: "\n".join(str(b) for b in p.compile.graph_breaks)
     ),
