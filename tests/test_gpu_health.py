@@ -3,6 +3,7 @@ the same facts from H200 traces (test_compile_health.py, test_memory.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,29 @@ def test_a_forbid_rule_on_a_live_gpu_profile() -> None:
     with pytest.raises(kp.ForbiddenError, match=r"rule 'fp32-gemm' \(kind=gemm dtype=fp32,tf32\) is broken: use bf16"):
         profiler.profile(lin, (x,), no_grad=True)
     profiler.profile(lin.to(torch.bfloat16), (x.to(torch.bfloat16),), no_grad=True)
+
+
+def test_a_baseline_keeps_live_metrics_and_fails_on_worse_ones(kernelprof: kp.Profiler, tmp_path: Path) -> None:
+    from pytest_kernelprof.baseline import KernelBaseline
+
+    x = torch.randn(1024, 1024, device="cuda")
+
+    def lean() -> torch.Tensor:
+        return (x * 2).sum()
+
+    def heavy() -> torch.Tensor:
+        y = x * 2
+        z = torch.cat([y, y, y, y])  # a 16 MiB temporary: four times the peak
+        return z[: len(y)].sum() + y.sum().item() * 0  # and a host sync
+
+    notes: list[tuple[str, str]] = []
+    path = tmp_path / "test_m.json"
+    KernelBaseline(path, "t.py::t", update=True, names="loose", notes=notes).check(kernelprof(lean))
+    stored = json.loads(path.read_text())["archs"][kernelprof.captures[-1].profile.arch]
+    assert stored["default"]["metrics"]["syncs"] == 0
+    assert stored["default"]["metrics"]["peak_bytes"] > 0
+    with pytest.raises(AssertionError) as info:
+        KernelBaseline(path, "t.py::t", update=False, names="loose", notes=notes).check(kernelprof(heavy))
+    message = str(info.value)
+    assert "syncs: 0 -> 1" in message
+    assert "peak_bytes: " in message
