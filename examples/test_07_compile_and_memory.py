@@ -28,6 +28,9 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 GPU = torch.cuda.is_available()
 DEVICE = "cuda" if GPU else "cpu"
+# bf16 on the GPU: Inductor warns (an error under -W error) when it compiles an fp32 matmul
+# on a card with TF32 tensor cores that are not enabled.
+DTYPE = torch.bfloat16 if GPU else torch.float32
 # Inductor on the CPU compiles C++ for tens of seconds; what dynamo does (frames, graph
 # breaks, recompiles) is the same with the aot_eager backend.
 BACKEND = "inductor" if GPU else "aot_eager"
@@ -62,20 +65,20 @@ class TwoLayers(nn.Module):
 
 
 def test_a_new_batch_size_in_every_call_recompiles(kernelprof):
-    model = TwoLayers().to(DEVICE)
+    model = TwoLayers().to(DEVICE, DTYPE)
     compiled = torch.compile(model, backend=BACKEND, dynamic=False)
     batches = iter([8, 8, 16, 24, 32])  # the two warm-up calls, then a new size per profiled call
     # A recompile inside a call also autotunes there, so the calls' kernels differ.
     prof = kernelprof.profile(
-        lambda: compiled(torch.randn(next(batches), 64, device=DEVICE)), no_grad=True, allow_variation=True
+        lambda: compiled(torch.randn(next(batches), 64, device=DEVICE, dtype=DTYPE)), no_grad=True, allow_variation=True
     )
     assert prof.compile.recompiles == 3
     assert prof.compile.frames == 4  # the warm-up's compile and the three recompiles
     assert any("size mismatch at index 0. expected 8, actual 16" in r for r in prof.compile.recompile_reasons)
 
     steady = iter([8] * 5)
-    fixed = torch.compile(TwoLayers().to(DEVICE), backend=BACKEND, dynamic=False)
-    prof = kernelprof.profile(lambda: fixed(torch.randn(next(steady), 64, device=DEVICE)), no_grad=True)
+    fixed = torch.compile(TwoLayers().to(DEVICE, DTYPE), backend=BACKEND, dynamic=False)
+    prof = kernelprof.profile(lambda: fixed(torch.randn(next(steady), 64, device=DEVICE, dtype=DTYPE)), no_grad=True)
     assert prof.compile.recompiles == 0
 
 
