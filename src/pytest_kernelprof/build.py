@@ -37,7 +37,7 @@ from .health import CompileFacts, MemoryReading
 from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable, Sync, SyncList
 from .names import KernelName, parse_kernel_name
 from .report import display_name
-from .syncs import FlaggedSync, assign_lines, memcpy_kind, sync_kind, user_frames
+from .syncs import FlaggedSync, api_name, assign_lines, memcpy_kind, sync_kind, user_frames
 
 
 @contextlib.contextmanager
@@ -129,6 +129,8 @@ def build_profile(
     ops_by_id: dict[int, RawEvent] = {}
     gpu_events: list[RawEvent] = []
     stacks = False  # whether Python frames were recorded (with_stack=True)
+    # Events come mostly in time order: the step of the last one is tried before a search.
+    step: _Step | None = steps[0]
     for e in events:
         cat = e.category
         if cat in GPU_CATEGORIES:
@@ -136,7 +138,8 @@ def build_profile(
             continue
         if cat == ANNOTATION and e.name.startswith(STEP_PREFIX):
             continue
-        step = steps[0] if single else _step_of(starts, steps, e.start)
+        if not single and (step is None or not step.start <= e.start <= step.end):
+            step = _step_of(starts, steps, e.start)
         if cat == RUNTIME:
             runtime_by_corr[e.correlation] = e
             if step is not None:
@@ -168,13 +171,16 @@ def build_profile(
     gpu_seen = bool(gpu_events)
     unavailable = None if gpu_seen else _no_activity_reason(source)
 
+    launch_names = _LaunchNames()
     if check_complete and source.gpu_requested:
-        _check_complete(steps, gpu_events)
+        _check_complete(steps, gpu_events, launch_names)
 
     readings = memory if memory is not None and len(memory) == len(steps) else [None] * len(steps)
     flagged = flagged_syncs or {}
     calls = [
-        _build_call(step, ops_by_id, runtime_by_corr, unavailable, stacks, flagged.get(step.index, ()), reading)
+        _build_call(
+            step, ops_by_id, runtime_by_corr, unavailable, stacks, flagged.get(step.index, ()), launch_names, reading
+        )
         for step, reading in zip(steps, readings, strict=True)
     ]
     varied = _check_sequences(calls, allow_variation) if gpu_seen else False
@@ -206,9 +212,17 @@ def _no_activity_reason(source: Source) -> str:
     )
 
 
-def _check_complete(steps: list[_Step], gpu_events: Sequence[RawEvent]) -> None:
+class _LaunchNames(dict[str, tuple[bool, bool]]):
+    """(kernel launch, graph launch) by runtime call name, worked out once per name."""
+
+    def __missing__(self, name: str) -> tuple[bool, bool]:
+        kinds = self[name] = (is_kernel_launch(name), is_graph_launch(name))
+        return kinds
+
+
+def _check_complete(steps: list[_Step], gpu_events: Sequence[RawEvent], launch_names: _LaunchNames) -> None:
     recorded = {g.correlation for g in gpu_events}
-    launches = [r for step in steps for r in step.runtime if is_kernel_launch(r.name)]
+    launches = [r for step in steps for r in step.runtime if launch_names[r.name][0]]
     lost = [r for r in launches if r.correlation not in recorded]
     if lost:
         names = Counter(r.name for r in lost)
@@ -227,6 +241,7 @@ def _build_call(
     unavailable: str | None,
     stacks: bool,
     flagged: Sequence[FlaggedSync],
+    launch_names: _LaunchNames,
     reading: MemoryReading | None = None,
 ) -> CallProfile:
     kernels: list[Kernel] = []
@@ -269,26 +284,35 @@ def _build_call(
         with paused_gc():  # built lazily, outside build_profile's pause
             return _op_forest(step.ops, launched, unavailable is None)
 
+    runtime = dict(Counter(r.name for r in step.runtime))
+    kinds = [(launch_names[name], count) for name, count in runtime.items()]
     return CallProfile(
         index=step.index,
         kernels=KernelList(kernels, unavailable=unavailable),
         memory_ops=tuple(memory),
         ops=OpTable(load_ops),
-        runtime=dict(Counter(r.name for r in step.runtime)),
+        runtime=runtime,
         memory_reading=reading,
-        syncs=SyncList(_syncs(step, stacks, flagged), unavailable=unavailable),
+        syncs=SyncList(_syncs(step, stacks, flagged, runtime), unavailable=unavailable),
         wall_us=(step.end - step.start) / 1000.0,
-        _launches=sum(1 for r in step.runtime if is_kernel_launch(r.name)),
-        _graph_launches=sum(1 for r in step.runtime if is_graph_launch(r.name)),
+        _launches=sum(count for (kernel, _), count in kinds if kernel),
+        _graph_launches=sum(count for (_, graph), count in kinds if graph),
         _gpu_busy_us=_busy_ns(step) / 1000.0,
     )
 
 
-def _syncs(step: _Step, stacks: bool, flagged: Sequence[FlaggedSync]) -> list[Sync]:
-    """The runtime calls of a step in which the host waits for the GPU, in time order."""
+def _syncs(step: _Step, stacks: bool, flagged: Sequence[FlaggedSync], runtime: Mapping[str, int]) -> list[Sync]:
+    """The runtime calls of a step in which the host waits for the GPU, in time order.
+
+    ``runtime``: the step's call counts by name. Most names (kernel launches) never sync
+    whatever their memcpy, so only the calls whose name may are looked at one by one.
+    """
+    maybe = {name for name in runtime if sync_kind(name, None) is not None or _may_copy(name)}
+    if not maybe:
+        return []
     memcpy_by_corr = {g.correlation: g.name for _, g in step.gpu if g.category == MEMCPY}
     found: list[tuple[RawEvent, str]] = []
-    for r in sorted(step.runtime, key=lambda e: e.start):
+    for r in sorted((r for r in step.runtime if r.name in maybe), key=lambda e: e.start):
         kind = sync_kind(r.name, memcpy_by_corr.get(r.correlation))
         if kind is not None:
             found.append((r, kind))
@@ -322,6 +346,11 @@ def _syncs(step: _Step, stacks: bool, flagged: Sequence[FlaggedSync]) -> list[Sy
         )
         for i, (r, kind) in enumerate(found)
     ]
+
+
+def _may_copy(name: str) -> bool:
+    """Whether a runtime call is a copy, which syncs or not by its memcpy record."""
+    return api_name(name).startswith(("cudaMemcpy", "cuMemcpy"))
 
 
 def _enclosing(ranges: Sequence[RawEvent], points: Sequence[RawEvent | None]) -> list[tuple[RawEvent, ...]]:

@@ -11,7 +11,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,19 +214,25 @@ def _dim3(value: Any) -> Dim3 | None:
 def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
     """Adapt ``prof.profiler.kineto_results.events()`` (torch's ``_KinetoEvent``).
 
-    The hot loop of a live profile: what this torch offers is probed once, on the first
-    event, and CPU ops (most events) take the shortest path.
+    The hot loop of a live profile: each method of an event is a pybind call (0.2-0.45 us
+    on an H200, torch 2.11), so what this torch offers is probed once, on the first event,
+    each event is classified with as few calls as it takes, and only what the builder uses
+    is read.
     """
-    events = list(kineto_events)
+    events = kineto_events if type(kineto_events) is list else list(kineto_events)
     if not events:
         return []
-    first = events[0]
-    classify = None if hasattr(first, "activity_type") else _fallback_classifier(first)
-    in_ns = hasattr(first, "start_ns")
+    if hasattr(events[0], "activity_type"):
+        return _by_activity_type(events)
+    return _without_activity_type(events)
+
+
+def _by_activity_type(events: list[Any]) -> list[RawEvent]:
     categories = CATEGORIES
+    cpu_ranges = _CPU_RANGES
     out: list[RawEvent] = []
     append = out.append
-    cpu_event, runtime_event, gpu_event = _cpu_event, _runtime_event, _gpu_event
+    cpu_event, runtime_event = _cpu_event, _runtime_event
     for ev in events:
         try:
             name = ev.name()
@@ -234,42 +240,39 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
             # Seen once on torch 2.13 for a Python frame under with_stack=True: a name
             # cut inside a multi-byte character. One lost frame, not a failed profile.
             continue
-        category = categories.get(ev.activity_type() if classify is None else classify(ev, name), IGNORED)
-        if category == IGNORED:
-            continue
-        if in_ns:
+        category = categories.get(ev.activity_type(), IGNORED)
+        if category in cpu_ranges:
             start = ev.start_ns()
             end = start + ev.duration_ns()
-        else:  # torch < 2.1 spoke microseconds
-            start = int(ev.start_us()) * 1000
-            end = start + int(ev.duration_us()) * 1000
-        if category in _CPU_RANGES:
             append(cpu_event(category, name, start, end, ev.start_thread_id(), ev.correlation_id()))
         elif category == RUNTIME:
-            append(
-                runtime_event(name, start, end, ev.start_thread_id(), ev.correlation_id(), ev.linked_correlation_id())
-            )
-        else:
-            # Launch shapes come with metadata only from torch versions that also have
-            # activity_type; older ones return empty metadata, not worth a call per kernel.
-            grid, block = _kineto_launch_shape(ev) if category == KERNEL and classify is None else (None, None)
-            nbytes = _kineto_bytes(ev) if category != KERNEL else None
-            append(
-                gpu_event(
-                    category,
-                    name,
-                    start,
-                    end,
-                    ev.device_resource_id(),
-                    ev.correlation_id(),
-                    ev.linked_correlation_id(),
-                    ev.device_index(),
-                    grid,
-                    block,
-                    nbytes,
-                )
-            )
+            start = ev.start_ns()
+            end = start + ev.duration_ns()
+            thread = ev.start_thread_id()
+            append(runtime_event(name, start, end, thread, ev.correlation_id(), ev.linked_correlation_id()))
+        elif category != IGNORED:
+            grid, block = _kineto_launch_shape(ev) if category == KERNEL else (None, None)
+            append(_kineto_gpu_event(ev, category, name, ev.device_index(), grid, block))
     return out
+
+
+def _kineto_gpu_event(
+    ev: Any, category: str, name: str, device: int, grid: Dim3 | None, block: Dim3 | None
+) -> RawEvent:
+    start = ev.start_ns()
+    return _gpu_event(
+        category,
+        name,
+        start,
+        start + ev.duration_ns(),
+        ev.device_resource_id(),
+        ev.correlation_id(),
+        ev.linked_correlation_id(),
+        device,
+        grid,
+        block,
+        _kineto_bytes(ev) if category != KERNEL else None,
+    )
 
 
 _RUNTIME_NAME = re.compile(r"^cu(?:da)?[A-Z]")
@@ -277,39 +280,80 @@ _RUNTIME_NAME = re.compile(r"^cu(?:da)?[A-Z]")
 
 _KINETO_OVERHEAD = frozenset(("Activity Buffer Request", "Buffer Request", "Buffer Flush"))
 
+# A host event's device_index() is the process id (or -1 for Kineto's own events), a
+# device event's is the device's ordinal: torch fills it from Kineto's DeviceAndResource.
+# Values in this range are ordinals, unless this process's id falls in it too.
+_ORDINALS = range(256)
 
-def _fallback_classifier(first: Any) -> Callable[[Any, str], str]:
+
+def _without_activity_type(events: list[Any]) -> list[RawEvent]:
     """Classify events of a torch without ``_KinetoEvent.activity_type`` (2.11 and older).
 
-    Which methods exist is probed once, on the first event: each was added in a different
-    release, and a failed attribute lookup per event would cost more than the rest. Each
-    pybind call costs about 0.2 us, so the cheapest tests (on the name) come first.
+    ``device_type()`` is the dearest call (it builds an enum object, and comparing it is
+    another call), so it is made once per distinct ``device_index()``, which the GPU
+    records need anyway. Which methods exist is probed once, on the first event: each was
+    added in a different release, and a failed attribute lookup per event would cost more.
+    Names decide what they can: runtime calls by their ``cu``/``cuda`` prefix, dispatcher
+    ops by ``aten::`` (torch never names a user annotation so), memory records by
+    ``Memcpy``/``Memset``.
     """
+    first = events[0]
     has_python = hasattr(first, "is_python_function")
     has_annotation = hasattr(first, "is_user_annotation")
-    cpu = getattr(type(first.device_type()), "CPU", None)
+    cpu_type = getattr(type(first.device_type()), "CPU", None)
+    ordinals_are_devices = os.getpid() not in _ORDINALS
+    on_host: dict[int, bool] = {}
 
-    def classify(ev: Any, name: str) -> str:
+    def host_event(ev: Any, index: int) -> bool:
         device_type = ev.device_type()
-        if device_type == cpu if cpu is not None else str(device_type).endswith("CPU"):
-            if _RUNTIME_NAME.match(name):
-                return "cuda_runtime"
-            if name in _KINETO_OVERHEAD:
-                return "overhead"
-            if has_annotation and ev.is_user_annotation():
-                return "user_annotation"
-            if has_python and ev.is_python_function():
-                return "python_function"
-            return "cpu_op"
-        if name.startswith("Memcpy"):
-            return "gpu_memcpy"
-        if name.startswith("Memset"):
-            return "gpu_memset"
-        if has_annotation and ev.is_user_annotation():
-            return "gpu_user_annotation"
-        return "kernel"
+        host = device_type == cpu_type if cpu_type is not None else str(device_type).endswith("CPU")
+        if index >= _ORDINALS.stop or (ordinals_are_devices and index in _ORDINALS and not host):
+            on_host[index] = host
+        return host
 
-    return classify
+    runtime_name = _RUNTIME_NAME.match
+    overhead = _KINETO_OVERHEAD
+    out: list[RawEvent] = []
+    append = out.append
+    cpu_event, runtime_event, gpu_event = _cpu_event, _runtime_event, _kineto_gpu_event
+    for ev in events:
+        try:
+            name = ev.name()
+        except UnicodeDecodeError:
+            continue  # see _by_activity_type
+        index = ev.device_index()
+        host = on_host.get(index)
+        if host is None:
+            host = host_event(ev, index)
+        if host:
+            if runtime_name(name):
+                start = ev.start_ns()
+                end = start + ev.duration_ns()
+                thread = ev.start_thread_id()
+                append(runtime_event(name, start, end, thread, ev.correlation_id(), ev.linked_correlation_id()))
+                continue
+            if name.startswith("aten::"):
+                category = OP
+            elif name in overhead:
+                continue
+            elif has_annotation and ev.is_user_annotation():
+                category = ANNOTATION
+            elif has_python and ev.is_python_function():
+                category = PYTHON
+            else:
+                category = OP
+            start = ev.start_ns()
+            end = start + ev.duration_ns()
+            append(cpu_event(category, name, start, end, ev.start_thread_id(), ev.correlation_id()))
+        elif name.startswith("Memcpy"):
+            append(gpu_event(ev, MEMCPY, name, index, None, None))
+        elif name.startswith("Memset"):
+            append(gpu_event(ev, MEMSET, name, index, None, None))
+        elif not (has_annotation and ev.is_user_annotation()):  # GPU-lane copies of annotations
+            # Launch shapes come with metadata only from torch versions that also have
+            # activity_type; older ones return empty metadata, not worth a call per kernel.
+            append(gpu_event(ev, KERNEL, name, index, None, None))
+    return out
 
 
 _BYTES = re.compile(r'"bytes":\s*(\d+)')
