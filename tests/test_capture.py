@@ -112,6 +112,7 @@ def test_a_profiler_that_fails_to_start_is_reported(monkeypatch: pytest.MonkeyPa
     def refuse(self: Any) -> None:
         raise RuntimeError("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")
 
+    monkeypatch.setattr(capture, "_direct_session_is_equivalent", lambda _torch: False)
     monkeypatch.setattr(torch.profiler.profile, "__enter__", refuse)
     with pytest.raises(kp.ProfilerStartError, match="CUPTI_ERROR_INSUFFICIENT_PRIVILEGES.*nsys"):
         kp.profile(torch.relu, torch.randn(4))

@@ -198,6 +198,68 @@ def _clears_events_warning_pending(torch: Any) -> bool:
     return not any(_CLEARS_EVENTS in str(message) for message in shown)
 
 
+class KinetoSession:
+    """A session started below ``torch.profiler.profile``, on the autograd profiler it wraps.
+
+    Offers what capture uses of ``torch.profiler.profile``: the autograd profiler as
+    ``profiler`` (``kineto_results`` after the stop) and ``export_chrome_trace``.
+    """
+
+    def __init__(self, profiler: Any, metadata: Mapping[str, str], add_metadata: Callable[[str, str], None]) -> None:
+        self.profiler = profiler
+        self._metadata = metadata
+        self._add_metadata = add_metadata
+
+    def __enter__(self) -> KinetoSession:
+        self.profiler._prepare_trace()
+        self.profiler._start_trace()
+        for key, value in self._metadata.items():
+            self._add_metadata(key, value)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.profiler.__exit__(None, None, None)
+
+    def export_chrome_trace(self, path: str) -> None:
+        self.profiler.export_chrome_trace(path)
+
+
+def _direct_session_is_equivalent(torch: Any) -> bool:
+    """Whether starting below ``torch.profiler.profile`` records what it would record.
+
+    ``torch.profiler.profile`` starts with ``if hasattr(torch, "_inductor"): import
+    torch._inductor.config``, only to read ``triton.cudagraphs`` for a CUPTI workaround
+    (CUDA graphs before CUDA 12.6). ``hasattr`` imports Inductor, Dynamo and sympy: over
+    3 s, most of a process's first profiled call (3.4 s of 3.4 s on an H200). Where
+    Inductor is not imported yet, that setting is its default, the environment's
+    ``TORCHINDUCTOR_CUDAGRAPHS``; where that is off, the workaround is skipped and the rest
+    of ``torch.profiler.profile``'s start is the autograd profiler's own, but for trace
+    metadata: ``with_stack`` (added here) and a distributed run's ``distributedInfo`` (so a
+    process in a distributed run takes ``torch.profiler.profile``).
+    """
+    if "torch._inductor" in sys.modules or os.environ.get("TORCHINDUCTOR_CUDAGRAPHS") == "1":
+        return False  # torch.profiler.profile costs nothing more here, and applies the workaround
+    distributed = sys.modules.get("torch.distributed")
+    if distributed is not None and distributed.is_available() and distributed.is_initialized():
+        return False
+    profile = getattr(getattr(torch.autograd, "profiler", None), "profile", None)
+    return all(hasattr(profile, m) for m in ("_prepare_trace", "_start_trace", "export_chrome_trace"))
+
+
+def _new_session(torch: Any, stacks: bool) -> Any:
+    cuda = torch.cuda.is_available()
+    add_metadata = getattr(torch.autograd, "_add_metadata_json", None)
+    if add_metadata is not None and _direct_session_is_equivalent(torch):
+        profiler = torch.autograd.profiler.profile(
+            use_kineto=True, use_device="cuda" if cuda else None, with_stack=stacks
+        )
+        return KinetoSession(profiler, {"with_stack": "1"} if stacks else {}, add_metadata)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if cuda:
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    return torch.profiler.profile(activities=activities, with_stack=stacks)
+
+
 @contextlib.contextmanager
 def _session(*, stacks: bool = False) -> Iterator[Any]:
     torch = _torch()
@@ -206,12 +268,10 @@ def _session(*, stacks: bool = False) -> Iterator[Any]:
             "a torch profiler session is already running in this process; pytest-kernelprof cannot start "
             "another inside it. Profile outside the running session, or stop it first."
         )
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if torch.cuda.is_available():
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    prof = torch.profiler.profile(activities=activities, with_stack=stacks)
+    prof = _new_session(torch, stacks)
     try:
-        if _clears_events_warning_pending(torch):
+        # Only torch.profiler.profile gives that warning.
+        if not isinstance(prof, KinetoSession) and _clears_events_warning_pending(torch):
             with warnings.catch_warnings():
                 # torch 2.10+ warns at a session's start that events are cleared between
                 # cycles; each session here is one cycle, and suites run with -W error.
