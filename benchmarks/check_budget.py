@@ -22,23 +22,44 @@ class Budget:
     at_least: float  # theirs / ours must be at least this: how many times faster ours is
 
 
-# At 1k events the fixed cost of fetching each Kineto event through pybind dominates:
-# measured 10x on a 2-core Xeon, so the 1k budget guards 8x; from 10k on, the 15x target.
+# Issue 16's targets: the build at least 15x faster than prof.events() from 1k events on,
+# on the activity_type path and torch 2.11's fallback (test_build is the fallback there),
+# and within 3x of the floor (fetching the raw events and reading each name);
+# kernelprof(fn) at most 1.25x a bare session for eager stacks of 600 and 8,000 kernels,
+# 1.1x for one kernel.
 BUDGETS = [
-    Budget("build vs prof.events(), 1k events", "test_build[1k]", "test_prof_events[1k]", 8.0),
-    Budget("build vs prof.events(), 10k events", "test_build[10k]", "test_prof_events[10k]", 15.0),
-    Budget("build vs prof.events(), 100k events", "test_build[100k]", "test_prof_events[100k]", 15.0),
-    Budget("kernelprof(fn) vs bare session (at most 1.3x)", "test_kernelprof_call", "test_bare_session", 1 / 1.3),
+    *(
+        Budget(f"{what} vs prof.events(), {n} events", f"{test}[{n}]", f"test_prof_events[{n}]", 15.0)
+        for n in ("1k", "10k", "100k")
+        for what, test in (("build", "test_build"), ("fallback build", "test_build_without_activity_type"))
+    ),
+    *(
+        Budget(f"build vs the floor, {n} events (at most 3x)", f"test_build[{n}]", f"test_floor[{n}]", 1 / 3)
+        for n in ("1k", "10k", "100k")
+    ),
+    *(
+        Budget(
+            f"kernelprof(fn) vs bare session, {k} kernel(s) (at most {limit}x)",
+            f"test_kernelprof_call[{k}]",
+            f"test_bare_session[{k}]",
+            1 / limit,
+        )
+        for k, limit in ((1, 1.1), (600, 1.25), (8000, 1.25))
+    ),
     Budget(
         "load_trace vs json.load, 10 MB (at most 2x)", "test_kernelprof_load_trace[10MB]", "test_json_load[10MB]", 0.5
     ),
 ]
 
-# Without a GPU the bare session is 5x shorter (about 0.55 ms against 3.8 ms on an H200),
-# so the fixed cost of building the profile (about 0.1 ms) weighs more: measured 1.23-1.41x
-# on a 2-core VM, depending on its load. The 1.3x target is held where it was set, on a GPU;
-# CPU-only runs guard 1.6x.
-CPU_ONLY_RELAXED = {"kernelprof(fn) vs bare session (at most 1.3x)": 1 / 1.6}
+# Without a GPU a session holds CPU ops only and is 5x shorter (about 0.55 ms against
+# 3.8 ms on an H200 for one kernel), so the fixed cost of building the profile weighs
+# more, and the 2-core VM's load moves the ratios: CPU-only runs (CI) guard what that VM
+# meets under load (torch 2.13, 2026-11-26); the targets are held on a GPU.
+CPU_ONLY_RELAXED = {
+    **{b.what: 10.0 for b in BUDGETS if b.theirs.startswith("test_prof_events[1k")},
+    **{b.what: 1 / 4.5 for b in BUDGETS if b.theirs.startswith("test_floor")},
+    **{b.what: 1 / 1.8 for b in BUDGETS if b.ours.startswith("test_kernelprof_call")},
+}
 
 
 def main(path: str) -> int:
