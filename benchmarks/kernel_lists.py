@@ -29,7 +29,7 @@ def main(workload: str) -> int:
     for direct in (True, False, True):
         capture._direct_session_is_equivalent = lambda _torch, d=direct: d  # type: ignore[assignment]
         with torch.no_grad():
-            prof = Profiler()(fn, x, warmup=3)
+            prof = Profiler(warmup=3)(fn, x)
         lists.setdefault(direct, []).append(prof.kernels.names)
     same = all(names == lists[True][0] for runs in lists.values() for names in runs)
     print(f"{workload}: session start left to capture: {natural}; kernels {len(lists[True][0])}; identical={same}")
