@@ -24,7 +24,8 @@ def test_signature_of_a_profile(trace: Trace) -> None:
     sig = Signature.of(load_trace(trace("geglu_compiled")))
     assert [k.kind for k in sig.kernels] == ["gemm", "gemm", "pointwise", "gemm"]
     assert sig.kernels[2].fused_ops == ("_unsafe_view", "gelu", "mul")
-    assert sig.kernels[2].op == "triton_poi_fused__unsafe_view_gelu_mul_0"
+    # The compiled region without Dynamo's compile ids, which depend on what ran before.
+    assert sig.kernels[2].op == "Torch-Compiled Region"
     assert (sig.memcpy, sig.memset) == (0, 2)
 
 

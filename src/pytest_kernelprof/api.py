@@ -11,6 +11,7 @@ from .build import build_profile, paused_gc
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, Capture, Recording, capture_callable, record_block
 from .events import events_from_trace_file
 from .model import KernelProfile
+from .modules import resolve_model
 from .rules import Rule, check_rules
 
 
@@ -22,6 +23,10 @@ class Profiler:
     the pytest plugin can show the kernel table of a failing test. Every profile is checked
     against ``forbid`` (see ``rules.py``; the fixture passes the ini's ``kernelprof_forbid``)
     and raises :class:`ForbiddenError` when it breaks one.
+
+    ``modules=True`` here (the fixture's ``--kernelprof-modules``) records module ranges where
+    the profiled callable is an nn.Module and skips other callables; ``modules=True`` passed to
+    :meth:`profile` insists on one.
     """
 
     def __init__(
@@ -33,6 +38,7 @@ class Profiler:
         allow_variation: bool = False,
         forbid: Sequence[Rule] = (),
         stacks: bool = False,
+        modules: bool = False,
     ) -> None:
         self.warmup = warmup
         self.calls = calls
@@ -40,6 +46,7 @@ class Profiler:
         self.allow_variation = allow_variation
         self.forbid = tuple(forbid)
         self.stacks = stacks
+        self.modules = modules
         self.captures: list[Capture] = []
 
     def __call__(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
@@ -57,15 +64,20 @@ class Profiler:
         no_grad: bool | None = None,
         allow_variation: bool | None = None,
         stacks: bool | None = None,
+        modules: object = None,
     ) -> KernelProfile:
         """Warm up ``warmup`` times, then profile ``calls`` calls, each its own step.
 
         ``stacks=True`` records Python stacks: syncs and kernels carry the user's frames
-        (it costs; see the README). None means the profiler's setting.
+        (it costs; see the README). ``modules=True`` opens a range per module call of ``fn``
+        (an nn.Module), so that ``prof.modules`` and ``Kernel.module`` say which module
+        launched each kernel; ``modules=model`` does it for a function that calls ``model``.
+        None means the profiler's setting.
         """
         __tracebackhide__ = True
         if not isinstance(args, tuple):
             raise TypeError(f"args must be a tuple of positional arguments, got {type(args).__name__}")
+        model = _model(fn, self.modules if modules is None else modules, required=modules is not None)
         capture = capture_callable(
             fn,
             args,
@@ -75,19 +87,37 @@ class Profiler:
             no_grad=self.no_grad if no_grad is None else no_grad,
             allow_variation=self.allow_variation if allow_variation is None else allow_variation,
             stacks=self.stacks if stacks is None else stacks,
+            model=model,
         )
         self.captures.append(capture)
         check_rules(capture.profile, self.forbid)
         return capture.profile
 
     @contextlib.contextmanager
-    def record(self, *, allow_variation: bool | None = None, stacks: bool | None = None) -> Iterator[Recording]:
-        """Profile a block: one call, or one per ``rec.step()``; ``rec.profile`` after the block."""
+    def record(
+        self, *, allow_variation: bool | None = None, stacks: bool | None = None, modules: object = None
+    ) -> Iterator[Recording]:
+        """Profile a block: one call, or one per ``rec.step()``; ``rec.profile`` after the block.
+        ``modules=model`` opens a range per module call of ``model`` in the block."""
         variation = self.allow_variation if allow_variation is None else allow_variation
-        with record_block(allow_variation=variation, stacks=self.stacks if stacks is None else stacks) as rec:
+        if modules is True:
+            raise TypeError("record(modules=...) takes the nn.Module whose module calls to record")
+        model = _model(None, False if modules is None else modules, required=True)
+        with record_block(
+            allow_variation=variation, stacks=self.stacks if stacks is None else stacks, model=model
+        ) as rec:
             yield rec
         self.captures.append(rec.capture)
         check_rules(rec.capture.profile, self.forbid)
+
+
+def _model(fn: object, modules: object, *, required: bool) -> Any | None:
+    """``modules=``: True (the modules of ``fn``, an nn.Module), False, or the nn.Module to record."""
+    if modules is False:  # the common case: no torch import here
+        return None
+    import torch
+
+    return resolve_model(fn, modules, torch, required=required)
 
 
 def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,7 @@ from .names import KernelName
 from .paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
 
 NAME_MODES = ("stable", "exact", "loose")
-STABLE_NAME_FAMILIES = frozenset(("inductor", "unknown"))
+STABLE_NAME_FAMILIES = frozenset(("inductor", "triton", "unknown"))
 FORMAT_VERSION = 1
 
 
@@ -58,6 +59,16 @@ DEFAULT_MEMORY_TOLERANCE = 0.05
 STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op")
 
 
+# Dynamo numbers its compiled regions in the order it compiles them in the process
+# ("Torch-Compiled Region: 2/0"), so the numbers depend on which tests ran before.
+_COMPILE_IDS = re.compile(r"^(Torch-Compiled Region): \d+/\d+$")
+
+
+def stable_op(op: str | None) -> str | None:
+    """A kernel's op as baselines store it: a compiled region without its compile ids."""
+    return None if op is None else _COMPILE_IDS.sub(r"\1", op)
+
+
 @dataclass(frozen=True, kw_only=True)
 class BaselineKernel(KernelName):
     """One kernel of a stored signature: a decoded name (the stored fields of it) and its op."""
@@ -66,7 +77,9 @@ class BaselineKernel(KernelName):
 
     @classmethod
     def of(cls, kernel: Kernel) -> BaselineKernel:
-        return cls(**{f: getattr(kernel, f) for f in STORED_FIELDS})
+        fields = {f: getattr(kernel, f) for f in STORED_FIELDS}
+        fields["op"] = stable_op(kernel.op)
+        return cls(**fields)
 
     def to_json(self) -> dict[str, Any]:
         data = {f: getattr(self, f) for f in STORED_FIELDS}

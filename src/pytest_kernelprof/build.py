@@ -12,6 +12,7 @@ import contextlib
 import difflib
 import gc
 import itertools
+import operator
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -179,7 +180,15 @@ def build_profile(
     flagged = flagged_syncs or {}
     calls = [
         _build_call(
-            step, ops_by_id, runtime_by_corr, unavailable, stacks, flagged.get(step.index, ()), launch_names, reading
+            step,
+            ops_by_id,
+            runtime_by_corr,
+            unavailable,
+            stacks,
+            flagged.get(step.index, ()),
+            launch_names,
+            reading,
+            source.triton_kernels,
         )
         for step, reading in zip(steps, readings, strict=True)
     ]
@@ -234,6 +243,80 @@ def _check_complete(steps: list[_Step], gpu_events: Sequence[RawEvent], launch_n
         )
 
 
+def _triton(decoded: KernelName, as_triton: dict[str, KernelName]) -> KernelName:
+    """``decoded`` with family ``triton``, made once per name and build."""
+    found = as_triton.get(decoded.name)
+    if found is None:
+        found = as_triton[decoded.name] = replace(decoded, family="triton")
+    return found
+
+
+def _is_launch_range(range_name: str, kernel_name: str) -> bool:
+    """Whether a range is the one Inductor opens around a single Triton launch: named after the
+    kernel, or after its name in the generated code (``_rms_norm_forward_kernel_0`` for a user
+    kernel)."""
+    if not range_name.startswith(kernel_name):
+        return False
+    rest = range_name[len(kernel_name) :]
+    return not rest or (rest[0] == "_" and rest[1:].isdigit())
+
+
+def _is_graph_call(range_name: str) -> bool:
+    """Inductor's ``## Call CompiledFxGraph <hash> ##`` around a compiled graph: its hash changes
+    from run to run, so it is in a kernel's ``ops`` but never its ``op``."""
+    return range_name.startswith("## ") and range_name.endswith(" ##")
+
+
+class _Chains:
+    """The op chains of one call: each op's enclosing ranges, from one walk over all its ops.
+
+    Made on first use: only kernels that Inductor launched need a chain at build time (for
+    their ``op``), and ``Kernel.ops`` is read by few tests; walking every call's ops would
+    otherwise add half to the build of a compiled training step.
+    """
+
+    __slots__ = ("_chains", "_ops", "_parents")
+
+    def __init__(self, ops: Sequence[RawEvent]) -> None:
+        self._ops = ops
+        self._parents: dict[int, RawEvent | None] | None = None
+        self._chains: dict[int, tuple[str, ...]] = {}
+
+    def of(self, launcher: RawEvent) -> tuple[str, ...]:
+        """The launcher's chain, outermost first, ending with the launcher itself."""
+        chain = self._chains.get(id(launcher))
+        if chain is not None:
+            return chain
+        parents = self._parents
+        if parents is None:
+            parents = _parents(self._ops)
+            if parents is None:
+                parents = _parents([e for thread in _threads(self._ops) for e in thread]) or {}
+            self._parents = parents
+        names = [launcher.name]
+        # A launcher outside the call's ops (it began before the call's range) is its own chain.
+        parent = parents.get(id(launcher))
+        while parent is not None:
+            names.append(parent.name)
+            parent = parents[id(parent)]
+        chain = self._chains[id(launcher)] = tuple(reversed(names))
+        return chain
+
+    def kernel_ops(self, launcher: RawEvent, kernel_name: str) -> tuple[str, ...]:
+        """A kernel's ``ops``: its launcher's chain, without Inductor's range around its launch."""
+        chain = self.of(launcher)
+        return chain[:-1] if _is_launch_range(launcher.name, kernel_name) else chain
+
+
+def _inductor_op(chain: tuple[str, ...]) -> str | None:
+    """The op of a kernel Inductor launched: the innermost range around its launch range
+    (``chain[-1]``) other than the graph call (``CompiledFunction``, ``Torch-Compiled Region: 0/0``)."""
+    for name in reversed(chain[:-1]):
+        if not _is_graph_call(name):
+            return name
+    return None
+
+
 def _build_call(
     step: _Step,
     ops_by_id: Mapping[int, RawEvent],
@@ -243,12 +326,15 @@ def _build_call(
     flagged: Sequence[FlaggedSync],
     launch_names: _LaunchNames,
     reading: MemoryReading | None = None,
+    triton_kernels: frozenset[str] = frozenset(),
 ) -> CallProfile:
     kernels: list[Kernel] = []
     memory: list[MemoryOp] = []
     launched: list[tuple[RawEvent, int, Kernel | None, int]] = []  # (op, position, kernel, GPU ns)
     step.gpu.sort(key=lambda pair: (pair[0], pair[1].start))
     frames = _user_stacks(step, [runtime_by_corr.get(g.correlation) for _, g in step.gpu]) if stacks else None
+    chains = _Chains(step.ops)
+    as_triton: dict[str, KernelName] = {}
     for position, (_, g) in enumerate(step.gpu):
         op_event = ops_by_id.get(g.linked)
         if op_event is None:
@@ -258,8 +344,16 @@ def _build_call(
         op_name = op_event.name if op_event is not None else None
         kernel = None
         if g.category == KERNEL:
+            decoded = parse_kernel_name(g.name)
+            inductor = op_name is not None and op_name.startswith(g.name) and _is_launch_range(op_name, g.name)
+            if inductor:
+                op_name = _inductor_op(chains.of(op_event))  # type: ignore[arg-type]  # inductor: op_event is set
+            # A kernel whose name says nothing is a Triton kernel where capture learned it, or
+            # where Inductor launched it (a user's @triton.jit kernel in a compiled region).
+            if decoded.family == "unknown" and (inductor or g.name in triton_kernels):
+                decoded = _triton(decoded, as_triton)
             kernel = _new_kernel(
-                parse_kernel_name(g.name),
+                decoded,
                 {
                     "duration_us": duration_us,
                     "stream": g.stream,
@@ -269,6 +363,9 @@ def _build_call(
                     "block": g.block,
                     "start_us": (g.start - step.start) / 1000.0,
                     "stack": frames[position] if frames is not None else None,
+                    # Kernel.ops, resolved on first read
+                    "_chains": chains,
+                    "_launcher": op_event,
                 },
             )
             kernels.append(kernel)
@@ -282,7 +379,7 @@ def _build_call(
 
     def load_ops() -> tuple[list[str], Callable[[str], Op]]:
         with paused_gc():  # built lazily, outside build_profile's pause
-            return _op_forest(step.ops, launched, unavailable is None)
+            return _op_forest(_threads(step.ops), launched, unavailable is None)
 
     runtime = dict(Counter(r.name for r in step.runtime))
     kinds = [(launch_names[name], count) for name, count in runtime.items()]
@@ -430,18 +527,71 @@ def _representative_syncs(calls: Sequence[CallProfile], unavailable: str | None)
     return SyncList(medians)
 
 
+def _threads(ops: Sequence[RawEvent]) -> list[list[RawEvent]]:
+    """The ops of each thread, in nesting order: by start, the longer first."""
+    by_thread: dict[int, list[RawEvent]] = {}
+    for e in ops:
+        found = by_thread.get(e.thread)
+        if found is None:
+            by_thread[e.thread] = [e]
+        else:
+            found.append(e)
+    threads = list(by_thread.values())
+    for thread_events in threads:
+        # Two stable sorts by key functions: cheaper than one by a tuple key, and nearly free
+        # on events that arrive in order.
+        thread_events.sort(key=_negative_end)
+        thread_events.sort(key=_START)
+    return threads
+
+
+_START = operator.attrgetter("start")
+
+
+def _negative_end(e: RawEvent) -> int:
+    return -e.end
+
+
+def _parents(ops: Sequence[RawEvent]) -> dict[int, RawEvent | None] | None:
+    """Each op's innermost enclosing op (None for a root), by ``id``; None where ``ops`` are not
+    in nesting order on each thread (``_threads`` sorts them).
+
+    Ranges nest by time on their thread, as in the op forest. Kineto's events come in that
+    order, so one pass usually does.
+    """
+    parents: dict[int, RawEvent | None] = {}
+    stacks: dict[int, list[RawEvent]] = {}
+    thread: int | None = None
+    stack: list[RawEvent] = []
+    last_start, last_end = -1, 0
+    for e in ops:
+        if e.thread != thread:
+            thread = e.thread
+            stack = stacks.setdefault(thread, [])
+            # The thread's last event is on top of its stack: every event is pushed.
+            last_start, last_end = (stack[-1].start, stack[-1].end) if stack else (-1, 0)
+        start, end = e.start, e.end
+        if start < last_start or (start == last_start and end > last_end):
+            return None
+        last_start, last_end = start, end
+        while stack and stack[-1].end < end:
+            stack.pop()
+        parents[id(e)] = stack[-1] if stack else None
+        stack.append(e)
+    return parents
+
+
 def _op_forest(
-    ops: Sequence[RawEvent], launched: Sequence[tuple[RawEvent, int, Kernel | None, int]], device_recorded: bool
+    threads: Sequence[Sequence[RawEvent]],
+    launched: Sequence[tuple[RawEvent, int, Kernel | None, int]],
+    device_recorded: bool,
 ) -> tuple[list[str], Callable[[str], Op]]:
-    """The op tree of one call (per thread, nested by time), with kernels and device time."""
+    """The op tree of one call, from its ops per thread in nesting order (``_threads``), with
+    kernels and device time."""
     nodes_by_event: dict[int, _OpNode] = {}
     roots: list[_OpNode] = []
-    by_thread: dict[int, list[RawEvent]] = defaultdict(list)
-    for e in ops:
-        by_thread[e.thread].append(e)
     ordered_nodes: list[_OpNode] = []
-    for thread_events in by_thread.values():
-        thread_events.sort(key=lambda e: (e.start, -e.end))
+    for thread_events in threads:
         stack: list[_OpNode] = []
         for e in thread_events:
             node = _OpNode(e)

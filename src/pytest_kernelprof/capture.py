@@ -9,23 +9,39 @@ from __future__ import annotations
 import contextlib
 import gzip
 import importlib.metadata
+import json
 import os
+import shutil
 import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, TextIO
 
 from .build import build_profile, paused_gc
 from .compile_watch import watch_compiles
 from .errors import ProfilerBusyError, ProfilerStartError, RecordingError
-from .events import PYTHON, STEP_PREFIX, RawEvent, Source, arch_name, events_from_kineto, events_from_trace_file
+from .events import (
+    KERNEL,
+    KERNELPROF_KEY,
+    KERNELPROF_VERSION,
+    PYTHON,
+    STEP_PREFIX,
+    RawEvent,
+    Source,
+    arch_name,
+    events_from_kineto,
+    events_from_trace_file,
+)
 from .health import MemoryReading
 from .model import KernelProfile
+from .modules import module_ranges
+from .names import parse_kernel_name
 from .paths import atomic_path
 from .syncs import FlaggedSync, is_user_file
+from .triton_kernels import learn_triton_kernels, watch_triton_launches
 
 DEFAULT_WARMUP = 2
 DEFAULT_CALLS = 3
@@ -165,21 +181,47 @@ def _meter(torch: Any) -> AllocatorMeter | None:
 
 @dataclass(frozen=True)
 class Capture:
-    """A finished session: the profile and the torch profiler it came from (for trace export)."""
+    """A finished session: the profile and the torch profiler it came from (for trace export).
+
+    ``learned``: what the capture learned beyond torch's events (``{"triton_kernels": [...]}``),
+    written into exported traces under the ``"kernelprof"`` key so that ``load_trace`` reads
+    the same profile back.
+    """
 
     profile: KernelProfile
     torch_profiler: Any
+    learned: Mapping[str, Any] = field(default_factory=dict)
 
     def export_trace(self, path: str | os.PathLike[str]) -> None:
         """Write the session's Chrome trace, gzipped when ``path`` ends in ``.gz``; atomically."""
         # A ".json" temporary name: torch gzips by itself for a ".gz" one, in another way.
         with atomic_path(path, suffix=".json") as tmp:
             self.torch_profiler.export_chrome_trace(tmp)
+            append_kernelprof_key(tmp, {"version": KERNELPROF_VERSION, **self.learned})
             if os.fspath(path).endswith(".gz"):
-                with open(tmp, "rb") as src:
-                    text = src.read()
-                with gzip.open(tmp, "wb") as dst:
-                    dst.write(text)
+                with atomic_path(tmp, suffix=".gz") as packed, open(tmp, "rb") as src, gzip.open(packed, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+
+
+def append_kernelprof_key(path: str, section: Mapping[str, Any]) -> None:
+    """Add ``"kernelprof": section`` to the JSON object in the file at ``path``, in place.
+
+    The new key goes before the object's closing brace, which is found from the end of the
+    file: a trace of hundreds of MB is neither read nor rewritten.
+    """
+    with open(path, "r+b") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        tail_start = max(0, end - 4096)
+        handle.seek(tail_start)
+        tail = handle.read()
+        body = tail.rstrip()
+        if not body.endswith(b"}"):
+            raise RecordingError(f"{path}: torch wrote a trace that does not end with a JSON object's '}}'")
+        before = body[:-1].rstrip()
+        comma = b"" if before.endswith(b"{") else b","
+        handle.seek(tail_start + len(body) - 1)
+        handle.truncate()
+        handle.write(comma + b'\n  "' + KERNELPROF_KEY.encode() + b'": ' + json.dumps(section).encode() + b"\n}\n")
 
 
 _CLEARS_EVENTS = "Profiler clears events"
@@ -378,9 +420,11 @@ def _annotate(exc: BaseException, note: str) -> None:
         add_note(note)
 
 
-def _source(label: str) -> Source:
+def _source(label: str, triton_kernels: frozenset[str]) -> Source:
     device, arch = device_facts()
-    return Source(label=label, device=device, arch=arch, gpu_requested=device is not None)
+    return Source(
+        label=label, device=device, arch=arch, gpu_requested=device is not None, triton_kernels=triton_kernels
+    )
 
 
 def _check_counts(warmup: int, calls: int) -> None:
@@ -388,6 +432,23 @@ def _check_counts(warmup: int, calls: int) -> None:
         raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
     if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
         raise ValueError(f"calls must be an int >= 1, got {calls!r}")
+
+
+@contextlib.contextmanager
+def _watched(model: Any | None) -> Iterator[Any]:
+    """The profiled stretch: Triton's launch hook, and module ranges where ``model`` is given;
+    both removed on every path out. Yields the Triton watch."""
+    with contextlib.ExitStack() as stack:
+        watch = stack.enter_context(watch_triton_launches())
+        if model is not None:
+            stack.enter_context(module_ranges(model, _torch()))
+        yield watch
+
+
+def _learned_triton(events: list[RawEvent], launched: set[str]) -> frozenset[str]:
+    """The Triton kernels of a finished session (see ``triton_kernels.py``)."""
+    unaccounted = {e.name for e in events if e.category == KERNEL and parse_kernel_name(e.name).family == "unknown"}
+    return learn_triton_kernels(launched, unaccounted)
 
 
 def capture_callable(
@@ -400,11 +461,13 @@ def capture_callable(
     no_grad: bool = False,
     allow_variation: bool = False,
     stacks: bool = False,
+    model: Any | None = None,
 ) -> Capture:
     """Warm up, then profile ``calls`` calls of ``fn``, each in its own ``ProfilerStep#N``.
 
     ``stacks``: record Python stacks (``with_stack``) and flag syncs with torch's sync
     debug mode, so that syncs and kernels carry the user's frames and syncs their line.
+    ``model`` (an nn.Module): a range per module call (see ``modules.py``).
     """
     if not callable(fn):
         raise TypeError(
@@ -425,7 +488,7 @@ def capture_callable(
                 raise
         synchronize()
         watch.profiled()
-        with _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
+        with _watched(model) as tritons, _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
             for i in range(calls):
                 if lines is not None:
                     lines.call = i
@@ -444,15 +507,17 @@ def capture_callable(
                     raise
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
     with paused_gc():
+        events = raw_events(prof, python_frames=stacks)
+        triton = _learned_triton(events, tritons.names)
         profile = build_profile(
-            raw_events(prof, python_frames=stacks),
-            _source(label),
+            events,
+            _source(label, triton),
             allow_variation=allow_variation,
             memory=meter.readings if meter is not None else None,
             compile_facts=watch.facts(),
             flagged_syncs=lines.by_call if lines is not None else None,
         )
-    return Capture(profile, prof)
+    return Capture(profile, prof, {"triton_kernels": sorted(triton)})
 
 
 class Recording:
@@ -502,14 +567,16 @@ class Recording:
 
 
 @contextlib.contextmanager
-def record_block(*, allow_variation: bool = False, stacks: bool = False) -> Iterator[Recording]:
+def record_block(
+    *, allow_variation: bool = False, stacks: bool = False, model: Any | None = None
+) -> Iterator[Recording]:
     """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call."""
     torch = _torch()
     rec = Recording(torch)
     synchronize()
     with watch_compiles() as watch:
         watch.profiled()  # no warm-up here: every compile in the block is in a profiled call
-        with _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
+        with _watched(model) as tritons, _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
             rec._lines = lines
             rec._open()
             try:
@@ -517,12 +584,14 @@ def record_block(*, allow_variation: bool = False, stacks: bool = False) -> Iter
             finally:
                 rec._close()
     with paused_gc():
+        events = raw_events(prof, python_frames=stacks)
+        triton = _learned_triton(events, tritons.names)
         profile = build_profile(
-            raw_events(prof, python_frames=stacks),
-            _source("record()"),
+            events,
+            _source("record()", triton),
             allow_variation=allow_variation,
             memory=rec._meter.readings if rec._meter is not None else None,
             compile_facts=watch.facts(),
             flagged_syncs=lines.by_call if lines is not None else None,
         )
-    rec._capture = Capture(profile, prof)
+    rec._capture = Capture(profile, prof, {"triton_kernels": sorted(triton)})

@@ -48,6 +48,14 @@ class OpNotFoundError(KernelProfError, KeyError):
         return str(self.args[0])
 
 
+class ModuleNotRecordedError(KernelProfError, KeyError):
+    """``prof.module(name)`` or ``prof.modules`` on a profile without that module's range: it
+    was not recorded with ``modules=True``, or no such module ran; the message says which."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class BaselineError(KernelProfError):
     """A baseline file that cannot be read; it is left untouched."""
 

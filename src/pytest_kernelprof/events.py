@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import TraceError
 from .traces import read_trace
 
 # Kineto's activity types, which are also the Chrome trace categories; older Kineto
@@ -192,12 +193,17 @@ def arch_name(major: int, minor: int) -> str:
 
 @dataclass(frozen=True)
 class Source:
-    """Facts about where the events came from."""
+    """Facts about where the events came from.
+
+    ``triton_kernels``: names of kernels that capture learned are Triton kernels (their names
+    do not say so); saved in a trace's ``"kernelprof"`` key, read back from it.
+    """
 
     label: str
     device: str | None = None
     arch: str | None = None
     gpu_requested: bool = False
+    triton_kernels: frozenset[str] = frozenset()
 
 
 def _dim3(value: Any) -> Dim3 | None:
@@ -453,8 +459,35 @@ def _tid(ev: Mapping[str, Any]) -> int:
         return hash(tid)
 
 
+# What a capture learns beyond torch's events goes into the exported Chrome JSON under one
+# top-level key: {"kernelprof": {"version": 1, "triton_kernels": [...], ...}}. Readers take the
+# sub-keys they know and ignore the others, so later versions can add their own.
+KERNELPROF_KEY = "kernelprof"
+KERNELPROF_VERSION = 1
+
+
+def kernelprof_section(trace: Mapping[str, Any], label: str) -> Mapping[str, Any]:
+    """The trace's ``"kernelprof"`` object ({} for a trace that torch alone wrote)."""
+    section = trace.get(KERNELPROF_KEY)
+    if section is None:
+        return {}
+    if not isinstance(section, dict) or type(section.get("version")) is not int:
+        raise TraceError(
+            f"{label}: its '{KERNELPROF_KEY}' key is not an object with an integer 'version', so not "
+            "what pytest-kernelprof writes; remove the key to read the trace as torch wrote it"
+        )
+    return section
+
+
+def _triton_kernels(section: Mapping[str, Any], label: str) -> frozenset[str]:
+    names = section.get("triton_kernels", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise TraceError(f"{label}: '{KERNELPROF_KEY}.triton_kernels' is not a list of kernel names")
+    return frozenset(names)
+
+
 def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
-    """Device facts from a Chrome trace's ``deviceProperties``."""
+    """Device facts from a Chrome trace's ``deviceProperties``, and what kernelprof saved in it."""
     props = trace.get("deviceProperties")
     device = arch = None
     if isinstance(props, list) and props and isinstance(props[0], Mapping):
@@ -463,7 +496,10 @@ def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
         major, minor = props[0].get("computeMajor"), props[0].get("computeMinor")
         if isinstance(major, int) and isinstance(minor, int):
             arch = arch_name(major, minor)
-    return Source(label=label, device=device, arch=arch, gpu_requested=True)
+    section = kernelprof_section(trace, label)
+    return Source(
+        label=label, device=device, arch=arch, gpu_requested=True, triton_kernels=_triton_kernels(section, label)
+    )
 
 
 def events_from_trace_file(path: str | os.PathLike[str]) -> tuple[Source, list[RawEvent]]:

@@ -23,13 +23,18 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     """Profile a callable: ``prof = kernelprof(fn, *args, **kwargs)``.
 
     Warm-up and profiled call counts come from ``--kernelprof-warmup`` and
-    ``--kernelprof-calls``; ``kernelprof.profile(fn, args, kwargs, warmup=..., calls=...)``
-    overrides them for one call, ``with kernelprof.record() as rec`` profiles a block.
+    ``--kernelprof-calls``, module ranges from ``--kernelprof-modules``;
+    ``kernelprof.profile(fn, args, kwargs, warmup=..., calls=..., modules=...)`` overrides them
+    for one call, ``with kernelprof.record() as rec`` profiles a block.
     ``--kernelprof-stacks`` turns on ``stacks=True`` for every profile of the run.
     """
     settings = request.config.stash.get(SETTINGS_KEY, Settings())
     profiler = Profiler(
-        warmup=settings.warmup, calls=settings.calls, forbid=active_rules(request, settings), stacks=settings.stacks
+        warmup=settings.warmup,
+        calls=settings.calls,
+        forbid=active_rules(request, settings),
+        stacks=settings.stacks,
+        modules=settings.modules,
     )
     request.node.stash.setdefault(PROFILERS_KEY, []).append(profiler)
     return profiler

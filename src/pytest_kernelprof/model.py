@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
 
-from .errors import NoDeviceActivityError, OpNotFoundError
+from .errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError
 from .health import (
     NO_READINGS,
     REGION_PREFIX,
@@ -23,6 +23,7 @@ from .health import (
     memory_report,
     region_ids,
 )
+from .modules import MODULE_RANGE_PREFIX
 from .names import KINDS, KernelName
 from .report import display_name, format_us, nearest, render_table
 from .syncs import DIRECTIONS, HOST_MEMORY, SYNC_KINDS, api_name, memcpy_kind
@@ -49,6 +50,35 @@ class Kernel(KernelName):
     @property
     def end_us(self) -> float | None:
         return None if self.start_us is None else self.start_us + self.duration_us
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        """The ranges around this kernel's launch, outermost first, ending with its launching op:
+        CPU ops, ``record_function`` ranges, ``nn.Module: <name>`` ranges (``modules=True``),
+        e.g. ``("nn.Module: model.layers.0.mlp", "aten::linear", "aten::matmul", "aten::mm")``.
+
+        Without ``ProfilerStep#N`` and without the range Inductor opens around each of its
+        launches (named after the kernel). A profile's kernels resolve it on first read, from
+        the op tree of their call; a ``Kernel`` made by hand has ``(op,)``.
+        """
+        state = self.__dict__
+        chain: tuple[str, ...] | None = state.get("_ops")
+        if chain is None:
+            launcher = state.get("_launcher")
+            if launcher is None:
+                return (self.op,) if self.op is not None else ()
+            # Resolved once and kept: a derived value, the kernel's fields never change.
+            chain = state["_ops"] = state["_chains"].kernel_ops(launcher, self.name)
+        return chain
+
+    @property
+    def module(self) -> str | None:
+        """The innermost ``nn.Module`` whose call launched this kernel (profiles recorded with
+        ``modules=True``), e.g. ``"model.layers.3.mlp"``; None outside any module's range."""
+        for name in reversed(self.ops):
+            if name.startswith(MODULE_RANGE_PREFIX):
+                return name[len(MODULE_RANGE_PREFIX) :]
+        return None
 
     def __repr__(self) -> str:
         layout = f" {self.layout}" if self.layout else ""
@@ -572,6 +602,103 @@ class OpTable(Mapping[str, Op]):
 
 
 @dataclass(frozen=True)
+class ModuleView:
+    """One ``nn.Module`` of a call recorded with ``modules=True``: its calls' range, aggregated.
+
+    ``kernels`` are the kernels launched inside the module's calls (its submodules' too), in
+    launch order; ``self_kernels`` those whose innermost module it is. Device and CPU times are
+    those of the module's range (:class:`Op`): kernels and memory ops under it.
+    """
+
+    name: str
+    op: Op = field(repr=False)
+
+    @property
+    def count(self) -> int:
+        """How many times the module ran in the call."""
+        return self.op.count
+
+    @property
+    def kernels(self) -> KernelList:
+        return self.op.kernels
+
+    @property
+    def self_kernels(self) -> KernelList:
+        return KernelList([k for k in self.op.kernels if k.module == self.name])
+
+    @property
+    def device_time_us(self) -> float:
+        return self.op.device_time_us
+
+    @property
+    def cpu_time_us(self) -> float:
+        return self.op.cpu_time_us
+
+    def __repr__(self) -> str:
+        if not self.op.kernels.measured:
+            return f"ModuleView({self.name}: {self.count} call(s), no GPU activity recorded)"
+        return (
+            f"ModuleView({self.name}: {self.count} call(s), {len(self.kernels)} kernels, "
+            f"{format_us(self.device_time_us)} us on the GPU):\n{self.kernels.table()}"
+        )
+
+
+_NO_MODULES = (
+    "this profile has no nn.Module ranges: profile an nn.Module with modules=True (or --kernelprof-modules, "
+    "ini kernelprof_modules), or pass modules=model for a function that calls one; a trace recorded "
+    "without them cannot tell which module launched a kernel"
+)
+
+
+class ModuleTable(Mapping[str, ModuleView]):
+    """The modules of one call by name (``named_modules()`` names; the model under its class
+    name), in the order they first ran. Empty is an error: a profile recorded without
+    ``modules=True`` must not read as "no module launched anything"."""
+
+    __slots__ = ("_names", "_ops")
+
+    def __init__(self, ops: OpTable) -> None:
+        self._ops = ops
+        self._names: tuple[str, ...] | None = None
+
+    def _loaded(self) -> tuple[str, ...]:
+        if self._names is None:
+            prefix = len(MODULE_RANGE_PREFIX)
+            self._names = tuple(n[prefix:] for n in self._ops if n.startswith(MODULE_RANGE_PREFIX))
+        if not self._names:
+            raise ModuleNotRecordedError(_NO_MODULES)
+        return self._names
+
+    def __getitem__(self, name: str) -> ModuleView:
+        names = self._loaded()
+        if name not in names:
+            close = nearest(name, names)
+            hint = f"; nearest: {', '.join(close)}" if close else ""
+            raise ModuleNotRecordedError(f"module {name!r} did not run in the profiled call{hint}")
+        return ModuleView(name, self._ops[MODULE_RANGE_PREFIX + name])
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._loaded()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def table(self) -> str:
+        rows = []
+        for view in (self[name] for name in self._loaded()):
+            device = "-" if view.op.subtree_device_us is None else format_us(view.op.subtree_device_us)
+            kernels = str(len(view.kernels)) if view.kernels.measured else "-"
+            rows.append((view.name, str(view.count), device, kernels))
+        return render_table(("module", "calls", "device us", "kernels"), rows, right=(1, 2, 3))
+
+    def __repr__(self) -> str:
+        return f"ModuleTable of {len(self._loaded())}:\n{self.table()}"
+
+
+@dataclass(frozen=True)
 class Overlap:
     """How much communication time ran while compute kernels ran on the GPU."""
 
@@ -705,6 +832,15 @@ class CallProfile:
         busy = self.gpu_busy_us
         return 1.0 - busy / self.wall_us if self.wall_us > 0 else 0.0
 
+    @property
+    def modules(self) -> ModuleTable:
+        """The ``nn.Module``s of the call, by name (profiles recorded with ``modules=True``)."""
+        return ModuleTable(self.ops)
+
+    def module(self, name: str) -> ModuleView:
+        """One module of the call by its ``named_modules()`` name, e.g. ``"model.layers.3.mlp"``."""
+        return self.modules[name]
+
     def __repr__(self) -> str:
         return f"CallProfile(call {self.index}):\n{self.kernels.table() if self.kernels.measured else ''}"
 
@@ -807,6 +943,15 @@ class KernelProfile:
     def gpu_idle_fraction(self) -> float:
         """Share of a call's host span with no GPU work, the median over calls."""
         return statistics.median(c.gpu_idle_fraction for c in self.calls)
+
+    @property
+    def modules(self) -> ModuleTable:
+        """The ``nn.Module``s of the representative call (recorded with ``modules=True``)."""
+        return self.call.modules
+
+    def module(self, name: str) -> ModuleView:
+        """One module by name: ``prof.module("model.layers.3.mlp").kernels``."""
+        return self.call.module(name)
 
     def overlap(self) -> Overlap:
         """Communication time hidden under compute, the median over the calls (by fraction).

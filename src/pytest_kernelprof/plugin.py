@@ -102,6 +102,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"Profiled calls per kernelprof(fn) call, each compared with the first; default: {DEFAULT_CALLS}",
     )
     group.addoption(
+        "--kernelprof-modules",
+        action="store_true",
+        dest="kernelprof_modules",
+        default=None,
+        help="Record which nn.Module launched each kernel (a range per module call) when the profiled "
+        "callable is an nn.Module; default: off",
+    )
+    group.addoption(
         "--kernelprof-trace-dir",
         action="store",
         dest="kernelprof_trace_dir",
@@ -184,6 +192,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="linelist",
         default=[],
     )
+    parser.addini("kernelprof_modules", "Same as --kernelprof-modules", type="bool", default=False)
 
 
 def _setting(config: pytest.Config, name: str) -> Any:
@@ -207,6 +216,7 @@ def pytest_configure(config: pytest.Config) -> None:
         warmup=parse_count("--kernelprof-warmup", _setting(config, "kernelprof_warmup"), 0),
         calls=parse_count("--kernelprof-calls", _setting(config, "kernelprof_calls"), 1),
         require_gpu=bool(_setting(config, "kernelprof_require_gpu")),
+        modules=bool(_setting(config, "kernelprof_modules")),
         trace_dir=trace_path,
         save=parse_save(config.getoption("kernelprof_save"), trace_path),
         update=bool(config.getoption("kernelprof_update")),

@@ -17,6 +17,7 @@ class Settings:
     warmup: int = DEFAULT_WARMUP
     calls: int = DEFAULT_CALLS
     require_gpu: bool = False
+    modules: bool = False
     trace_dir: Path | None = None
     save: str = "none"
     update: bool = False
