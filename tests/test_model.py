@@ -75,15 +75,19 @@ def test_missing_op_lists_near_names(trace: Trace) -> None:
     assert "aten::add" not in ops
 
 
-def test_reprs_are_tables(trace: Trace) -> None:
+def test_tables_are_tables_and_reprs_one_line(trace: Trace) -> None:
     prof = load_trace(trace("geglu_compiled"))
-    text = repr(prof)
+    text = prof.table()
     assert text.splitlines()[0].startswith("KernelProfile from ")
     assert "NVIDIA H200 (sm90): 3 call(s)" in text
     assert "triton_poi_fused__unsafe_view_gelu_mul_0" in text
     assert "+ 2 memory op(s) per call" in text
-    assert repr(prof.kernels).startswith("KernelList of 4:")
-    assert "aten::mm" in repr(prof.ops)
+    assert "aten::mm" in prof.ops.table()
+    # One line each: pytest prints reprs in an assertion's "where" lines, a newline as "\n".
+    assert repr(prof) == "KernelProfile('h200_geglu_compiled.json.gz' on NVIDIA H200 (sm90): 4 kernels per call, 3 calls)"
+    assert repr(prof.kernels) == "KernelList(4 kernels)"
+    assert repr(prof.ops).startswith("OpTable(")
+    assert repr(prof.calls[1]) == "CallProfile(call 1: KernelList(4 kernels))"
     assert repr(prof.kernels[0]).startswith("Kernel(gemm/nvjet tn ")
 
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from .compare import count_changes, diff_kernels, render_diff, shape_key
 from .errors import BaselineError
+from .explain import Explanation
 from .metrics import read_metric
 from .model import Kernel, KernelProfile
 from .names import KernelName
@@ -328,14 +329,14 @@ class KernelBaseline:
         self._names = names
         self._tolerance = memory_tolerance
         self._notes = notes
-        self._last_failure: list[str] = []
+        self._last_failure: Explanation | None = None
 
     def check(self, prof: KernelProfile, name: str = "default") -> None:
         """Pass, record (under --kernelprof-update), or fail with a diff and the update command."""
         __tracebackhide__ = True
         failure = self._compare(prof, name)
-        if failure:
-            raise AssertionError("\n".join(failure))
+        if failure is not None:
+            raise AssertionError("\n".join([*failure.head[1:], *failure.body]))
 
     def _note(self, key: str, value: str) -> None:
         if (key, value) not in self._notes:
@@ -346,7 +347,9 @@ class KernelBaseline:
         legacy = self.legacy_path
         return legacy is not None and legacy != self.path and not self.path.exists() and legacy.exists()
 
-    def _compare(self, prof: KernelProfile, name: str) -> list[str]:
+    def _compare(self, prof: KernelProfile, name: str) -> Explanation | None:
+        """None where ``prof`` matches (or was recorded); else what failed, as a short head
+        (after the comparison line) and the diff or table as the body."""
         __tracebackhide__ = True
         if not isinstance(prof, KernelProfile):
             raise TypeError(f"kernel_baseline.check() takes a KernelProfile, got {type(prof).__name__}")
@@ -359,7 +362,7 @@ class KernelBaseline:
             self._note(UPDATE_PROPERTY, f"{outcome}|{self.path}|{arch}|{name}")
             if moving:
                 self._note(UPDATE_PROPERTY, f"{RENAMED}|{self.legacy_path}|{self.path}")
-            return []
+            return None
         path = self.path
         if self._legacy_only():
             assert self.legacy_path is not None
@@ -368,42 +371,42 @@ class KernelBaseline:
         self._note(BASELINE_PROPERTY, f"{path}|{arch}|{name}")
         stored = read_baseline(path).get("archs", {}).get(arch, {}).get(name)
         update = f"pytest --kernelprof-update '{self._nodeid}'"
+        summary = "KernelProfile == kernel_baseline failed:"
         if stored is None:
-            return [
-                f"no kernel baseline {arch}/{name} in {path}",
-                f"record it with: {update}",
-                *prof.kernels.table().splitlines(),
-            ]
+            head = [summary, f"no kernel baseline {arch}/{name} in {path}", f"record it with: {update}"]
+            return Explanation(head, prof.kernels.table().splitlines())
         recorded, current = Signature.from_json(stored), Signature.of(prof)
         lines = compare(recorded, current, self._names)
         worse, better = compare_metrics(recorded, current, self._tolerance)
         if lines is None and not worse:
             for change in better:
                 self._note(IMPROVED_PROPERTY, f"{self._nodeid}|{name}|{change.name}|{change.stored}|{change.current}")
-            return []
-        failure = []
+            return None
+        head, body = [summary], []
         if lines is not None:
-            failure.append(
+            at = lines.index("--- baseline")
+            head.append(
                 f"kernel signature differs from the baseline {arch}/{name} in {path} (names compared: {self._names})"
             )
-            failure.extend(lines)
+            head.extend(lines[:at])
+            body.extend(lines[at:])
         if worse:
-            failure.append(f"worse than the baseline {arch}/{name} in {path} (lower is better):")
-            failure.extend(f"  {change}" for change in worse)
-        failure.append(f"if the change is intended: {update}")
-        return failure
+            head.append(f"worse than the baseline {arch}/{name} in {path} (lower is better):")
+            head.extend(f"  {change}" for change in worse)
+        body.append(f"if the change is intended: {update}")
+        return Explanation(head, body)
 
     def __eq__(self, other: object) -> bool:
         __tracebackhide__ = True
         if not isinstance(other, KernelProfile):
             return NotImplemented
         self._last_failure = self._compare(other, "default")
-        return not self._last_failure
+        return self._last_failure is None
 
     __hash__ = None  # type: ignore[assignment]
 
-    def explain(self) -> list[str]:
-        """Why the last ``==`` failed (used by the assertion report)."""
+    def explanation(self) -> Explanation | None:
+        """Why the last ``==`` failed (for the assertion report)."""
         return self._last_failure
 
     def __repr__(self) -> str:

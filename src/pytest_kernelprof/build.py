@@ -35,7 +35,18 @@ from .events import (
     is_kernel_launch,
 )
 from .health import CompileFacts, MemoryReading
-from .model import CallProfile, Kernel, KernelList, KernelProfile, MemoryOp, Op, OpTable, Sync, SyncList
+from .model import (
+    CallProfile,
+    Kernel,
+    KernelList,
+    KernelProfile,
+    MemoryOp,
+    Op,
+    OpTable,
+    RuntimeCalls,
+    Sync,
+    SyncList,
+)
 from .names import KernelName, parse_kernel_name
 from .report import display_name
 from .syncs import FlaggedSync, api_name, assign_lines, memcpy_kind, sync_kind, user_frames
@@ -388,7 +399,7 @@ def _build_call(
         kernels=KernelList(kernels, unavailable=unavailable),
         memory_ops=tuple(memory),
         ops=OpTable(load_ops),
-        runtime=runtime,
+        runtime=RuntimeCalls(runtime, unavailable=unavailable),
         memory_reading=reading,
         syncs=SyncList(_syncs(step, stacks, flagged, runtime), unavailable=unavailable),
         wall_us=(step.end - step.start) / 1000.0,

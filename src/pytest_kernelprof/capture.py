@@ -9,13 +9,14 @@ from __future__ import annotations
 import contextlib
 import gzip
 import importlib.metadata
+import inspect
 import json
 import os
 import shutil
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, TextIO
@@ -24,6 +25,7 @@ from .build import build_profile, paused_gc
 from .compile_watch import watch_compiles
 from .errors import ProfilerBusyError, ProfilerStartError, RecordingError
 from .events import (
+    ANNOTATION,
     KERNEL,
     KERNELPROF_KEY,
     KERNELPROF_VERSION,
@@ -451,6 +453,74 @@ def _learned_triton(events: list[RawEvent], launched: set[str]) -> frozenset[str
     return learn_triton_kernels(launched, unaccounted)
 
 
+def _check_callable(fn: object) -> None:
+    """A TypeError for what cannot be profiled by calling it: a non-callable (``fn(x)`` passed
+    instead of ``fn``), and generator or coroutine functions, whose call runs nothing."""
+    if not callable(fn):
+        raise TypeError(
+            f"kernelprof needs a callable to profile, got {type(fn).__name__}: pass the function and its "
+            "arguments separately, kernelprof(fn, x), not kernelprof(fn(x))"
+        )
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    if inspect.isasyncgenfunction(fn):
+        raise TypeError(
+            f"kernelprof cannot profile {name}: it is an async generator function, and calling it runs nothing. "
+            "Profile a function that drains it, e.g. lambda: asyncio.run(drain(fn(x)))"
+        )
+    if inspect.isgeneratorfunction(fn):
+        raise TypeError(
+            f"kernelprof cannot profile {name}: it is a generator function, and calling it runs nothing "
+            "until the generator is iterated. Profile a function that consumes it: kernelprof(lambda: list(fn(x)))"
+        )
+    if inspect.iscoroutinefunction(fn):
+        raise TypeError(
+            f"kernelprof cannot profile {name}: it is a coroutine function (async def), and calling it runs "
+            "nothing until it is awaited. Profile a function that runs it: kernelprof(lambda: asyncio.run(fn(x)))"
+        )
+
+
+def _check_result(fn: object, result: object) -> None:
+    """A TypeError where a call returned deferred work (a generator, coroutine or awaitable),
+    which ran nothing; the object is closed so that it warns of nothing later."""
+    if not (inspect.isgenerator(result) or inspect.isasyncgen(result) or inspect.isawaitable(result)):
+        return
+    close = getattr(result, "close", None)
+    if inspect.isasyncgen(result):
+        close = None  # its aclose() is itself a coroutine; dropping an unstarted one warns of nothing
+    if close is not None:
+        close()
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    what = type(result).__name__
+    remedy = (
+        "iterate it: kernelprof(lambda: list(fn(x)))"
+        if inspect.isgenerator(result) or inspect.isasyncgen(result)
+        else "await it: kernelprof(lambda: asyncio.run(fn(x)))"
+    )
+    raise TypeError(
+        f"kernelprof: calling {name} returned a {what}, so nothing ran: the work happens only when you {remedy}"
+    )
+
+
+def _interrupted(step: str, who: str = "the callable") -> ProfilerBusyError:
+    return ProfilerBusyError(
+        f"the profiler session of pytest-kernelprof was stopped during {step}: {who} started or stopped "
+        "a torch profiler itself (torch.profiler.profile, or start()/stop()), which ends the one session a "
+        "process can have, so nothing of its work was recorded. Profile it without a profiler of its "
+        "own, or use that profiler's results instead of kernelprof."
+    )
+
+
+def _check_steps(events: Sequence[RawEvent], expected: int) -> None:
+    """A ProfilerBusyError where the session lost its step marks: another profiler cleared its events."""
+    found = sum(1 for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX))
+    if found != expected:
+        raise ProfilerBusyError(
+            f"the profiler session holds {found} of the {expected} profiled call(s) (ProfilerStep marks): another "
+            "torch profiler in the process cleared the session's events. Profile the callable without a "
+            "profiler of its own."
+        )
+
+
 def capture_callable(
     fn: Callable[..., Any],
     args: tuple[Any, ...] = (),
@@ -469,11 +539,7 @@ def capture_callable(
     debug mode, so that syncs and kernels carry the user's frames and syncs their line.
     ``model`` (an nn.Module): a range per module call (see ``modules.py``).
     """
-    if not callable(fn):
-        raise TypeError(
-            f"kernelprof needs a callable to profile, got {type(fn).__name__}: pass the function and its "
-            "arguments separately, kernelprof(fn, x), not kernelprof(fn(x))"
-        )
+    _check_callable(fn)
     _check_counts(warmup, calls)
     torch = _torch()
     kw = dict(kwargs or {})
@@ -482,10 +548,12 @@ def capture_callable(
     with watch_compiles() as watch, grad:
         for i in range(warmup):
             try:
-                fn(*args, **kw)
+                result = fn(*args, **kw)
             except BaseException as exc:
                 _annotate(exc, f"pytest-kernelprof: raised in warm-up call {i + 1} of {warmup}, before profiling")
                 raise
+            if i == 0:
+                _check_result(fn, result)
         synchronize()
         watch.profiled()
         with _watched(model) as tritons, _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
@@ -496,7 +564,7 @@ def capture_callable(
                     if meter is not None:
                         meter.before_call()
                     with torch.profiler.record_function(f"{STEP_PREFIX}{i}"):
-                        fn(*args, **kw)
+                        result = fn(*args, **kw)
                     synchronize()
                     if meter is not None:
                         meter.after_call()
@@ -505,10 +573,15 @@ def capture_callable(
                         exc, f"pytest-kernelprof: raised in profiled call {i + 1} of {calls}; the profiler was stopped"
                     )
                     raise
+                if i == 0 and not warmup:
+                    _check_result(fn, result)
+                if not profiler_running():
+                    raise _interrupted(f"profiled call {i + 1} of {calls}")
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
     with paused_gc():
         events = raw_events(prof, python_frames=stacks)
         triton = _learned_triton(events, tritons.names)
+        _check_steps(events, calls)
         profile = build_profile(
             events,
             _source(label, triton),
@@ -583,9 +656,12 @@ def record_block(
                 yield rec
             finally:
                 rec._close()
+            if not profiler_running():
+                raise _interrupted("the `with kernelprof.record()` block", "code in the block")
     with paused_gc():
         events = raw_events(prof, python_frames=stacks)
         triton = _learned_triton(events, tritons.names)
+        _check_steps(events, rec._index + 1)
         profile = build_profile(
             events,
             _source("record()", triton),

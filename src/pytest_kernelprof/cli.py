@@ -108,7 +108,8 @@ def show(path: str, calls: bool, ops: bool) -> int:
             print(host_section(prof if not calls else view))
         else:
             print("no GPU activity in this trace")
-        print(f"runtime calls: {_counts(dict(view.runtime))}")
+        if view.runtime.measured:
+            print(f"runtime calls: {_counts(dict(view.runtime))}")
         if ops:
             print(op_tree(view.ops))
     return 0

@@ -29,7 +29,8 @@ class KernelSequenceMismatchError(KernelProfError, AssertionError):
 
 
 class ProfilerBusyError(KernelProfError):
-    """A torch profiler session was already running when one was asked for."""
+    """A torch profiler session was already running when one was asked for, or the profiled
+    code started or stopped one inside the plugin's session (which cut that session short)."""
 
 
 class ProfilerStartError(KernelProfError):

@@ -121,21 +121,26 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
 
 
 def _check_kind(kind: str | None) -> None:
+    __tracebackhide__ = True
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
 
 
 def _check_pattern(pattern: object) -> None:
+    __tracebackhide__ = True
     if pattern is not None and not isinstance(pattern, str | re.Pattern):
         raise TypeError(f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}")
 
 
-def kernel_table(kernels: Sequence[Kernel], positions: Sequence[int] | None = None) -> str:
-    """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers)."""
+def kernel_table(
+    kernels: Sequence[Kernel], positions: Sequence[int] | None = None, marked: frozenset[int] = frozenset()
+) -> str:
+    """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers),
+    and rows whose number is in ``marked`` get a ``*`` before it."""
     numbers = range(len(kernels)) if positions is None else positions
     rows = [
         (
-            str(i),
+            f"*{i}" if i in marked else str(i),
             k.kind,
             k.family,
             k.layout or "-",
@@ -169,10 +174,12 @@ class KernelList(Sequence[Kernel]):
 
     def require_measured(self) -> None:
         """Raise :class:`NoDeviceActivityError`, with the profile's reason, unless :attr:`measured`."""
+        __tracebackhide__ = True
         if self._unavailable is not None:
             raise NoDeviceActivityError(self._unavailable)
 
     def _items(self) -> tuple[Kernel, ...]:
+        __tracebackhide__ = True
         if self._unavailable is not None:
             raise NoDeviceActivityError(self._unavailable)
         return self._kernels
@@ -182,53 +189,85 @@ class KernelList(Sequence[Kernel]):
     @overload
     def __getitem__(self, index: slice) -> KernelList: ...
     def __getitem__(self, index: int | slice) -> Kernel | KernelList:
+        __tracebackhide__ = True
         if isinstance(index, slice):
             return KernelList(self._items()[index])
         return self._items()[index]
 
     def __len__(self) -> int:
+        __tracebackhide__ = True
         return len(self._items())
 
     def __iter__(self) -> Iterator[Kernel]:
+        __tracebackhide__ = True
         return iter(self._items())
 
     def __eq__(self, other: object) -> bool:
+        """Kernels compare with kernels; a list of strings compares with the kernels' names, in order."""
+        __tracebackhide__ = True
         if isinstance(other, KernelList):
             return self._items() == other._items()
         if isinstance(other, list | tuple):
-            return list(self._items()) == list(other)
+            if all(isinstance(item, str) for item in other):
+                return [k.name for k in self._items()] == list(other)
+            if all(isinstance(item, Kernel) for item in other):
+                return list(self._items()) == list(other)
+            kinds = ", ".join(sorted({type(item).__name__ for item in other}))
+            raise TypeError(
+                f"a KernelList compares with a list of kernel names (str) or of Kernels, not of {kinds}: "
+                "write prof.kernels == ['name', ...], prof.kernels.names == [...] or "
+                "[k.kind for k in prof.kernels] == [...]"
+            )
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __contains__(self, item: object) -> bool:
+        """``"name" in prof.kernels`` asks for a kernel of that exact name (``matching()`` takes patterns)."""
+        __tracebackhide__ = True
+        if isinstance(item, str):
+            return any(k.name == item for k in self._items())
+        return item in self._items()
+
     @property
     def names(self) -> list[str]:
+        __tracebackhide__ = True
         return [k.name for k in self._items()]
 
     @property
     def total_us(self) -> float:
+        __tracebackhide__ = True
         return sum(k.duration_us for k in self._items())
 
     def matching(self, pattern: Pattern) -> KernelList:
         """Kernels whose name matches a glob (whole name, case-sensitive) or a regex (search)."""
+        __tracebackhide__ = True
         _check_pattern(pattern)
         return KernelList([k for k in self._items() if _matches(k, pattern, None)])
 
     def of_kind(self, kind: str) -> KernelList:
+        __tracebackhide__ = True
         _check_kind(kind)
         return KernelList([k for k in self._items() if k.kind == kind])
 
-    def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> int:
-        """How many kernels match ``pattern`` and ``kind`` (all kernels when both are None)."""
+    def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> KernelCount:
+        """How many kernels match ``pattern`` and ``kind`` (all kernels when both are None).
+
+        An ``int`` that remembers what it counted, so that a failed ``assert ... == 1`` shows
+        the kernels and which of them matched."""
+        __tracebackhide__ = True
         _check_pattern(pattern)
         _check_kind(kind)
-        return sum(1 for k in self._items() if _matches(k, pattern, kind))
+        matched = tuple(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind))
+        return KernelCount(matched, self, pattern, kind)
 
     def one(self, pattern: Pattern | None = None, *, kind: str | None = None) -> Kernel:
         """The single kernel that matches, or an AssertionError with the table and near names."""
+        __tracebackhide__ = True
         _check_pattern(pattern)
         _check_kind(kind)
-        found = [k for k in self._items() if _matches(k, pattern, kind)]
+        matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind))
+        found = [self._kernels[i] for i in sorted(matched)]
         if len(found) == 1:
             return found[0]
         wanted = (
@@ -245,20 +284,123 @@ class KernelList(Sequence[Kernel]):
             or "any kernel"
         )
         lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._kernels)}:"]
-        lines.append(self.table())
-        if not found and isinstance(pattern, str):
-            close = nearest(pattern, self.names)
-            if close:
-                lines.append("nearest names: " + ", ".join(display_name(n, 80) for n in close))
+        lines.append(self.table(marked=matched))
+        if not found:
+            lines.extend(self.nearest_lines(pattern))
         raise AssertionError("\n".join(lines))
 
-    def table(self) -> str:
-        return kernel_table(self._items()) if self._kernels else "(no kernels)"
+    def nearest_lines(self, pattern: Pattern | None) -> list[str]:
+        """``nearest names: ...`` for a glob that matched nothing (none for other queries)."""
+        if not isinstance(pattern, str):
+            return []
+        close = nearest(pattern, self.names)
+        return ["nearest names: " + ", ".join(display_name(n, 80) for n in close)] if close else []
+
+    def table(self, marked: frozenset[int] = frozenset()) -> str:
+        """The kernel table; rows whose index is in ``marked`` get a ``*``."""
+        return kernel_table(self._items(), marked=marked) if self._kernels else "(no kernels)"
+
+    def __repr__(self) -> str:
+        # One line: pytest shows reprs in an assertion's "where" lines, a newline there as "\n".
+        # The table is table(), and what IPython shows.
+        if self._unavailable is not None:
+            return "KernelList(unmeasured: no GPU activity recorded)"
+        return f"KernelList({_plural(len(self._kernels), 'kernel')})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self) if cycle or self._unavailable is not None else self.table())
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _query(method: str, pattern: Pattern | None, kind: str | None) -> str:
+    """``count('triton_*')``, ``count(kind='gemm')``: how a query was written, for messages."""
+    args = []
+    if pattern is not None:
+        args.append(f"re.compile({pattern.pattern!r})" if isinstance(pattern, re.Pattern) else repr(pattern))
+    if kind is not None:
+        args.append(f"kind={kind!r}")
+    return f"{method}({', '.join(args)})"
+
+
+class KernelCount(int):
+    """What :meth:`KernelList.count` returns: an ``int`` that also holds what it counted (the
+    kernels, the pattern and kind, the indices that matched), for the report of a failed
+    assertion such as ``assert prof.kernels.count("triton_*gelu*") == 1``."""
+
+    kernels: KernelList
+    pattern: Pattern | None
+    kind: str | None
+    matched: tuple[int, ...]
+
+    def __new__(
+        cls, matched: tuple[int, ...], kernels: KernelList, pattern: Pattern | None, kind: str | None
+    ) -> KernelCount:
+        count = super().__new__(cls, len(matched))
+        count.kernels = kernels
+        count.pattern = pattern
+        count.kind = kind
+        count.matched = matched
+        return count
+
+    @property
+    def query(self) -> str:
+        """How the count was asked for: ``count('triton_*')``, ``count(kind='gemm')``."""
+        return _query("count", self.pattern, self.kind)
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
+
+    def __reduce__(self) -> tuple[type[int], tuple[int]]:
+        return (int, (int(self),))
+
+
+class RuntimeCalls(Mapping[str, int]):
+    """CUDA runtime and driver calls of one call, by name, with their counts.
+
+    Where the profile recorded no GPU activity and no runtime call, nothing could be
+    measured: every read raises :class:`NoDeviceActivityError`, so that "no launches" or
+    ``"cudaStreamSynchronize" not in prof.runtime`` never passes because nothing was seen.
+    """
+
+    __slots__ = ("_counts", "_unavailable")
+
+    def __init__(self, counts: Mapping[str, int] | None = None, *, unavailable: str | None = None) -> None:
+        self._counts = dict(counts or {})
+        self._unavailable = None if self._counts else unavailable
+
+    @property
+    def measured(self) -> bool:
+        """Whether the calls can be read (maybe none)."""
+        return self._unavailable is None
+
+    def require_measured(self) -> None:
+        """Raise :class:`NoDeviceActivityError`, with the profile's reason, unless :attr:`measured`."""
+        __tracebackhide__ = True
+        if self._unavailable is not None:
+            raise NoDeviceActivityError(self._unavailable)
+
+    def _read(self) -> dict[str, int]:
+        __tracebackhide__ = True
+        self.require_measured()
+        return self._counts
+
+    def __getitem__(self, name: str) -> int:
+        __tracebackhide__ = True
+        return self._read()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
 
     def __repr__(self) -> str:
         if self._unavailable is not None:
-            return "KernelList(unavailable: no GPU activity recorded)"
-        return f"KernelList of {len(self._kernels)}:\n{self.table()}"
+            return "RuntimeCalls(unmeasured: no GPU activity recorded)"
+        return f"RuntimeCalls({self._counts!r})"
 
 
 class Count(int):
@@ -389,9 +531,11 @@ class _Records(Sequence[T], Generic[T]):
         return f"{name} of {len(self._items_)}: {shown}{more}"
 
     def __repr__(self) -> str:
-        if self._unavailable is not None or not self._items_:
-            return self.headline()
-        return f"{self.headline()}\n{self.table()}"
+        # One line, as KernelList's: pytest prints reprs in its assertion report.
+        return self.headline()
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self.headline() if cycle or not self.measured else f"{self.headline()}\n{self.table()}")
 
 
 def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
@@ -514,6 +658,7 @@ class Op:
         return list(self.child_names)
 
     def _device(self, value: float | None) -> float:
+        __tracebackhide__ = True
         if value is None:
             self.kernels.require_measured()  # the profile's own reason first
             raise NoDeviceActivityError(f"no GPU activity was recorded for {self.name}")
@@ -522,11 +667,13 @@ class Op:
     @property
     def device_time_us(self) -> float:
         """GPU time of the kernels and memory ops launched by this op and its descendants."""
+        __tracebackhide__ = True
         return self._device(self.subtree_device_us)
 
     @property
     def self_device_time_us(self) -> float:
         """GPU time of the kernels and memory ops this op launched itself."""
+        __tracebackhide__ = True
         return self._device(self.self_device_us)
 
 
@@ -557,6 +704,7 @@ class OpTable(Mapping[str, Op]):
         return self._names
 
     def __getitem__(self, name: str) -> Op:
+        __tracebackhide__ = True
         op = self._made.get(name)
         if op is not None:
             return op
@@ -580,6 +728,7 @@ class OpTable(Mapping[str, Op]):
 
     @property
     def names(self) -> list[str]:
+        __tracebackhide__ = True
         return list(self._loaded())
 
     def table(self) -> str:
@@ -598,7 +747,10 @@ class OpTable(Mapping[str, Op]):
         return render_table(("op", "count", "cpu us", "device us", "kernels"), rows, right=(1, 2, 3, 4))
 
     def __repr__(self) -> str:
-        return f"OpTable of {len(self._loaded())}:\n{self.table()}"
+        return f"OpTable({_plural(len(self._loaded()), 'op')})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self) if cycle else self.table())
 
 
 @dataclass(frozen=True)
@@ -778,7 +930,7 @@ class CallProfile:
     kernels: KernelList
     memory_ops: tuple[MemoryOp, ...]
     ops: OpTable
-    runtime: Mapping[str, int]
+    runtime: RuntimeCalls
     memory_reading: MemoryReading | None = None  # the allocator around this call, live on a GPU only
     syncs: SyncList = field(default_factory=lambda: SyncList(unavailable=_NOT_BUILT))
     wall_us: float = 0.0
@@ -842,7 +994,12 @@ class CallProfile:
         return self.modules[name]
 
     def __repr__(self) -> str:
-        return f"CallProfile(call {self.index}):\n{self.kernels.table() if self.kernels.measured else ''}"
+        return f"CallProfile(call {self.index}: {self.kernels!r})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(
+            repr(self) if cycle or not self.kernels.measured else f"call {self.index}:\n{self.kernels.table()}"
+        )
 
 
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
@@ -890,10 +1047,12 @@ class KernelProfile:
         For code that reads no kernel itself but must not pass on a profile of nothing (a
         baseline check, a benchmark); ``has_device_activity`` is the same question as a bool.
         """
+        __tracebackhide__ = True
         self.call.kernels.require_measured()
 
     @property
     def memory_ops(self) -> tuple[MemoryOp, ...]:
+        __tracebackhide__ = True
         self.require_device_activity()
         return self.call.memory_ops
 
@@ -902,8 +1061,9 @@ class KernelProfile:
         return self.call.ops
 
     @property
-    def runtime(self) -> Mapping[str, int]:
-        """CUDA runtime and driver calls of one call, by name."""
+    def runtime(self) -> RuntimeCalls:
+        """CUDA runtime and driver calls of one call, by name; reads raise
+        :class:`NoDeviceActivityError` where nothing was measured (see :class:`RuntimeCalls`)."""
         return self.call.runtime
 
     @property
@@ -990,4 +1150,13 @@ class KernelProfile:
         return f"{line}, {len(syncs)} host sync(s):\n{syncs.table()}"
 
     def __repr__(self) -> str:
-        return self.table()
+        # One line, as KernelList's; the table is table(), and what IPython shows.
+        where = f"{self.device} ({self.arch})" if self.device else "no GPU"
+        label = self.source.replace("\\", "/").rsplit("/", 1)[-1]
+        what = (
+            f"{_plural(len(self.call.kernels), 'kernel')} per call" if self.has_device_activity else "no GPU activity"
+        )
+        return f"KernelProfile({label!r} on {where}: {what}, {_plural(len(self.calls), 'call')})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self) if cycle else self.table())

@@ -14,23 +14,25 @@ from .baseline import DEFAULT_MEMORY_TOLERANCE, NAME_MODES, BaselineSession, Ker
 from .bench import machine_info as machine_info_of_gpu
 from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, device_facts, gpu_available, package_versions
 from .errors import GpuSpecError
+from .explain import explain
 from .fixtures import BASELINE_NOTES_KEY, PROFILERS_KEY
 from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
 from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
 from .gpus import assignment_line, choose_gpus, gpu_for_worker, take_worker_gpu
-from .health import GraphBreak
-from .model import CopyList, Count, KernelList, KernelProfile, SyncList
 from .session import report_sections
 from .settings import (
     SAVE_CHOICES,
     SETTINGS_KEY,
     Settings,
+    assertion_budget,
+    ini_value,
     parse_count,
     parse_forbid,
     parse_names,
     parse_percent,
     parse_save,
+    setting_name,
 )
 
 GPU_MARKER = "gpu"
@@ -197,7 +199,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _setting(config: pytest.Config, name: str) -> Any:
     value = config.getoption(name)
-    return config.getini(name) if value is None else value
+    return ini_value(config, name) if value is None else value
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -213,14 +215,16 @@ def pytest_configure(config: pytest.Config) -> None:
     trace_dir = config.getoption("kernelprof_trace_dir")
     trace_path = None if trace_dir is None else config.invocation_params.dir / trace_dir
     config.stash[SETTINGS_KEY] = Settings(
-        warmup=parse_count("--kernelprof-warmup", _setting(config, "kernelprof_warmup"), 0),
-        calls=parse_count("--kernelprof-calls", _setting(config, "kernelprof_calls"), 1),
+        warmup=parse_count(setting_name(config, "kernelprof_warmup"), _setting(config, "kernelprof_warmup"), 0),
+        calls=parse_count(setting_name(config, "kernelprof_calls"), _setting(config, "kernelprof_calls"), 1),
         require_gpu=bool(_setting(config, "kernelprof_require_gpu")),
         modules=bool(_setting(config, "kernelprof_modules")),
         trace_dir=trace_path,
         save=parse_save(config.getoption("kernelprof_save"), trace_path),
         update=bool(config.getoption("kernelprof_update")),
-        names=parse_names(_setting(config, "kernelprof_baseline_names")),
+        names=parse_names(
+            _setting(config, "kernelprof_baseline_names"), setting_name(config, "kernelprof_baseline_names")
+        ),
         forbid=parse_forbid(config.getini("kernelprof_forbid")),
         stacks=bool(_setting(config, "kernelprof_stacks")),
         memory_tolerance=parse_percent(
@@ -314,6 +318,11 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    pending = item.config.stash.get(ASSERTION_SECTIONS_KEY, [])
+    if pending:
+        if report.failed:
+            report.sections.extend(("kernelprof assertion", text) for text in pending)
+        pending.clear()
     if report.when == "call":
         captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
         if captures:
@@ -330,24 +339,23 @@ def pytest_runtest_makereport(
     return report
 
 
+# The explanations too long for pytest to show whole, for the report of the test that failed.
+ASSERTION_SECTIONS_KEY = pytest.StashKey[list[str]]()
+
+
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
+    explanation = None
     for side in (left, right):
         if isinstance(side, KernelBaseline) and op == "==":
-            return ["KernelProfile == kernel_baseline failed:", *side.explain()]
-    for side in (left, right):
-        if isinstance(side, list) and side and all(isinstance(item, GraphBreak) for item in side):
-            lines = [f"{type(left).__name__} {op} {type(right).__name__} failed; the graph breaks:"]
-            return lines + [str(item) for item in side]
-        if isinstance(side, Count):
-            return [f"{left!r} {op} {right!r} failed; counted {side.what}", *side.explain()[1:]]
-        if isinstance(side, SyncList | CopyList):
-            head = f"{type(left).__name__} {op} {type(right).__name__} failed; {side.headline()}"
-            return [head, *side.table().splitlines()]
-    for side in (left, right):
-        if isinstance(side, KernelList | KernelProfile):
-            lines = [f"{type(left).__name__} {op} {type(right).__name__} failed; the kernels:"]
-            return lines + side.table().splitlines()
-    return None
+            explanation = side.explanation()
+    if explanation is None:
+        explanation = explain(op, left, right)
+    if explanation is None:
+        return None
+    shown, section = explanation.shown(*assertion_budget(config))
+    if section:
+        config.stash.setdefault(ASSERTION_SECTIONS_KEY, []).append("\n".join(section))
+    return shown
 
 
 @pytest.hookimpl(optionalhook=True)

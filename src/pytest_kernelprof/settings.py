@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +30,44 @@ class Settings:
 
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
+
+
+def setting_name(config: pytest.Config, dest: str) -> str:
+    """How an error names a setting: the command-line option where it was given, else the ini key."""
+    if config.getoption(dest) is not None:
+        return "--" + dest.replace("_", "-")
+    return f"ini option {dest}"
+
+
+def ini_value(config: pytest.Config, key: str) -> Any:
+    """``config.getini(key)``, with a bad value reported as a UsageError that names the key
+    (pytest's own message for a bad boolean names only the value)."""
+    try:
+        return config.getini(key)
+    except (ValueError, pytest.UsageError) as exc:  # pytest 9 raises the latter itself
+        accepted = "; it takes true or false (or yes/no, on/off, 1/0)" if "truth value" in str(exc) else ""
+        raise pytest.UsageError(f"ini option {key}: {exc}{accepted}") from None
+
+
+def assertion_budget(config: pytest.Config) -> tuple[int, int]:
+    """The lines and characters of an assertion explanation pytest shows before cutting it
+    short (0: no limit): none at -vv or on CI, else its truncation_limit_* ini options."""
+    if config.get_verbosity(pytest.Config.VERBOSITY_ASSERTIONS) >= 2 or any(
+        os.environ.get(var) for var in ("CI", "BUILD_NUMBER")
+    ):
+        return 0, 0
+    return _ini_int(config, "truncation_limit_lines", 8), _ini_int(config, "truncation_limit_chars", 640)
+
+
+def _ini_int(config: pytest.Config, key: str, default: int) -> int:
+    try:
+        value = config.getini(key)  # ini options of pytest 8.4 and newer; older ones cut at the defaults
+    except ValueError:
+        return default
+    try:
+        return default if value in (None, "") else int(value)
+    except (TypeError, ValueError):
+        return default
 
 
 def parse_count(option: str, value: str | int, minimum: int) -> int:
@@ -55,9 +95,9 @@ def parse_save(value: str | None, trace_dir: Path | None) -> str:
     return value
 
 
-def parse_names(value: str) -> str:
+def parse_names(value: str, option: str = "--kernelprof-baseline-names") -> str:
     if value not in NAME_MODES:
-        raise pytest.UsageError(f"--kernelprof-baseline-names takes one of {', '.join(NAME_MODES)}, got {value!r}")
+        raise pytest.UsageError(f"{option} takes one of {', '.join(NAME_MODES)}, got {value!r}")
     return value
 
 

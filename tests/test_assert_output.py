@@ -1,0 +1,110 @@
+"""Failures that read like pytest's own, through pytester: whole aligned tables (inline where
+pytest shows them whole, else in a report section), no plugin frames, ini errors that name
+the ini key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import load_trace
+
+DATA = Path(__file__).parent / "data"
+
+SUITE = """
+from pathlib import Path
+from pytest_kernelprof import load_trace
+
+DATA = Path({data!r})
+eager = load_trace(DATA / "h200_geglu_eager.json.gz")
+linear = load_trace(DATA / "h200_linear_eager.json.gz")
+
+def test_count():
+    assert eager.kernels.count("triton_poi_fused_*gelu*mul*") == 1
+
+def test_count_small():
+    assert linear.kernels.count(kind="gemm") == 2
+
+def test_names():
+    assert linear.kernels == ["nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN"]
+
+def test_one():
+    eager.kernels.one(kind="reduction")
+
+def test_baseline_eq(kernel_baseline):
+    assert eager == kernel_baseline
+
+def test_baseline_check(kernel_baseline):
+    kernel_baseline.check(eager)
+"""
+
+
+def _rows() -> list[str]:
+    return load_trace(DATA / "h200_geglu_eager.json.gz").kernels.table().splitlines()
+
+
+def test_failures_show_whole_tables_and_no_plugin_frames(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_s=SUITE.format(data=str(DATA)))
+    rows = _rows()
+    for verbosity in ((), ("-v",)):
+        result = pytester.runpytest(*verbosity)
+        result.assert_outcomes(failed=6)
+        out = result.stdout
+        out.fnmatch_lines(
+            [
+                "E       AssertionError: assert 0 == 1",
+                "E         kernels.count('triton_poi_fused_*gelu*mul*') matched 0 of 5 kernels",
+                "E         (the rest, 6 lines, is in the 'kernelprof assertion' section below; -vv shows it here)",
+                "*- kernelprof assertion -*",
+                "kernels.count('triton_poi_fused_*gelu*mul*') matched 0 of 5 kernels",
+                *rows,  # whole, aligned, one line each
+            ],
+            consecutive=False,
+        )
+        # A table that fits is shown inline, the matches starred.
+        out.fnmatch_lines(
+            [
+                "E         kernels.count(kind='gemm') matched 1 of 1 kernels: #0",
+                "E          #  kind  family  layout  ops    us  launched by  name",
+                "E         *0  gemm  nvjet   tn      bias  2.7  aten::addmm  nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
+            ]
+        )
+        out.fnmatch_lines(
+            [
+                "E       AssertionError: assert KernelList(1 kernel) == ['nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN']",
+                "E         the kernel names differ: 1 expected, 1 ran (- expected, + this run)",
+                "E         - nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN",
+                "E         + nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
+            ]
+        )
+        out.fnmatch_lines(
+            [
+                "E       AssertionError: assert KernelProfile == kernel_baseline failed:",
+                "E         no kernel baseline sm90/default in *test_baseline_eq.json",
+                "E         record it with: pytest --kernelprof-update 'test_s.py::test_baseline_eq'",
+            ]
+        )
+        text = out.str()
+        assert "\\n" not in text
+        for plugin_source in ("def one(", "def check(", "raise AssertionError", "def _compare("):
+            assert plugin_source not in text, plugin_source
+
+    result = pytester.runpytest("-vv", "-k", "test_count and not small")
+    result.assert_outcomes(failed=1, deselected=5)
+    result.stdout.fnmatch_lines(["E         kernels.count(*) matched 0 of 5 kernels", *(f"E         {r}" for r in rows)])
+    result.stdout.no_fnmatch_line("*kernelprof assertion*")
+
+
+def test_ini_errors_name_the_ini_key(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    pytester.makeini("[pytest]\nkernelprof_calls = 0\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*ini option kernelprof_calls must be at least 1, got 0*"])
+    pytester.makeini("[pytest]\nkernelprof_require_gpu = maybe\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*ini option kernelprof_require_gpu: invalid truth value 'maybe'; it takes true or false (or yes/no*"]
+    )
