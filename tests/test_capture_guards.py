@@ -82,8 +82,8 @@ def test_a_record_block_with_its_own_profiler_is_refused() -> None:
 def test_a_session_that_lost_its_step_marks_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     real = capture.raw_events
 
-    def cleared(torch_profiler: Any) -> list[RawEvent]:
-        return [e for e in real(torch_profiler) if not e.name.startswith("ProfilerStep#1")]
+    def cleared(torch_profiler: Any, **options: Any) -> list[RawEvent]:
+        return [e for e in real(torch_profiler, **options) if not e.name.startswith("ProfilerStep#1")]
 
     monkeypatch.setattr(capture, "raw_events", cleared)
     with pytest.raises(kp.ProfilerBusyError, match=r"holds 2 of the 3 profiled call\(s\)"):
