@@ -67,12 +67,14 @@ def test_failures_show_whole_tables_and_no_plugin_frames(pytester: pytest.Pytest
             [
                 "E         kernels.count(kind='gemm') matched 1 of 1 kernels: #0",
                 "E          #  kind  family  layout  ops    us  launched by  name",
-                "E         *0  gemm  nvjet   tn      bias  2.7  aten::addmm  nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
+                "E         *0  gemm  nvjet   tn      bias  2.7  aten::addmm  "
+                "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
             ]
         )
         out.fnmatch_lines(
             [
-                "E       AssertionError: assert KernelList(1 kernel) == ['nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN']",
+                "E       AssertionError: assert KernelList(1 kernel) == "
+                "['nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN']",
                 "E         the kernel names differ: 1 expected, 1 ran (- expected, + this run)",
                 "E         - nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN",
                 "E         + nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
@@ -92,7 +94,9 @@ def test_failures_show_whole_tables_and_no_plugin_frames(pytester: pytest.Pytest
 
     result = pytester.runpytest("-vv", "-k", "test_count and not small")
     result.assert_outcomes(failed=1, deselected=5)
-    result.stdout.fnmatch_lines(["E         kernels.count(*) matched 0 of 5 kernels", *(f"E         {r}" for r in rows)])
+    result.stdout.fnmatch_lines(
+        ["E         kernels.count(*) matched 0 of 5 kernels", *(f"E         {row}" for row in rows)]
+    )
     result.stdout.no_fnmatch_line("*kernelprof assertion*")
 
 

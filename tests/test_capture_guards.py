@@ -74,9 +74,9 @@ def test_a_callable_with_its_own_profiler_is_refused(fn: Any) -> None:
 
 
 def test_a_record_block_with_its_own_profiler_is_refused() -> None:
-    with pytest.raises(kp.ProfilerBusyError, match="the `with kernelprof.record\\(\\)` block: code in the block"):
-        with kp.Profiler().record():
-            own_profiler(X)
+    says = "the `with kernelprof.record\\(\\)` block: code in the block"
+    with pytest.raises(kp.ProfilerBusyError, match=says), kp.Profiler().record():
+        own_profiler(X)
 
 
 def test_a_session_that_lost_its_step_marks_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -84,7 +84,9 @@ def test_tables_are_tables_and_reprs_one_line(trace: Trace) -> None:
     assert "+ 2 memory op(s) per call" in text
     assert "aten::mm" in prof.ops.table()
     # One line each: pytest prints reprs in an assertion's "where" lines, a newline as "\n".
-    assert repr(prof) == "KernelProfile('h200_geglu_compiled.json.gz' on NVIDIA H200 (sm90): 4 kernels per call, 3 calls)"
+    assert repr(prof) == (
+        "KernelProfile('h200_geglu_compiled.json.gz' on NVIDIA H200 (sm90): 4 kernels per call, 3 calls)"
+    )
     assert repr(prof.kernels) == "KernelList(4 kernels)"
     assert repr(prof.ops).startswith("OpTable(")
     assert repr(prof.calls[1]) == "CallProfile(call 1: KernelList(4 kernels))"
