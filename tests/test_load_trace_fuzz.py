@@ -1,16 +1,23 @@
-"""Fuzz the trace loader: any input gives a KernelProfile or one KernelProfError, nothing else."""
+"""Fuzz the trace loader: any input gives a KernelProfile or one KernelProfError, nothing else.
+
+Each test runs on both readers (msgspec's typed one and the standard library's), with
+traces laid out as Kineto writes them so that the typed reader takes them on; and both
+readers must give the same events or the same error for the same file.
+"""
 
 from __future__ import annotations
 
 import gzip
-import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_kernelprof import KernelProfError, KernelProfile, load_trace
+from pytest_kernelprof import KernelProfError, KernelProfile, load_trace, traces
+
+from .test_load_trace_readers import kineto_text, read_with
 
 CATEGORIES = [
     "cpu_op",
@@ -74,12 +81,51 @@ events = st.fixed_dictionaries(
         ),
     },
 )
-traces = st.fixed_dictionaries(
+trace_files = st.fixed_dictionaries(
     {"traceEvents": st.lists(events, max_size=30)},
     optional={
         "deviceProperties": st.one_of(st.lists(st.dictionaries(st.text(max_size=12), scalars), max_size=2), scalars)
     },
 )
+
+# Events of the types the typed reader takes, so that it, not the fallback, reads most of them.
+ints = st.one_of(st.none(), st.integers(-5, 2**64))
+well_typed_events = st.fixed_dictionaries(
+    {
+        "ph": st.sampled_from(["X", "X", "X", "i", "M"]),
+        "cat": st.sampled_from([c for c in CATEGORIES if not isinstance(c, int)]),
+        "name": st.sampled_from(NAMES),
+        "ts": st.one_of(st.floats(-1e6, 1e12), st.integers(-(10**6), 2**70)),
+    },
+    optional={
+        "dur": st.one_of(st.floats(-2, 1e3), st.integers(-2, 10**3)),
+        "tid": st.one_of(st.integers(-3, 3), st.text(max_size=3)),
+        "args": st.one_of(
+            st.none(),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "External id": ints,
+                    "external id": ints,
+                    "correlation": ints,
+                    "stream": ints,
+                    "device": ints,
+                    "grid": st.one_of(st.none(), st.lists(st.integers(0, 9), min_size=3, max_size=3)),
+                    "block": st.one_of(st.none(), st.lists(st.integers(0, 9), min_size=3, max_size=3)),
+                    "queued": scalars,
+                },
+            ),
+        ),
+    },
+)
+well_typed_trace_files = st.fixed_dictionaries({"traceEvents": st.lists(well_typed_events, max_size=30)})
+
+
+@pytest.fixture(params=["msgspec", "json"])
+def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "json":
+        monkeypatch.setattr(traces, "_typed_reader", lambda: None)
+    return str(request.param)
 
 
 def _check(path: Path, allow_variation: bool) -> None:
@@ -97,16 +143,24 @@ def _check(path: Path, allow_variation: bool) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(trace=traces, allow_variation=st.booleans())
-def test_structured_traces(tmp_path: Path, trace: dict[str, Any], allow_variation: bool) -> None:
+@given(trace=trace_files, allow_variation=st.booleans())
+def test_structured_traces(reader: str, tmp_path: Path, trace: dict[str, Any], allow_variation: bool) -> None:
     path = tmp_path / "t.json"
-    path.write_text(json.dumps(trace))
+    path.write_text(kineto_text(trace))
     _check(path, allow_variation)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(trace=st.one_of(trace_files, well_typed_trace_files))
+def test_both_readers_agree(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, trace: dict[str, Any]) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(kineto_text(trace))
+    assert read_with(path, "msgspec", monkeypatch) == read_with(path, "json", monkeypatch)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=300), compress=st.booleans())
-def test_arbitrary_bytes(tmp_path: Path, data: bytes, compress: bool) -> None:
+def test_arbitrary_bytes(reader: str, tmp_path: Path, data: bytes, compress: bool) -> None:
     path = tmp_path / "t.json.gz"
     path.write_bytes(gzip.compress(data) if compress else data)
     _check(path, True)
@@ -114,7 +168,7 @@ def test_arbitrary_bytes(tmp_path: Path, data: bytes, compress: bool) -> None:
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cut=st.integers(0, 4000))
-def test_truncated_real_trace(tmp_path: Path, cut: int) -> None:
+def test_truncated_real_trace(reader: str, tmp_path: Path, cut: int) -> None:
     text = gzip.decompress((Path(__file__).parent / "data" / "h200_linear_eager.json.gz").read_bytes())
     path = tmp_path / "t.json"
     path.write_bytes(text[: min(cut, len(text) - 1)])

@@ -1,12 +1,16 @@
 """``kernelprof show TRACE`` and ``kernelprof diff A B``: read profiles without re-running them.
 
 Exit status: 0 success (and, for diff, the kernel sequences are the same), 1 the profiles
-differ, 2 a usage or file error, reported in one line without a traceback.
+differ, 2 a usage or file error, reported in one line without a traceback; 141 without a
+word when the reader of the output closed it early (``| head``), as for a process that
+SIGPIPE ended.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -22,6 +26,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kernelprof", description="Read torch.profiler Chrome traces as kernel tables."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     show = sub.add_parser("show", help="the kernel table of a trace")
     show.add_argument("trace", help="a Chrome trace from torch.profiler (.json or .json.gz)")
@@ -37,6 +42,17 @@ def _parser() -> argparse.ArgumentParser:
         help="align kernels by name, or by kind/family/layout/fused ops (ignores cuBLAS tile changes); default: name",
     )
     return parser
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("pytest-kernelprof")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout without installing it
+        return "(not installed)"
+
+
+# What a shell reports for a process that SIGPIPE ended: 128 + 13.
+CLOSED_PIPE = 141
 
 
 def _head(path: str, prof: KernelProfile) -> str:
@@ -143,14 +159,16 @@ def diff(path_a: str, path_b: str, by: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "show":
-            return show(args.trace, args.calls, args.ops)
-        return diff(args.a, args.b, args.by)
+        status = show(args.trace, args.calls, args.ops) if args.command == "show" else diff(args.a, args.b, args.by)
+        sys.stdout.flush()  # a reader gone early shows here, not in the flush at exit
+        return status
+    except BrokenPipeError:  # `kernelprof show big.json.gz | head`: the reader has what it wanted
+        # Point stdout at /dev/null so that the flush at exit does not report the pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return CLOSED_PIPE
     except (KernelProfError, OSError) as exc:
         print(f"kernelprof: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # pragma: no cover - `kernelprof show x | head`
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
