@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
-from pytest_kernelprof.cli import main
+from pytest_kernelprof.cli import CLOSED_PIPE, main
 from pytest_kernelprof.compare import diff_kernels
 
 Trace = Callable[[str], Path]
@@ -124,3 +125,44 @@ def test_a_trace_that_lost_gpu_records_is_shown_with_a_warning(
     assert "kernelprof: warning: " in captured.err
     assert "lost GPU records" in captured.err
     assert "launched by" in captured.out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.metadata
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"kernelprof {importlib.metadata.version('pytest-kernelprof')}\n"
+
+
+def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(trace: Trace) -> None:
+    """`kernelprof show trace | head`: no error line, the status of a process ended by SIGPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest_kernelprof", "show", str(trace("train_liger")), "--calls", "--ops"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode == CLOSED_PIPE == 141
+
+
+def test_deeply_nested_json_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text('{"traceEvents": [' + "[" * 100_000 + "]" * 100_000 + "]}")
+    assert main(["show", str(path)]) == 2
+    assert capsys.readouterr().err == f"kernelprof: error: {path}: JSON nested too deeply to be a trace (line 1)\n"
+
+
+def test_a_device_that_never_ends_exits_2_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "/dev/zero"]) == 2
+    assert capsys.readouterr().err == (
+        "kernelprof: error: /dev/zero: not a Chrome trace: it starts with "
+        r"b'\x00\x00\x00\x00\x00\x00\x00\x00', not with '{'" + "\n"
+    )
