@@ -1,10 +1,12 @@
 """load_trace against a bare json.load and HolisticTraceAnalysis's loader on the same file.
 
-    pip install pytest-benchmark HolisticTraceAnalysis
+    pip install -e ".[bench]"
     python -m pytest benchmarks/test_bench_load_trace.py --benchmark-group-by=param:big_trace
 
-Peak memory (tracemalloc, one extra call) goes to each benchmark's extra_info as a multiple
-of the file's size.
+``test_kernelprof_load_trace`` reads with msgspec where it is installed (the ``[fast]``
+extra), ``test_kernelprof_load_trace_json_reader`` with the standard library's reader that
+serves without it. Peak memory (tracemalloc, one extra call) goes to each benchmark's
+extra_info as a multiple of the file's size, and the reader used to ``reader``.
 """
 
 from __future__ import annotations
@@ -17,9 +19,14 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import load_trace
+from pytest_kernelprof import load_trace, traces
 
 ROUNDS = 3
+SMALL_ROUNDS = 7  # a trace of 20 MB or less: more rounds against the noise of a shared machine
+
+
+def _rounds(path: Path) -> int:
+    return SMALL_ROUNDS if path.stat().st_size <= 20e6 else ROUNDS
 
 
 def _peak_ratio(fn: Callable[[], Any], path: Path) -> float:
@@ -39,14 +46,24 @@ def _json_load(path: Path) -> Any:
 
 def test_json_load(benchmark: Any, big_trace: Path) -> None:
     benchmark.extra_info["peak_x_file"] = _peak_ratio(lambda: _json_load(big_trace), big_trace)
-    benchmark.pedantic(_json_load, args=(big_trace,), rounds=ROUNDS, iterations=1)
+    benchmark.pedantic(_json_load, args=(big_trace,), rounds=_rounds(big_trace), iterations=1)
+
+
+def _load_trace(benchmark: Any, big_trace: Path) -> None:
+    benchmark.extra_info["reader"] = "json" if traces._typed_reader() is None else "msgspec"
+    benchmark.extra_info["peak_x_file"] = _peak_ratio(lambda: load_trace(big_trace), big_trace)
+    prof = benchmark.pedantic(load_trace, args=(big_trace,), rounds=_rounds(big_trace), iterations=1)
+    assert len(prof.calls) > 1
+    assert prof.kernels.count(kind="gemm") == 9
 
 
 def test_kernelprof_load_trace(benchmark: Any, big_trace: Path) -> None:
-    benchmark.extra_info["peak_x_file"] = _peak_ratio(lambda: load_trace(big_trace), big_trace)
-    prof = benchmark.pedantic(load_trace, args=(big_trace,), rounds=ROUNDS, iterations=1)
-    assert len(prof.calls) > 1
-    assert prof.kernels.count(kind="gemm") == 9
+    _load_trace(benchmark, big_trace)
+
+
+def test_kernelprof_load_trace_json_reader(benchmark: Any, big_trace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(traces, "_typed_reader", lambda: None)
+    _load_trace(benchmark, big_trace)
 
 
 @pytest.mark.filterwarnings("ignore")  # pandas deprecations inside HTA

@@ -436,6 +436,7 @@ def _typed_events(batch: list[Any], out: list[build.RawEvent], unset: object) ->
     """
     categories, ignored, runtime, cpu_ranges = build.CATEGORIES, build.IGNORED, build.RUNTIME, _CPU_RANGES
     new, intern, append = build.RawEvent, sys.intern, out.append
+    nearest = float.__round__  # round() of a float, without looking the method up on every call
     category_of: dict[str | None, str] = {None: ignored}  # a batch has a handful of categories
     try:
         for ev in batch:
@@ -450,8 +451,8 @@ def _typed_events(batch: list[Any], out: list[build.RawEvent], unset: object) ->
             name, ts, dur, args = ev.name, ev.ts, ev.dur, ev.args
             if name is unset or ts is unset or dur < 0:
                 return False
-            start = round(ts * 1000)
-            end = start + round(dur * 1000)
+            start = nearest(ts * 1000)
+            end = start + nearest(dur * 1000)
             if args is None:
                 external = correlation = 0
             else:
