@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import TraceError, load_trace, traces
-from pytest_kernelprof.build import RawEvent, raw_event_from_chrome
+from pytest_kernelprof.events import RawEvent, raw_event_from_chrome
 
 Trace = Callable[[str], Path]
 DATA = Path(__file__).parent / "data"

@@ -22,10 +22,12 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
-from . import build
 from .errors import TraceError
+
+if TYPE_CHECKING:
+    from .events import RawEvent
 
 T = TypeVar("T")
 
@@ -178,12 +180,11 @@ def read_trace(
     """
     name = os.fspath(path)
     data = _trace_bytes(name)
-    if convert is build.raw_event_from_chrome:
-        typed = _typed_reader()
-        if typed is not None:
-            found = typed.read(data, 3 if data.startswith(_BOM) else 0)
-            if found is not None:
-                return cast("tuple[dict[str, Any], list[T]]", found)
+    typed = _typed_reader()
+    if typed is not None and convert is typed.adapter:
+        found = typed.read(data, 3 if data.startswith(_BOM) else 0)
+        if found is not None:
+            return cast("tuple[dict[str, Any], list[T]]", found)
     text = _decoded_text(data, name)
     del data  # the text is all that is read from here on: keep one copy in memory
     reader = _Reader(text, name)
@@ -347,8 +348,9 @@ class _Typed(NamedTuple):
     decode: Callable[[bytes], list[Any]]
     errors: tuple[type[BaseException], ...]
     unset: object
+    adapter: Callable[..., Any]  # the Chrome adapter whose results this reader makes: events.raw_event_from_chrome
 
-    def read(self, data: bytes, begin: int) -> tuple[dict[str, Any], list[build.RawEvent]] | None:
+    def read(self, data: bytes, begin: int) -> tuple[dict[str, Any], list[RawEvent]] | None:
         """Header and RawEvents of a trace in Kineto's layout; None where the general reader must decide.
 
         The header is everything but the events, decoded by ``json`` (it is small); the events
@@ -368,7 +370,7 @@ class _Typed(NamedTuple):
         if type(header) is not dict or header.pop("traceEvents", None) != [] or rest.count('"traceEvents"') != 1:
             return None
         view = memoryview(data)
-        events: list[build.RawEvent] = []
+        events: list[RawEvent] = []
         pos = key + len(_EVENTS_KEY)
         while True:
             end = data.find(b",\n  {", pos + _TYPED_BATCH, closing) if pos + _TYPED_BATCH < closing else -1
@@ -395,6 +397,8 @@ def _typed_reader() -> _Typed | None:
         import msgspec
     except ImportError:
         return None
+    from . import events  # here, not at the top: events.py imports this module
+
     unset = msgspec.UNSET
     dim3 = tuple[int, int, int] | None
     args = msgspec.defstruct(
@@ -425,19 +429,21 @@ def _typed_reader() -> _Typed | None:
         gc=False,
     )
     decoder = msgspec.json.Decoder(list[event])  # type: ignore[valid-type]  # a class made at run time
-    return _Typed(decoder.decode, (msgspec.DecodeError, RecursionError), unset)
+    return _Typed(decoder.decode, (msgspec.DecodeError, RecursionError), unset, events.raw_event_from_chrome)
 
 
-def _typed_events(batch: list[Any], out: list[build.RawEvent], unset: object) -> bool:
-    """Append what ``build.raw_event_from_chrome`` makes of each event; False where it would raise.
+def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
+    """Append what ``events.raw_event_from_chrome`` makes of each event; False where it would raise.
 
     The same rules, field by field, on records whose types msgspec has checked; a negative
     duration also returns False, so that the general reader reports it.
     """
-    categories, ignored, runtime, cpu_ranges = build.CATEGORIES, build.IGNORED, build.RUNTIME, _CPU_RANGES
-    new, intern, append = build.RawEvent, sys.intern, out.append
+    from .events import ANNOTATION, CATEGORIES, IGNORED, OP, RUNTIME, _cpu_event, _gpu_event, _runtime_event
+
+    cpu_ranges = (OP, ANNOTATION)
+    intern, append = sys.intern, out.append
     nearest = float.__round__  # round() of a float, without looking the method up on every call
-    category_of: dict[str | None, str] = {None: ignored}  # a batch has a handful of categories
+    category_of: dict[str | None, str] = {None: IGNORED}  # a batch has a handful of categories
     try:
         for ev in batch:
             if ev.ph != "X":
@@ -445,8 +451,8 @@ def _typed_events(batch: list[Any], out: list[build.RawEvent], unset: object) ->
             category = category_of.get(ev.cat)
             if category is None:
                 cat = ev.cat
-                category = category_of[cat] = categories.get(cat) or categories.get(cat.lower(), ignored)
-            if category == ignored:
+                category = category_of[cat] = CATEGORIES.get(cat) or CATEGORIES.get(cat.lower(), IGNORED)
+            if category == IGNORED:
                 continue
             name, ts, dur, args = ev.name, ev.ts, ev.dur, ev.args
             if name is unset or ts is unset or dur < 0:
@@ -463,25 +469,25 @@ def _typed_events(batch: list[Any], out: list[build.RawEvent], unset: object) ->
                 correlation = args.correlation or 0
             if category in cpu_ranges:
                 tid = ev.tid
-                append(new(category, intern(name), start, end, tid if type(tid) is int else _tid(tid), external))
-            elif category == runtime:
+                append(_cpu_event(category, intern(name), start, end, tid if type(tid) is int else _tid(tid), external))
+            elif category == RUNTIME:
                 tid = ev.tid
                 thread = tid if type(tid) is int else _tid(tid)
-                append(new(category, intern(name), start, end, thread, 0, correlation, external))
+                append(_runtime_event(intern(name), start, end, thread, correlation, external))
             elif args is None:
                 stream = ev.tid
-                append(new(category, intern(name), start, end, int(stream) if stream else 0, 0, correlation, external))
+                stream = int(stream) if stream else 0
+                append(_gpu_event(category, intern(name), start, end, stream, correlation, external, None, None, None))
             else:
                 stream = ev.tid if args.stream is unset else args.stream
                 stream = int(stream) if stream else 0
                 device, grid, block = args.device, args.grid, args.block
-                append(new(category, intern(name), start, end, stream, 0, correlation, external, device, grid, block))
+                append(
+                    _gpu_event(category, intern(name), start, end, stream, correlation, external, device, grid, block)
+                )
     except (ValueError, OverflowError):  # int() of a text tid, round() of an infinite time
         return False
     return True
-
-
-_CPU_RANGES = frozenset((build.OP, build.ANNOTATION))
 
 
 def _tid(tid: str) -> int:
