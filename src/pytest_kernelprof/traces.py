@@ -460,17 +460,18 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
             start = nearest(ts * 1000)
             end = start + nearest(dur * 1000)
             if args is None:
-                external = correlation = 0
+                external = 0
             else:
                 external = args.external
                 if external is None:
                     external = args.external_lower
                 external = external or 0
-                correlation = args.correlation or 0
-            if category in cpu_ranges:
+            if category in cpu_ranges:  # the common case first
                 tid = ev.tid
                 append(_cpu_event(category, intern(name), start, end, tid if type(tid) is int else _tid(tid), external))
-            elif category == RUNTIME:
+                continue
+            correlation = 0 if args is None else args.correlation or 0
+            if category == RUNTIME:
                 tid = ev.tid
                 thread = tid if type(tid) is int else _tid(tid)
                 append(_runtime_event(intern(name), start, end, thread, correlation, external))
