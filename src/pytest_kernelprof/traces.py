@@ -22,6 +22,7 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from .errors import TraceError
@@ -239,20 +240,36 @@ def _read_events(reader: _Reader, convert: Callable[[dict[str, Any]], T | None])
     return _read_events_one_by_one(reader, convert)
 
 
-def _convert(reader: _Reader, convert: Callable[[dict[str, Any]], T | None], event: Any, index: int) -> T | None:
+def _convert(
+    reader: _Reader, convert: Callable[[dict[str, Any]], T | None], event: Any, index: int, durations: bool = True
+) -> T | None:
+    """``convert(event)``; with ``durations``, an event it keeps may not have a negative ``dur``."""
     if type(event) is not dict:
         raise reader.fail(f"'traceEvents' holds a {type(event).__name__}, not an event object")
     try:
         converted = convert(event)
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise reader.fail(f"event {index} is malformed ({type(exc).__name__}: {exc}): {_shown(event)}") from None
-    if converted is not None:
-        dur = event.get("dur", 0)
-        if not (type(dur) is float and dur >= 0) and _negative(dur):  # the common case first: one test
+    if durations and converted is not None:
+        try:
+            negative = event["dur"] < 0
+        except (KeyError, TypeError):  # no duration, or one that is not a number
+            negative = _negative(event.get("dur", 0))
+        if negative:
             raise reader.fail(
-                f"event {index} has a negative duration (dur {dur!r}), which no profiler writes: {_shown(event)}"
+                f"event {index} has a negative duration (dur {event['dur']!r}), which no profiler writes: "
+                f"{_shown(event)}"
             )
     return converted
+
+
+def _may_have_negative_durations(events: list[Any]) -> bool:
+    """Whether a batch needs its durations checked event by event: one pass in C that says no for most."""
+    try:
+        # "not >= 0" also for NaN, after which min() sees no smaller value
+        return not min(map(dict.get, events, repeat("dur"), repeat(0)), default=0) >= 0
+    except TypeError:  # a duration that is not a number, or an event that is not an object
+        return True
 
 
 def _negative(dur: Any) -> bool:
@@ -298,8 +315,9 @@ def _read_events_batched(reader: _Reader, convert: Callable[[dict[str, Any]], T 
             return None
         if len(events) != min(_BATCH, len(starts) - 1 - i):
             return None
+        durations = _may_have_negative_durations(events)
         for event in events:
-            converted = _convert(reader, convert, event, index)
+            converted = _convert(reader, convert, event, index, durations)
             if converted is not None:
                 append(converted)
             index += 1
