@@ -236,3 +236,20 @@ def test_a_gzip_trace_from_a_pipe_is_read(trace: Trace) -> None:
         assert cat.stdout is not None
         prof = load_trace(f"/dev/fd/{cat.stdout.fileno()}")
     assert prof.kernels.names == load_trace(trace("linear_eager")).kernels.names
+
+
+@pytest.mark.parametrize(
+    ("durations", "suspect"),
+    [
+        ([1.5, 0, 2], False),
+        ([1.5, None, 2], True),  # a missing dur reads as 0, a null one is not a number
+        ([1.5, -0.001], True),
+        ([float("nan"), -1.0, 2.0], True),  # NaN first: min() sees nothing smaller after it
+        ([1.5, "-1"], True),
+        (["1", "2"], True),
+    ],
+)
+def test_which_batches_get_their_durations_checked(durations: list[Any], suspect: bool) -> None:
+    events: list[Any] = [{"ph": "X"}] + [{"ph": "X", "dur": d} for d in durations] + [1]
+    assert traces._may_have_negative_durations(events) is True  # 1 is not an event object
+    assert traces._may_have_negative_durations(events[:-1]) is suspect
