@@ -377,8 +377,8 @@ class _Typed(NamedTuple):
         event this reader does not expect, goes to the general reader.
         """
         key = data.find(_EVENTS_KEY, begin)
-        closing = data.find(b"\n  ]", key)
-        if key < 0 or closing < 0:
+        closing = data.find(b"\n  ]", key) if key >= 0 else -1
+        if closing < 0:
             return None
         try:
             rest = (data[begin:key] + b'"traceEvents": []' + data[closing + 4 :]).decode("utf-8")
