@@ -67,7 +67,7 @@ def test_both_readers_give_the_same_events_for_every_recorded_trace(name: str, m
     read = typed.read(data, 0)
     assert read is not None, "a trace torch.profiler wrote must take the typed reader"
     header, events = read
-    assert len(events) > 20
+    assert len(events) > 10
     expected = read_with(path, "json", monkeypatch)
     assert expected == ("ok", repr((header, fields(events))))
     assert header["deviceProperties"][0]["name"] == "NVIDIA H200"
@@ -152,8 +152,8 @@ def test_a_negative_duration_on_an_event_the_builder_ignores_is_left_alone(
     reader: str, trace: Trace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = json.loads(gzip.decompress(trace("linear_eager").read_bytes()))
-    data["traceEvents"].append({"ph": "X", "cat": "python_function", "name": "f", "ts": 1.0, "dur": -1, "tid": 1})
-    path = tmp_path / "python.json"
+    data["traceEvents"].append({"ph": "X", "cat": "overhead", "name": "Buffer Flush", "ts": 1.0, "dur": -1, "tid": 1})
+    path = tmp_path / "overhead.json"
     path.write_text(kineto_text(data))
     assert read_with(path, reader, monkeypatch)[0] == "ok"
 

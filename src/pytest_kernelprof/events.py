@@ -398,7 +398,8 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
 
     Raises KeyError, TypeError or ValueError on a malformed event; the trace reader turns
     those into a TraceError that names the file. The hot path of ``load_trace``: CPU ops
-    (most events) take the fewest lookups.
+    (most events) take the fewest lookups. ``traces._typed_events`` applies the same rules to
+    msgspec's typed records: change both (tests/test_load_trace_readers.py compares them).
     """
     if ev.get("ph") != "X":
         return None

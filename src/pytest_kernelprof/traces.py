@@ -429,8 +429,9 @@ def _typed_reader() -> _Typed | None:
             ("device", int | None, None),
             ("grid", dim3, None),
             ("block", dim3, None),
+            ("nbytes", int | None, None),
         ],
-        rename={"external": "External id", "external_lower": "external id"},
+        rename={"external": "External id", "external_lower": "external id", "nbytes": "bytes"},
         gc=False,
     )
     event = msgspec.defstruct(
@@ -454,11 +455,12 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
     """Append what ``events.raw_event_from_chrome`` makes of each event; False where it would raise.
 
     The same rules, field by field, on records whose types msgspec has checked; a negative
-    duration also returns False, so that the general reader reports it.
+    duration also returns False, so that the general reader reports it. A change to that
+    adapter needs the same change here: tests/test_load_trace_readers.py compares the two.
     """
-    from .events import ANNOTATION, CATEGORIES, IGNORED, OP, RUNTIME, _cpu_event, _gpu_event, _runtime_event
+    from .events import _CPU_RANGES, CATEGORIES, IGNORED, KERNEL, RUNTIME, _cpu_event, _gpu_event, _runtime_event
 
-    cpu_ranges = (OP, ANNOTATION)
+    cpu_ranges = _CPU_RANGES
     intern, append = sys.intern, out.append
     nearest = float.__round__  # round() of a float, without looking the method up on every call
     category_of: dict[str | None, str] = {None: IGNORED}  # a batch has a handful of categories
@@ -501,8 +503,11 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
                 stream = ev.tid if args.stream is unset else args.stream
                 stream = int(stream) if stream else 0
                 device, grid, block = args.device, args.grid, args.block
+                nbytes = args.nbytes if category != KERNEL else None
                 append(
-                    _gpu_event(category, intern(name), start, end, stream, correlation, external, device, grid, block)
+                    _gpu_event(
+                        category, intern(name), start, end, stream, correlation, external, device, grid, block, nbytes
+                    )
                 )
     except (ValueError, OverflowError):  # int() of a text tid, round() of an infinite time
         return False
