@@ -1,5 +1,8 @@
 """The study's models, defined once for the examples, the tests, the tools and the benchmarks.
 
+The real models of issue 15 (a tiny Llama, Liger-Kernel's Llama, ResNet-50) are at the end;
+their libraries are optional (the ``examples`` extra) and imported where they are built.
+
 The GeGLU MLP of the design study: ``down(gelu(gate(x)) * up(x))``, dim 768, hidden 3072,
 input ``[64, 128, 768]``, bf16 on the GPU. The root ``conftest.py`` turns these into the
 fixtures ``mlp``, ``x`` and ``liger_mlp``; scripts import them as ``examples.models``.
@@ -7,7 +10,9 @@ fixtures ``mlp``, ``x`` and ``liger_mlp``; scripts import them as ``examples.mod
 
 from __future__ import annotations
 
+import contextlib
 import types
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -52,3 +57,78 @@ def liger_geglu_mlp(like: nn.Module | None = None) -> nn.Module:
     if like is not None:
         liger.load_state_dict(like.state_dict())
     return liger
+
+
+# -- real models (optional: transformers, torchvision, liger-kernel; the `examples` extra) --------
+
+LLAMA_VOCAB = 1000
+LLAMA_IDS_SHAPE = (2, 64)
+
+
+def tiny_llama(dtype: torch.dtype = torch.bfloat16) -> nn.Module:
+    """A 2-layer Llama built from a config (no download): hidden 256, MLP 512, 4 heads (2 KV),
+    vocabulary 1000, SDPA attention; on the GPU, seeded. Raises ImportError without transformers."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        hidden_size=256,
+        intermediate_size=512,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        vocab_size=LLAMA_VOCAB,
+        attn_implementation="sdpa",
+    )
+    torch.manual_seed(0)
+    model: nn.Module = LlamaForCausalLM(config).to(device="cuda", dtype=dtype)
+    return model.eval()
+
+
+def llama_ids() -> torch.Tensor:
+    torch.manual_seed(0)
+    return torch.randint(0, LLAMA_VOCAB, LLAMA_IDS_SHAPE, device="cuda")
+
+
+def llama_layer_inputs(model: nn.Module) -> tuple[torch.Tensor, dict[str, Any]]:
+    """Hidden states and the keyword arguments of one decoder layer call of ``tiny_llama``."""
+    hidden = torch.randn(*LLAMA_IDS_SHAPE, 256, device="cuda", dtype=torch.bfloat16)
+    positions = torch.arange(LLAMA_IDS_SHAPE[1], device="cuda").unsqueeze(0).expand(*LLAMA_IDS_SHAPE)
+    embeddings = model.model.rotary_emb(hidden, positions)  # type: ignore[operator, union-attr]
+    return hidden, {"position_embeddings": embeddings, "position_ids": positions}
+
+
+@contextlib.contextmanager
+def liger_patched_llama() -> Iterator[None]:
+    """Liger-Kernel's RMSNorm, SwiGLU MLP and RoPE in transformers' Llama, for the block only.
+
+    ``apply_liger_kernel_to_llama`` replaces names in transformers' ``modeling_llama`` for the
+    whole process; they are put back afterwards, so models built later are plain Llamas again.
+    Build the model inside the block. Raises ImportError without liger-kernel.
+    """
+    from liger_kernel.transformers import apply_liger_kernel_to_llama
+    from transformers.models.llama import modeling_llama
+
+    patched = ("LlamaRMSNorm", "LlamaMLP", "apply_rotary_pos_emb")
+    saved = {name: getattr(modeling_llama, name) for name in patched}
+    apply_liger_kernel_to_llama(rope=True, rms_norm=True, swiglu=True, fused_linear_cross_entropy=False)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(modeling_llama, name, value)
+
+
+def resnet50(*, channels_last: bool) -> nn.Module:
+    """torchvision's ResNet-50 (random weights), bf16 on the GPU, in eval mode, seeded.
+    Raises ImportError without torchvision."""
+    import torchvision
+
+    torch.manual_seed(0)
+    model: nn.Module = torchvision.models.resnet50().to(device="cuda", dtype=torch.bfloat16).eval()
+    return model.to(memory_format=torch.channels_last) if channels_last else model
+
+
+def resnet_input(*, channels_last: bool) -> torch.Tensor:
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 64, 64, device="cuda", dtype=torch.bfloat16)
+    return x.to(memory_format=torch.channels_last) if channels_last else x
