@@ -184,3 +184,25 @@ def test_export_trace_round_trips_through_load_trace(
     loaded = kp.load_trace(path)
     assert loaded.ops.names == prof.ops.names
     assert len(loaded.calls) == len(prof.calls)
+
+
+def test_device_facts_are_read_once_per_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    current = 0
+
+    def capability(index: int) -> tuple[int, int]:
+        reads.append(index)
+        return (9, 0) if index == 0 else (8, 0)
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: current)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", capability)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index: f"GPU {index}")
+    capture._facts_of_device.cache_clear()
+    try:
+        assert capture.device_facts() == capture.device_facts() == ("GPU 0", "sm90")
+        current = 1  # another current device: its own facts
+        assert capture.device_facts() == ("GPU 1", "sm80")
+        assert reads == [0, 1]
+    finally:
+        capture._facts_of_device.cache_clear()

@@ -252,6 +252,27 @@ def test_the_scan_runs_only_for_kernels_the_hook_did_not_see(jit_modules: list[t
     assert scans == [1]
 
 
+def test_names_a_scan_missed_are_not_scanned_for_again_until_a_module_comes(
+    jit_modules: list[types.ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scans: list[int] = []
+
+    def scan() -> set[str]:
+        scans.append(1)
+        return {"_triton_rope"}
+
+    for _ in range(3):  # a cuBLAS kernel in every profile of a process that imported Triton
+        assert learn_triton_kernels(set(), {"sgemm_largek_lds64"}, scan) == frozenset()
+    assert scans == [1]
+    # A name not scanned for yet is; one the scan found is found again.
+    assert learn_triton_kernels(set(), {"sgemm_largek_lds64", "_triton_rope"}, scan) == {"_triton_rope"}
+    assert learn_triton_kernels(set(), {"_triton_rope"}, scan) == {"_triton_rope"}
+    assert scans == [1, 1, 1]
+    monkeypatch.setitem(sys.modules, "fake_new_kernels", types.ModuleType("fake_new_kernels"))
+    assert learn_triton_kernels(set(), {"sgemm_largek_lds64"}, scan) == frozenset()
+    assert scans == [1, 1, 1, 1]
+
+
 def test_without_triton_there_is_no_scan(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(sys.modules, "triton", raising=False)
     assert learn_triton_kernels(set(), {"k"}, lambda: pytest.fail("scanned")) == frozenset()

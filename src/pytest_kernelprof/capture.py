@@ -7,6 +7,7 @@ running for the next test.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
 import importlib.metadata
 import inspect
@@ -66,8 +67,16 @@ def device_facts() -> tuple[str | None, str | None]:
     torch = _torch()
     if not torch.cuda.is_available():
         return None, None
-    major, minor = torch.cuda.get_device_capability()
-    return torch.cuda.get_device_name(), arch_name(major, minor)
+    return _facts_of_device(int(torch.cuda.current_device()))
+
+
+@functools.cache
+def _facts_of_device(index: int) -> tuple[str, str]:
+    # A device's name and compute capability cannot change within a process; every
+    # profile asks for them, and each read goes through the CUDA runtime's properties.
+    torch = _torch()
+    major, minor = torch.cuda.get_device_capability(index)
+    return torch.cuda.get_device_name(index), arch_name(major, minor)
 
 
 def package_versions(*dists: str) -> dict[str, str | None]:
@@ -85,6 +94,15 @@ def synchronize() -> None:
     torch = _torch()
     if torch.cuda.is_available():
         torch.cuda.synchronize()
+
+
+def _no_sync() -> None:
+    return None
+
+
+def _synchronizer(torch: Any) -> Callable[[], None]:
+    """``synchronize`` with the CUDA check made once, for a capture's several synchronizations."""
+    return torch.cuda.synchronize if torch.cuda.is_available() else _no_sync
 
 
 def profiler_running() -> bool:
@@ -545,6 +563,7 @@ def capture_callable(
     kw = dict(kwargs or {})
     grad = torch.no_grad() if no_grad else contextlib.nullcontext()
     meter = _meter(torch)
+    sync = _synchronizer(torch)
     with watch_compiles() as watch, grad:
         for i in range(warmup):
             try:
@@ -554,7 +573,7 @@ def capture_callable(
                 raise
             if i == 0:
                 _check_result(fn, result)
-        synchronize()
+        sync()
         watch.profiled()
         with _watched(model) as tritons, _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
             for i in range(calls):
@@ -565,7 +584,7 @@ def capture_callable(
                         meter.before_call()
                     with torch.profiler.record_function(f"{STEP_PREFIX}{i}"):
                         result = fn(*args, **kw)
-                    synchronize()
+                    sync()
                     if meter is not None:
                         meter.after_call()
                 except BaseException as exc:

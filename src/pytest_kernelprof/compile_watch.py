@@ -85,12 +85,18 @@ class _StructuredRecords(logging.Handler):
             self.failure = f"{type(exc).__name__}: {exc}"
 
 
+_GROUPS = ("frames", "graph_break")
+# What a process without Dynamo has counted; shared, so never modified.
+_NOTHING_COUNTED: dict[str, Counter[str]] = {group: Counter() for group in _GROUPS}
+
+
 def _counter_snapshot(utils: Any | None) -> dict[str, Counter[str]] | None:
-    counters = getattr(utils, "counters", None) if utils is not None else {}
+    if utils is None:
+        return _NOTHING_COUNTED
+    counters = getattr(utils, "counters", None)
     if not isinstance(counters, dict):
         return None
-    groups = ("frames", "graph_break")
-    return {group: Counter({str(k): int(v) for k, v in counters.get(group, {}).items()}) for group in groups}
+    return {group: Counter({str(k): int(v) for k, v in counters.get(group, {}).items()}) for group in _GROUPS}
 
 
 def _guard_failure_snapshot(utils: Any | None) -> dict[int, tuple[str, int]] | None:

@@ -152,13 +152,34 @@ def scan_jit_caches(modules: Iterable[Any] | None = None) -> set[str]:
     return names
 
 
+class _Missed:
+    """Names a scan did not find, while ``sys.modules`` holds as many modules as it did then.
+
+    A profile of cuBLAS kernels (``sgemm_largek_lds64``, ``cublasLt::epilogue...``: no known
+    family) in a process that imported Triton would otherwise scan on every capture. A kernel
+    that ran was compiled before it ran, so a later scan finds it only through a JIT function
+    that a module came to hold since: a new module (Inductor's generated code is one) starts over.
+    """
+
+    key: tuple[Callable[[], set[str]], int] | None = None
+    names: set[str] = set()
+
+
 def learn_triton_kernels(
     launched: set[str], unaccounted: set[str], scan: Callable[[], set[str]] = scan_jit_caches
 ) -> frozenset[str]:
     """The Triton kernels of a profile: those the launch hook saw, and, where kernels are
     still ``unaccounted`` for (their names decode to no known family), those of them that
-    the JIT caches hold. The scan costs milliseconds, so it runs only then."""
+    the JIT caches hold. The scan costs milliseconds, so it runs only then, and not again
+    for names it did not find (see ``_Missed``)."""
     rest = unaccounted - launched
     if rest and "triton" in sys.modules:
-        launched = launched | (scan() & rest)
+        key = (scan, len(sys.modules))
+        if _Missed.key != key:
+            _Missed.key, _Missed.names = key, set()
+        rest -= _Missed.names
+        if rest:
+            found = scan() & rest
+            _Missed.names |= rest - found
+            launched = launched | found
     return frozenset(launched)
