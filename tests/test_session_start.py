@@ -53,7 +53,7 @@ def test_a_fresh_process_profiles_without_importing_inductor() -> None:
     assert out.split() == ["KinetoSession", "False"]
 
 
-def test_where_inductor_is_imported_or_its_cudagraphs_is_on_torch_profiler_profile_starts(
+def test_where_inductors_cudagraphs_is_on_or_unreadable_torch_profiler_profile_starts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delitem(sys.modules, "torch._inductor", raising=False)
@@ -65,7 +65,16 @@ def test_where_inductor_is_imported_or_its_cudagraphs_is_on_torch_profiler_profi
     assert isinstance(_capture().torch_profiler, torch.profiler.profile)
     monkeypatch.delenv("TORCHINDUCTOR_CUDAGRAPHS")
     monkeypatch.setitem(sys.modules, "torch._inductor", types.ModuleType("torch._inductor"))
+    monkeypatch.delitem(sys.modules, "torch._inductor.config", raising=False)
+    assert not capture._direct_session_is_equivalent(torch)  # no config to read
+    config = types.ModuleType("torch._inductor.config")
+    config.triton = types.SimpleNamespace(cudagraphs=True)
+    monkeypatch.setitem(sys.modules, "torch._inductor.config", config)
     assert not capture._direct_session_is_equivalent(torch)
+    # Imported Inductor with its cudagraphs off: torch.profiler.profile would skip the workaround too.
+    config.triton.cudagraphs = False
+    assert capture._direct_session_is_equivalent(torch)
+    assert isinstance(_capture().torch_profiler, KinetoSession)
 
 
 def test_a_torch_without_the_autograd_profilers_steps_takes_torch_profiler_profile(

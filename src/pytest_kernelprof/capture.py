@@ -294,13 +294,20 @@ def _direct_session_is_equivalent(torch: Any) -> bool:
     (CUDA graphs before CUDA 12.6). ``hasattr`` imports Inductor, Dynamo and sympy: over
     3 s, most of a process's first profiled call (3.4 s of 3.4 s on an H200). Where
     Inductor is not imported yet, that setting is its default, the environment's
-    ``TORCHINDUCTOR_CUDAGRAPHS``; where that is off, the workaround is skipped and the rest
-    of ``torch.profiler.profile``'s start is the autograd profiler's own, but for trace
-    metadata: ``with_stack`` (added here) and a distributed run's ``distributedInfo`` (so a
-    process in a distributed run takes ``torch.profiler.profile``).
+    ``TORCHINDUCTOR_CUDAGRAPHS``; where Inductor is imported, its config says (read here
+    too: a session through ``torch.profiler.profile`` costs more, 0.1 ms on the CPU VM).
+    Where that is off, the workaround is skipped and the rest of ``torch.profiler.profile``'s
+    start is the autograd profiler's own, but for trace metadata: ``with_stack`` (added
+    here) and a distributed run's ``distributedInfo`` (so a process in a distributed run
+    takes ``torch.profiler.profile``).
     """
-    if "torch._inductor" in sys.modules or os.environ.get("TORCHINDUCTOR_CUDAGRAPHS") == "1":
-        return False  # torch.profiler.profile costs nothing more here, and applies the workaround
+    if "torch._inductor" in sys.modules:
+        config = sys.modules.get("torch._inductor.config")
+        cudagraphs = getattr(getattr(config, "triton", None), "cudagraphs", None)
+        if cudagraphs is not False:
+            return False  # on, or a config this cannot read: torch.profiler.profile applies the workaround
+    elif os.environ.get("TORCHINDUCTOR_CUDAGRAPHS") == "1":
+        return False
     distributed = sys.modules.get("torch.distributed")
     if distributed is not None and distributed.is_available() and distributed.is_initialized():
         return False
