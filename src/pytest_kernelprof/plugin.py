@@ -175,7 +175,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PERCENT",
         help="How far a baseline's peak_bytes may grow before it fails (and shrink before it counts as "
-        f"improved); default: {DEFAULT_MEMORY_TOLERANCE:.0%}",
+        # argparse %-formats help text: a literal percent sign must be doubled.
+        f"improved); default: {DEFAULT_MEMORY_TOLERANCE:.0%}".replace("%", "%%"),
     )
     parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
     parser.addini("kernelprof_stacks", "Same as --kernelprof-stacks", type="bool", default=False)
