@@ -10,10 +10,7 @@ import torch.distributed as dist
 
 from pytest_kernelprof import RankError, profile_ranks
 
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs 2 GPUs"),
-]
+pytestmark = pytest.mark.gpu(count=2)
 
 
 def nccl_all_reduce_step(rank: int, world_size: int) -> Any:

@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .build import build_profile, paused_gc
-from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, Capture, Recording, capture_callable, record_block
+from .capture import Capture, Recording, capture_callable, record_block
+from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP
 from .events import events_from_trace_file
 from .model import KernelProfile
 from .modules import resolve_model

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .compare import count_changes, diff_kernels, render_diff, shape_key
+from .defaults import DEFAULT_MEMORY_TOLERANCE
 from .errors import BaselineError
 from .explain import Explanation
 from .metrics import read_metric
@@ -44,16 +45,14 @@ from .model import Kernel, KernelProfile
 from .names import KernelName
 from .paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
 
-NAME_MODES = ("stable", "exact", "loose")
 STABLE_NAME_FAMILIES = frozenset(("inductor", "triton", "unknown"))
 FORMAT_VERSION = 1
 
 
 # Metrics an entry keeps (names of metrics.METRICS), each better lower; those with a
-# relative tolerance (--kernelprof-memory-tolerance), and its default.
+# relative tolerance (--kernelprof-memory-tolerance, default DEFAULT_MEMORY_TOLERANCE).
 BASELINE_METRICS = ("syncs", "dtoh_copies", "launches", "graph_breaks", "recompiles", "peak_bytes")
 TOLERANT_METRICS = frozenset(("peak_bytes",))
-DEFAULT_MEMORY_TOLERANCE = 0.05
 
 # The kernel fields a baseline file stores. A fixed list, not every KernelName field: a
 # field added to the decoder must not change every stored baseline.

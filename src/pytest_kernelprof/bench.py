@@ -14,12 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .api import Profiler
-from .capture import DEFAULT_WARMUP, device_facts, package_versions, synchronize
+from .capture import device_facts, package_versions, synchronize
+from .defaults import DEFAULT_ROUNDS, DEFAULT_WARMUP
 from .errors import BenchmarkError
 from .model import KernelProfile
 from .rules import Rule
-
-DEFAULT_ROUNDS = 20
 
 
 class GpuKernelClock:

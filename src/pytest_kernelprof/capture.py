@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 from .build import build_profile, paused_gc
 from .compile_watch import watch_compiles
+from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP
 from .errors import ProfilerBusyError, ProfilerStartError, RecordingError
 from .events import (
     ANNOTATION,
@@ -45,9 +46,6 @@ from .names import parse_kernel_name
 from .paths import atomic_path
 from .syncs import FlaggedSync, is_user_file
 from .triton_kernels import learn_triton_kernels, watch_triton_launches
-
-DEFAULT_WARMUP = 2
-DEFAULT_CALLS = 3
 
 
 def _torch() -> Any:

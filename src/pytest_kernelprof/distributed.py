@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from .api import load_trace
-from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, capture_callable
+from .capture import capture_callable
+from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP
 from .errors import RankError
 from .model import KernelProfile
 

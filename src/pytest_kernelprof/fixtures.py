@@ -1,21 +1,29 @@
-"""The pytest fixtures."""
+"""The pytest fixtures.
+
+What they use is imported when a fixture is first requested: pytest imports this module
+with the plugin in every session, and one that never profiles must not pay for the
+profile model (nor for torch)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .api import Profiler
-from .baseline import KernelBaseline, baseline_paths
-from .bench import DEFAULT_ROUNDS, benchmark_callable, benchmark_profile
-from .capture import DEFAULT_WARMUP
-from .model import KernelProfile
-from .rules import Rule
+from .defaults import DEFAULT_ROUNDS, DEFAULT_WARMUP
 from .settings import SETTINGS_KEY, Settings
 
-PROFILERS_KEY = pytest.StashKey[list[Profiler]]()
+if TYPE_CHECKING:
+    from .api import Profiler
+    from .baseline import KernelBaseline
+    from .model import KernelProfile
+    from .rules import Rule
+
+# The fixtures of the plugin; a test that requests one of them uses the plugin.
+FIXTURES = frozenset(("kernelprof", "kernel_baseline", "kernel_benchmark"))
+
+PROFILERS_KEY: pytest.StashKey[list[Profiler]] = pytest.StashKey()
 
 
 @pytest.fixture
@@ -28,6 +36,8 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     for one call, ``with kernelprof.record() as rec`` profiles a block.
     ``--kernelprof-stacks`` turns on ``stacks=True`` for every profile of the run.
     """
+    from .api import Profiler
+
     settings = request.config.stash.get(SETTINGS_KEY, Settings())
     profiler = Profiler(
         warmup=settings.warmup,
@@ -47,12 +57,14 @@ def active_rules(request: pytest.FixtureRequest, settings: Settings) -> tuple[Ru
 
 
 # (user property, value) pairs of what a test's baselines did, for its report.
-BASELINE_NOTES_KEY = pytest.StashKey[list[tuple[str, str]]]()
+BASELINE_NOTES_KEY: pytest.StashKey[list[tuple[str, str]]] = pytest.StashKey()
 
 
 @pytest.fixture
 def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
     """Compare a KernelProfile with its stored signature: ``kernel_baseline.check(prof)``."""
+    from .baseline import KernelBaseline, baseline_paths
+
     settings = request.config.stash.get(SETTINGS_KEY, Settings())
     path, legacy = baseline_paths(request.node.path, request.node.nodeid)
     notes = request.node.stash.setdefault(BASELINE_NOTES_KEY, [])
@@ -91,6 +103,8 @@ class KernelBenchmark:
         warmup: int = DEFAULT_WARMUP,
         end_to_end: bool = False,
     ) -> KernelProfile:
+        from .bench import benchmark_callable
+
         return benchmark_callable(
             self._benchmark,
             fn,
@@ -103,6 +117,8 @@ class KernelBenchmark:
         )
 
     def from_profile(self, prof: KernelProfile) -> KernelProfile:
+        from .bench import benchmark_profile
+
         return benchmark_profile(self._benchmark, prof)
 
 

@@ -10,6 +10,7 @@ the assignment indexes into a selection the caller already made.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .errors import GpuSpecError
@@ -87,6 +88,30 @@ def _device_count() -> int:
     import torch
 
     return int(torch.cuda.device_count())
+
+
+def visible_gpu_count() -> int:
+    """CUDA GPUs this process can use: 0 where CUDA is not available (imports torch)."""
+    import torch
+
+    return int(torch.cuda.device_count()) if torch.cuda.is_available() else 0
+
+
+def gpus_needed(marks: Sequence[tuple[Sequence[object], Mapping[str, object]]]) -> int:
+    """How many GPUs the ``gpu`` markers of a test ask for, given as (args, kwargs) each:
+    ``gpu`` is 1, ``gpu(count=N)`` is N; the most any marker asks for (a module's
+    ``pytestmark = pytest.mark.gpu`` and a test's ``gpu(count=2)`` need 2); 0 without one."""
+    needed = 0
+    for args, kwargs in marks:
+        unknown = sorted(set(kwargs) - {"count"})
+        if args or unknown:
+            given = ", ".join([*map(repr, args), *(f"{k}=..." for k in unknown)])
+            raise GpuSpecError(f"takes only count=N, got ({given})")
+        count = kwargs.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise GpuSpecError(f"count must be an int >= 1, got {count!r}")
+        needed = max(needed, count)
+    return needed
 
 
 def take_worker_gpu(gpu: str) -> None:

@@ -1,26 +1,28 @@
 """pytest hooks: options, the gpu marker, the header, skips and failure reports.
 
 Each hook hands off: settings to settings.py, GPU per xdist worker to gpus.py, what a test
-report gets to session.py, baseline bookkeeping to baseline.py."""
+report gets to session.py, baseline bookkeeping to baseline.py.
+
+pytest imports this module in every session of an environment where the plugin is
+installed, so it imports only what every session needs; the profile model, the
+baselines and torch are imported inside the hooks that meet a test that uses them, so
+that a session that does not costs next to nothing over ``-p no:kernelprof``."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import sys
+from collections.abc import Generator, Sequence
 from typing import Any
 
 import pytest
 
-from .baseline import DEFAULT_MEMORY_TOLERANCE, NAME_MODES, BaselineSession, KernelBaseline
-from .bench import machine_info as machine_info_of_gpu
-from .capture import DEFAULT_CALLS, DEFAULT_WARMUP, device_facts, gpu_available, package_versions
+from .defaults import DEFAULT_CALLS, DEFAULT_MEMORY_TOLERANCE, DEFAULT_WARMUP, NAME_MODES
 from .errors import GpuSpecError
-from .explain import explain
-from .fixtures import BASELINE_NOTES_KEY, PROFILERS_KEY
+from .fixtures import BASELINE_NOTES_KEY, FIXTURES, PROFILERS_KEY
 from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
 from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
-from .gpus import assignment_line, choose_gpus, gpu_for_worker, take_worker_gpu
-from .session import report_sections
+from .gpus import assignment_line, choose_gpus, gpu_for_worker, gpus_needed, take_worker_gpu, visible_gpu_count
 from .settings import (
     SAVE_CHOICES,
     SETTINGS_KEY,
@@ -41,22 +43,45 @@ ALLOW_MARKER = "kernelprof_allow"
 
 class BaselineHooks:
     """The hooks that feed a BaselineSession, registered per config: ``pytest_runtest_logreport``
-    is given no config to find the session by. Reports reach it in the xdist controller too."""
+    is given no config to find the session by. Reports reach it in the xdist controller too.
+
+    Reports are kept as the little the session needs (node ids, outcomes, the plugin's user
+    properties); the baseline module is imported at the end only where a test used a
+    baseline or a module that ran has a ``__kernelprof__`` folder."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.session = BaselineSession()
+        self.ran: set[str] = set()
+        self.not_passed: set[str] = set()
+        self.properties: dict[str, list[tuple[str, object]]] = {}
         self.deselected = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.session.add_report(report.nodeid, report.user_properties, passed=not (report.failed or report.skipped))
+        self.ran.add(report.nodeid)
+        if report.failed or report.skipped:
+            self.not_passed.add(report.nodeid)
+        ours = [(key, value) for key, value in report.user_properties if key.startswith("kernelprof_baseline")]
+        if ours:
+            self.properties.setdefault(report.nodeid, []).extend(ours)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected = self.deselected or bool(items)
 
+    def _baseline_folders(self) -> bool:
+        root = self.config.rootpath
+        modules = {root / nodeid.split("::", 1)[0] for nodeid in self.ran}
+        return any((module.parent / "__kernelprof__" / module.stem).is_dir() for module in modules)
+
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
         if hasattr(self.config, "workerinput"):
             return  # an xdist worker saw part of the run; its controller reports the whole
+        if not self.properties and not self._baseline_folders():
+            return
+        from .baseline import BaselineSession
+
+        session = BaselineSession()
+        for nodeid in self.ran:
+            session.add_report(nodeid, self.properties.get(nodeid, ()), passed=nodeid not in self.not_passed)
         option = self.config.option
         narrowed = self.deselected or bool(
             option.keyword
@@ -72,7 +97,7 @@ class BaselineHooks:
             if exitstatus != pytest.ExitCode.OK
             else ""
         )
-        for lines in self.session.summary(self.config.rootpath, narrowed=narrowed, prune=prune, blocked=blocked):
+        for lines in session.summary(self.config.rootpath, narrowed=narrowed, prune=prune, blocked=blocked):
             terminalreporter.write_sep("-", lines[0])
             for line in lines[1:]:
                 terminalreporter.write_line(line)
@@ -207,7 +232,8 @@ def pytest_configure(config: pytest.Config) -> None:
     _configure_gpus(config)
     config.addinivalue_line(
         "markers",
-        f"{GPU_MARKER}: the test needs a CUDA GPU; it skips without one, or fails under --kernelprof-require-gpu",
+        f"{GPU_MARKER}: the test needs a CUDA GPU ({GPU_MARKER}(count=N): N of them); it skips where fewer are "
+        "visible, or fails under --kernelprof-require-gpu",
     )
     config.addinivalue_line(
         "markers",
@@ -233,6 +259,7 @@ def pytest_configure(config: pytest.Config) -> None:
         ),
     )
     config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
+    config.pluginmanager.register(DeviceLines(config), "kernelprof-device-lines")
 
 
 GPUS_KEY = pytest.StashKey[list[str]]()
@@ -267,35 +294,90 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[WORKER_GPU] = gpu_for_worker(chosen, node.gateway.id)
 
 
-def _versions() -> str:
-    return ", ".join(
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    chosen = config.stash.get(GPUS_KEY, None)
+    if not chosen:
+        return []
+    pairs = assignment_line(chosen, int(config.getoption("numprocesses")))
+    return [f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}"]
+
+
+def _uses_kernelprof(item: pytest.Item) -> bool:
+    """Whether a test needs the GPU facts: it is gpu-marked or requests one of the fixtures."""
+    return item.get_closest_marker(GPU_MARKER) is not None or not FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
+
+
+def device_line(config: pytest.Config) -> str:
+    """``kernelprof: NVIDIA H200 (sm90), CUDA 12.8, torch ..., triton ...``: imports torch and
+    asks CUDA, so it is made only for sessions that have tests that use the plugin."""
+    from .capture import device_facts, package_versions
+
+    versions = ", ".join(
         f"{dist} {version or 'not installed'}" for dist, version in package_versions("torch", "triton").items()
     )
-
-
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    settings = config.stash[SETTINGS_KEY]
-    lines = []
-    chosen = config.stash.get(GPUS_KEY, None)
-    if chosen:
-        pairs = assignment_line(chosen, int(config.getoption("numprocesses")))
-        lines.append(f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}")
     device, arch = device_facts()
     if device is None:
-        mode = "fail (--kernelprof-require-gpu)" if settings.require_gpu else "skip"
-        return [f"kernelprof: no CUDA GPU, gpu tests {mode}; {_versions()}", *lines]
+        mode = "fail (--kernelprof-require-gpu)" if config.stash[SETTINGS_KEY].require_gpu else "skip"
+        return f"kernelprof: no CUDA GPU, gpu tests {mode}; {versions}"
     import torch
 
-    return [f"kernelprof: {device} ({arch}), CUDA {torch.version.cuda}, {_versions()}", *lines]
+    return f"kernelprof: {device} ({arch}), CUDA {torch.version.cuda}, {versions}"
+
+
+def pytest_report_collectionfinish(config: pytest.Config, items: Sequence[pytest.Item]) -> list[str]:
+    """The GPU facts, below "collected N items", where a collected test uses the plugin (the
+    header comes before collection, when that is not known yet). xdist workers send theirs
+    in a report instead (see DeviceLines)."""
+    if hasattr(config, "workerinput") or not any(_uses_kernelprof(item) for item in items):
+        return []
+    return [device_line(config)]
+
+
+DEVICE_PROPERTY = "kernelprof_device"  # a worker's device line, carried to the xdist controller
+DEVICE_SENT = pytest.StashKey[bool]()
+
+
+class DeviceLines:
+    """In the xdist controller: the device lines of the workers whose tests used the plugin,
+    told at the end of the run (the controller never sees the tests, nor imports torch)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.workers: dict[str, list[str]] = {}  # device line -> the workers that sent it
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in report.user_properties:
+            if key == DEVICE_PROPERTY:
+                line, _, worker = str(value).rpartition("|")
+                self.workers.setdefault(line, []).append(worker)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        for line, workers in self.workers.items():
+            terminalreporter.write_line(f"{line} ({', '.join(sorted(workers))})")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     _check_allow_marker(item)
-    if item.get_closest_marker(GPU_MARKER) is None or gpu_available():
+    try:
+        needed = gpus_needed([(mark.args, mark.kwargs) for mark in item.iter_markers(GPU_MARKER)])
+    except GpuSpecError as exc:
+        pytest.fail(f"@pytest.mark.{GPU_MARKER}: {exc}", pytrace=False)
+    if not needed:
         return
-    if item.config.stash[SETTINGS_KEY].require_gpu:
-        pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
-    pytest.skip("needs a CUDA GPU: torch.cuda.is_available() is False")
+    found = visible_gpu_count()
+    if found >= needed:
+        return
+    require = item.config.stash[SETTINGS_KEY].require_gpu
+    if needed == 1:
+        if require:
+            pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
+        pytest.skip("needs a CUDA GPU: torch.cuda.is_available() is False")
+    reason = f"needs {needed} CUDA GPUs, found {found}"
+    if require:
+        pytest.fail(f"{reason} (--kernelprof-require-gpu)", pytrace=False)
+    pytest.skip(reason)
 
 
 def _check_allow_marker(item: pytest.Item) -> None:
@@ -319,6 +401,16 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    workerinput = getattr(item.config, "workerinput", None)
+    if (
+        report.when == "setup"
+        and workerinput is not None
+        and not item.config.stash.get(DEVICE_SENT, False)
+        and _uses_kernelprof(item)
+    ):
+        item.config.stash[DEVICE_SENT] = True
+        worker = workerinput.get("workerid", "")
+        report.user_properties.append((DEVICE_PROPERTY, f"{device_line(item.config)}|{worker}"))
     pending = item.config.stash.get(ASSERTION_SECTIONS_KEY, [])
     if pending:
         if report.failed:
@@ -327,6 +419,8 @@ def pytest_runtest_makereport(
     if report.when == "call":
         captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
         if captures:
+            from .session import report_sections
+
             settings = item.config.stash[SETTINGS_KEY]
             report.sections.extend(
                 report_sections(
@@ -345,6 +439,11 @@ ASSERTION_SECTIONS_KEY = pytest.StashKey[list[str]]()
 
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
+    if "pytest_kernelprof.model" not in sys.modules:
+        return None  # no profile value can exist: leave the comparison to pytest, without importing one
+    from .baseline import KernelBaseline
+    from .explain import explain
+
     explanation = None
     for side in (left, right):
         if isinstance(side, KernelBaseline) and op == "==":
@@ -362,4 +461,6 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
 @pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: dict[str, Any]) -> None:
     """GPU, driver, CUDA, cuBLAS, torch and Triton versions in pytest-benchmark's machine info."""
-    machine_info["kernelprof"] = machine_info_of_gpu()
+    from .bench import machine_info as gpu_machine_info
+
+    machine_info["kernelprof"] = gpu_machine_info()

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .baseline import DEFAULT_MEMORY_TOLERANCE, NAME_MODES
-from .capture import DEFAULT_CALLS, DEFAULT_WARMUP
-from .rules import Rule, parse_rules
+from .defaults import DEFAULT_CALLS, DEFAULT_MEMORY_TOLERANCE, DEFAULT_WARMUP, NAME_MODES
+
+if TYPE_CHECKING:
+    from .rules import Rule
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,11 @@ def parse_names(value: str, option: str = "--kernelprof-baseline-names") -> str:
 
 def parse_forbid(lines: list[str]) -> tuple[Rule, ...]:
     """The ini's ``kernelprof_forbid`` rules, or a UsageError that names the ini key and the line."""
+    if not lines:
+        return ()
+    # Imported here: the rules need the profile model, which a session without rules never loads.
+    from .rules import parse_rules
+
     try:
         return parse_rules(lines)
     except ValueError as exc:

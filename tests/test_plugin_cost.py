@@ -1,0 +1,135 @@
+"""What the plugin costs where it is not used, and the gpu(count=N) rule: a session that uses
+neither the fixtures nor the gpu marker imports no torch and no profile model, and the GPU
+facts are told once tests use them (below "collected", or at the end under xdist)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pytest_kernelprof
+
+LIGHT = {
+    "pytest_kernelprof",
+    "pytest_kernelprof.defaults",
+    "pytest_kernelprof.errors",
+    "pytest_kernelprof.fixtures",
+    "pytest_kernelprof.gpus",
+    "pytest_kernelprof.plugin",
+    "pytest_kernelprof.settings",
+}
+
+
+def test_loading_the_plugin_imports_neither_torch_nor_the_model() -> None:
+    code = (
+        "import sys, pytest_kernelprof.plugin\n"
+        "print(sorted(m for m in sys.modules if m.startswith('pytest_kernelprof')))\n"
+        "print('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    modules, torch_loaded = out.splitlines()
+    assert set(ast.literal_eval(modules)) == LIGHT
+    assert torch_loaded == "False"
+
+
+def test_the_package_exports_what_it_declares_for_type_checkers() -> None:
+    source = Path(pytest_kernelprof.__file__).read_text(encoding="utf-8")
+    checking = next(n for n in ast.parse(source).body if isinstance(n, ast.If))  # the TYPE_CHECKING block
+    declared = {
+        alias.name: node.module
+        for node in checking.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert set(declared) == set(pytest_kernelprof.__all__)
+    for name, module in declared.items():
+        source_module = importlib.import_module(f"pytest_kernelprof.{module}")
+        assert getattr(pytest_kernelprof, name) is getattr(source_module, name), name
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        pytest_kernelprof.nothing  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_a_session_that_does_not_use_the_plugin_pays_for_no_torch(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_plain="""
+        import sys
+
+        def test_plain():
+            assert "torch" not in sys.modules
+            assert "pytest_kernelprof.model" not in sys.modules
+
+        def test_a_failing_assert_is_left_to_pytest():
+            assert [1, 2] == [1, 3]
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.no_fnmatch_line("kernelprof*")
+    result.stdout.fnmatch_lines(["E         At index 1 diff: 2 != 3"])
+
+
+FAKE_GPUS = """
+import torch
+
+_real = {name: getattr(torch.cuda, name) for name in
+         ("is_available", "device_count", "get_device_name", "get_device_capability")}
+
+def pytest_configure(config):
+    # A machine with one GPU, as far as the plugin can tell, on a CPU-only torch.
+    torch.cuda.is_available = lambda: True
+    torch.cuda.device_count = lambda: 1
+    torch.cuda.get_device_name = lambda *args: "Fake GPU"
+    torch.cuda.get_device_capability = lambda *args: (9, 0)
+
+def pytest_unconfigure(config):
+    for name, real in _real.items():
+        setattr(torch.cuda, name, real)
+"""
+
+GPU_COUNTS = """
+import pytest
+
+@pytest.mark.gpu
+def test_one_gpu():
+    pass
+
+@pytest.mark.gpu(count=2)
+def test_two_gpus():
+    pass
+
+@pytest.mark.gpu(2)
+def test_bad_marker():
+    pass
+
+def test_plain():
+    pass
+"""
+
+
+def test_gpu_count_rule_and_the_device_line(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(FAKE_GPUS)
+    pytester.makepyfile(test_gpus=GPU_COUNTS)
+    result = pytester.runpytest("-rsf")
+    result.assert_outcomes(passed=2, skipped=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "collected 4 items",
+            "kernelprof: Fake GPU (sm90), CUDA *, torch *, triton *",
+            "*SKIPPED*needs 2 CUDA GPUs, found 1*",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*@pytest.mark.gpu: takes only count=N, got (2)*"])
+
+    result = pytester.runpytest("--kernelprof-require-gpu", "-k", "not bad_marker")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["*needs 2 CUDA GPUs, found 1 (--kernelprof-require-gpu)*"])
+
+    pytest.importorskip("xdist")
+    result = pytester.runpytest("-n", "2", "-k", "not bad_marker")
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines(["kernelprof: Fake GPU (sm90), CUDA *, torch *, triton * (gw*)"])
