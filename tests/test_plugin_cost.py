@@ -41,10 +41,7 @@ def test_the_package_exports_what_it_declares_for_type_checkers() -> None:
     source = Path(pytest_kernelprof.__file__).read_text(encoding="utf-8")
     checking = next(n for n in ast.parse(source).body if isinstance(n, ast.If))  # the TYPE_CHECKING block
     declared = {
-        alias.name: node.module
-        for node in checking.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
+        alias.name: node.module for node in checking.body if isinstance(node, ast.ImportFrom) for alias in node.names
     }
     assert set(declared) == set(pytest_kernelprof.__all__)
     for name, module in declared.items():
