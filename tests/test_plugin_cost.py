@@ -74,12 +74,13 @@ FAKE_GPUS = """
 import torch
 
 _real = {name: getattr(torch.cuda, name) for name in
-         ("is_available", "device_count", "get_device_name", "get_device_capability")}
+         ("is_available", "device_count", "current_device", "get_device_name", "get_device_capability")}
 
 def pytest_configure(config):
     # A machine with one GPU, as far as the plugin can tell, on a CPU-only torch.
     torch.cuda.is_available = lambda: True
     torch.cuda.device_count = lambda: 1
+    torch.cuda.current_device = lambda: 0
     torch.cuda.get_device_name = lambda *args: "Fake GPU"
     torch.cuda.get_device_capability = lambda *args: (9, 0)
 
