@@ -37,6 +37,12 @@ def test_baseline_eq(kernel_baseline):
 
 def test_baseline_check(kernel_baseline):
     kernel_baseline.check(eager)
+
+def gen(x):
+    yield x
+
+def test_generator(kernelprof):
+    kernelprof(gen, 1)
 """
 
 
@@ -49,7 +55,7 @@ def test_failures_show_whole_tables_and_no_plugin_frames(pytester: pytest.Pytest
     rows = _rows()
     for verbosity in ((), ("-v",)):
         result = pytester.runpytest(*verbosity)
-        result.assert_outcomes(failed=6)
+        result.assert_outcomes(failed=7)
         out = result.stdout
         out.fnmatch_lines(
             [
@@ -89,11 +95,18 @@ def test_failures_show_whole_tables_and_no_plugin_frames(pytester: pytest.Pytest
         )
         text = out.str()
         assert "\\n" not in text
-        for plugin_source in ("def one(", "def check(", "raise AssertionError", "def _compare("):
+        out.fnmatch_lines(["E       TypeError: kernelprof cannot profile gen: it is a generator function*"])
+        for plugin_source in (
+            "def one(",
+            "def check(",
+            "raise AssertionError",
+            "def _compare(",
+            "def capture_callable(",
+        ):
             assert plugin_source not in text, plugin_source
 
     result = pytester.runpytest("-vv", "-k", "test_count and not small")
-    result.assert_outcomes(failed=1, deselected=5)
+    result.assert_outcomes(failed=1, deselected=6)
     result.stdout.fnmatch_lines(
         ["E         kernels.count(*) matched 0 of 5 kernels", *(f"E         {row}" for row in rows)]
     )

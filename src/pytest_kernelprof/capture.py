@@ -479,6 +479,7 @@ def _learned_triton(events: list[RawEvent], launched: set[str]) -> frozenset[str
 def _check_callable(fn: object) -> None:
     """A TypeError for what cannot be profiled by calling it: a non-callable (``fn(x)`` passed
     instead of ``fn``), and generator or coroutine functions, whose call runs nothing."""
+    __tracebackhide__ = True
     if not callable(fn):
         raise TypeError(
             f"kernelprof needs a callable to profile, got {type(fn).__name__}: pass the function and its "
@@ -505,6 +506,7 @@ def _check_callable(fn: object) -> None:
 def _check_result(fn: object, result: object) -> None:
     """A TypeError where a call returned deferred work (a generator, coroutine or awaitable),
     which ran nothing; the object is closed so that it warns of nothing later."""
+    __tracebackhide__ = True
     if not (inspect.isgenerator(result) or inspect.isasyncgen(result) or inspect.isawaitable(result)):
         return
     close = getattr(result, "close", None)
@@ -535,6 +537,7 @@ def _interrupted(step: str, who: str = "the callable") -> ProfilerBusyError:
 
 def _check_steps(events: Sequence[RawEvent], expected: int) -> None:
     """A ProfilerBusyError where the session lost its step marks: another profiler cleared its events."""
+    __tracebackhide__ = True
     found = sum(1 for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX))
     if found != expected:
         raise ProfilerBusyError(
@@ -562,6 +565,7 @@ def capture_callable(
     debug mode, so that syncs and kernels carry the user's frames and syncs their line.
     ``model`` (an nn.Module): a range per module call (see ``modules.py``).
     """
+    __tracebackhide__ = True  # a failure shows the test's line and the callable's frames
     _check_callable(fn)
     _check_counts(warmup, calls)
     torch = _torch()
@@ -646,6 +650,7 @@ class Recording:
 
     def step(self) -> None:
         """End the current call and begin the next one."""
+        __tracebackhide__ = True
         if self._range is None:
             raise RecordingError("rec.step() was called outside its `with kernelprof.record()` block")
         self._close()
@@ -654,12 +659,14 @@ class Recording:
 
     @property
     def capture(self) -> Capture:
+        __tracebackhide__ = True
         if self._capture is None:
             raise RecordingError("the profile exists once the `with kernelprof.record()` block has ended")
         return self._capture
 
     @property
     def profile(self) -> KernelProfile:
+        __tracebackhide__ = True
         return self.capture.profile
 
 
