@@ -135,6 +135,9 @@ def decoder() -> nn.Module:
     return nn.Sequential(*layers).to("cuda", torch.bfloat16).eval()
 
 
+# torch 2.11 warns once about an empty CUDA graph while cudagraph trees record (seen on an H200);
+# the assertions below show the replayed graph does hold every layer's kernels.
+@pytest.mark.filterwarnings("ignore:The CUDA Graph is empty:UserWarning")
 def test_decode_is_launch_bound_until_cuda_graphs(kernelprof, decoder):
     x = torch.randn(BATCH, WIDTH, device="cuda", dtype=torch.bfloat16)
     graphed = torch.compile(decoder, mode="reduce-overhead")
