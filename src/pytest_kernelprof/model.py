@@ -154,22 +154,16 @@ def kernel_table(
     return render_table(("#", "kind", "family", "layout", "ops", "us", "launched by", "name"), rows, right=(0, 5))
 
 
-class KernelList(Sequence[Kernel]):
-    """The kernels of one call, in launch order, with queries that explain their failures.
+class _Measured:
+    """What every collection of measured records shares: it may come from a profile that
+    recorded no GPU activity, and then it says so instead of reading as empty."""
 
-    A list built from a profile that recorded no GPU activity is *unavailable*: every
-    access raises :class:`NoDeviceActivityError`, so "no kernels" never passes a test.
-    """
-
-    __slots__ = ("_kernels", "_unavailable")
-
-    def __init__(self, kernels: Sequence[Kernel] = (), *, unavailable: str | None = None) -> None:
-        self._kernels = tuple(kernels)
-        self._unavailable = unavailable
+    __slots__ = ("_unavailable",)
+    _unavailable: str | None
 
     @property
     def measured(self) -> bool:
-        """Whether GPU activity was recorded, so that the kernels (maybe none) can be read."""
+        """Whether GPU activity was recorded, so that the records (maybe none) can be read."""
         return self._unavailable is None
 
     def require_measured(self) -> None:
@@ -177,6 +171,20 @@ class KernelList(Sequence[Kernel]):
         __tracebackhide__ = True
         if self._unavailable is not None:
             raise NoDeviceActivityError(self._unavailable)
+
+
+class KernelList(_Measured, Sequence[Kernel]):
+    """The kernels of one call, in launch order, with queries that explain their failures.
+
+    A list built from a profile that recorded no GPU activity is *unavailable*: every
+    access raises :class:`NoDeviceActivityError`, so "no kernels" never passes a test.
+    """
+
+    __slots__ = ("_kernels",)
+
+    def __init__(self, kernels: Sequence[Kernel] = (), *, unavailable: str | None = None) -> None:
+        self._kernels = tuple(kernels)
+        self._unavailable = unavailable
 
     def _items(self) -> tuple[Kernel, ...]:
         __tracebackhide__ = True
@@ -357,7 +365,7 @@ class KernelCount(int):
         return (int, (int(self),))
 
 
-class RuntimeCalls(Mapping[str, int]):
+class RuntimeCalls(_Measured, Mapping[str, int]):
     """CUDA runtime and driver calls of one call, by name, with their counts.
 
     Where the profile recorded no GPU activity and no runtime call, nothing could be
@@ -365,22 +373,11 @@ class RuntimeCalls(Mapping[str, int]):
     ``"cudaStreamSynchronize" not in prof.runtime`` never passes because nothing was seen.
     """
 
-    __slots__ = ("_counts", "_unavailable")
+    __slots__ = ("_counts",)
 
     def __init__(self, counts: Mapping[str, int] | None = None, *, unavailable: str | None = None) -> None:
         self._counts = dict(counts or {})
         self._unavailable = None if self._counts else unavailable
-
-    @property
-    def measured(self) -> bool:
-        """Whether the calls can be read (maybe none)."""
-        return self._unavailable is None
-
-    def require_measured(self) -> None:
-        """Raise :class:`NoDeviceActivityError`, with the profile's reason, unless :attr:`measured`."""
-        __tracebackhide__ = True
-        if self._unavailable is not None:
-            raise NoDeviceActivityError(self._unavailable)
 
     def _read(self) -> dict[str, int]:
         __tracebackhide__ = True
@@ -462,24 +459,16 @@ class Sync:
 T = TypeVar("T")
 
 
-class _Records(Sequence[T], Generic[T]):
+class _Records(_Measured, Sequence[T], Generic[T]):
     """A sequence of one call's records that raises :class:`NoDeviceActivityError` on every
     access where the profile recorded no GPU activity, like :class:`KernelList`."""
 
-    __slots__ = ("_items_", "_unavailable")
+    __slots__ = ("_items_",)
     _noun = "records"
 
     def __init__(self, items: Sequence[T] = (), *, unavailable: str | None = None) -> None:
         self._items_: tuple[T, ...] = tuple(items)
         self._unavailable = unavailable
-
-    @property
-    def measured(self) -> bool:
-        return self._unavailable is None
-
-    def require_measured(self) -> None:
-        if self._unavailable is not None:
-            raise NoDeviceActivityError(self._unavailable)
 
     def _items(self) -> tuple[T, ...]:
         if self._unavailable is not None:
