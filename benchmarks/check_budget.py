@@ -80,12 +80,15 @@ BUDGETS = [
 
 # Without a GPU a session holds CPU ops only and is 5x shorter (about 0.55 ms against
 # 3.8 ms on an H200 for one kernel), so the fixed cost of building the profile weighs
-# more, and the 2-core VM's load moves the ratios: CPU-only runs (CI) guard what that VM
-# meets under load (torch 2.13, 2026-11-26); the targets are held on a GPU.
+# more, and the 2-core VM's load moves the ratios by up to 2x between runs: CPU-only runs (CI)
+# guard against large regressions with headroom over what that VM met on a quiet run (torch 2.13,
+# 2026-11-26: 12.8x/18.4x prof.events(), 4.3x/3.6x the floor, 1.25x/1.72x/1.75x a bare session),
+# because a budget missed by noise would block every landing; the targets are held on a GPU.
 CPU_ONLY_RELAXED = {
-    **{b.what: 10.0 for b in BUDGETS if b.theirs.startswith("test_prof_events[1k")},
-    **{b.what: 1 / 4.5 for b in BUDGETS if b.theirs.startswith("test_floor")},
-    **{b.what: 1 / 1.8 for b in BUDGETS if b.ours.startswith("test_kernelprof_call")},
+    **{b.what: 8.0 for b in BUDGETS if b.theirs.startswith("test_prof_events[1k")},
+    **{b.what: 12.0 for b in BUDGETS if b.theirs.startswith("test_prof_events[10k")},
+    **{b.what: 1 / 6.0 for b in BUDGETS if b.theirs.startswith("test_floor")},
+    **{b.what: 1 / 2.5 for b in BUDGETS if b.ours.startswith("test_kernelprof_call")},
 }
 
 
