@@ -89,6 +89,8 @@ CPU_ONLY_RELAXED = {
     **{b.what: 12.0 for b in BUDGETS if b.theirs.startswith("test_prof_events[10k")},
     **{b.what: 1 / 6.0 for b in BUDGETS if b.theirs.startswith("test_floor")},
     **{b.what: 1 / 2.5 for b in BUDGETS if b.ours.startswith("test_kernelprof_call")},
+    # Whole pytest processes: quiet runs gave 0.94x-1.03x, a CI-like run 1.12x (+0.19 s).
+    **{b.what: 1 / 1.25 for b in BUDGETS if b.ours.startswith("test_pytest_run")},
 }
 
 
