@@ -43,7 +43,7 @@ from .health import MemoryReading
 from .model import KernelProfile
 from .modules import module_ranges
 from .names import parse_kernel_name
-from .paths import atomic_path
+from .paths import atomic_path, short_path
 from .syncs import FlaggedSync, is_user_file
 from .triton_kernels import learn_triton_kernels, watch_triton_launches
 
@@ -387,15 +387,7 @@ class SyncLines:
         user = [f for f in inner if is_user_file(f[0])]
         if user:
             path, line, function = user[0]
-            self.by_call.setdefault(self.call, []).append(FlaggedSync(f"{_relative(path)}:{line}", function))
-
-
-def _relative(path: str) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return path
-    return path if relative.startswith("..") else relative
+            self.by_call.setdefault(self.call, []).append(FlaggedSync(f"{short_path(path)}:{line}", function))
 
 
 @contextlib.contextmanager

@@ -11,13 +11,13 @@ from ``capture.py``). Pure: no torch import.
 from __future__ import annotations
 
 import json
-import os
 import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .errors import CannotTellError
+from .paths import short_path as _short_path
 from .report import render_table
 
 REGION_PREFIX = "Torch-Compiled Region"
@@ -48,14 +48,6 @@ class GraphBreak:
 
     def __repr__(self) -> str:
         return f"GraphBreak({self})"
-
-
-def _short_path(location: str) -> str:
-    try:
-        relative = os.path.relpath(location)
-    except ValueError:  # another drive on Windows
-        return location
-    return location if relative.startswith("..") else relative
 
 
 _NEW_LOCATION = re.compile(r"Graph break in user code at (.+):(\d+)\s*$", re.MULTILINE)

@@ -93,3 +93,12 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = ".tmp") -> Iterato
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.remove(tmp)
+
+
+def short_path(path: str) -> str:
+    """``path`` relative to the working directory where it lies below it, else as given."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if relative.startswith("..") else relative
