@@ -50,7 +50,16 @@ def _rows() -> list[str]:
     return load_trace(DATA / "h200_geglu_eager.json.gz").kernels.table().splitlines()
 
 
-def test_failures_show_whole_tables_and_no_plugin_frames(pytester: pytest.Pytester) -> None:
+def _off_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytest never cuts an explanation short on CI (CI or BUILD_NUMBER set), and neither do we.
+    for var in ("CI", "BUILD_NUMBER"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def test_failures_show_whole_tables_and_no_plugin_frames(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _off_ci(monkeypatch)
     pytester.makepyfile(test_s=SUITE.format(data=str(DATA)))
     rows = _rows()
     for verbosity in ((), ("-v",)):
@@ -109,6 +118,21 @@ def test_failures_show_whole_tables_and_no_plugin_frames(pytester: pytest.Pytest
     result.assert_outcomes(failed=1, deselected=6)
     result.stdout.fnmatch_lines(
         ["E         kernels.count(*) matched 0 of 5 kernels", *(f"E         {row}" for row in rows)]
+    )
+    result.stdout.no_fnmatch_line("*kernelprof assertion*")
+
+
+@pytest.mark.parametrize("var", ["CI", "BUILD_NUMBER"])
+def test_on_ci_the_table_is_inline_as_pytest_shows_it_whole(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, var: str
+) -> None:
+    _off_ci(monkeypatch)
+    monkeypatch.setenv(var, "1")
+    pytester.makepyfile(test_s=SUITE.format(data=str(DATA)))
+    result = pytester.runpytest("-k", "test_count and not small")
+    result.assert_outcomes(failed=1, deselected=6)
+    result.stdout.fnmatch_lines(
+        ["E         kernels.count(*) matched 0 of 5 kernels", *(f"E         {row}" for row in _rows())]
     )
     result.stdout.no_fnmatch_line("*kernelprof assertion*")
 
