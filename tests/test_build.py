@@ -198,7 +198,7 @@ def test_kernels_built_fast_are_whole_kernels() -> None:
     import dataclasses
     from pathlib import Path
 
-    from pytest_kernelprof import Kernel, load_trace
+    from pytest_kernelprof import Kernel, MemoryOp, load_trace
 
     prof = load_trace(Path(__file__).parent / "data" / "h200_train_compiled.json.gz")
     for call in (prof.call, *prof.calls):
@@ -206,6 +206,9 @@ def test_kernels_built_fast_are_whole_kernels() -> None:
             # Private state beyond the fields: what Kernel.ops is resolved from on first read.
             assert {k for k in vars(kernel) if not k.startswith("_")} == {f.name for f in dataclasses.fields(Kernel)}
             assert Kernel(**dataclasses.asdict(kernel)) == kernel
+        assert call.memory_ops  # the optimizer's memsets
+        for memory_op in call.memory_ops:
+            assert vars(memory_op) == vars(MemoryOp(**dataclasses.asdict(memory_op)))
 
 
 def test_without_steps_every_event_belongs_to_the_one_call() -> None:

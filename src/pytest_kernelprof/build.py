@@ -143,15 +143,25 @@ def build_profile(
     stacks = False  # whether Python frames were recorded (with_stack=True)
     # Events come mostly in time order: the step of the last one is tried before a search.
     step: _Step | None = steps[0]
+    # Bounds of ``step`` (an empty range for None), so that single=True never searches.
+    step_start, step_end = (-(2**63), 2**63) if single else (steps[0].start, steps[0].end)
+    gpu_categories, add_gpu = GPU_CATEGORIES, gpu_events.append
     for e in events:
         cat = e.category
-        if cat in GPU_CATEGORIES:
-            gpu_events.append(e)
+        if cat in gpu_categories:
+            add_gpu(e)
+            continue
+        if not step_start <= e.start <= step_end:
+            step = _step_of(starts, steps, e.start)
+            step_start, step_end = (step.start, step.end) if step is not None else (1, 0)
+        if cat == OP:
+            if e.ident:
+                ops_by_id[e.ident] = e
+            if step is not None:
+                step.ops.append(e)
             continue
         if cat == ANNOTATION and e.name.startswith(STEP_PREFIX):
             continue
-        if not single and (step is None or not step.start <= e.start <= step.end):
-            step = _step_of(starts, steps, e.start)
         if cat == RUNTIME:
             runtime_by_corr[e.correlation] = e
             if step is not None:
@@ -168,10 +178,12 @@ def build_profile(
             if step is not None:
                 step.ops.append(e)
 
+    step = steps[0]
     for g in gpu_events:
         launch = runtime_by_corr.get(g.correlation)
         launch_time = launch.start if launch is not None else g.start
-        step = steps[0] if single else _step_of(starts, steps, launch_time)
+        if not single and (step is None or not step.start <= launch_time <= step.end):
+            step = _step_of(starts, steps, launch_time)
         if step is None and launch is None:
             # No launch record: the kernel ran after its launch, so the latest step begun
             # before it is the one that launched it.
@@ -189,7 +201,7 @@ def build_profile(
 
     readings = memory if memory is not None and len(memory) == len(steps) else [None] * len(steps)
     flagged = flagged_syncs or {}
-    calls = [
+    built = [
         _build_call(
             step,
             ops_by_id,
@@ -203,8 +215,10 @@ def build_profile(
         )
         for step, reading in zip(steps, readings, strict=True)
     ]
-    varied = _check_sequences(calls, allow_variation) if gpu_seen else False
-    representative = calls[0] if varied or len(calls) == 1 else _median_call(calls)
+    calls = [call for call, _ in built]
+    made = [kernels for _, kernels in built]
+    varied = _check_sequences(steps, made, allow_variation) if gpu_seen else False
+    representative = calls[0] if varied or len(calls) == 1 else _median_call(calls, made)
     if len(calls) > 1:
         representative = replace(representative, syncs=_representative_syncs(calls, unavailable))
     return KernelProfile(
@@ -290,12 +304,12 @@ class _Chains:
 
     def __init__(self, ops: Sequence[RawEvent]) -> None:
         self._ops = ops
-        self._parents: dict[int, RawEvent | None] | None = None
-        self._chains: dict[int, tuple[str, ...]] = {}
+        self._parents: dict[RawEvent, RawEvent | None] | None = None
+        self._chains: dict[RawEvent, tuple[str, ...]] = {}
 
     def of(self, launcher: RawEvent) -> tuple[str, ...]:
         """The launcher's chain, outermost first, ending with the launcher itself."""
-        chain = self._chains.get(id(launcher))
+        chain = self._chains.get(launcher)
         if chain is not None:
             return chain
         parents = self._parents
@@ -306,11 +320,11 @@ class _Chains:
             self._parents = parents
         names = [launcher.name]
         # A launcher outside the call's ops (it began before the call's range) is its own chain.
-        parent = parents.get(id(launcher))
+        parent = parents.get(launcher)
         while parent is not None:
             names.append(parent.name)
-            parent = parents[id(parent)]
-        chain = self._chains[id(launcher)] = tuple(reversed(names))
+            parent = parents[parent]
+        chain = self._chains[launcher] = tuple(reversed(names))
         return chain
 
     def kernel_ops(self, launcher: RawEvent, kernel_name: str) -> tuple[str, ...]:
@@ -328,6 +342,104 @@ def _inductor_op(chain: tuple[str, ...]) -> str | None:
     return None
 
 
+class _CallKernels:
+    """The kernels of one call, made from its records on first read.
+
+    Making a Kernel (decoding, the launching op, Inductor's op chain, the object) is most
+    of the cost of a build; the sequence check and the medians need only names and
+    durations, and tests mostly read the representative call. So each call's own
+    ``KernelList`` is deferred, and the representative's kernels are made once, with the
+    median durations, from the first call's records.
+    """
+
+    __slots__ = ("_frames", "_kernels", "_triton_kernels", "chains", "launchers", "records", "step")
+
+    def __init__(
+        self,
+        step: _Step,
+        records: list[RawEvent],
+        launchers: list[RawEvent | None],
+        frames: Callable[[], list[tuple[str, ...] | None]] | None,
+        triton_kernels: frozenset[str],
+    ) -> None:
+        self.step = step
+        self.records = records  # the call's GPU records in launch order
+        self.launchers = launchers  # the CPU op that launched each record, where known
+        self.chains = _Chains(step.ops)
+        self._frames = frames
+        self._triton_kernels = triton_kernels
+        self._kernels: list[Kernel] | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [g.name for g in self.records if g.category == KERNEL]
+
+    @property
+    def durations(self) -> list[float]:
+        return [(g.end - g.start) / 1000.0 for g in self.records if g.category == KERNEL]
+
+    def own(self) -> list[Kernel]:
+        """This call's kernels, with their own durations."""
+        if self._kernels is None:
+            with paused_gc():  # made lazily, outside build_profile's pause
+                self._kernels = self.make(None)
+        return self._kernels
+
+    def make(self, durations: Sequence[float] | None) -> list[Kernel]:
+        """The call's kernels; with ``durations`` (one per kernel) in place of their own."""
+        step, chains = self.step, self.chains
+        frames = self._frames() if self._frames is not None else None
+        as_triton: dict[str, KernelName] = {}
+        triton_kernels = self._triton_kernels
+        kernels: list[Kernel] = []
+        for position, (g, op_event) in enumerate(zip(self.records, self.launchers, strict=True)):
+            if g.category != KERNEL:
+                continue
+            op_name = op_event.name if op_event is not None else None
+            decoded = parse_kernel_name(g.name)
+            inductor = op_name is not None and op_name.startswith(g.name) and _is_launch_range(op_name, g.name)
+            if inductor:
+                op_name = _inductor_op(chains.of(op_event))  # type: ignore[arg-type]  # inductor: op_event is set
+            # A kernel whose name says nothing is a Triton kernel where capture learned it, or
+            # where Inductor launched it (a user's @triton.jit kernel in a compiled region).
+            if decoded.family == "unknown" and (inductor or g.name in triton_kernels):
+                decoded = _triton(decoded, as_triton)
+            kernels.append(
+                _new_kernel(
+                    decoded,
+                    {
+                        "duration_us": (g.end - g.start) / 1000.0 if durations is None else durations[len(kernels)],
+                        "stream": g.stream,
+                        "device": g.device,
+                        "op": op_name,
+                        "grid": g.grid,
+                        "block": g.block,
+                        "start_us": (g.start - step.start) / 1000.0,
+                        "stack": frames[position] if frames is not None else None,
+                        # Kernel.ops, resolved on first read
+                        "_chains": chains,
+                        "_launcher": op_event,
+                    },
+                )
+            )
+        return kernels
+
+    def launched(self) -> list[tuple[RawEvent, int, Kernel | None, int]]:
+        """(launching op, kernel position, kernel or None for a memory op, GPU ns) per record
+        with a known launcher: what the op forest hangs kernels and device time on."""
+        kernels = iter(self.own())
+        out: list[tuple[RawEvent, int, Kernel | None, int]] = []
+        position = -1
+        for g, op_event in zip(self.records, self.launchers, strict=True):
+            kernel = None
+            if g.category == KERNEL:
+                kernel = next(kernels)
+                position += 1
+            if op_event is not None:
+                out.append((op_event, position, kernel, g.end - g.start))
+        return out
+
+
 def _build_call(
     step: _Step,
     ops_by_id: Mapping[int, RawEvent],
@@ -338,65 +450,50 @@ def _build_call(
     launch_names: _LaunchNames,
     reading: MemoryReading | None = None,
     triton_kernels: frozenset[str] = frozenset(),
-) -> CallProfile:
-    kernels: list[Kernel] = []
+) -> tuple[CallProfile, _CallKernels]:
+    # By launch time, then GPU start: two stable sorts, cheaper than a tuple key per record.
+    step.gpu.sort(key=_gpu_start)
+    step.gpu.sort(key=_launch_time)
+    records = [g for _, g in step.gpu]
+    launchers: list[RawEvent | None] = []
     memory: list[MemoryOp] = []
-    launched: list[tuple[RawEvent, int, Kernel | None, int]] = []  # (op, position, kernel, GPU ns)
-    step.gpu.sort(key=lambda pair: (pair[0], pair[1].start))
-    frames = _user_stacks(step, [runtime_by_corr.get(g.correlation) for _, g in step.gpu]) if stacks else None
-    chains = _Chains(step.ops)
-    as_triton: dict[str, KernelName] = {}
-    for position, (_, g) in enumerate(step.gpu):
+    for g in records:
         op_event = ops_by_id.get(g.linked)
         if op_event is None:
             launch = runtime_by_corr.get(g.correlation)
             op_event = ops_by_id.get(launch.linked) if launch is not None else None
-        duration_us = (g.end - g.start) / 1000.0
-        op_name = op_event.name if op_event is not None else None
-        kernel = None
-        if g.category == KERNEL:
-            decoded = parse_kernel_name(g.name)
-            inductor = op_name is not None and op_name.startswith(g.name) and _is_launch_range(op_name, g.name)
-            if inductor:
-                op_name = _inductor_op(chains.of(op_event))  # type: ignore[arg-type]  # inductor: op_event is set
-            # A kernel whose name says nothing is a Triton kernel where capture learned it, or
-            # where Inductor launched it (a user's @triton.jit kernel in a compiled region).
-            if decoded.family == "unknown" and (inductor or g.name in triton_kernels):
-                decoded = _triton(decoded, as_triton)
-            kernel = _new_kernel(
-                decoded,
-                {
-                    "duration_us": duration_us,
-                    "stream": g.stream,
-                    "device": g.device,
-                    "op": op_name,
-                    "grid": g.grid,
-                    "block": g.block,
-                    "start_us": (g.start - step.start) / 1000.0,
-                    "stack": frames[position] if frames is not None else None,
-                    # Kernel.ops, resolved on first read
-                    "_chains": chains,
-                    "_launcher": op_event,
-                },
-            )
-            kernels.append(kernel)
-        else:
+        launchers.append(op_event)
+        if g.category != KERNEL:
             direction, host_memory = memcpy_kind(g.name) if g.category == MEMCPY else (None, None)
             memory.append(
-                MemoryOp(g.name, g.category, duration_us, g.stream, g.device, op_name, direction, host_memory, g.nbytes)
+                _new_memory_op(
+                    g.name,
+                    g.category,
+                    (g.end - g.start) / 1000.0,
+                    g.stream,
+                    g.device,
+                    op_event.name if op_event is not None else None,
+                    direction,
+                    host_memory,
+                    g.nbytes,
+                )
             )
-        if op_event is not None:
-            launched.append((op_event, len(kernels) - 1, kernel, g.end - g.start))
+
+    def frames() -> list[tuple[str, ...] | None]:
+        return _user_stacks(step, [runtime_by_corr.get(g.correlation) for g in records])
+
+    call_kernels = _CallKernels(step, records, launchers, frames if stacks else None, triton_kernels)
 
     def load_ops() -> tuple[list[str], Callable[[str], Op]]:
+        launched = call_kernels.launched()
         with paused_gc():  # built lazily, outside build_profile's pause
             return _op_forest(_threads(step.ops), launched, unavailable is None)
 
-    runtime = dict(Counter(r.name for r in step.runtime))
+    runtime = dict(Counter(map(_NAME, step.runtime)))
     kinds = [(launch_names[name], count) for name, count in runtime.items()]
-    return CallProfile(
+    call = CallProfile(
         index=step.index,
-        kernels=KernelList(kernels, unavailable=unavailable),
+        kernels=KernelList.deferred(call_kernels.own, unavailable=unavailable),
         memory_ops=tuple(memory),
         ops=OpTable(load_ops),
         runtime=RuntimeCalls(runtime, unavailable=unavailable),
@@ -407,6 +504,7 @@ def _build_call(
         _graph_launches=sum(count for (_, graph), count in kinds if graph),
         _gpu_busy_us=_busy_ns(step) / 1000.0,
     )
+    return call, call_kernels
 
 
 def _syncs(step: _Step, stacks: bool, flagged: Sequence[FlaggedSync], runtime: Mapping[str, int]) -> list[Sync]:
@@ -507,12 +605,24 @@ def _user_stacks(step: _Step, points: Sequence[RawEvent | None]) -> list[tuple[s
 
 
 def _busy_ns(step: _Step) -> int:
-    """The union of the step's GPU records, clipped to the step's host span."""
+    """The union of the step's GPU records, clipped to the step's host span.
+
+    ``step.gpu`` is in launch order, which is nearly always start order too: one pass then,
+    and a sort only where a record started before an earlier one (several streams).
+    """
+    records = [g for _, g in step.gpu]
+    previous = -1
+    for g in records:
+        if g.start < previous:
+            records.sort(key=_START)
+            break
+        previous = g.start
     busy = 0
     covered = step.start
-    for start, end in sorted((g.start, g.end) for _, g in step.gpu):
-        start = max(start, covered)
-        end = min(end, step.end)
+    step_end = step.end
+    for g in records:
+        start = g.start if g.start > covered else covered
+        end = g.end if g.end < step_end else step_end
         if end > start:
             busy += end - start
             covered = end
@@ -557,20 +667,26 @@ def _threads(ops: Sequence[RawEvent]) -> list[list[RawEvent]]:
 
 
 _START = operator.attrgetter("start")
+_NAME = operator.attrgetter("name")
+_launch_time = operator.itemgetter(0)
+
+
+def _gpu_start(pair: tuple[int, RawEvent]) -> int:
+    return pair[1].start
 
 
 def _negative_end(e: RawEvent) -> int:
     return -e.end
 
 
-def _parents(ops: Sequence[RawEvent]) -> dict[int, RawEvent | None] | None:
-    """Each op's innermost enclosing op (None for a root), by ``id``; None where ``ops`` are not
+def _parents(ops: Sequence[RawEvent]) -> dict[RawEvent, RawEvent | None] | None:
+    """Each op's innermost enclosing op (None for a root); None where ``ops`` are not
     in nesting order on each thread (``_threads`` sorts them).
 
     Ranges nest by time on their thread, as in the op forest. Kineto's events come in that
     order, so one pass usually does.
     """
-    parents: dict[int, RawEvent | None] = {}
+    parents: dict[RawEvent, RawEvent | None] = {}
     stacks: dict[int, list[RawEvent]] = {}
     thread: int | None = None
     stack: list[RawEvent] = []
@@ -587,7 +703,7 @@ def _parents(ops: Sequence[RawEvent]) -> dict[int, RawEvent | None] | None:
         last_start, last_end = start, end
         while stack and stack[-1].end < end:
             stack.pop()
-        parents[id(e)] = stack[-1] if stack else None
+        parents[e] = stack[-1] if stack else None
         stack.append(e)
     return parents
 
@@ -599,14 +715,14 @@ def _op_forest(
 ) -> tuple[list[str], Callable[[str], Op]]:
     """The op tree of one call, from its ops per thread in nesting order (``_threads``), with
     kernels and device time."""
-    nodes_by_event: dict[int, _OpNode] = {}
+    nodes_by_event: dict[RawEvent, _OpNode] = {}
     roots: list[_OpNode] = []
     ordered_nodes: list[_OpNode] = []
     for thread_events in threads:
         stack: list[_OpNode] = []
         for e in thread_events:
             node = _OpNode(e)
-            nodes_by_event[id(e)] = node
+            nodes_by_event[e] = node
             while stack and stack[-1].end < e.end:
                 stack.pop()
             if stack:
@@ -617,7 +733,7 @@ def _op_forest(
             ordered_nodes.append(node)
     ordered_nodes.sort(key=lambda n: n.start)
     for op_event, position, kernel, gpu_ns in launched:
-        launcher = nodes_by_event.get(id(op_event))
+        launcher = nodes_by_event.get(op_event)
         if launcher is not None:
             if kernel is not None:
                 launcher.kernels.append((position, kernel))
@@ -678,47 +794,52 @@ def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> tuple[list[str
 _UNRECORDED = "no GPU activity was recorded in this profile, so no op has kernels or device time"
 
 
-def _check_sequences(calls: Sequence[CallProfile], allow_variation: bool) -> bool:
-    first = calls[0].kernels.names
-    for call in calls[1:]:
-        names = call.kernels.names
+def _check_sequences(steps: Sequence[_Step], made: Sequence[_CallKernels], allow_variation: bool) -> bool:
+    first = made[0].names
+    for step, call in zip(steps[1:], made[1:], strict=True):
+        names = call.names
         if names != first:
             if allow_variation:
                 return True
-            raise KernelSequenceMismatchError(_sequence_diff(calls[0], call))
+            raise KernelSequenceMismatchError(_sequence_diff(steps[0].index, first, step.index, names))
     return False
 
 
-def _sequence_diff(a: CallProfile, b: CallProfile) -> str:
+def _sequence_diff(a: int, a_names: list[str], b: int, b_names: list[str]) -> str:
     diff = difflib.unified_diff(
-        [display_name(n) for n in a.kernels.names],
-        [display_name(n) for n in b.kernels.names],
-        fromfile=f"call {a.index}",
-        tofile=f"call {b.index}",
+        [display_name(n) for n in a_names],
+        [display_name(n) for n in b_names],
+        fromfile=f"call {a}",
+        tofile=f"call {b}",
         lineterm="",
         n=1,
     )
     return (
-        f"the profiled calls launched different kernel sequences (call {a.index}: {len(a.kernels)} kernels, "
-        f"call {b.index}: {len(b.kernels)} kernels). Raise warmup= if the first calls still compile or autotune, "
+        f"the profiled calls launched different kernel sequences (call {a}: {len(a_names)} kernels, "
+        f"call {b}: {len(b_names)} kernels). Raise warmup= if the first calls still compile or autotune, "
         "or pass allow_variation=True to keep per-call views.\n" + "\n".join(diff)
     )
 
 
-def _median_call(calls: Sequence[CallProfile]) -> CallProfile:
+def _median_call(calls: Sequence[CallProfile], made: Sequence[_CallKernels]) -> CallProfile:
+    """The representative call: the first, with each duration the median over the calls.
+
+    Its kernels are made here, once, from the first call's records (see ``_CallKernels``).
+    """
     first = calls[0]
     kernels = first.kernels
-    medians: dict[int, Kernel] = {}
     if kernels.measured:
-        per_position = zip(*(list(c.kernels) for c in calls), strict=True)
-        for ks in per_position:
-            medians[id(ks[0])] = _new_kernel(ks[0], {"duration_us": _median([k.duration_us for k in ks])})
-        kernels = KernelList(list(medians.values()))
+        medians = [_median(list(same)) for same in zip(*(m.durations for m in made), strict=True)]
+        kernels = KernelList(made[0].make(medians))
+    representative = tuple(kernels) if kernels.measured else ()
 
     def make(name: str) -> Op:
         op = first.ops[name]
         same = [c.ops[name] for c in calls if name in c.ops]
-        op_kernels = KernelList([medians[id(k)] for k in op.kernels]) if medians else op.kernels
+        op_kernels = op.kernels
+        if representative:
+            position = {id(k): i for i, k in enumerate(first.kernels)}
+            op_kernels = KernelList([representative[position[id(k)]] for k in op.kernels])
         return replace(
             op,
             kernels=op_kernels,
@@ -753,6 +874,35 @@ def _new_kernel(base: KernelName, fields: dict[str, Any]) -> Kernel:
     state.update(base.__dict__)
     state.update(fields)
     return kernel
+
+
+def _new_memory_op(
+    name: str,
+    kind: str,
+    duration_us: float,
+    stream: int | None,
+    device: int | None,
+    op: str | None,
+    direction: str | None,
+    host_memory: str | None,
+    nbytes: int | None,
+) -> MemoryOp:
+    """A MemoryOp without the frozen dataclass's ``__init__`` (see ``_new_kernel``); a memset
+    per call is common (optimizers, zeroed buffers). ``test_build`` compares it with the
+    constructor's."""
+    memory_op = object.__new__(MemoryOp)
+    memory_op.__dict__.update(
+        name=name,
+        kind=kind,
+        duration_us=duration_us,
+        stream=stream,
+        device=device,
+        op=op,
+        direction=direction,
+        host_memory=host_memory,
+        bytes=nbytes,
+    )
+    return memory_op
 
 
 def _median(values: list[float]) -> float:

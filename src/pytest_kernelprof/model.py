@@ -180,17 +180,37 @@ class KernelList(_Measured, Sequence[Kernel]):
     access raises :class:`NoDeviceActivityError`, so "no kernels" never passes a test.
     """
 
-    __slots__ = ("_kernels",)
+    __slots__ = ("_kernels", "_load")
 
     def __init__(self, kernels: Sequence[Kernel] = (), *, unavailable: str | None = None) -> None:
-        self._kernels = tuple(kernels)
+        self._kernels: tuple[Kernel, ...] | None = tuple(kernels)
+        self._load: Callable[[], Sequence[Kernel]] | None = None
         self._unavailable = unavailable
+
+    @classmethod
+    def deferred(cls, load: Callable[[], Sequence[Kernel]], *, unavailable: str | None = None) -> KernelList:
+        """A list whose kernels ``load()`` makes on first read.
+
+        The builder gives each profiled call one: most tests read only the representative
+        call, and making Kernel objects is most of the cost of building a profile.
+        """
+        made = cls.__new__(cls)
+        made._kernels, made._load, made._unavailable = None, load, unavailable
+        return made
+
+    def _loaded(self) -> tuple[Kernel, ...]:
+        kernels = self._kernels
+        if kernels is None:
+            assert self._load is not None  # set whenever _kernels is not
+            kernels = self._kernels = tuple(self._load())
+            self._load = None
+        return kernels
 
     def _items(self) -> tuple[Kernel, ...]:
         __tracebackhide__ = True
         if self._unavailable is not None:
             raise NoDeviceActivityError(self._unavailable)
-        return self._kernels
+        return self._loaded()
 
     @overload
     def __getitem__(self, index: int) -> Kernel: ...
@@ -275,7 +295,7 @@ class KernelList(_Measured, Sequence[Kernel]):
         _check_pattern(pattern)
         _check_kind(kind)
         matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind))
-        found = [self._kernels[i] for i in sorted(matched)]
+        found = [self._loaded()[i] for i in sorted(matched)]
         if len(found) == 1:
             return found[0]
         wanted = (
@@ -291,7 +311,7 @@ class KernelList(_Measured, Sequence[Kernel]):
             )
             or "any kernel"
         )
-        lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._kernels)}:"]
+        lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}:"]
         lines.append(self.table(marked=matched))
         if not found:
             lines.extend(self.nearest_lines(pattern))
@@ -306,14 +326,14 @@ class KernelList(_Measured, Sequence[Kernel]):
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
         """The kernel table; rows whose index is in ``marked`` get a ``*``."""
-        return kernel_table(self._items(), marked=marked) if self._kernels else "(no kernels)"
+        return kernel_table(self._items(), marked=marked) if self._loaded() else "(no kernels)"
 
     def __repr__(self) -> str:
         # One line: pytest shows reprs in an assertion's "where" lines, a newline there as "\n".
         # The table is table(), and what IPython shows.
         if self._unavailable is not None:
             return "KernelList(unmeasured: no GPU activity recorded)"
-        return f"KernelList({_plural(len(self._kernels), 'kernel')})"
+        return f"KernelList({_plural(len(self._loaded()), 'kernel')})"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self) if cycle or self._unavailable is not None else self.table())
