@@ -39,6 +39,16 @@ BUDGETS = [
         Budget(f"build vs the floor, {n} events (at most 3x)", f"test_build[{n}]", f"test_floor[{n}]", 1 / 3)
         for n in ("1k", "10k", "100k")
     ),
+    # Reading the six fields every event needs, nothing built: where the floor of a builder is.
+    *(
+        Budget(
+            f"build vs reading the fields, {n} events (at most 2x)",
+            f"test_build[{n}]",
+            f"test_floor_fields[{n}]",
+            1 / 2,
+        )
+        for n in ("1k", "10k", "100k")
+    ),
     *(
         Budget(
             f"kernelprof(fn) vs bare session, {k} kernel(s) (at most {limit}x)",
@@ -58,6 +68,14 @@ BUDGETS = [
         "test_kernelprof_load_trace[10MB]",
         "test_json_load[10MB]",
         1 / 1.5,
+        reader="msgspec",
+    ),
+    # Issue 16's target (a 100 MB trace is not made on CI runs).
+    Budget(
+        "load_trace vs json.load, 100 MB (at most 0.8x)",
+        "test_kernelprof_load_trace[100MB]",
+        "test_json_load[100MB]",
+        1 / 0.8,
         reader="msgspec",
     ),
     # The standard-library reader measured 1.4-2.3x at 10 MB on the 2-core VM, by its load.
@@ -87,7 +105,9 @@ BUDGETS = [
 CPU_ONLY_RELAXED = {
     **{b.what: 8.0 for b in BUDGETS if b.theirs.startswith("test_prof_events[1k")},
     **{b.what: 12.0 for b in BUDGETS if b.theirs.startswith("test_prof_events[10k")},
-    **{b.what: 1 / 6.0 for b in BUDGETS if b.theirs.startswith("test_floor")},
+    **{b.what: 1 / 6.0 for b in BUDGETS if b.theirs.startswith("test_floor[")},
+    # 1.56x-1.67x on a quiet run (2026-11-26)
+    **{b.what: 1 / 3.0 for b in BUDGETS if b.theirs.startswith("test_floor_fields")},
     **{b.what: 1 / 2.5 for b in BUDGETS if b.ours.startswith("test_kernelprof_call")},
     # Whole pytest processes: quiet runs gave 0.94x-1.03x, a CI-like run 1.12x (+0.19 s).
     **{b.what: 1 / 1.25 for b in BUDGETS if b.ours.startswith("test_pytest_run")},

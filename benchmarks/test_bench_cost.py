@@ -8,8 +8,11 @@
    ``build`` is what ``kernelprof(fn)`` does; ``build_and_ops`` also reads the op table,
    which is built on first use.
    ``floor`` fetches the raw Kineto events and reads each one's name, the least any
-   builder does; ``build_without_activity_type`` hides ``_KinetoEvent.activity_type``
-   (as torch 2.11 and older lack it) to time the fallback classifier on a newer torch.
+   builder does; ``floor_fields`` reads the six fields every event needs (name, device
+   index, start, duration, correlation and linked ids), one pybind call each, and builds
+   nothing: the least a builder does on a torch whose events have no batch accessor.
+   ``build_without_activity_type`` hides ``_KinetoEvent.activity_type`` (as torch 2.11
+   and older lack it) to time the fallback classifier on a newer torch.
 2. One ``kernelprof(fn)`` call vs a bare torch.profiler session around the same calls
    (the session itself is the floor), for a callable of 1, 600 and 8,000 eager kernels.
 Peak memory (tracemalloc) goes to extra_info as ``peak_mb``.
@@ -94,6 +97,17 @@ def test_build(benchmark: Any, session: Any) -> None:
 
 def test_floor(benchmark: Any, session: Any) -> None:
     _record(benchmark, session, lambda: [e.name() for e in kineto_events(session)])
+
+
+def _fields(prof: Any) -> list[tuple[Any, ...]]:
+    return [
+        (e.name(), e.device_index(), e.start_ns(), e.duration_ns(), e.correlation_id(), e.linked_correlation_id())
+        for e in kineto_events(prof)
+    ]
+
+
+def test_floor_fields(benchmark: Any, session: Any) -> None:
+    _record(benchmark, session, lambda: _fields(session))
 
 
 def test_build_without_activity_type(benchmark: Any, session: Any, monkeypatch: pytest.MonkeyPatch) -> None:
