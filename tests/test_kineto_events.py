@@ -7,13 +7,16 @@ without ``_KinetoEvent.activity_type``, on a machine without a GPU.
 
 from __future__ import annotations
 
+import sys
+import types
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_kernelprof import KernelProfile, load_trace
+from pytest_kernelprof import KernelProfile, events, load_trace
 from pytest_kernelprof.build import build_profile
 from pytest_kernelprof.events import Source, events_from_kineto, events_from_trace_file
 
@@ -56,3 +59,44 @@ def test_gpu_lane_annotations_and_kineto_overhead_are_not_kernels() -> None:
     prof = _from_kineto("linear_eager")
     assert not any(n.startswith("ProfilerStep#") for n in prof.kernels.names)  # ...but never a kernel
     assert len(prof.kernels) == 1
+
+
+class _InContainer:
+    """A recorded event as a process of id 57 records it (a fresh container's small ids)."""
+
+    def __init__(self, event: Any, calls: Counter[str]) -> None:
+        self._event = event
+        self._calls = calls
+
+    def device_index(self) -> int:
+        index = self._event.device_index()
+        return 57 if index == HOST_INDEX else index
+
+    def device_type(self) -> Any:
+        self._calls["device_type"] += 1
+        return self._event.device_type()
+
+    def __getattr__(self, method: str) -> Any:
+        return getattr(self._event, method)
+
+
+HOST_INDEX = 619  # the process id in the recorded dump
+
+
+@pytest.mark.parametrize(("pid", "gpus", "per_event"), [(57, 1, False), (0, 1, True), (57, 64, True)])
+def test_a_small_process_id_costs_one_device_type_call_per_index_unless_it_is_a_gpus_ordinal(
+    monkeypatch: pytest.MonkeyPatch, trace: Callable[[str], Path], pid: int, gpus: int, per_event: bool
+) -> None:
+    recorded = recorded_kineto_events("train_compiled")
+    assert {e.device_index() for e in recorded} == {HOST_INDEX, 0, -1}
+    fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(device_count=lambda: gpus))
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    monkeypatch.setattr(events.os, "getpid", lambda: pid)
+    calls: Counter[str] = Counter()
+    adapted = events.events_from_kineto([_InContainer(e, calls) for e in recorded])
+    offline = Counter((e.category, e.name) for e in events_from_trace_file(trace("train_compiled"))[1])
+    assert Counter((e.category, e.name) for e in adapted) == offline
+    # One call to learn the device type enum, then one per distinct index (57, 0, -1), or,
+    # for the index that is both this process and a GPU, one per such event.
+    ambiguous = sum(1 for e in recorded if (57 if e.device_index() == HOST_INDEX else e.device_index()) == pid)
+    assert calls["device_type"] == 1 + (2 + ambiguous if per_event else 3)

@@ -195,9 +195,9 @@ def build_profile(
     gpu_seen = bool(gpu_events)
     unavailable = None if gpu_seen else _no_activity_reason(source)
 
-    launch_names = _LaunchNames()
+    runtime_names = _RuntimeNames()
     if check_complete and source.gpu_requested:
-        _check_complete(steps, gpu_events, launch_names)
+        _check_complete(steps, gpu_events, runtime_names)
 
     readings = memory if memory is not None and len(memory) == len(steps) else [None] * len(steps)
     flagged = flagged_syncs or {}
@@ -209,7 +209,7 @@ def build_profile(
             unavailable,
             stacks,
             flagged.get(step.index, ()),
-            launch_names,
+            runtime_names,
             reading,
             source.triton_kernels,
         )
@@ -218,9 +218,12 @@ def build_profile(
     calls = [call for call, _ in built]
     made = [kernels for _, kernels in built]
     varied = _check_sequences(steps, made, allow_variation) if gpu_seen else False
-    representative = calls[0] if varied or len(calls) == 1 else _median_call(calls, made)
-    if len(calls) > 1:
-        representative = replace(representative, syncs=_representative_syncs(calls, unavailable))
+    if len(calls) == 1:
+        representative = calls[0]
+    elif varied:
+        representative = replace(calls[0], syncs=_representative_syncs(calls, unavailable))
+    else:
+        representative = _median_call(calls, made, _representative_syncs(calls, unavailable))
     return KernelProfile(
         call=representative,
         calls=tuple(calls),
@@ -246,17 +249,22 @@ def _no_activity_reason(source: Source) -> str:
     )
 
 
-class _LaunchNames(dict[str, tuple[bool, bool]]):
-    """(kernel launch, graph launch) by runtime call name, worked out once per name."""
+class _RuntimeNames(dict[str, tuple[bool, bool, bool]]):
+    """(kernel launch, graph launch, may sync) by runtime call name, worked out once per name
+    and build: every call repeats the same few names."""
 
-    def __missing__(self, name: str) -> tuple[bool, bool]:
-        kinds = self[name] = (is_kernel_launch(name), is_graph_launch(name))
-        return kinds
+    def __missing__(self, name: str) -> tuple[bool, bool, bool]:
+        facts = self[name] = (
+            is_kernel_launch(name),
+            is_graph_launch(name),
+            sync_kind(name, None) is not None or _may_copy(name),
+        )
+        return facts
 
 
-def _check_complete(steps: list[_Step], gpu_events: Sequence[RawEvent], launch_names: _LaunchNames) -> None:
+def _check_complete(steps: list[_Step], gpu_events: Sequence[RawEvent], runtime_names: _RuntimeNames) -> None:
     recorded = {g.correlation for g in gpu_events}
-    launches = [r for step in steps for r in step.runtime if launch_names[r.name][0]]
+    launches = [r for step in steps for r in step.runtime if runtime_names[r.name][0]]
     lost = [r for r in launches if r.correlation not in recorded]
     if lost:
         names = Counter(r.name for r in lost)
@@ -447,7 +455,7 @@ def _build_call(
     unavailable: str | None,
     stacks: bool,
     flagged: Sequence[FlaggedSync],
-    launch_names: _LaunchNames,
+    runtime_names: _RuntimeNames,
     reading: MemoryReading | None = None,
     triton_kernels: frozenset[str] = frozenset(),
 ) -> tuple[CallProfile, _CallKernels]:
@@ -490,7 +498,8 @@ def _build_call(
             return _op_forest(_threads(step.ops), launched, unavailable is None)
 
     runtime = dict(Counter(map(_NAME, step.runtime)))
-    kinds = [(launch_names[name], count) for name, count in runtime.items()]
+    kinds = [(runtime_names[name], count) for name, count in runtime.items()]
+    may_sync = {name for name in runtime if runtime_names[name][2]}
     call = CallProfile(
         index=step.index,
         kernels=KernelList.deferred(call_kernels.own, unavailable=unavailable),
@@ -498,22 +507,21 @@ def _build_call(
         ops=OpTable(load_ops),
         runtime=RuntimeCalls(runtime, unavailable=unavailable),
         memory_reading=reading,
-        syncs=SyncList(_syncs(step, stacks, flagged, runtime), unavailable=unavailable),
+        syncs=SyncList(_syncs(step, stacks, flagged, may_sync), unavailable=unavailable),
         wall_us=(step.end - step.start) / 1000.0,
-        _launches=sum(count for (kernel, _), count in kinds if kernel),
-        _graph_launches=sum(count for (_, graph), count in kinds if graph),
+        _launches=sum(count for (kernel, _, _), count in kinds if kernel),
+        _graph_launches=sum(count for (_, graph, _), count in kinds if graph),
         _gpu_busy_us=_busy_ns(step) / 1000.0,
     )
     return call, call_kernels
 
 
-def _syncs(step: _Step, stacks: bool, flagged: Sequence[FlaggedSync], runtime: Mapping[str, int]) -> list[Sync]:
+def _syncs(step: _Step, stacks: bool, flagged: Sequence[FlaggedSync], maybe: set[str]) -> list[Sync]:
     """The runtime calls of a step in which the host waits for the GPU, in time order.
 
-    ``runtime``: the step's call counts by name. Most names (kernel launches) never sync
-    whatever their memcpy, so only the calls whose name may are looked at one by one.
+    ``maybe``: the names of the step's runtime calls that may sync. Most names (kernel
+    launches) never sync whatever their memcpy, so only those calls are looked at one by one.
     """
-    maybe = {name for name in runtime if sync_kind(name, None) is not None or _may_copy(name)}
     if not maybe:
         return []
     memcpy_by_corr = {g.correlation: g.name for _, g in step.gpu if g.category == MEMCPY}
@@ -821,8 +829,9 @@ def _sequence_diff(a: int, a_names: list[str], b: int, b_names: list[str]) -> st
     )
 
 
-def _median_call(calls: Sequence[CallProfile], made: Sequence[_CallKernels]) -> CallProfile:
-    """The representative call: the first, with each duration the median over the calls.
+def _median_call(calls: Sequence[CallProfile], made: Sequence[_CallKernels], syncs: SyncList) -> CallProfile:
+    """The representative call: the first, with each duration the median over the calls
+    (``syncs``: see ``_representative_syncs``).
 
     Its kernels are made here, once, from the first call's records (see ``_CallKernels``).
     """
@@ -856,7 +865,7 @@ def _median_call(calls: Sequence[CallProfile], made: Sequence[_CallKernels]) -> 
             replace(ms[0], duration_us=_median([m.duration_us for m in ms]))
             for ms in zip(*(c.memory_ops for c in calls), strict=True)
         )
-    return replace(first, kernels=kernels, memory_ops=memory, ops=OpTable(lambda: (first.ops.names, make)))
+    return replace(first, kernels=kernels, memory_ops=memory, ops=OpTable(lambda: (first.ops.names, make)), syncs=syncs)
 
 
 def _new_kernel(base: KernelName, fields: dict[str, Any]) -> Kernel:

@@ -289,8 +289,20 @@ _KINETO_OVERHEAD = frozenset(("Activity Buffer Request", "Buffer Request", "Buff
 
 # A host event's device_index() is the process id (or -1 for Kineto's own events), a
 # device event's is the device's ordinal: torch fills it from Kineto's DeviceAndResource.
-# Values in this range are ordinals, unless this process's id falls in it too.
-_ORDINALS = range(256)
+# One value means both only where this process's id is also the ordinal of a GPU it has
+# (a container's PID 1 on a machine of two GPUs, say).
+_UNKNOWN_DEVICE_COUNT = 256  # no more GPUs than this in one process
+
+
+def _ambiguous_index() -> int | None:
+    """The device_index() that may be this process on host events and a GPU on device records."""
+    pid = os.getpid()
+    torch = sys.modules.get("torch")  # imported wherever Kineto events exist; never imported here
+    try:
+        count = int(torch.cuda.device_count()) if torch is not None else _UNKNOWN_DEVICE_COUNT
+    except Exception:  # a broken CUDA setup: assume the worst, correctness first
+        count = _UNKNOWN_DEVICE_COUNT
+    return pid if pid < count else None
 
 
 def _without_activity_type(events: list[Any]) -> list[RawEvent]:
@@ -298,8 +310,10 @@ def _without_activity_type(events: list[Any]) -> list[RawEvent]:
 
     ``device_type()`` is the dearest call (it builds an enum object, and comparing it is
     another call), so it is made once per distinct ``device_index()``, which the GPU
-    records need anyway. Which methods exist is probed once, on the first event: each was
-    added in a different release, and a failed attribute lookup per event would cost more.
+    records need anyway, except for a value that is both this process's id and a GPU's
+    ordinal (``_ambiguous_index``): those events pay it each. Which methods exist is probed
+    once, on the first event: each was added in a different release, and a failed attribute
+    lookup per event would cost more.
     Names decide what they can: runtime calls by their ``cu``/``cuda`` prefix, dispatcher
     ops by ``aten::`` (torch never names a user annotation so), memory records by
     ``Memcpy``/``Memset``.
@@ -308,13 +322,13 @@ def _without_activity_type(events: list[Any]) -> list[RawEvent]:
     has_python = hasattr(first, "is_python_function")
     has_annotation = hasattr(first, "is_user_annotation")
     cpu_type = getattr(type(first.device_type()), "CPU", None)
-    ordinals_are_devices = os.getpid() not in _ORDINALS
+    ambiguous = _ambiguous_index()
     on_host: dict[int, bool] = {}
 
     def host_event(ev: Any, index: int) -> bool:
         device_type = ev.device_type()
         host = device_type == cpu_type if cpu_type is not None else str(device_type).endswith("CPU")
-        if index >= _ORDINALS.stop or (ordinals_are_devices and index in _ORDINALS and not host):
+        if index != ambiguous:
             on_host[index] = host
         return host
 
