@@ -149,3 +149,32 @@ def test_ini_errors_name_the_ini_key(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(
         ["*ini option kernelprof_require_gpu: invalid truth value 'maybe'; it takes true or false (or yes/no*"]
     )
+
+
+def test_a_trace_that_cannot_be_read_fails_at_the_tests_line_without_reader_frames(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("bad.json").write_text(
+        '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": -1}]}', encoding="utf-8"
+    )
+    pytester.makepyfile(
+        test_t="""
+        from pytest_kernelprof import load_trace
+
+        def test_missing():
+            load_trace("nope.json.gz")
+
+        def test_malformed():
+            load_trace("bad.json")
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            '>       load_trace("nope.json.gz")',
+            "E       pytest_kernelprof.errors.TraceError: nope.json.gz: no such trace file",
+            '>       load_trace("bad.json")',
+            "E       pytest_kernelprof.errors.TraceError: bad.json: event 0 has a negative duration*",
+        ]
+    )
+    for reader_frame in ("traces.py", "events.py", "api.py"):
+        result.stdout.no_fnmatch_line(f"*pytest_kernelprof*{reader_frame}*")

@@ -14,6 +14,7 @@ from .events import events_from_trace_file
 from .model import KernelProfile
 from .modules import resolve_model
 from .rules import Rule, check_rules
+from .traces import hide_trace_errors
 
 
 class Profiler:
@@ -135,6 +136,7 @@ def load_trace(
     ``check_complete=False`` accepts a trace whose GPU records were partly lost (counts may
     then be short), for reading rather than asserting.
     """
+    __tracebackhide__ = hide_trace_errors
     with paused_gc():
         source, events = events_from_trace_file(path)
         return build_profile(events, source, allow_variation=allow_variation, check_complete=check_complete)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import TraceError
-from .traces import read_trace
+from .traces import hide_trace_errors, read_trace
 
 # Kineto's activity types, which are also the Chrome trace categories; older Kineto
 # versions wrote capitalised categories.
@@ -524,5 +524,6 @@ def events_from_trace_file(path: str | os.PathLike[str]) -> tuple[Source, list[R
     The one way a trace file becomes events: ``load_trace`` and the live capture's
     export fallback (a torch without raw Kineto events) both read files through it.
     """
+    __tracebackhide__ = hide_trace_errors
     header, events = read_trace(path, raw_event_from_chrome)
     return chrome_source(header, os.fspath(path)), events

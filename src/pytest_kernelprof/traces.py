@@ -57,12 +57,14 @@ class _Reader:
         return self.text[self.pos : self.pos + 1]
 
     def expect(self, char: str, what: str) -> None:
+        __tracebackhide__ = hide_trace_errors
         if self.skip() != char:
             found = self.text[self.pos : self.pos + 20] or "the end of the file"
             raise self.fail(f"not valid JSON, the file may be truncated: expected {what}, found {found!r}")
         self.pos += 1
 
     def value(self) -> Any:
+        __tracebackhide__ = hide_trace_errors
         self.skip()
         try:
             value, self.pos = self.decode(self.text, self.pos)
@@ -77,8 +79,15 @@ class _Reader:
 _TOO_DEEP = "JSON nested too deeply to be a trace"
 
 
+def hide_trace_errors(excinfo: Any) -> bool:
+    """A ``__tracebackhide__`` for pytest: the reader's frames are hidden from a test's failure
+    when the error is a TraceError (it names the file and what is wrong), shown for any other."""
+    return bool(excinfo.errisinstance(TraceError))
+
+
 def max_trace_bytes() -> int:
     """The most a trace may hold, decompressed: ``KERNELPROF_MAX_TRACE_MB`` megabytes (MiB)."""
+    __tracebackhide__ = hide_trace_errors
     value = os.environ.get(MAX_TRACE_MB_ENV, "").strip()
     if not value:
         return DEFAULT_MAX_TRACE_MB * _MB
@@ -100,6 +109,7 @@ def _too_big(name: str, cap: int) -> TraceError:
 
 def _read_stream(handle: Any, name: str, cap: int) -> bytes:
     """A pipe or device, read in chunks up to the cap; a stream that cannot be a trace stops at once."""
+    __tracebackhide__ = hide_trace_errors
     first = handle.read(_CHUNK)
     start = first[3:] if first.startswith(_BOM) else first
     if not start.startswith(b"\x1f\x8b") and start.lstrip(b" \t\r\n")[:1] not in (b"{", b""):
@@ -116,6 +126,7 @@ def _read_stream(handle: Any, name: str, cap: int) -> bytes:
 
 def _gunzip(data: bytes, name: str, cap: int) -> bytes:
     """Decompress every gzip member, stopping past the cap rather than filling memory."""
+    __tracebackhide__ = hide_trace_errors
     parts = []
     size = 0
     while True:
@@ -139,6 +150,7 @@ def _gunzip(data: bytes, name: str, cap: int) -> bytes:
 
 def _trace_bytes(name: str) -> bytes:
     """The file's bytes, decompressed; at most ``max_trace_bytes()`` of them."""
+    __tracebackhide__ = hide_trace_errors
     cap = max_trace_bytes()
     try:
         with open(name, "rb") as handle:
@@ -163,6 +175,7 @@ def _trace_bytes(name: str) -> bytes:
 
 
 def _decoded_text(data: bytes, name: str) -> str:
+    __tracebackhide__ = hide_trace_errors
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -179,6 +192,7 @@ def read_trace(
     An event that ``convert`` keeps may not have a negative ``dur``. A UTF-8 byte order
     mark is skipped. Files over ``max_trace_bytes()`` (decompressed) are refused.
     """
+    __tracebackhide__ = hide_trace_errors
     name = os.fspath(path)
     data = _trace_bytes(name)
     typed = _typed_reader()
@@ -232,6 +246,7 @@ _BATCH = 2000
 
 
 def _read_events(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
+    __tracebackhide__ = hide_trace_errors
     begin = reader.pos
     batched = _read_events_batched(reader, convert)
     if batched is not None:
@@ -244,6 +259,7 @@ def _convert(
     reader: _Reader, convert: Callable[[dict[str, Any]], T | None], event: Any, index: int, durations: bool = True
 ) -> T | None:
     """``convert(event)``; with ``durations``, an event it keeps may not have a negative ``dur``."""
+    __tracebackhide__ = hide_trace_errors
     if type(event) is not dict:
         raise reader.fail(f"'traceEvents' holds a {type(event).__name__}, not an event object")
     try:
@@ -294,6 +310,7 @@ def _read_events_batched(reader: _Reader, convert: Callable[[dict[str, Any]], T 
     one ``json.loads`` per batch saves a Python round trip per event. Any surprise (another
     writer's layout, a truncated file) returns None and the caller decodes event by event.
     """
+    __tracebackhide__ = hide_trace_errors
     text = reader.text
     begin = reader.pos + 1  # past the "["
     end = text.find("\n  ]", begin)
@@ -326,6 +343,7 @@ def _read_events_batched(reader: _Reader, convert: Callable[[dict[str, Any]], T 
 
 
 def _read_events_one_by_one(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
+    __tracebackhide__ = hide_trace_errors
     # The general loop of reading a trace: one raw_decode per event, separators by regex,
     # everything bound to locals.
     text, decode, space, separator = reader.text, reader.decode, _SPACE.match, _SEPARATOR.match
