@@ -108,7 +108,9 @@ CPU_ONLY_RELAXED = {
     **{b.what: 1 / 6.0 for b in BUDGETS if b.theirs.startswith("test_floor[")},
     # 1.56x-1.67x on a quiet run (2026-11-26)
     **{b.what: 1 / 3.0 for b in BUDGETS if b.theirs.startswith("test_floor_fields")},
-    **{b.what: 1 / 2.5 for b in BUDGETS if b.ours.startswith("test_kernelprof_call")},
+    # Reading 120k CPU-op events through pybind dominates the 8,000-kernel case there: 0.46-0.51
+    # in CI-like runs (2026-11-26), too close to 1/2.5 for the VM's noise.
+    **{b.what: 1 / 3.0 for b in BUDGETS if b.ours.startswith("test_kernelprof_call")},
     # Whole pytest processes: quiet runs gave 0.94x-1.03x, a CI-like run 1.12x (+0.19 s).
     **{b.what: 1 / 1.25 for b in BUDGETS if b.ours.startswith("test_pytest_run")},
 }
