@@ -841,13 +841,15 @@ def _median_call(calls: Sequence[CallProfile], made: Sequence[_CallKernels], syn
         medians = [_median(list(same)) for same in zip(*(m.durations for m in made), strict=True)]
         kernels = KernelList(made[0].make(medians))
     representative = tuple(kernels) if kernels.measured else ()
+    position: dict[int, int] = {}  # a kernel of the first call -> its index; filled on the first op read
 
     def make(name: str) -> Op:
         op = first.ops[name]
         same = [c.ops[name] for c in calls if name in c.ops]
         op_kernels = op.kernels
         if representative:
-            position = {id(k): i for i, k in enumerate(first.kernels)}
+            if not position:
+                position.update((id(k), i) for i, k in enumerate(first.kernels))
             op_kernels = KernelList([representative[position[id(k)]] for k in op.kernels])
         return replace(
             op,
