@@ -105,7 +105,8 @@ BUDGETS = [
 CPU_ONLY_RELAXED = {
     **{b.what: 8.0 for b in BUDGETS if b.theirs.startswith("test_prof_events[1k")},
     **{b.what: 12.0 for b in BUDGETS if b.theirs.startswith("test_prof_events[10k")},
-    **{b.what: 1 / 6.0 for b in BUDGETS if b.theirs.startswith("test_floor[")},
+    # 4.0-5.0x the floor in CI-like runs (2026-11-26): 1/6 left 15% for the VM's noise.
+    **{b.what: 1 / 7.0 for b in BUDGETS if b.theirs.startswith("test_floor[")},
     # 1.56x-1.67x on a quiet run (2026-11-26)
     **{b.what: 1 / 3.0 for b in BUDGETS if b.theirs.startswith("test_floor_fields")},
     # Reading 120k CPU-op events through pybind dominates the 8,000-kernel case there: 0.46-0.51
