@@ -6,7 +6,7 @@
 machine the bare session alone moved 20-40% between runs, which that order turns into the
 ratio. Here each round runs both, one right after the other, and the ratio is taken per round:
 the medians of those ratios are what this prints (with the medians of the times). The
-workloads are ``test_bench_cost.py``'s: an eager stack of ``x + 1`` on a 4-element tensor.
+workloads are ``test_bench_cost.py``'s (``workloads.py``).
 """
 
 from __future__ import annotations
@@ -20,39 +20,8 @@ from typing import Any
 
 import torch
 
+from benchmarks.workloads import DEVICE, TINY, bare_session, stack
 from pytest_kernelprof import Profiler
-
-DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
-TINY = torch.ones(4, device=DEVICE)
-
-
-def _stack(kernels: int) -> Callable[[torch.Tensor], torch.Tensor]:
-    def stack(x: torch.Tensor) -> torch.Tensor:
-        for _ in range(kernels):
-            x = x + 1
-        return x
-
-    return stack
-
-
-def _sync() -> None:
-    if DEVICE == "cuda":
-        torch.cuda.synchronize()
-
-
-def _bare(fn: Callable[[torch.Tensor], torch.Tensor]) -> Any:
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if DEVICE == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    for _ in range(2):
-        fn(TINY)
-    _sync()
-    with torch.profiler.profile(activities=activities) as prof:
-        for step in range(3):
-            with torch.profiler.record_function(f"ProfilerStep#{step}"):
-                fn(TINY)
-            _sync()
-    return prof
 
 
 def _timed(run: Callable[[], Any]) -> float:
@@ -68,14 +37,14 @@ def main() -> None:
     where = torch.cuda.get_device_name() if DEVICE == "cuda" else "CPU"
     print(f"{where}, torch {torch.__version__}, {rounds} rounds (x10 for one kernel), medians")
     for kernels in (1, 600, 8000):
-        fn = _stack(kernels)
+        fn = stack(kernels)
         ours: list[float] = []
         bare: list[float] = []
         n = rounds * 10 if kernels == 1 else rounds
         for i in range(n + 2):  # two warm-up rounds
             a = _timed(lambda fn=fn: profiler(fn, TINY))
             profiler.captures.clear()
-            b = _timed(lambda fn=fn: _bare(fn))
+            b = _timed(lambda fn=fn: bare_session(fn))
             if i >= 2:
                 ours.append(a)
                 bare.append(b)

@@ -28,6 +28,9 @@ from typing import Any
 import pytest
 import torch
 
+# pytest imports this folder first on the import path ("prepend" mode), as for conftest.py's synthetic.
+from workloads import DEVICE, TINY, activities, bare_session, stack, sync
+
 from pytest_kernelprof import Profiler
 from pytest_kernelprof.build import build_profile, paused_gc
 from pytest_kernelprof.capture import kineto_events
@@ -39,12 +42,6 @@ from pytest_kernelprof.events import Source, events_from_kineto
 pytestmark = pytest.mark.filterwarnings("ignore:.*Profiler clears events")
 
 EVENT_COUNTS = tuple(int(n) for n in os.environ.get("KERNELPROF_BENCH_EVENTS", "1000,10000,100000").split(","))
-DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def _sync() -> None:
-    if DEVICE == "cuda":
-        torch.cuda.synchronize()
 
 
 @pytest.fixture(scope="module", params=EVENT_COUNTS, ids=lambda n: f"{n // 1000}k")
@@ -52,15 +49,12 @@ def session(request: pytest.FixtureRequest) -> Any:
     """A finished session of three ProfilerStep calls with about ``n`` events in all."""
     x = torch.randn(8, device=DEVICE)
     per_call = request.param // 3 // (4 if DEVICE == "cuda" else 2)  # events per torch.add
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if DEVICE == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with torch.profiler.profile(activities=activities) as prof:
+    with torch.profiler.profile(activities=activities()) as prof:
         for step in range(3):
             with torch.profiler.record_function(f"ProfilerStep#{step}"):
                 for _ in range(per_call):
                     torch.add(x, 1)
-            _sync()
+            sync()
     return prof
 
 
@@ -136,19 +130,9 @@ def test_results_agree(session: Any) -> None:
     assert ours == theirs
 
 
-TINY = torch.ones(4, device=DEVICE)
 # Kernels per call: one, and the eager stacks of 600 and 8,000 small kernels that issue 16
 # measured on an H100 (1.59x and 1.79x a bare session).
 KERNELS = (1, 600, 8000)
-
-
-def _stack(kernels: int) -> Callable[[torch.Tensor], torch.Tensor]:
-    def stack(x: torch.Tensor) -> torch.Tensor:
-        for _ in range(kernels):
-            x = x + 1
-        return x
-
-    return stack
 
 
 def _rounds(kernels: int) -> int:
@@ -158,7 +142,7 @@ def _rounds(kernels: int) -> int:
 @pytest.mark.parametrize("kernels", KERNELS)
 def test_kernelprof_call(benchmark: Any, kernels: int) -> None:
     profiler = Profiler()
-    fn = _stack(kernels)
+    fn = stack(kernels)
     benchmark.pedantic(lambda: profiler(fn, TINY), rounds=_rounds(kernels), iterations=1, warmup_rounds=2)
     assert profiler.captures[-1].profile.ops["aten::add"].count == kernels
     if DEVICE == "cuda":
@@ -167,20 +151,5 @@ def test_kernelprof_call(benchmark: Any, kernels: int) -> None:
 
 @pytest.mark.parametrize("kernels", KERNELS)
 def test_bare_session(benchmark: Any, kernels: int) -> None:
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if DEVICE == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    fn = _stack(kernels)
-
-    def bare() -> Any:
-        for _ in range(2):
-            fn(TINY)
-        _sync()
-        with torch.profiler.profile(activities=activities) as prof:
-            for step in range(3):
-                with torch.profiler.record_function(f"ProfilerStep#{step}"):
-                    fn(TINY)
-                _sync()
-        return prof
-
-    benchmark.pedantic(bare, rounds=_rounds(kernels), iterations=1, warmup_rounds=2)
+    fn = stack(kernels)
+    benchmark.pedantic(lambda: bare_session(fn), rounds=_rounds(kernels), iterations=1, warmup_rounds=2)
