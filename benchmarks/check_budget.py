@@ -112,6 +112,8 @@ CPU_ONLY_RELAXED = {
     # Reading 120k CPU-op events through pybind dominates the 8,000-kernel case there: 0.46-0.51
     # in CI-like runs (2026-11-26), too close to 1/2.5 for the VM's noise.
     **{b.what: 1 / 3.0 for b in BUDGETS if b.ours.startswith("test_kernelprof_call")},
+    # The standard-library reader: 1.3x-2.1x in CI-like runs (2026-11-26), the 2.5x target 17% away.
+    "load_trace without msgspec vs json.load, 10 MB (at most 2.5x)": 1 / 3.0,
     # Whole pytest processes: quiet runs gave 0.94x-1.03x, a CI-like run 1.12x (+0.19 s).
     **{b.what: 1 / 1.25 for b in BUDGETS if b.ours.startswith("test_pytest_run")},
 }

@@ -54,3 +54,10 @@ def test_budgets_name_benchmarks_that_exist() -> None:
     for budget in budgets:
         for name in (budget.ours, budget.theirs):
             assert f"def {name.split('[')[0]}(" in bench, name
+
+
+def test_every_relaxed_cpu_budget_names_a_budget() -> None:
+    # A misspelt key would leave its budget at the GPU target on CI, or relax nothing.
+    script = runpy.run_path(str(SCRIPT))
+    names = {budget.what for budget in script["BUDGETS"]}
+    assert set(script["CPU_ONLY_RELAXED"]) <= names
