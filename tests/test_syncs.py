@@ -197,3 +197,32 @@ def test_the_profile_table_ends_with_the_syncs(trace: Trace) -> None:
     assert "1 host sync(s):" in text
     assert text.splitlines()[-1].split()[:3] == ["0", "cudaStreamSynchronize", "stream"]
     assert load_trace(trace("copy_dtod")).table().endswith("no host syncs")
+
+
+@pytest.mark.parametrize(
+    ("name", "headline_fix", "count_fix"),
+    [
+        ("sync_item_stacks", "keep values on the GPU, no .item()/bool()/nonzero", "the host read a GPU value"),
+        ("sync_cpu_copy", "pin the host buffer, copy non_blocking=True", "a copy to or from the host blocks it"),
+        ("sync_device", "drop torch.cuda.synchronize() from the step", "torch.cuda.synchronize() waits"),
+        ("sync_event", "stream.wait_event(event), not event.synchronize()", "event.synchronize() blocks"),
+    ],
+)
+def test_sync_failures_say_what_would_remove_them(trace: Trace, name: str, headline_fix: str, count_fix: str) -> None:
+    syncs = load_trace(trace(name)).syncs
+    assert repr(syncs).endswith(f"; to fix: {headline_fix}")  # all that `assert not prof.syncs` shows
+    fixes = [line for line in syncs.count().explain() if line.startswith("to fix: ")]
+    assert len(fixes) == 1
+    assert fixes[0].startswith(f"to fix: {count_fix}")
+
+
+def test_copy_counts_say_what_would_remove_the_copies(trace: Trace) -> None:
+    explained = load_trace(trace("sync_cpu_copy")).copies.count(direction="DtoH").explain()
+    assert explained[-2:] == [
+        "to fix: a copy to or from pageable memory blocks the host: copy into pinned host memory "
+        "(t.pin_memory(), or pin_memory=True) with non_blocking=True",
+        "to fix: a DtoH copy reads GPU results on the host: keep them on the GPU, or read them once per step",
+    ]
+    # Nothing counted (the table is all the copies): nothing to fix.
+    none = load_trace(trace("sync_cpu_copy")).copies.count(direction="HtoD").explain()
+    assert not [line for line in none if line.startswith("to fix")]

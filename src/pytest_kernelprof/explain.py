@@ -46,7 +46,7 @@ def explain(op: str, left: object, right: object) -> Explanation | None:
     failed = f"{type(left).__name__} {op} {type(right).__name__} failed"
     for side in (left, right):
         if isinstance(side, Count):
-            return Explanation([f"{left!r} {op} {right!r} failed; counted {side.what}"], side.table.splitlines())
+            return Explanation([f"{left!r} {op} {right!r} failed; counted {side.what}"], side.explain()[1:])
         if isinstance(side, SyncList | CopyList):
             return Explanation([f"{failed}; {side.headline()}"], side.table().splitlines() if side.measured else [])
         if isinstance(side, list) and side and all(isinstance(item, GraphBreak) for item in side):

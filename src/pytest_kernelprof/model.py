@@ -426,15 +426,21 @@ class Count(int):
 
     what: str
     table: str
+    fixes: list[str]  # what would remove the counted records, one line each
 
-    def __new__(cls, value: int, what: str, table: str) -> Count:
+    def __new__(cls, value: int, what: str, table: str, fixes: Sequence[str] = ()) -> Count:
         count = super().__new__(cls, value)
         count.what = what
         count.table = table
+        count.fixes = list(fixes)
         return count
 
     def explain(self) -> list[str]:
-        return [f"{int(self)} {self.what}:", *self.table.splitlines()]
+        return [f"{int(self)} {self.what}:", *self.table.splitlines(), *_fix_lines(self.fixes)]
+
+
+def _fix_lines(fixes: Sequence[str]) -> list[str]:
+    return [f"to fix: {fix}" for fix in fixes]
 
 
 @dataclass(frozen=True)
@@ -571,6 +577,64 @@ def sync_table(syncs: Sequence[Sync]) -> str:
     return render_table(("#", "call", "kind", "host us", "ops", "where"), rows, right=(0, 3))
 
 
+# Ops in which the host reads a GPU value: the sync is the read itself.
+_HOST_READS = frozenset(
+    ("aten::item", "aten::_local_scalar_dense", "aten::is_nonzero", "aten::nonzero", "aten::masked_select")
+)
+_HOST_COPIES = frozenset(("aten::copy_", "aten::_to_copy"))
+_PINNED_COPY = "copy into pinned host memory (t.pin_memory(), or pin_memory=True) with non_blocking=True"
+# (the whole fix for tables, the short one for the one-line headline) by cause
+_SYNC_FIXES = {
+    "copy": (f"a copy to or from the host blocks it: {_PINNED_COPY}", "pin the host buffer, copy non_blocking=True"),
+    "read": (
+        "the host read a GPU value (.item(), bool(t), nonzero, boolean-mask indexing): keep it on the GPU "
+        "(torch.where, masks as multipliers) or read it once per step",
+        "keep values on the GPU, no .item()/bool()/nonzero",
+    ),
+    "device": (
+        "torch.cuda.synchronize() waits for the whole GPU: drop it from the step (time with CUDA events)",
+        "drop torch.cuda.synchronize() from the step",
+    ),
+    "event": (
+        "event.synchronize() blocks the host: make a stream wait instead (stream.wait_event(event))",
+        "stream.wait_event(event), not event.synchronize()",
+    ),
+    "stream": (
+        "a stream synchronize: profile with stacks=True to see the line that waits",
+        "stacks=True shows the line that waits",
+    ),
+}
+
+
+def _sync_causes(syncs: Sequence[Sync]) -> list[str]:
+    causes: list[str] = []
+    for s in syncs:
+        if s.kind in ("copy", "device", "event"):
+            cause = s.kind
+        elif _HOST_READS.intersection(s.ops):
+            cause = "read"
+        else:  # a stream sync: inside a copy to the host, that copy's
+            cause = "copy" if _HOST_COPIES.intersection(s.ops) else "stream"
+        if cause not in causes:
+            causes.append(cause)
+    return causes
+
+
+def sync_fixes(syncs: Sequence[Sync]) -> list[str]:
+    """What would remove the syncs, one line per cause, for failure messages."""
+    return [_SYNC_FIXES[cause][0] for cause in _sync_causes(syncs)]
+
+
+def copy_fixes(copies: Sequence[MemoryOp]) -> list[str]:
+    """What would remove the copies' cost to the host, for failure messages."""
+    fixes: list[str] = []
+    if any(c.host_memory == "pageable" for c in copies):
+        fixes.append(f"a copy to or from pageable memory blocks the host: {_PINNED_COPY}")
+    if any(c.direction == "DtoH" for c in copies):
+        fixes.append("a DtoH copy reads GPU results on the host: keep them on the GPU, or read them once per step")
+    return fixes
+
+
 class SyncList(_Records[Sync]):
     """The host syncs of one call, in time order (see :class:`Sync`)."""
 
@@ -588,7 +652,15 @@ class SyncList(_Records[Sync]):
             and (call is None or api_name(s.call) == call or fnmatch.fnmatchcase(s.call, call))
         ]
         what = "host syncs" + (f" with {_filters(kind=kind, call=call)}" if kind or call else "")
-        return Count(len(found), f"{what} of {len(self._items_)}", self._table(found) if found else self.table())
+        table = self._table(found) if found else self.table()
+        return Count(len(found), f"{what} of {len(self._items_)}", table, sync_fixes(found))
+
+    def headline(self) -> str:
+        """The base headline, and what would remove the syncs: ``assert not prof.syncs`` shows
+        only this line."""
+        causes = _sync_causes(self._items_) if self._unavailable is None else []
+        fixes = " / ".join(_SYNC_FIXES[cause][1] for cause in causes)
+        return super().headline() + (f"; to fix: {fixes}" if fixes else "")
 
     def _table(self, items: Sequence[Sync]) -> str:
         return sync_table(items)
@@ -630,7 +702,8 @@ class CopyList(_Records[MemoryOp]):
         ]
         given = _filters(direction=direction, host_memory=host_memory)
         what = "copies" + (f" with {given}" if given else "")
-        return Count(len(found), f"{what} of {len(self._items_)}", self._table(found) if found else self.table())
+        table = self._table(found) if found else self.table()
+        return Count(len(found), f"{what} of {len(self._items_)}", table, copy_fixes(found))
 
     def _table(self, items: Sequence[MemoryOp]) -> str:
         return copy_table(items)
