@@ -511,7 +511,7 @@ def _build_call(
         wall_us=(step.end - step.start) / 1000.0,
         _launches=sum(count for (kernel, _, _), count in kinds if kernel),
         _graph_launches=sum(count for (_, graph, _), count in kinds if graph),
-        _gpu_busy_us=_busy_ns(step) / 1000.0,
+        _gpu_busy_us=_busy_ns(step, records) / 1000.0,
     )
     return call, call_kernels
 
@@ -612,17 +612,17 @@ def _user_stacks(step: _Step, points: Sequence[RawEvent | None]) -> list[tuple[s
     return out
 
 
-def _busy_ns(step: _Step) -> int:
-    """The union of the step's GPU records, clipped to the step's host span.
+def _busy_ns(step: _Step, records: list[RawEvent]) -> int:
+    """The union of the step's GPU records (``records``, in launch order), clipped to the step's
+    host span.
 
-    ``step.gpu`` is in launch order, which is nearly always start order too: one pass then,
-    and a sort only where a record started before an earlier one (several streams).
+    Launch order is nearly always start order too: one pass then, and a sort (of a copy)
+    only where a record started before an earlier one (several streams).
     """
-    records = [g for _, g in step.gpu]
     previous = -1
     for g in records:
         if g.start < previous:
-            records.sort(key=_START)
+            records = sorted(records, key=_START)
             break
         previous = g.start
     busy = 0

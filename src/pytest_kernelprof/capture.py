@@ -56,10 +56,6 @@ def _torch() -> Any:
     return torch
 
 
-def gpu_available() -> bool:
-    return bool(_torch().cuda.is_available())
-
-
 def device_facts() -> tuple[str | None, str | None]:
     """(GPU name, arch such as "sm90") of the current CUDA device, or (None, None)."""
     torch = _torch()

@@ -438,11 +438,11 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
         external = args.get("external id")
     external = int(external) if external else 0
     if category in _CPU_RANGES:  # the common case first
-        return _cpu_event(category, name, start, end, _tid(ev), external)
+        return _cpu_event(category, name, start, end, thread_id(ev.get("tid", 0)), external)
     correlation = args.get("correlation")
     correlation = int(correlation) if correlation else 0
     if category == RUNTIME:
-        return _runtime_event(name, start, end, _tid(ev), correlation, external)
+        return _runtime_event(name, start, end, thread_id(ev.get("tid", 0)), correlation, external)
     stream = args.get("stream", ev.get("tid", 0))
     device = args.get("device")
     nbytes = args.get("bytes") if category != KERNEL else None
@@ -465,8 +465,8 @@ _NO_ARGS: Mapping[str, Any] = {}
 _CPU_RANGES = frozenset((OP, ANNOTATION, PYTHON))
 
 
-def _tid(ev: Mapping[str, Any]) -> int:
-    tid = ev.get("tid", 0)
+def thread_id(tid: Any) -> int:
+    """A Chrome trace's ``tid`` as an int: torch writes ints, some tools names (hashed)."""
     if type(tid) is int:
         return tid
     try:

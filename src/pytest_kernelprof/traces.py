@@ -476,7 +476,17 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
     duration also returns False, so that the general reader reports it. A change to that
     adapter needs the same change here: tests/test_load_trace_readers.py compares the two.
     """
-    from .events import _CPU_RANGES, CATEGORIES, IGNORED, KERNEL, RUNTIME, _cpu_event, _gpu_event, _runtime_event
+    from .events import (
+        _CPU_RANGES,
+        CATEGORIES,
+        IGNORED,
+        KERNEL,
+        RUNTIME,
+        _cpu_event,
+        _gpu_event,
+        _runtime_event,
+        thread_id,
+    )
 
     cpu_ranges = _CPU_RANGES
     intern, append = sys.intern, out.append
@@ -506,12 +516,13 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
                 external = external or 0
             if category in cpu_ranges:  # the common case first
                 tid = ev.tid
-                append(_cpu_event(category, intern(name), start, end, tid if type(tid) is int else _tid(tid), external))
+                thread = tid if type(tid) is int else thread_id(tid)
+                append(_cpu_event(category, intern(name), start, end, thread, external))
                 continue
             correlation = 0 if args is None else args.correlation or 0
             if category == RUNTIME:
                 tid = ev.tid
-                thread = tid if type(tid) is int else _tid(tid)
+                thread = tid if type(tid) is int else thread_id(tid)
                 append(_runtime_event(intern(name), start, end, thread, correlation, external))
             elif args is None:
                 stream = ev.tid
@@ -530,10 +541,3 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
     except (ValueError, OverflowError):  # int() of a text tid, round() of an infinite time
         return False
     return True
-
-
-def _tid(tid: str) -> int:
-    try:
-        return int(tid)
-    except ValueError:
-        return hash(tid)
