@@ -90,9 +90,10 @@ class RawEvent:
     Fields a kind of event does not have are 0 or None.
 
     Equal and hashed by identity (the builder keys dicts by event, not by ``id``: one call
-    fewer per lookup). Construct with keywords. The adapters use the module's ``_cpu_event``,
-    ``_runtime_event`` and ``_gpu_event`` instead: they are the hot loop of every profile,
-    and a keyword call costs measurably more per event.
+    fewer per lookup). Construct with keywords. The adapters make the subclasses below
+    instead (``_cpu_event``, ``_runtime_event``, ``_gpu_event``, or inline in the Kineto
+    loops): they are the hot loop of every profile, and a keyword call costs measurably
+    more per event. The fields of a RawEvent are never set after it is made.
     """
 
     __slots__ = (
@@ -149,20 +150,36 @@ class RawEvent:
 _new_event = object.__new__
 
 
+# What the adapters make: RawEvents whose fields a kind of event does not have are class
+# attributes of a subclass, not set per event (a slot the subclass shadows is never read).
+# Making an event is most of an adapter's own cost, and this halves the attributes it sets.
+class _HostEvent(RawEvent):
+    __slots__ = ()
+    stream = correlation = linked = 0
+    device = grid = block = nbytes = None
+
+
+class _RuntimeEvent(RawEvent):
+    __slots__ = ()
+    category = RUNTIME
+    stream = ident = 0
+    device = grid = block = nbytes = None
+
+
+class _GpuEvent(RawEvent):
+    __slots__ = ()
+    thread = ident = 0
+
+
 def _cpu_event(category: str, name: str, start: int, end: int, thread: int, ident: int) -> RawEvent:
-    e: RawEvent = _new_event(RawEvent)
+    e: RawEvent = _new_event(_HostEvent)
     e.category, e.name, e.start, e.end, e.thread, e.ident = category, name, start, end, thread, ident
-    e.stream = e.correlation = e.linked = 0
-    e.device = e.grid = e.block = e.nbytes = None
     return e
 
 
 def _runtime_event(name: str, start: int, end: int, thread: int, correlation: int, linked: int) -> RawEvent:
-    e: RawEvent = _new_event(RawEvent)
-    e.category, e.name, e.start, e.end, e.thread = RUNTIME, name, start, end, thread
-    e.correlation, e.linked = correlation, linked
-    e.stream = e.ident = 0
-    e.device = e.grid = e.block = e.nbytes = None
+    e: RawEvent = _new_event(_RuntimeEvent)
+    e.name, e.start, e.end, e.thread, e.correlation, e.linked = name, start, end, thread, correlation, linked
     return e
 
 
@@ -179,11 +196,10 @@ def _gpu_event(
     block: Dim3 | None,
     nbytes: int | None = None,
 ) -> RawEvent:
-    e: RawEvent = _new_event(RawEvent)
+    e: RawEvent = _new_event(_GpuEvent)
     e.category, e.name, e.start, e.end, e.stream = category, name, start, end, stream
     e.correlation, e.linked, e.device, e.grid, e.block = correlation, linked, device, grid, block
     e.nbytes = nbytes
-    e.thread = e.ident = 0
     return e
 
 
@@ -239,7 +255,8 @@ def _by_activity_type(events: list[Any]) -> list[RawEvent]:
     cpu_ranges = _CPU_RANGES
     out: list[RawEvent] = []
     append = out.append
-    cpu_event, runtime_event = _cpu_event, _runtime_event
+    new, host_class, runtime_class = _new_event, _HostEvent, _RuntimeEvent
+    e: RawEvent
     for ev in events:
         try:
             name = ev.name()
@@ -248,38 +265,42 @@ def _by_activity_type(events: list[Any]) -> list[RawEvent]:
             # cut inside a multi-byte character. One lost frame, not a failed profile.
             continue
         category = categories.get(ev.activity_type(), IGNORED)
+        # The events are made here, not by _cpu_event/_runtime_event: a call per event
+        # is a tenth of the loop.
         if category in cpu_ranges:
+            e = new(host_class)
+            e.category, e.name = category, name
+            e.start = start = ev.start_ns()
+            e.end = start + ev.duration_ns()
+            e.thread, e.ident = ev.start_thread_id(), ev.correlation_id()
+            append(e)
+        elif category is RUNTIME:
+            e = new(runtime_class)
+            e.name = name
+            e.start = start = ev.start_ns()
+            e.end = start + ev.duration_ns()
+            e.thread, e.correlation = ev.start_thread_id(), ev.correlation_id()
+            e.linked = ev.linked_correlation_id()
+            append(e)
+        elif category is not IGNORED:
+            grid, block = _kineto_launch_shape(ev) if category is KERNEL else (None, None)
             start = ev.start_ns()
-            end = start + ev.duration_ns()
-            append(cpu_event(category, name, start, end, ev.start_thread_id(), ev.correlation_id()))
-        elif category == RUNTIME:
-            start = ev.start_ns()
-            end = start + ev.duration_ns()
-            thread = ev.start_thread_id()
-            append(runtime_event(name, start, end, thread, ev.correlation_id(), ev.linked_correlation_id()))
-        elif category != IGNORED:
-            grid, block = _kineto_launch_shape(ev) if category == KERNEL else (None, None)
-            append(_kineto_gpu_event(ev, category, name, ev.device_index(), grid, block))
+            append(
+                _gpu_event(
+                    category,
+                    name,
+                    start,
+                    start + ev.duration_ns(),
+                    ev.device_resource_id(),
+                    ev.correlation_id(),
+                    ev.linked_correlation_id(),
+                    ev.device_index(),
+                    grid,
+                    block,
+                    _kineto_bytes(ev) if category is not KERNEL else None,
+                )
+            )
     return out
-
-
-def _kineto_gpu_event(
-    ev: Any, category: str, name: str, device: int, grid: Dim3 | None, block: Dim3 | None
-) -> RawEvent:
-    start = ev.start_ns()
-    return _gpu_event(
-        category,
-        name,
-        start,
-        start + ev.duration_ns(),
-        ev.device_resource_id(),
-        ev.correlation_id(),
-        ev.linked_correlation_id(),
-        device,
-        grid,
-        block,
-        _kineto_bytes(ev) if category != KERNEL else None,
-    )
 
 
 _RUNTIME_NAME = re.compile(r"^cu(?:da)?[A-Z]")
@@ -332,11 +353,15 @@ def _without_activity_type(events: list[Any]) -> list[RawEvent]:
             on_host[index] = host
         return host
 
-    runtime_name = _RUNTIME_NAME.match
-    overhead = _KINETO_OVERHEAD
+    # What a host event's name alone says, found once per distinct name: names repeat
+    # (every aten::add, every cudaLaunchKernel), and a dict lookup is cheaper than the
+    # prefix tests. None: the name cannot tell (an annotation, a Python frame or an op).
+    host_kinds: dict[str, str | None] = {}
+    gpu_kinds: dict[str, str] = {}
     out: list[RawEvent] = []
     append = out.append
-    cpu_event, runtime_event, gpu_event = _cpu_event, _runtime_event, _kineto_gpu_event
+    new, host_class, runtime_class = _new_event, _HostEvent, _RuntimeEvent
+    e: RawEvent
     for ev in events:
         try:
             name = ev.name()
@@ -347,34 +372,76 @@ def _without_activity_type(events: list[Any]) -> list[RawEvent]:
         if host is None:
             host = host_event(ev, index)
         if host:
-            if runtime_name(name):
-                start = ev.start_ns()
-                end = start + ev.duration_ns()
-                thread = ev.start_thread_id()
-                append(runtime_event(name, start, end, thread, ev.correlation_id(), ev.linked_correlation_id()))
+            kind = host_kinds.get(name, IGNORED)
+            if kind is IGNORED:
+                kind = host_kinds[name] = _host_kind(name)
+            if kind is RUNTIME:
+                e = new(runtime_class)
+                e.name = name
+                e.start = start = ev.start_ns()
+                e.end = start + ev.duration_ns()
+                e.thread, e.correlation = ev.start_thread_id(), ev.correlation_id()
+                e.linked = ev.linked_correlation_id()
+                append(e)
                 continue
-            if name.startswith("aten::"):
-                category = OP
-            elif name in overhead:
+            if kind is None:
+                if has_annotation and ev.is_user_annotation():
+                    kind = ANNOTATION
+                elif has_python and ev.is_python_function():
+                    kind = PYTHON
+                else:
+                    kind = OP
+            elif kind is _OVERHEAD:
                 continue
-            elif has_annotation and ev.is_user_annotation():
-                category = ANNOTATION
-            elif has_python and ev.is_python_function():
-                category = PYTHON
-            else:
-                category = OP
-            start = ev.start_ns()
-            end = start + ev.duration_ns()
-            append(cpu_event(category, name, start, end, ev.start_thread_id(), ev.correlation_id()))
-        elif name.startswith("Memcpy"):
-            append(gpu_event(ev, MEMCPY, name, index, None, None))
-        elif name.startswith("Memset"):
-            append(gpu_event(ev, MEMSET, name, index, None, None))
-        elif not (has_annotation and ev.is_user_annotation()):  # GPU-lane copies of annotations
-            # Launch shapes come with metadata only from torch versions that also have
-            # activity_type; older ones return empty metadata, not worth a call per kernel.
-            append(gpu_event(ev, KERNEL, name, index, None, None))
+            e = new(host_class)
+            e.category, e.name = kind, name
+            e.start = start = ev.start_ns()
+            e.end = start + ev.duration_ns()
+            e.thread, e.ident = ev.start_thread_id(), ev.correlation_id()
+            append(e)
+            continue
+        kind = gpu_kinds.get(name)
+        if kind is None:
+            memcpy, memset = name.startswith("Memcpy"), name.startswith("Memset")
+            kind = gpu_kinds[name] = MEMCPY if memcpy else MEMSET if memset else KERNEL
+        # GPU-lane copies of annotations are not kernels. Launch shapes come with metadata
+        # only from torch versions that also have activity_type; older ones return empty
+        # metadata, not worth a call per kernel.
+        if kind is KERNEL and has_annotation and ev.is_user_annotation():
+            continue
+        start = ev.start_ns()
+        append(
+            _gpu_event(
+                kind,
+                name,
+                start,
+                start + ev.duration_ns(),
+                ev.device_resource_id(),
+                ev.correlation_id(),
+                ev.linked_correlation_id(),
+                index,
+                None,
+                None,
+                _kineto_bytes(ev) if kind is not KERNEL else None,
+            )
+        )
     return out
+
+
+_OVERHEAD = "overhead"  # a host_kinds value: Kineto's own bookkeeping, dropped
+
+
+def _host_kind(name: str) -> str | None:
+    """What a host event's name says it is on a torch without activity_type: runtime calls
+    by their ``cu``/``cuda`` prefix, dispatcher ops by ``aten::`` (torch never names a user
+    annotation so), Kineto's buffer bookkeeping by name; None where the name cannot tell."""
+    if _RUNTIME_NAME.match(name):
+        return RUNTIME
+    if name.startswith("aten::"):
+        return OP
+    if name in _KINETO_OVERHEAD:
+        return _OVERHEAD
+    return None
 
 
 _BYTES = re.compile(r'"bytes":\s*(\d+)')
