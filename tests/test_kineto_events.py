@@ -7,6 +7,8 @@ without ``_KinetoEvent.activity_type``, on a machine without a GPU.
 
 from __future__ import annotations
 
+import gzip
+import json
 import sys
 import types
 from collections import Counter
@@ -100,3 +102,55 @@ def test_a_small_process_id_costs_one_device_type_call_per_index_unless_it_is_a_
     # for the index that is both this process and a GPU, one per such event.
     ambiguous = sum(1 for e in recorded if (57 if e.device_index() == HOST_INDEX else e.device_index()) == pid)
     assert calls["device_type"] == 1 + (2 + ambiguous if per_event else 3)
+
+
+_FIELDS = ("category", "name", "start", "end", "thread", "stream", "ident", "correlation", "linked", "device")
+
+
+class _WithActivityType:
+    """A recorded torch 2.11 event as torch 2.12+ gives it: ``activity_type`` (the category of
+    the same event in the session's Chrome trace) and the launch shape or size in metadata."""
+
+    def __init__(self, event: Any, activity: str, args: dict[str, Any]) -> None:
+        self._event = event
+        self._activity = activity
+        fields = {k: args[k] for k in ("grid", "block", "bytes") if k in args}
+        self._metadata = ", ".join(f'"{k}": {json.dumps(v)}' for k, v in fields.items())
+
+    def activity_type(self) -> str:
+        return self._activity
+
+    def metadata_json(self) -> str:
+        return self._metadata
+
+    def __getattr__(self, method: str) -> Any:
+        return getattr(self._event, method)
+
+
+@pytest.mark.parametrize("name", ["linear_eager", "geglu_liger", "train_compiled"])
+def test_both_kineto_adapters_make_the_same_events(name: str, trace: Callable[[str], Path]) -> None:
+    saved = json.loads(gzip.decompress(trace(name).read_bytes()))
+    base = int(saved["baseTimeNanoseconds"])
+    by_start = {
+        (e["name"], base + round(e["ts"] * 1000)): e for e in saved["traceEvents"] if e.get("ph") == "X" and "cat" in e
+    }
+    recorded = recorded_kineto_events(name)
+    typed = []
+    for e in recorded:
+        chrome = by_start.get((e.name(), e.start_ns()), {"cat": "Trace", "args": {}})
+        typed.append(_WithActivityType(e, chrome["cat"], chrome.get("args", {})))
+    modern = events.events_from_kineto(typed)
+    fallback = events.events_from_kineto(recorded)
+    assert [[getattr(e, f) for f in _FIELDS] for e in modern] == [[getattr(e, f) for f in _FIELDS] for e in fallback]
+    gpu = [(e, by_start[e.name, e.start]["args"]) for e in modern if e.category in events.GPU_CATEGORIES]
+    assert {e.category for e, _ in gpu} == (
+        {events.KERNEL, events.MEMSET} if name != "linear_eager" else {events.KERNEL}
+    )
+    for e, args in gpu:
+        assert (e.grid, e.block, e.nbytes) == (
+            (tuple(args["grid"]), tuple(args["block"]), None)
+            if e.category == events.KERNEL
+            else (None, None, args["bytes"])
+        )
+    # The fallback cannot read them (torch 2.11 leaves the metadata empty).
+    assert all(e.grid is None and e.block is None and e.nbytes is None for e in fallback)

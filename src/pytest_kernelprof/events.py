@@ -255,7 +255,7 @@ def _by_activity_type(events: list[Any]) -> list[RawEvent]:
     cpu_ranges = _CPU_RANGES
     out: list[RawEvent] = []
     append = out.append
-    new, host_class, runtime_class = _new_event, _HostEvent, _RuntimeEvent
+    new, host_class, runtime_class, gpu_class = _new_event, _HostEvent, _RuntimeEvent, _GpuEvent
     e: RawEvent
     for ev in events:
         try:
@@ -265,8 +265,8 @@ def _by_activity_type(events: list[Any]) -> list[RawEvent]:
             # cut inside a multi-byte character. One lost frame, not a failed profile.
             continue
         category = categories.get(ev.activity_type(), IGNORED)
-        # The events are made here, not by _cpu_event/_runtime_event: a call per event
-        # is a tenth of the loop.
+        # The events are made here, not by _cpu_event/_runtime_event/_gpu_event: a call
+        # per event is a tenth of the loop.
         if category in cpu_ranges:
             e = new(host_class)
             e.category, e.name = category, name
@@ -283,23 +283,19 @@ def _by_activity_type(events: list[Any]) -> list[RawEvent]:
             e.linked = ev.linked_correlation_id()
             append(e)
         elif category is not IGNORED:
-            grid, block = _kineto_launch_shape(ev) if category is KERNEL else (None, None)
-            start = ev.start_ns()
-            append(
-                _gpu_event(
-                    category,
-                    name,
-                    start,
-                    start + ev.duration_ns(),
-                    ev.device_resource_id(),
-                    ev.correlation_id(),
-                    ev.linked_correlation_id(),
-                    ev.device_index(),
-                    grid,
-                    block,
-                    _kineto_bytes(ev) if category is not KERNEL else None,
-                )
-            )
+            e = new(gpu_class)
+            e.category, e.name, e.device = category, name, ev.device_index()
+            e.start = start = ev.start_ns()
+            e.end = start + ev.duration_ns()
+            e.stream, e.correlation = ev.device_resource_id(), ev.correlation_id()
+            e.linked = ev.linked_correlation_id()
+            if category is KERNEL:
+                e.grid, e.block = _kineto_launch_shape(ev)
+                e.nbytes = None
+            else:
+                e.grid = e.block = None
+                e.nbytes = _kineto_bytes(ev)
+            append(e)
     return out
 
 
@@ -360,7 +356,7 @@ def _without_activity_type(events: list[Any]) -> list[RawEvent]:
     gpu_kinds: dict[str, str] = {}
     out: list[RawEvent] = []
     append = out.append
-    new, host_class, runtime_class = _new_event, _HostEvent, _RuntimeEvent
+    new, host_class, runtime_class, gpu_class = _new_event, _HostEvent, _RuntimeEvent, _GpuEvent
     e: RawEvent
     for ev in events:
         try:
@@ -409,22 +405,15 @@ def _without_activity_type(events: list[Any]) -> list[RawEvent]:
         # metadata, not worth a call per kernel.
         if kind is KERNEL and has_annotation and ev.is_user_annotation():
             continue
-        start = ev.start_ns()
-        append(
-            _gpu_event(
-                kind,
-                name,
-                start,
-                start + ev.duration_ns(),
-                ev.device_resource_id(),
-                ev.correlation_id(),
-                ev.linked_correlation_id(),
-                index,
-                None,
-                None,
-                _kineto_bytes(ev) if kind is not KERNEL else None,
-            )
-        )
+        e = new(gpu_class)
+        e.category, e.name, e.device = kind, name, index
+        e.start = start = ev.start_ns()
+        e.end = start + ev.duration_ns()
+        e.stream, e.correlation = ev.device_resource_id(), ev.correlation_id()
+        e.linked = ev.linked_correlation_id()
+        e.grid = e.block = None
+        e.nbytes = _kineto_bytes(ev) if kind is not KERNEL else None
+        append(e)
     return out
 
 
