@@ -16,7 +16,10 @@ every kind pays its own, as a test suite does (the first round of a block is not
 
 Two bare sessions: ``torch.profiler.profile`` (what users write) and the autograd profiler
 session under it, which is what ``kernelprof(fn)`` starts itself (the least any session
-costs). The workloads are ``test_bench_cost.py``'s (``workloads.py``).
+costs); and the floor of any tool that reads Kineto's events one pybind call at a time:
+that autograd session, then the raw events fetched and the six fields every event needs read
+(``floor_fields`` of ``test_bench_cost.py``), nothing built. The workloads are
+``test_bench_cost.py``'s (``workloads.py``).
 """
 
 from __future__ import annotations
@@ -45,6 +48,13 @@ def _block(run: Callable[[], Any], rounds: int) -> float:
     return statistics.median(times[1:])
 
 
+def read_fields(session: Any) -> list[tuple[Any, ...]]:
+    return [
+        (e.name(), e.device_index(), e.start_ns(), e.duration_ns(), e.correlation_id(), e.linked_correlation_id())
+        for e in session.kineto_results.events()  # an autograd profiler session
+    ]
+
+
 def main() -> None:
     blocks = int(sys.argv[1]) if len(sys.argv) > 1 else 8
     warnings.simplefilter("ignore")  # torch's "Profiler clears events" on bare sessions
@@ -65,6 +75,7 @@ def main() -> None:
             "kernelprof(fn)": ours,
             "torch.profiler.profile": lambda fn=fn: bare_session(fn),
             "autograd profiler": lambda fn=fn: autograd_session(fn),
+            "autograd profiler + reading the fields": lambda fn=fn: read_fields(autograd_session(fn)),
         }
         times: dict[str, list[float]] = {name: [] for name in kinds}
         for i in range(blocks * (2 if kernels == 1 else 1) // (2 if kernels == 8000 else 1) + 1):  # +1: warm-up
