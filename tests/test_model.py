@@ -109,3 +109,5 @@ def test_measured_says_whether_gpu_work_was_recorded(trace: Trace) -> None:
     assert not nothing.measured
     with pytest.raises(NoDeviceActivityError, match="nothing was recorded"):
         nothing.require_measured()
+    assert nothing.table() == "(unmeasured: no GPU activity recorded)"  # a display: never "(no kernels)"
+    assert KernelList([]).table() == "(no kernels)"

@@ -128,6 +128,8 @@ def test_a_profile_without_gpu_activity_cannot_say_no_syncs() -> None:
         empty.count(kind="stream")
     assert not empty.measured
     assert repr(empty) == "SyncList(unavailable: no GPU activity recorded)"
+    assert empty.table() == "(unmeasured: no GPU activity recorded)"  # a display: never "(no host syncs)"
+    assert SyncList([]).table() == "(no host syncs)"
 
 
 @pytest.mark.parametrize(

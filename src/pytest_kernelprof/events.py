@@ -153,6 +153,8 @@ _new_event = object.__new__
 # What the adapters make: RawEvents whose fields a kind of event does not have are class
 # attributes of a subclass, not set per event (a slot the subclass shadows is never read).
 # Making an event is most of an adapter's own cost, and this halves the attributes it sets.
+# The shadowed fields are read-only on these (setting one raises AttributeError), which
+# holds the rule that an event is not changed once made.
 class _HostEvent(RawEvent):
     __slots__ = ()
     stream = correlation = linked = 0
@@ -368,7 +370,7 @@ def _without_activity_type(events: list[Any]) -> list[RawEvent]:
         if host is None:
             host = host_event(ev, index)
         if host:
-            kind = host_kinds.get(name, IGNORED)
+            kind = host_kinds.get(name, IGNORED)  # IGNORED: not seen yet (never stored)
             if kind is IGNORED:
                 kind = host_kinds[name] = _host_kind(name)
             if kind is RUNTIME:

@@ -325,7 +325,10 @@ class KernelList(_Measured, Sequence[Kernel]):
         return ["nearest names: " + ", ".join(display_name(n, 80) for n in close)] if close else []
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
-        """The kernel table; rows whose index is in ``marked`` get a ``*``."""
+        """The kernel table; rows whose index is in ``marked`` get a ``*``. A display, so it does
+        not raise where nothing was measured, but never reads as "no kernels" there either."""
+        if self._unavailable is not None:
+            return _UNMEASURED_TABLE
         return kernel_table(self._items(), marked=marked) if self._loaded() else "(no kernels)"
 
     def __repr__(self) -> str:
@@ -337,6 +340,9 @@ class KernelList(_Measured, Sequence[Kernel]):
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self) if cycle or self._unavailable is not None else self.table())
+
+
+_UNMEASURED_TABLE = "(unmeasured: no GPU activity recorded)"
 
 
 def _plural(count: int, word: str) -> str:
@@ -529,6 +535,8 @@ class _Records(_Measured, Sequence[T], Generic[T]):
         raise NotImplementedError
 
     def table(self) -> str:
+        if self._unavailable is not None:
+            return _UNMEASURED_TABLE
         return self._table(self._items()) if self._items_ else f"(no {self._noun})"
 
     def _summary(self, item: T) -> str:
