@@ -271,7 +271,9 @@ def _by_activity_type(events: list[Any]) -> list[RawEvent]:
         # is most of a session's host events.
         category = OP if name.startswith("aten::") else categories.get(ev.activity_type(), IGNORED)
         # The events are made here, not by _cpu_event/_runtime_event/_gpu_event: a call
-        # per event is a tenth of the loop.
+        # per event is a tenth of the loop. _without_activity_type makes them with the same
+        # lines on purpose: one loop for both paths, branching per event, measured 1.01-1.05x
+        # on this path (CPU VM, 2,493 and 24,993 events).
         if category in cpu_ranges:
             e = new(host_class)
             e.category, e.name = category, name
