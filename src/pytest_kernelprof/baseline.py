@@ -40,6 +40,7 @@ from .compare import count_changes, diff_kernels, render_diff, shape_key
 from .defaults import DEFAULT_MEMORY_TOLERANCE
 from .errors import BaselineError
 from .explain import Explanation
+from .health import REGION_PREFIX
 from .metrics import read_metric
 from .model import Kernel, KernelProfile
 from .names import KernelName
@@ -61,7 +62,7 @@ STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op")
 
 # Dynamo numbers its compiled regions in the order it compiles them in the process
 # ("Torch-Compiled Region: 2/0"), so the numbers depend on which tests ran before.
-_COMPILE_IDS = re.compile(r"^(Torch-Compiled Region): \d+/\d+$")
+_COMPILE_IDS = re.compile(rf"^({re.escape(REGION_PREFIX)}): \d+/\d+$")
 
 
 def stable_op(op: str | None) -> str | None:
