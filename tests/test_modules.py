@@ -77,6 +77,7 @@ def test_each_module_call_is_a_range_named_after_the_module() -> None:
     assert prof.ops["nn.Module: layers.0.mlp.0"].children == ["aten::linear"]
     assert prof.module("Net").cpu_time_us >= mlp.cpu_time_us
     assert [list(call.modules) for call in prof.calls] == [NAMES, NAMES]
+    assert prof.modules is prof.modules  # made once, not per module() lookup
     with pytest.raises(NoDeviceActivityError):
         len(mlp.kernels)  # no GPU: "no kernels" must not pass
     with pytest.raises(NoDeviceActivityError):

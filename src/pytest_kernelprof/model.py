@@ -1074,9 +1074,10 @@ class CallProfile:
         busy = self.gpu_busy_us
         return 1.0 - busy / self.wall_us if self.wall_us > 0 else 0.0
 
-    @property
+    @functools.cached_property
     def modules(self) -> ModuleTable:
-        """The ``nn.Module``s of the call, by name (profiles recorded with ``modules=True``)."""
+        """The ``nn.Module``s of the call, by name (profiles recorded with ``modules=True``).
+        Made once: each ``module(name)`` reads it, and its names come from a pass over the ops."""
         return ModuleTable(self.ops)
 
     def module(self, name: str) -> ModuleView:
