@@ -154,7 +154,7 @@ def test_kernelprof_call(benchmark: Any, kernels: int) -> None:
 
     def profiled() -> Any:
         profile = profiler(fn, TINY)
-        profiler.captures.clear()  # each round pays for freeing its session, as the bare ones do
+        profiler.captures.clear()  # each round pays for freeing its own session (see workloads.py)
         return profile
 
     profile = benchmark.pedantic(profiled, rounds=_rounds(kernels), iterations=1, warmup_rounds=2)

@@ -54,7 +54,9 @@ def bare_session(fn: Callable[[torch.Tensor], torch.Tensor]) -> Any:
 
     That session keeps itself alive in a reference cycle: the garbage collector frees its
     results later, in whatever runs then (measured on an H200: about 1.7 ms for a one-kernel
-    session). Rounds of one kind back to back pay their own.
+    session). Rounds of one kind back to back pay for most of their own; sessions promoted to
+    an older generation are freed in batches, which a median leaves out, so the comparison
+    errs against ``kernelprof(fn)``, which frees its session inside every round.
     """
     return _session(fn, lambda: torch.profiler.profile(activities=activities()))
 

@@ -7,8 +7,10 @@ without ``_KinetoEvent.activity_type``, on a machine without a GPU.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
+import pickle
 import sys
 import types
 from collections import Counter
@@ -136,9 +138,17 @@ def test_both_kineto_adapters_make_the_same_events(name: str, trace: Callable[[s
     }
     recorded = recorded_kineto_events(name)
     typed = []
+    unmatched = []
     for e in recorded:
-        chrome = by_start.get((e.name(), e.start_ns()), {"cat": "Trace", "args": {}})
+        chrome = by_start.get((e.name(), e.start_ns()))
+        if chrome is None:
+            unmatched.append(e)
+            chrome = {"cat": "gpu_user_annotation", "args": {}}
         typed.append(_WithActivityType(e, chrome["cat"], chrome.get("args", {})))
+    # Only the GPU-lane copies of the step marks have no twin at the same start in the trace.
+    assert [(e.name(), str(e.device_type()), e.is_user_annotation()) for e in unmatched] == [
+        (f"ProfilerStep#{i}", "DeviceType.CUDA", True) for i in range(3)
+    ]
     modern = events.events_from_kineto(typed)
     fallback = events.events_from_kineto(recorded)
     assert [[getattr(e, f) for f in _FIELDS] for e in modern] == [[getattr(e, f) for f in _FIELDS] for e in fallback]
@@ -154,3 +164,50 @@ def test_both_kineto_adapters_make_the_same_events(name: str, trace: Callable[[s
         )
     # The fallback cannot read them (torch 2.11 leaves the metadata empty).
     assert all(e.grid is None and e.block is None and e.nbytes is None for e in fallback)
+
+
+class _Typed:
+    """A torch 2.12+ event of a given activity type (the fields the adapter reads)."""
+
+    def __init__(self, name: str, activity: str, start: int) -> None:
+        self._name, self._activity, self._start = name, activity, start
+
+    def name(self) -> str:
+        return self._name
+
+    def activity_type(self) -> str:
+        return self._activity
+
+    def start_ns(self) -> int:
+        return self._start
+
+    def duration_ns(self) -> int:
+        return 10
+
+    def start_thread_id(self) -> int:
+        return 1
+
+    def correlation_id(self) -> int:
+        return 7
+
+
+def test_a_user_range_named_like_an_op_stays_an_annotation() -> None:
+    adapted = events.events_from_kineto(
+        [
+            _Typed("aten::my_region", "user_annotation", 5),
+            _Typed("aten::my_region", "gpu_user_annotation", 6),  # its GPU-lane copy: no event
+            _Typed("aten::add", "cpu_op", 7),
+        ]
+    )
+    assert [(e.category, e.name, e.start) for e in adapted] == [
+        (events.ANNOTATION, "aten::my_region", 5),
+        (events.OP, "aten::add", 7),
+    ]
+
+
+def test_events_copy_and_pickle_whole() -> None:
+    adapted = events.events_from_kineto(recorded_kineto_events("geglu_liger"))
+    assert {type(e).__name__ for e in adapted} == {"_HostEvent", "_RuntimeEvent", "_GpuEvent"}
+    every = (*_FIELDS, "grid", "block", "nbytes")
+    for copied in ([copy.copy(e) for e in adapted], pickle.loads(pickle.dumps(adapted))):
+        assert [[getattr(e, f) for f in every] for e in copied] == [[getattr(e, f) for f in every] for e in adapted]
