@@ -71,3 +71,31 @@ def _parse(value: str) -> Any:
 def recorded_kineto_events(name: str) -> list[RecordedKinetoEvent]:
     rows = json.loads(gzip.decompress((DATA / f"h200_{name}.kineto.json.gz").read_bytes()))
     return [RecordedKinetoEvent(row) for row in rows]
+
+
+class TypedKinetoEvent:
+    """A ``_KinetoEvent`` of torch 2.12+ (``activity_type``) with the fields a host event is
+    read for; ``name=None`` raises as a name cut inside a multi-byte character did live."""
+
+    def __init__(self, name: str | None, start: int, activity: str = "python_function", correlation: int = 0) -> None:
+        self._name, self._start, self._activity, self._correlation = name, start, activity, correlation
+
+    def name(self) -> str:
+        if self._name is None:
+            raise UnicodeDecodeError("utf-8", b"\x94", 0, 1, "invalid start byte")
+        return self._name
+
+    def activity_type(self) -> str:
+        return self._activity
+
+    def start_ns(self) -> int:
+        return self._start
+
+    def duration_ns(self) -> int:
+        return 10
+
+    def start_thread_id(self) -> int:
+        return 1
+
+    def correlation_id(self) -> int:
+        return self._correlation

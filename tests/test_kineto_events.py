@@ -24,7 +24,7 @@ from pytest_kernelprof import KernelProfile, events, load_trace
 from pytest_kernelprof.build import build_profile
 from pytest_kernelprof.events import Source, events_from_kineto, events_from_trace_file
 
-from .conftest import recorded_kineto_events
+from .conftest import TypedKinetoEvent, recorded_kineto_events
 
 
 def _from_kineto(name: str) -> KernelProfile:
@@ -166,37 +166,12 @@ def test_both_kineto_adapters_make_the_same_events(name: str, trace: Callable[[s
     assert all(e.grid is None and e.block is None and e.nbytes is None for e in fallback)
 
 
-class _Typed:
-    """A torch 2.12+ event of a given activity type (the fields the adapter reads)."""
-
-    def __init__(self, name: str, activity: str, start: int) -> None:
-        self._name, self._activity, self._start = name, activity, start
-
-    def name(self) -> str:
-        return self._name
-
-    def activity_type(self) -> str:
-        return self._activity
-
-    def start_ns(self) -> int:
-        return self._start
-
-    def duration_ns(self) -> int:
-        return 10
-
-    def start_thread_id(self) -> int:
-        return 1
-
-    def correlation_id(self) -> int:
-        return 7
-
-
 def test_a_user_range_named_like_an_op_stays_an_annotation() -> None:
     adapted = events.events_from_kineto(
         [
-            _Typed("aten::my_region", "user_annotation", 5),
-            _Typed("aten::my_region", "gpu_user_annotation", 6),  # its GPU-lane copy: no event
-            _Typed("aten::add", "cpu_op", 7),
+            TypedKinetoEvent("aten::my_region", 5, "user_annotation", 7),
+            TypedKinetoEvent("aten::my_region", 6, "gpu_user_annotation", 7),  # its GPU-lane copy: no event
+            TypedKinetoEvent("aten::add", 7, "cpu_op", 8),
         ]
     )
     assert [(e.category, e.name, e.start) for e in adapted] == [

@@ -24,7 +24,7 @@ from pytest_kernelprof.capture import SyncLines, _flagging_syncs, capture_callab
 from pytest_kernelprof.events import PYTHON, events_from_kineto
 from pytest_kernelprof.syncs import FlaggedSync, assign_lines, is_user_file, user_frames
 
-from .conftest import recorded_kineto_events
+from .conftest import TypedKinetoEvent, recorded_kineto_events
 
 Trace = Callable[[str], Path]
 SYNC_WARNING = "called a synchronizing CUDA operation"
@@ -216,35 +216,8 @@ def test_without_live_frames_stacks_come_from_the_exported_trace(trace: Trace, t
     assert any(e.category == PYTHON and e.name == "main_ace.py(40): train_step_item" for e in events)
 
 
-class KinetoEvent213:
-    """A _KinetoEvent of torch 2.12+ (activity_type), as a Python frame or with a broken name."""
-
-    def __init__(self, name: str | None, start: int) -> None:
-        self._name, self._start = name, start
-
-    def name(self) -> str:
-        if self._name is None:
-            raise UnicodeDecodeError("utf-8", b"\x94", 0, 1, "invalid start byte")
-        return self._name
-
-    def activity_type(self) -> str:
-        return "python_function"
-
-    def start_ns(self) -> int:
-        return self._start
-
-    def duration_ns(self) -> int:
-        return 10
-
-    def start_thread_id(self) -> int:
-        return 1
-
-    def correlation_id(self) -> int:
-        return 0
-
-
 def test_live_python_frames_of_newer_torch_and_a_name_that_does_not_decode() -> None:
-    events = events_from_kineto([KinetoEvent213("t.py(1): step", 5), KinetoEvent213(None, 6)])
+    events = events_from_kineto([TypedKinetoEvent("t.py(1): step", 5), TypedKinetoEvent(None, 6)])
     assert [(e.category, e.name, e.start, e.thread) for e in events] == [(PYTHON, "t.py(1): step", 5, 1)]
 
 
