@@ -124,7 +124,11 @@ def main(path: str) -> int:
         report = json.load(handle)
     medians = {b["name"]: b["stats"]["median"] for b in report["benchmarks"]}
     readers = {b["name"]: b.get("extra_info", {}).get("reader") for b in report["benchmarks"]}
-    on_gpu = bool(report.get("machine_info", {}).get("kernelprof", {}).get("gpu"))
+    # A GPU run by the plugin's machine_info, or by the cases' own record of their device
+    # (a run without the plugin loaded has no machine_info: it must not get the CPU budgets).
+    on_gpu = bool(report.get("machine_info", {}).get("kernelprof", {}).get("gpu")) or any(
+        b.get("extra_info", {}).get("device") == "cuda" for b in report["benchmarks"]
+    )
     failed = checked = 0
     for budget in BUDGETS:
         if budget.ours not in medians or budget.theirs not in medians:

@@ -82,6 +82,7 @@ def _torch_events(prof: Any) -> Any:
 
 
 def _record(benchmark: Any, prof: Any, fn: Callable[[], Any]) -> None:
+    benchmark.extra_info["device"] = DEVICE  # check_budget.py holds GPU runs to the GPU budgets
     benchmark.extra_info["events"] = len(kineto_events(prof))
     benchmark.extra_info["peak_mb"] = _peak_mb(fn)
     benchmark.pedantic(fn, rounds=5 if benchmark.extra_info["events"] < 50_000 else 3, iterations=1, warmup_rounds=1)
@@ -157,6 +158,7 @@ def test_kernelprof_call(benchmark: Any, kernels: int) -> None:
         profiler.captures.clear()  # each round pays for freeing its own session (see workloads.py)
         return profile
 
+    benchmark.extra_info["device"] = DEVICE
     profile = benchmark.pedantic(profiled, rounds=_rounds(kernels), iterations=1, warmup_rounds=2)
     assert profile.ops["aten::add"].count == kernels
     if DEVICE == "cuda":
@@ -166,6 +168,7 @@ def test_kernelprof_call(benchmark: Any, kernels: int) -> None:
 @pytest.mark.parametrize("kernels", KERNELS)
 def test_bare_session(benchmark: Any, kernels: int) -> None:
     fn = stack(kernels)
+    benchmark.extra_info["device"] = DEVICE
     benchmark.pedantic(lambda: bare_session(fn), rounds=_rounds(kernels), iterations=1, warmup_rounds=2)
 
 
@@ -174,4 +177,5 @@ def test_bare_autograd_session(benchmark: Any, kernels: int) -> None:
     """The session kernelprof(fn) starts, bare: the least a session costs (no budget; the
     README reports the ratio)."""
     fn = stack(kernels)
+    benchmark.extra_info["device"] = DEVICE
     benchmark.pedantic(lambda: autograd_session(fn), rounds=_rounds(kernels), iterations=1, warmup_rounds=2)
