@@ -178,3 +178,24 @@ def test_a_trace_that_cannot_be_read_fails_at_the_tests_line_without_reader_fram
     )
     for reader_frame in ("traces.py", "events.py", "api.py"):
         result.stdout.no_fnmatch_line(f"*pytest_kernelprof*{reader_frame}*")
+
+
+def test_a_profile_that_measured_nothing_fails_at_the_tests_line(cpu_pytester: pytest.Pytester) -> None:
+    cpu_pytester.makepyfile(
+        test_t="""
+        import torch
+
+        def test_syncs(kernelprof):
+            assert kernelprof(torch.relu, torch.ones(4)).syncs.count() == 0
+
+        def test_copies(kernelprof):
+            assert len(kernelprof(torch.relu, torch.ones(4)).copies) == 0
+
+        def test_launches(kernelprof):
+            assert kernelprof(torch.relu, torch.ones(4)).launches == 0
+        """
+    )
+    result = cpu_pytester.runpytest()
+    result.assert_outcomes(failed=3)
+    assert result.stdout.str().count("E       pytest_kernelprof.errors.NoDeviceActivityError: no GPU activity") == 3
+    result.stdout.no_fnmatch_line("*pytest_kernelprof*model.py*")

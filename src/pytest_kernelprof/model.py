@@ -503,8 +503,8 @@ class _Records(_Measured, Sequence[T], Generic[T]):
         self._unavailable = unavailable
 
     def _items(self) -> tuple[T, ...]:
-        if self._unavailable is not None:
-            raise NoDeviceActivityError(self._unavailable)
+        __tracebackhide__ = True
+        self.require_measured()
         return self._items_
 
     @overload
@@ -512,17 +512,21 @@ class _Records(_Measured, Sequence[T], Generic[T]):
     @overload
     def __getitem__(self, index: slice) -> Sequence[T]: ...
     def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        __tracebackhide__ = True
         if isinstance(index, slice):
             return type(self)(self._items()[index])
         return self._items()[index]
 
     def __len__(self) -> int:
+        __tracebackhide__ = True
         return len(self._items())
 
     def __iter__(self) -> Iterator[T]:
+        __tracebackhide__ = True
         return iter(self._items())
 
     def __eq__(self, other: object) -> bool:
+        __tracebackhide__ = True
         if isinstance(other, _Records):
             return self._items() == other._items()
         if isinstance(other, list | tuple):
@@ -652,6 +656,7 @@ class SyncList(_Records[Sync]):
     def count(self, call: str | None = None, *, kind: str | None = None) -> Count:
         """How many syncs are of API ``call`` (a glob, or the name without Kineto's ``_v...``
         suffix) and ``kind``; all of them when both are None."""
+        __tracebackhide__ = True
         _check_choice("sync kind", kind, SYNC_KINDS)
         found = [
             s
@@ -701,6 +706,7 @@ class CopyList(_Records[MemoryOp]):
 
     def count(self, direction: str | None = None, *, host_memory: str | None = None) -> Count:
         """How many copies go in ``direction`` and touch ``host_memory``; all when both are None."""
+        __tracebackhide__ = True
         _check_choice("direction", direction, DIRECTIONS)
         _check_choice("host memory", host_memory, HOST_MEMORY)
         found = [
@@ -1041,36 +1047,42 @@ class CallProfile:
     @property
     def memory(self) -> MemoryReport:
         """GPU memory of this call alone (see ``KernelProfile.memory``)."""
+        __tracebackhide__ = True
         self.kernels.require_measured()
         return memory_report([self.runtime], [self.memory_reading], NO_READINGS)
 
     @property
     def copies(self) -> CopyList:
         """The call's memcpys (``memory_ops`` without the memsets)."""
+        __tracebackhide__ = True
         self.kernels.require_measured()
         return CopyList([m for m in self.memory_ops if m.kind == "memcpy"])
 
     @property
     def launches(self) -> int:
         """Kernel launch calls (each graph launch counts one); memcpy/memset calls are not launches."""
+        __tracebackhide__ = True
         self.kernels.require_measured()
         return self._launches
 
     @property
     def graph_launches(self) -> int:
         """``cudaGraphLaunch``/``cuGraphLaunch`` calls."""
+        __tracebackhide__ = True
         self.kernels.require_measured()
         return self._graph_launches
 
     @property
     def gpu_busy_us(self) -> float:
         """Time within ``wall_us`` when some kernel or memory op ran on the GPU (their union)."""
+        __tracebackhide__ = True
         self.kernels.require_measured()
         return self._gpu_busy_us
 
     @property
     def gpu_idle_fraction(self) -> float:
         """Share of the call's host span with no GPU work: ``1 - gpu_busy_us / wall_us``."""
+        __tracebackhide__ = True
         busy = self.gpu_busy_us
         return 1.0 - busy / self.wall_us if self.wall_us > 0 else 0.0
 
@@ -1129,6 +1141,7 @@ class KernelProfile:
 
         Raises :class:`NoDeviceActivityError` where no GPU work was recorded.
         """
+        __tracebackhide__ = True
         self.require_device_activity()
         return memory_report([c.runtime for c in self.calls], [c.memory_reading for c in self.calls], NO_READINGS)
 
@@ -1167,16 +1180,21 @@ class KernelProfile:
     @property
     def copies(self) -> CopyList:
         """The memcpys of the representative call."""
+        __tracebackhide__ = True
         return self.call.copies
 
     @property
     def launches(self) -> int:
         """Kernel launch calls per call (median over calls); a graph launch counts one."""
+        __tracebackhide__ = True
+        self.require_device_activity()  # here, not in the comprehension's own frame
         return _median_int([c.launches for c in self.calls])
 
     @property
     def graph_launches(self) -> int:
         """Graph launch calls per call (median over calls)."""
+        __tracebackhide__ = True
+        self.require_device_activity()  # here, not in the comprehension's own frame
         return _median_int([c.graph_launches for c in self.calls])
 
     @property
@@ -1188,11 +1206,15 @@ class KernelProfile:
     @property
     def gpu_busy_us(self) -> float:
         """GPU busy time within one call's host span (union of kernels and memory ops), median."""
+        __tracebackhide__ = True
+        self.require_device_activity()  # here, not in the comprehension's own frame
         return statistics.median(c.gpu_busy_us for c in self.calls)
 
     @property
     def gpu_idle_fraction(self) -> float:
         """Share of a call's host span with no GPU work, the median over calls."""
+        __tracebackhide__ = True
+        self.require_device_activity()  # here, not in the comprehension's own frame
         return statistics.median(c.gpu_idle_fraction for c in self.calls)
 
     @property
