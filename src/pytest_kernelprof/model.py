@@ -208,8 +208,7 @@ class KernelList(_Measured, Sequence[Kernel]):
 
     def _items(self) -> tuple[Kernel, ...]:
         __tracebackhide__ = True
-        if self._unavailable is not None:
-            raise NoDeviceActivityError(self._unavailable)
+        self.require_measured()
         return self._loaded()
 
     @overload
