@@ -425,8 +425,8 @@ class _CallKernels:
                         "start_us": (g.start - step.start) / 1000.0,
                         "stack": frames[position] if frames is not None else None,
                         # Kernel.ops, resolved on first read
-                        "_chains": chains,
-                        "_launcher": op_event,
+                        "chains": chains if op_event is not None else None,
+                        "launcher": op_event,
                     },
                 )
             )
