@@ -1,0 +1,58 @@
+"""The dtype a kernel's template arguments name.
+
+A demangled name is ``<head><template arguments>(<parameters>)``: ``void at::native::
+vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, ...>(int, ...)``. Libraries
+put the element type there far more often than in the head (``scal_kernel<float, float, ...>``,
+``dot_kernel<float, 128, 0, cublasDotParams<cublasGemvTensor<__nv_bfloat16 const>, ...>>``).
+"""
+
+from __future__ import annotations
+
+import re
+
+# The earliest type named wins: element types come before accumulator types in these
+# libraries' argument lists (ReduceOp<float, ...> accumulates a reduction in float).
+_TYPES = (
+    (re.compile(r"__nv_fp8|Float8_e[45]m[23]|fp8_e[45]m[23]|__hip_fp8"), "fp8"),
+    (re.compile(r"__nv_bfloat16|BFloat16|bfloat16|__bf16|hip_bfloat16"), "bf16"),
+    (re.compile(r"c10::Half\b|__half\b|\bhalf\b|_Float16|\bHalf\b"), "fp16"),
+    (re.compile(r"complex<double>|\bdouble2\b|cuDoubleComplex|ComplexDouble"), "complex128"),
+    (re.compile(r"complex<float>|\bfloat2\b|cuComplex\b|ComplexFloat"), "complex64"),
+    (re.compile(r"\bdouble\b"), "fp64"),
+    (re.compile(r"\bfloat\b"), "fp32"),
+)
+# The data type of a cuBLAS level-1/2 kernel is its tensor parameter's; the leading scalar
+# type is the compute type (dot_kernel<float, ..., cublasGemvTensor<__nv_bfloat16 const>>).
+_TENSOR_ARGUMENT = re.compile(r"\w*Tensor<([^<>]*)>")
+_HEAD_END = re.compile(r"[<(]")
+
+
+def split_head(name: str) -> tuple[str, str]:
+    """``name`` split into its head and the rest (template arguments and parameters)."""
+    found = _HEAD_END.search(name)
+    if found is None:
+        return name, ""
+    return name[: found.start()], name[found.start() :]
+
+
+def _first_type(text: str) -> str | None:
+    best: tuple[int, str] | None = None
+    for pattern, dtype in _TYPES:
+        found = pattern.search(text)
+        if found and (best is None or found.start() < best[0]):
+            best = (found.start(), dtype)
+    return best[1] if best else None
+
+
+def template_dtype(arguments: str) -> str | None:
+    """The element type that a name's template arguments (and parameters) name, or None.
+
+    Integer types are not read: they are indices, sizes and counts far more often than data.
+    """
+    if not arguments:
+        return None
+    for tensor in _TENSOR_ARGUMENT.finditer(arguments):
+        dtype = _first_type(tensor.group(1))
+        if dtype is not None:
+            return dtype
+    return _first_type(arguments)
