@@ -22,7 +22,7 @@ from .facts import Evidence, KernelName
 from .grammar import _INDUCTOR_KINDS, RULES
 from .ops import dtype_of_inputs, kind_of_op
 from .teach import TAUGHT_FIELDS, Teaching, parse_teachings
-from .templates import split_head, template_dtype
+from .templates import demangled, split_head, template_dtype
 
 _VOID = "void "
 
@@ -30,7 +30,7 @@ _VOID = "void "
 @functools.lru_cache(maxsize=8192)
 def _by_name(name: str) -> KernelName:
     """What the name alone says: the grammar, then the template arguments."""
-    text = name[len(_VOID) :] if name.startswith(_VOID) else name
+    text = demangled(name[len(_VOID) :] if name.startswith(_VOID) else name)
     head, arguments = split_head(text)
     for rule in RULES:
         if not rule.pattern.search(text):
@@ -39,7 +39,11 @@ def _by_name(name: str) -> KernelName:
         if rule.family == "inductor" and rule.places_kind:
             # One rule for all Inductor kernels; the three letters after "triton_" say the kind.
             kind = _INDUCTOR_KINDS[text[len("triton_") : len("triton_") + 3]]
-        dtype, dtype_source = rule.dtype(head), "name"
+        dtype, dtype_source = None, "template"
+        if rule.template_dtype_first:
+            dtype = template_dtype(arguments)
+        if dtype is None:
+            dtype, dtype_source = rule.dtype(head), "name"
         if dtype is None and rule.dtype_anywhere:
             dtype, dtype_source = rule.dtype(text), "template"
         if dtype is None:

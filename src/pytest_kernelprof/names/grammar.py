@@ -36,12 +36,15 @@ _NVJET_TYPES = {"h": "fp16", "t": "bf16", "s": "fp32", "d": "fp64", "e": "fp8", 
 _NVJET_DTYPE = re.compile(r"^nvjet_(?:sm\d+_)?(qq)?([a-z])[a-z]{2}_")
 
 _DTYPE_TOKENS = (
-    (re.compile(r"bf16|bfloat16|BFloat16"), "bf16"),
-    (re.compile(r"e4m3|e5m2|fp8|Float8"), "fp8"),
-    (re.compile(r"fp16|f16|Half|h884|h1688|h16816|hgemm"), "fp16"),
+    (re.compile(r"bf16|[bB]float16|BFloat16"), "bf16"),
+    (re.compile(r"[eE]4[mM]3|[eE]5[mM]2|fp8|Float8"), "fp8"),
+    (re.compile(r"fp16|(?<![A-Za-z])f16|Half|(?:^|_)half(?:_|$)|h884|h1688|h16816|hgemm"), "fp16"),
     (re.compile(r"tf32"), "tf32"),
-    (re.compile(r"f64|fp64|double|dgemm"), "fp64"),
-    (re.compile(r"f32|fp32|float|sgemm"), "fp32"),
+    (re.compile(r"(?<![A-Za-z])f64|fp64|double|dgemm"), "fp64"),
+    # complex GEMMs of cuBLAS (cgemm) and the "gcgemm" of cuDNN's FFT convolutions
+    (re.compile(r"[gc]cgemm|Cgemm"), "complex64"),
+    (re.compile(r"zgemm|Zgemm"), "complex128"),
+    (re.compile(r"(?<![A-Za-z])f32|fp32|(?<![bB])float(?!\d)|sgemm"), "fp32"),
     (re.compile(r"int8|i8|imma"), "int8"),
 )
 
@@ -262,6 +265,7 @@ _NCCL_COLLECTIVES = (
 )
 _NCCL_DTYPES = {
     "bf16": "bf16",
+    "bfloat16": "bf16",
     "f16": "fp16",
     "half": "fp16",
     "f32": "fp32",
@@ -323,6 +327,10 @@ def _cudnn_dtype(name: str) -> str | None:
     found = _CUDNN_TYPE.search(name)
     if found is None:
         return _first_dtype(name)
+    # volta_fp16_s884cudnn_fp16_*: an input type named before the instruction wins over it.
+    named = _first_dtype(name[: found.start()])
+    if named is not None:
+        return named
     letter = found.group(1)
     if letter.startswith("bf16"):
         return "bf16"
@@ -369,6 +377,9 @@ class Rule:
     # Whether ``dtype`` reads the whole name; the default reads the head, and the template
     # arguments are read separately (their dtype is evidence "template").
     dtype_anywhere: bool = False
+    # Whether the template arguments' type comes before the head's: cuDNN's direct convolution
+    # kernels are named after the algorithm (explicit_convolve_sgemm<__half, ...>), not the type.
+    template_dtype_first: bool = False
 
 
 def _rule(
@@ -382,6 +393,7 @@ def _rule(
     collective: Callable[[str], str | None] = _none,
     part_of: str | None = None,
     places_kind: bool = True,
+    template_dtype_first: bool = False,
 ) -> Rule:
     return Rule(
         re.compile(pattern),
@@ -394,6 +406,7 @@ def _rule(
         part_of,
         places_kind,
         dtype_anywhere=dtype is not _first_dtype,
+        template_dtype_first=template_dtype_first,
     )
 
 
@@ -425,18 +438,65 @@ RULES: tuple[Rule, ...] = (
     _rule(r"nccl", "communication", "nccl", dtype=_nccl_dtype, collective=_nccl_collective),
     _rule(r"^triton_(poi|red|per|tem|for|sca|spl|mix)_", "pointwise", "inductor", fused_ops=_inductor_ops),
     _rule(r"flash_(fwd|bwd)|flash::|pytorch_flash|FlashAttn", "attention", "flash"),
+    # Serving kernels (FlashInfer, vLLM, SGLang, TensorRT-LLM), before the generic attention and
+    # ATen rules: "reduce_kernel" and "fmha" are in their names too.
+    _rule(r"flashinfer::comm::", "communication", "flashinfer"),
+    _rule(
+        r"flashinfer::\w*(?:Prefill|Decode|Attention|MLA)"
+        r"|(?:^|flashinfer::)(?:BatchPrefillWith|BatchDecodeWith|SinglePrefillWith|SingleDecodeWith)",
+        "attention",
+        "flashinfer",
+    ),
+    _rule(r"^flashinfer::", "other", "flashinfer", places_kind=False),
+    _rule(r"paged_attention", "attention", "vllm"),
+    # Marlin's mixed-precision GEMMs ship inside vLLM.
+    _rule(r"^marlin::|Marlin<", "gemm", "vllm"),
+    _rule(r"vllm::[\w:]*?(?:rms_norm|layer_norm)", "reduction", "vllm"),
+    _rule(r"vllm::[\w:]*?(?:act_and_mul|silu_and_mul|gelu_and_mul|rotary_embedding|fp8_quant)", "pointwise", "vllm"),
+    _rule(r"vllm::[\w:]*?(?:reshape_and_cache|copy_blocks)", "indexing", "vllm"),
+    _rule(r"vllm::", "other", "vllm", places_kind=False),
+    _rule(r"^fmhaSm\d+|^fmha_v2_|tensorrt_llm::[\w:]*?(?:fmha|attention|mmha)", "attention", "trtllm"),
+    _rule(r"^bmm_(?:Bfloat16|Fp16|Fp32|E4m3|E2m1|MxE\dm\d)", "gemm", "trtllm"),
+    _rule(r"tensorrt_llm::[\w:]*?(?:quantize|dequantize|cast)", "pointwise", "trtllm"),
+    _rule(r"^moe::dev::finalize::", "reduction", "trtllm"),
+    _rule(r"tensorrt_llm::|^moe::dev::", "other", "trtllm", places_kind=False),
+    _rule(r"(?:sgl_hip|sgl_kernel)::.*?(?:act_and_mul|silu_and_mul|gelu_and_mul|rotary)", "pointwise", "sglang"),
+    _rule(r"sgl_hip::|sgl_kernel::|sglang", "other", "sglang", places_kind=False),
+    _rule(r"(?:^|::)(?:act_and_mul|silu_and_mul|gelu_and_mul|rotary_embedding)\w*kernel", "pointwise", "unknown"),
+    _rule(r"(?:^|::)(?:store_kvcache|reshape_and_cache)\w*", "indexing", "unknown"),
+    # TransformerEngine
+    _rule(r"transformer_engine::[\w:]*?(?:normalization|rmsnorm|layernorm|ln_)", "reduction", "transformer_engine"),
+    _rule(r"transformer_engine::[\w:]*?(?:cast|transpose|quantize|gelu|swiglu|geglu|act)", "pointwise", "transformer_engine"),
+    _rule(r"transformer_engine::", "other", "transformer_engine", places_kind=False),
+    # Symmetric-memory collectives of ATen (multimem all-reduce), before ATen's reduce rules.
+    _rule(r"multimem_\w*(?:all_reduce|all_gather|reduce_scatter)|one_shot_all_reduce|two_shot_all_reduce", "communication", "aten"),
     # cuDNN's SDPA backward helpers (cudnn::fusion::fmha_reduce_head, compute_dot_do_o, convert_dq)
     # come before the mem-efficient rule: "fmha" is in their names too.
     _rule(r"cudnn\w*(sdpa|fmha|attention)|cudnn::fusion::", "attention", "cudnn"),
+    _rule(r"^aiter::.*?(?:fmha|attention|mha_)", "attention", "aiter"),
     _rule(r"fmha|AttentionKernel|attention_kernel|efficient_attention|mem_eff", "attention", "mem_efficient"),
     _rule(r"^nvjet_", "gemm", "nvjet", layout=_nvjet_layout, dtype=_nvjet_dtype, fused_ops=_gemm_epilogue),
     # cuDNN's CUTLASS split-K reduce after a convolution (like cuBLAS's splitKreduce after a GEMM).
     _rule(r"cudnn::reduction::|cutlass_cudnn\w*::\w*ReduceSplitK", "reduction", "cudnn", part_of="convolution"),
     # ROCm: Tensile GEMMs (rocBLAS and hipBLASLt), Composable Kernel, MIOpen.
     _rule(r"^Cijk_", "gemm", "tensile", layout=_tensile_layout, dtype=_tensile_dtype, fused_ops=_gemm_epilogue),
-    _rule(r"^ck(?:_tile)?::\w*(?:gemm|Gemm)|kernel_gemm_xdl|gemm_xdl|GemmXdl", "gemm", "composable_kernel"),
-    _rule(r"^ck(?:_tile)?::\w*(?:conv|Conv)", "convolution", "composable_kernel"),
-    _rule(r"^ck(?:_tile)?::\w*(?:fmha|Fmha|attention)", "attention", "composable_kernel"),
+    # Composable Kernel: a convolution runs as a GEMM underneath (GridwiseGemm in its arguments,
+    # kernel_batched_gemm_xdlops_bwd_weight for the weight gradient), so convolutions come first.
+    _rule(r"^ck(?:_tile)?::.*?(?:conv|Conv|bwd_weight)", "convolution", "composable_kernel"),
+    _rule(r"^ck(?:_tile)?::.*?(?:fmha|Fmha|attention|Attention)", "attention", "composable_kernel"),
+    _rule(r"^ck(?:_tile)?::.*?(?:norm|Norm|softmax|Softmax|reduce|Reduce)", "reduction", "composable_kernel"),
+    _rule(r"^ck(?:_tile)?::.*?(?:gemm|Gemm)|kernel_gemm_xdl|gemm_xdl|GemmXdl", "gemm", "composable_kernel"),
+    _rule(r"^ck(?:_tile)?::", "other", "composable_kernel", places_kind=False),
+    _rule(r"^aiter::.*?(?:norm|Norm)", "reduction", "aiter"),
+    _rule(r"^aiter::", "other", "aiter", places_kind=False),
+    # ROCm's CUB (rocPRIM) and HIP's own copy and fill kernels.
+    _rule(r"rocprim::.*?(?:radix_sort|merge_sort|block_merge|sort_)", "sort", "rocprim"),
+    _rule(r"rocprim::.*?(?:lookback_scan|scan_|_scan|partition)", "scan", "rocprim"),
+    _rule(r"rocprim::.*?reduce", "reduction", "rocprim"),
+    _rule(r"rocprim::.*?transform", "pointwise", "rocprim"),
+    _rule(r"rocprim::", "other", "rocprim", places_kind=False),
+    _rule(r"__amd_rocclr_copy", "pointwise", "hip", fused_ops=_copy_op),
+    _rule(r"__amd_rocclr_fill", "pointwise", "hip"),
     _rule(r"MIOpenBatchNorm|MIOpenLayerNorm|MIOpenSoftmax|MIOpenReduce", "reduction", "miopen"),
     _rule(r"MIOpenPooling|mloPooling", "pooling", "miopen"),
     _rule(
@@ -445,6 +505,8 @@ RULES: tuple[Rule, ...] = (
         "convolution",
         "miopen",
     ),
+    _rule(r"batched_transpose_|transpose_(?:NCHW|CNHW|NHWC)\w*2|SubTensorOp", "pointwise", "miopen"),
+    _rule(r"Im2d2Col|Im3d2Col|Col2Im", "resampling", "miopen"),
     _rule(r"^MIOpen|^miopen", "other", "miopen", places_kind=False),
     # cuDNN's classic (cuDNN 7/8) convolution kernels and their helpers.
     _rule(
@@ -454,12 +516,16 @@ RULES: tuple[Rule, ...] = (
         dtype=_cudnn_dtype,
     ),
     _rule(r"cask_cudnn\w*::compute\w*OffsetsKernel|cask_cudnn\w*::\w*Offsets", "indexing", "cudnn", part_of="convolution"),
+    # cuDNN's CUTLASS convolutions (cuDNN 8/9): some names lose "fprop"/"wgrad" when shortened.
+    _rule(r"^cutlass_cudnn|^cutlass__5x_cudnn", "convolution", "cudnn", dtype=_gemm_dtype),
+    _rule(r"cudnn::cnn::im2col|cudnn::\w*::im2col", "resampling", "cudnn", part_of="convolution"),
     # cuDNN's FFT and Winograd convolutions: the transforms of input and filter, and the filter flip.
-    _rule(r"^fft[123]d_(?:r2c|c2r|c2c)", "fft", "cudnn", part_of="convolution"),
+    _rule(r"^fft[123]d_(?:r2c|c2r|c2c)|^DSE::", "fft", "cudnn", part_of="convolution"),
     _rule(r"flip_filter|region_transform|winograd_transform|generateWinogradTilesKernel", "pointwise", "cudnn", part_of="convolution"),
     # cuDNN RNNs (LSTM, GRU), and ATen's own fused cells.
     _rule(
-        r"elemWiseRNNcell|RNN_blockPersist|persistRNN|LSTM_elementWise|GRU_elementWise|cudnn::rnn|rnn_\w*persist"
+        r"elemWiseRNNcell|RNN_blockPersist|persistRNN|LSTM_elementWise|GRU_elementWise|RNN_elementWise|GENERIC_elementWise"
+        r"|cudnn::rnn|rnn_\w*persist"
         r"|lstm_cell_(?:forward|backward)|gru_cell_(?:forward|backward)",
         "rnn",
         "cudnn",
@@ -469,9 +535,10 @@ RULES: tuple[Rule, ...] = (
         r"fprop|dgrad|wgrad|implicit_gemm|implicit_convolve|conv2d|convolve|winograd|ImplicitGemmConvolution",
         "convolution",
         "cudnn",
+        template_dtype_first=True,
     ),
     _rule(
-        r"cutlass3x_|cutlass_\d+_|cutlass::",
+        r"^(?:cutlass3x_|cutlass_(?:\d+|tensorop|simt|wmma)_|cutlass::)",
         "gemm",
         "cutlass",
         layout=_layout_any,
@@ -496,8 +563,17 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(r"^magma\w*gemm", "gemm", "magma", dtype=_magma_dtype),
     _rule(r"^magma", "linalg", "magma", dtype=_magma_dtype),
-    _rule(r"^rocblas_\w*gem[mv]", "gemm", "rocblas"),
+    # cuSOLVER before the GEMV rule: its tridiagonal reductions run kernels named *_gemv_*.
+    _rule(
+        r"cusolver|^(?:syevj|gesvdj|gesvdbj|getrf|getrs|geqr2|geqrf|larft|larfb|larfg|kernel_trsm|trsm_|potrf|potrs|orgqr"
+        r"|ormqr|laswp|trtri|gesvd|syevd|sytrd|sytd2|stedc|ormtr|orgtr|lacpy|laset|lascl|steqr|svd_\w*rotate"
+        r"|copy_info_kernel|batch_(?:sym|svd|eig)|jacobi)",
+        "linalg",
+        "cusolver",
+    ),
     _rule(r"gemv|gemvx", "gemm", "cublas"),
+    _rule(r"^(?:fermi|kepler|maxwell)\w*gemm", "gemm", "cublas", layout=_layout_any),
+    _rule(r"^transpose_readWrite|cublasTranspose", "pointwise", "cublas", fused_ops=_copy_op),
     # cuBLAS's older kernels named after the BLAS routine: sgemm_largek_lds64, dgemm_*.
     _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel|^[sdhcz]gemm_", "gemm", "cublas", layout=_layout_any),
     # A GEMM's helpers are not GEMMs: split-K reduction, beta scaling (C = beta*C before a GEMM
@@ -524,11 +600,15 @@ RULES: tuple[Rule, ...] = (
     _rule(r"scalePackedTensor", "pointwise", "cudnn"),
     # Any other cuDNN kernel: the family is certain, the kind is not.
     _rule(r"cudnn::\w*::convertTensor_kernel|convertTensor_kernel", "pointwise", "cudnn", fused_ops=_copy_op),
+    _rule(r"cudnn::\w*::cubeTranspose|cudnn::\w*::transpose|^op_tensor_kernel|cudnnOpTensorOp", "pointwise", "cudnn"),
+    # cuDNN's dropout states: curand states seeded for each thread.
+    _rule(r"cudnn::initstates", "random", "cudnn"),
     _rule(r"cudnn::", "other", "cudnn", places_kind=False),
     # ATen's dedicated kernels, before its generic elementwise/reduce rules below.
     _rule(r"conv_depthwise|depthwise_conv", "convolution", "aten"),
     _rule(r"Fused(?:Adam|Sgd|SGD|Adagrad)\w*Functor|fused_adam|fused_sgd", "optimizer", "aten"),
-    _rule(r"nll_loss|ctc_loss|multi_margin_loss|multilabel_margin_loss", "loss", "aten"),
+    _rule(r"nll_loss|ctc_loss|multi_margin_loss|multilabel_margin_loss|ClassNLLCriterion", "loss", "aten"),
+    _rule(r"kOptimizer\w*State|kPreconditionOptimizer|kOptimizerStatic8bit", "optimizer", "bitsandbytes"),
     _rule(
         r"radixSort|bitonicSort|MergeSort|SortKVInPlace|segmented_sort|sort_postprocess|fill_reverse_indices"
         r"|sbtopk::|mbtopk::|gatherTopK|gatherKthValue|gatherMedian|searchsorted",
@@ -542,7 +622,7 @@ RULES: tuple[Rule, ...] = (
         "aten",
     ),
     _rule(
-        r"reflection_pad|replication_pad|upsample_|grid_sampler|im2col|col2im|vol2col|col2vol",
+        r"reflection_pad|replication_pad|upsample_|grid_sampler|im2col|col2im|vol2col|col2vol|nearest_neighbor_\dd",
         "resampling",
         "aten",
     ),
@@ -558,7 +638,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         r"reduce_kernel|softmax|SoftMax|layer_norm|LayerNorm|norm_kernel|batch_norm|RowwiseMoments|GammaBetaBackward"
         r"|ComputeFusedParams|ComputeInternalGradients|ComputeBackwardFusedParams|renormRows|kernelHistogram"
-        r"|LpNormFunctor|lpnorm_cleanup",
+        r"|LpNormFunctor|lpnorm_cleanup|GradGammaBeta|cuComputeGradInput|cuApplyLayerNorm|cuApplyRMSNorm|cuWelford",
         "reduction",
         "aten",
         fused_ops=_aten_ops,
@@ -575,32 +655,23 @@ RULES: tuple[Rule, ...] = (
     _rule(r"at::cuda::\w*spin_kernel", "other", "aten"),
     # Kernels of other libraries, after ATen's rules: ATen's own kernels name these libraries
     # in their template arguments (curandStatePhilox4_32_10 in every random kernel).
-    _rule(r"^(?:regular_fft|vector_fft|fft_|bluestein|postprocess|preprocess)\w*|cufft", "fft", "cufft"),
-    _rule(r"^(?:generate_seed_pseudo|gen_sequenced|curand|philox|xorwow|mtgp32)", "random", "curand"),
     _rule(
-        r"cusolver|^(?:syevj|gesvdj|getrf|getrs|geqr2|geqrf|larft|larfb|larfg|kernel_trsm|trsm_|potrf|potrs|orgqr|ormqr"
-        r"|laswp|trtri|gesvd|syevd|sytrd|stedc|ormtr|orgtr|lacpy|laset|lascl|steqr|batch_(?:sym|svd|eig)|jacobi)",
-        "linalg",
-        "cusolver",
+        r"^(?:regular_fft|vector_fft|fft_|bluestein|regular_bluestein|prime_fft|postprocess|preprocess)|_fft_factor|cufft",
+        "fft",
+        "cufft",
     ),
-    # fbgemm_gpu (recommendation models): table-batched embeddings, sparse permutes, bucketize, FP8 quantize.
+    _rule(r"^(?:generate_seed_pseudo|gen_sequenced|curand|philox|xorwow|mtgp32)", "random", "curand"),
+    # fbgemm_gpu (recommendation models): table-batched embeddings, sparse permutes, bucketize, FP8
+    # quantize; named as pytorch/FBGEMM's sources name their __global__ functions.
     _rule(
         r"split_embedding\w*kernel|batched_embedding|embedding_codegen|dense_embedding|bounds_check_indices"
-        r"|lxu_cache|linearize_cache|_permute_\w*kernel|permute_pooled_embs|jagged_\w*kernel",
+        r"|lxu_cache|linearize_cache|(?:^|::)_?permute_\w*kernel|permute_pooled_embs|jagged_\w*kernel",
         "indexing",
         "fbgemm",
     ),
     _rule(r"bucketize_sparse_features|_block_bucketize", "sort", "fbgemm"),
     _rule(r"FP8rowwise|FP8_rowwise|fused8bitrowwise|Fused8BitRowwise|float_to_FP8|_to_FP8|quantize_fp8", "pointwise", "fbgemm"),
     _rule(r"fbgemm", "other", "fbgemm", places_kind=False),
-    # Serving kernels: FlashInfer and vLLM.
-    _rule(r"flashinfer::\w*(?:Prefill|Decode|Attention|MLA)|BatchPrefillWith|BatchDecodeWith|SinglePrefillWith|SingleDecodeWith", "attention", "flashinfer"),
-    _rule(r"flashinfer::", "other", "flashinfer", places_kind=False),
-    _rule(r"vllm::\w*paged_attention|paged_attention_v[12]", "attention", "vllm"),
-    _rule(r"vllm::\w*(?:rms_norm|layer_norm)", "reduction", "vllm"),
-    _rule(r"vllm::\w*(?:act_and_mul|silu_and_mul|gelu_and_mul|rotary_embedding|scaled_fp8_quant)", "pointwise", "vllm"),
-    _rule(r"vllm::\w*(?:reshape_and_cache|copy_blocks)", "indexing", "vllm"),
-    _rule(r"vllm::", "other", "vllm", places_kind=False),
     # Triton kernels of Inductor before its names said their kind (triton__0d1d2d...).
     _rule(r"^triton__\d", "other", "inductor", places_kind=False),
     _rule(r"^void at::native::|at::native::|at::cuda::", "other", "aten", fused_ops=_aten_ops, places_kind=False),

@@ -27,6 +27,37 @@ _TENSOR_ARGUMENT = re.compile(r"\w*Tensor<([^<>]*)>")
 _HEAD_END = re.compile(r"[<(]")
 
 
+# Itanium-mangled names (CUPTI leaves some, e.g. Composable Kernel's and cuDNN's CUTLASS
+# kernels): _ZN<len><id><len><id>...I<template arguments>E...; read the nested name and
+# spell the extended float types that the rules and the template reader know.
+_LENGTH = re.compile(r"\d+")
+_MANGLED_TYPES = (("DF16b", " __bf16 "), ("DF16_", " _Float16 "), ("DF8_", " __fp8 "))
+
+
+def demangled(name: str) -> str:
+    """``name`` with a mangled nested name spelled as ``a::b::c<...`` (the rest kept as it
+    is, for the type reader); other names unchanged."""
+    if not name.startswith("_ZN"):
+        return name
+    position, parts = 3, []
+    while position < len(name) and name[position] in "KVrL":  # qualifiers
+        position += 1
+    while True:
+        length = _LENGTH.match(name, position)
+        if length is None:
+            break
+        start = length.end()
+        part = name[start : start + int(length.group())]
+        parts.append("(anonymous namespace)" if part.startswith("_GLOBAL__N") else part)
+        position = start + int(length.group())
+    if not parts:
+        return name
+    rest = name[position:]
+    for code, spelled in _MANGLED_TYPES:
+        rest = rest.replace(code, spelled)
+    return "::".join(parts) + ("<" + rest[1:] if rest.startswith("I") else "(" + rest)
+
+
 def split_head(name: str) -> tuple[str, str]:
     """``name`` split into its head and the rest (template arguments and parameters)."""
     found = _HEAD_END.search(name)
