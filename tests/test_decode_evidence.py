@@ -7,7 +7,6 @@ import pytest
 from pytest_kernelprof.names import (
     BUILT_IN,
     DTYPES,
-    KINDS,
     Decoder,
     Evidence,
     KernelName,
@@ -48,7 +47,10 @@ def test_a_catch_all_rule_gives_the_family_but_does_not_place_the_kernel() -> No
         ("<double>(double*)", "fp64"),
         ("<c10::complex<float> >(int)", "complex64"),
         # cuBLAS's data type is its tensor argument's, not the leading compute type
-        ("<float, 128, 0, cublasDotParams<cublasGemvTensor<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<float> > >", "bf16"),
+        (
+            "<float, 128, 0, cublasDotParams<cublasGemvTensor<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<float> > >",
+            "bf16",
+        ),
         # integers are indices and sizes, not data
         ("<long, int>(long const*, int)", None),
     ],

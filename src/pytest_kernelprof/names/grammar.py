@@ -16,13 +16,9 @@ for all three lets a test compare eager and compiled runs with the same query.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from .facts import KernelName
-
 
 # -- extractors -------------------------------------------------------------------------
 
@@ -466,10 +462,18 @@ RULES: tuple[Rule, ...] = (
     _rule(r"(?:^|::)(?:store_kvcache|reshape_and_cache)\w*", "indexing", "unknown"),
     # TransformerEngine
     _rule(r"transformer_engine::[\w:]*?(?:normalization|rmsnorm|layernorm|ln_)", "reduction", "transformer_engine"),
-    _rule(r"transformer_engine::[\w:]*?(?:cast|transpose|quantize|gelu|swiglu|geglu|act)", "pointwise", "transformer_engine"),
+    _rule(
+        r"transformer_engine::[\w:]*?(?:cast|transpose|quantize|gelu|swiglu|geglu|act)",
+        "pointwise",
+        "transformer_engine",
+    ),
     _rule(r"transformer_engine::", "other", "transformer_engine", places_kind=False),
     # Symmetric-memory collectives of ATen (multimem all-reduce), before ATen's reduce rules.
-    _rule(r"multimem_\w*(?:all_reduce|all_gather|reduce_scatter)|one_shot_all_reduce|two_shot_all_reduce", "communication", "aten"),
+    _rule(
+        r"multimem_\w*(?:all_reduce|all_gather|reduce_scatter)|one_shot_all_reduce|two_shot_all_reduce",
+        "communication",
+        "aten",
+    ),
     # cuDNN's SDPA backward helpers (cudnn::fusion::fmha_reduce_head, compute_dot_do_o, convert_dq)
     # come before the mem-efficient rule: "fmha" is in their names too.
     _rule(r"cudnn\w*(sdpa|fmha|attention)|cudnn::fusion::", "attention", "cudnn"),
@@ -515,13 +519,20 @@ RULES: tuple[Rule, ...] = (
         "cudnn",
         dtype=_cudnn_dtype,
     ),
-    _rule(r"cask_cudnn\w*::compute\w*OffsetsKernel|cask_cudnn\w*::\w*Offsets", "indexing", "cudnn", part_of="convolution"),
+    _rule(
+        r"cask_cudnn\w*::compute\w*OffsetsKernel|cask_cudnn\w*::\w*Offsets", "indexing", "cudnn", part_of="convolution"
+    ),
     # cuDNN's CUTLASS convolutions (cuDNN 8/9): some names lose "fprop"/"wgrad" when shortened.
     _rule(r"^cutlass_cudnn|^cutlass__5x_cudnn", "convolution", "cudnn", dtype=_gemm_dtype),
     _rule(r"cudnn::cnn::im2col|cudnn::\w*::im2col", "resampling", "cudnn", part_of="convolution"),
     # cuDNN's FFT and Winograd convolutions: the transforms of input and filter, and the filter flip.
     _rule(r"^fft[123]d_(?:r2c|c2r|c2c)|^DSE::", "fft", "cudnn", part_of="convolution"),
-    _rule(r"flip_filter|region_transform|winograd_transform|generateWinogradTilesKernel", "pointwise", "cudnn", part_of="convolution"),
+    _rule(
+        r"flip_filter|region_transform|winograd_transform|generateWinogradTilesKernel",
+        "pointwise",
+        "cudnn",
+        part_of="convolution",
+    ),
     # cuDNN RNNs (LSTM, GRU), and ATen's own fused cells.
     _rule(
         r"elemWiseRNNcell|RNN_blockPersist|persistRNN|LSTM_elementWise|GRU_elementWise|RNN_elementWise|GENERIC_elementWise"
@@ -670,7 +681,11 @@ RULES: tuple[Rule, ...] = (
         "fbgemm",
     ),
     _rule(r"bucketize_sparse_features|_block_bucketize", "sort", "fbgemm"),
-    _rule(r"FP8rowwise|FP8_rowwise|fused8bitrowwise|Fused8BitRowwise|float_to_FP8|_to_FP8|quantize_fp8", "pointwise", "fbgemm"),
+    _rule(
+        r"FP8rowwise|FP8_rowwise|fused8bitrowwise|Fused8BitRowwise|float_to_FP8|_to_FP8|quantize_fp8",
+        "pointwise",
+        "fbgemm",
+    ),
     _rule(r"fbgemm", "other", "fbgemm", places_kind=False),
     # Triton kernels of Inductor before its names said their kind (triton__0d1d2d...).
     _rule(r"^triton__\d", "other", "inductor", places_kind=False),

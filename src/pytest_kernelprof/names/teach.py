@@ -85,7 +85,9 @@ def parse_teaching(line: str, origin: str) -> Teaching:
     for pair in found.group("facts").split():
         name, _, value = pair.partition("=")
         if name not in TAUGHT_FIELDS:
-            raise TeachingError(f"{origin}: unknown field {name!r} in {line.strip()!r}; one of: {', '.join(TAUGHT_FIELDS)}")
+            raise TeachingError(
+                f"{origin}: unknown field {name!r} in {line.strip()!r}; one of: {', '.join(TAUGHT_FIELDS)}"
+            )
         if name in facts:
             raise TeachingError(f"{origin}: {name}= given twice in {line.strip()!r}")
         facts[name] = value
