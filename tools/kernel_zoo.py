@@ -198,7 +198,12 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
         for dn in names:
             dt, tf32 = dtypes[dn]
             case(f"gemm_{shape}_{dn}", (lambda make=make, dt=dt: make(dt)), tf32=tf32)
-    for shape, make in {"mm_512": mm(512, 512, 512), "bmm_16x64": bmm(16, 64, 64, 64), "mv": mv(False), "dot": dot}.items():
+    for shape, make in {
+        "mm_512": mm(512, 512, 512),
+        "bmm_16x64": bmm(16, 64, 64, 64),
+        "mv": mv(False),
+        "dot": dot,
+    }.items():
         case(f"gemm_{shape}_fp64", (lambda make=make: make(f64)))
 
     def int_mm() -> Callable[[], Any]:
@@ -216,16 +221,47 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
         return make
 
     case("gemm_outer_fp32", vec2(torch.outer, 2048, f32))
-    case("gemm_addr_fp32", lambda: fwd((lambda m, a, b: lambda: torch.addr(m, a, b, beta=0.5))(T(1024, 1024), T(1024), T(1024))))
-    case("gemm_vdot_complex64", lambda: fwd((lambda a, b: lambda: torch.vdot(a, b))(torch.randn(4096, dtype=torch.complex64, device=dev), torch.randn(4096, dtype=torch.complex64, device=dev))))
-    case("gemm_mm_complex64", lambda: fwd((lambda a, b: lambda: a @ b)(torch.randn(256, 256, dtype=torch.complex64, device=dev), torch.randn(256, 256, dtype=torch.complex64, device=dev))))
-    case("gemm_matmul_1d_2d_bf16", lambda: fwd((lambda a, b: lambda: torch.matmul(a, b))(T(1024, dtype=bf16), T(1024, 4096, dtype=bf16))))
-    case("gemm_addbmm_fp32", lambda: fwd((lambda c, a, b: lambda: torch.addbmm(c, a, b))(T(128, 128), T(16, 128, 64), T(16, 64, 128))))
+    case(
+        "gemm_addr_fp32",
+        lambda: fwd((lambda m, a, b: lambda: torch.addr(m, a, b, beta=0.5))(T(1024, 1024), T(1024), T(1024))),
+    )
+    case(
+        "gemm_vdot_complex64",
+        lambda: fwd(
+            (lambda a, b: lambda: torch.vdot(a, b))(
+                torch.randn(4096, dtype=torch.complex64, device=dev),
+                torch.randn(4096, dtype=torch.complex64, device=dev),
+            )
+        ),
+    )
+    case(
+        "gemm_mm_complex64",
+        lambda: fwd(
+            (lambda a, b: lambda: a @ b)(
+                torch.randn(256, 256, dtype=torch.complex64, device=dev),
+                torch.randn(256, 256, dtype=torch.complex64, device=dev),
+            )
+        ),
+    )
+    case(
+        "gemm_matmul_1d_2d_bf16",
+        lambda: fwd((lambda a, b: lambda: torch.matmul(a, b))(T(1024, dtype=bf16), T(1024, 4096, dtype=bf16))),
+    )
+    case(
+        "gemm_addbmm_fp32",
+        lambda: fwd((lambda c, a, b: lambda: torch.addbmm(c, a, b))(T(128, 128), T(16, 128, 64), T(16, 64, 128))),
+    )
     case("gemm_linear_m1_fp16", lambda: linear(4096, 4096, (1, 4096))(f16))
     case("gemm_linear_m1_bf16", lambda: linear(4096, 4096, (1, 4096))(bf16))
-    case("gemm_bilinear_fp32", lambda: fwd((lambda m, a, b: lambda: m(a, b))(nn.Bilinear(64, 64, 32, device=dev), T(256, 64), T(256, 64))))
-    case("gemm_mm_noncontig_fp32", lambda: fwd((lambda a, b: lambda: torch.mm(a, b))(T(1024, 2048)[:, ::2], T(1024, 1024))))
-    case("misc_cuda_sleep_spin", lambda: (lambda: torch.cuda._sleep(1000)))
+    case(
+        "gemm_bilinear_fp32",
+        lambda: fwd((lambda m, a, b: lambda: m(a, b))(nn.Bilinear(64, 64, 32, device=dev), T(256, 64), T(256, 64))),
+    )
+    case(
+        "gemm_mm_noncontig_fp32",
+        lambda: fwd((lambda a, b: lambda: torch.mm(a, b))(T(1024, 2048)[:, ::2], T(1024, 1024))),
+    )
+    case("misc_cuda_sleep_spin", lambda: lambda: torch.cuda._sleep(1000))
 
     def scaled_mm(
         m: int, k: int, n: int, out: Any = bf16, rowwise: bool = False, bias: bool = False, e5m2: bool = False
@@ -289,7 +325,14 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
         for dn in ("fp32", "bf16"):
             dt, tf32 = dtypes[dn]
             case(f"conv{kind}_bwd_{dn}", conv(kind, dt, True), tf32=tf32)
-        if len(shape) in (4, 5) and kind in ("2d_1x1", "2d_3x3", "2d_7x7s2", "2d_depthwise", "2d_transposed", "3d_3x3x3"):
+        if len(shape) in (4, 5) and kind in (
+            "2d_1x1",
+            "2d_3x3",
+            "2d_7x7s2",
+            "2d_depthwise",
+            "2d_transposed",
+            "3d_3x3x3",
+        ):
             case(f"conv{kind}_fwd_bf16_cl", conv(kind, bf16, False, cl=True))
             case(f"conv{kind}_bwd_bf16_cl", conv(kind, bf16, True, cl=True))
     case("conv2d_3x3_bwd_tf32", conv("2d_3x3", f32, True), tf32=True)
@@ -309,7 +352,13 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     ):
         dt, tf32 = dtypes[dn]
         case(f"conv{kind}_{'bwd' if backward else 'fwd'}_{dn}_benchmark", conv(kind, dt, backward), benchmark=True)
-    for kind, dn, cl in (("2d_1x1", "bf16", True), ("2d_depthwise", "bf16", True), ("2d_grouped4", "fp16", False), ("2d_dilated", "fp32", False), ("3d_transposed", "fp32", False)):
+    for kind, dn, cl in (
+        ("2d_1x1", "bf16", True),
+        ("2d_depthwise", "bf16", True),
+        ("2d_grouped4", "fp16", False),
+        ("2d_dilated", "fp32", False),
+        ("3d_transposed", "fp32", False),
+    ):
         dt, tf32 = dtypes[dn]
         case(f"conv{kind}_bwd_{dn}{'_cl' if cl else ''}_benchmark", conv(kind, dt, True, cl=cl), benchmark=True)
     for kind, dn in (("2d_3x3", "fp32"), ("2d_7x7s2", "bf16"), ("2d_transposed", "fp32")):
@@ -354,11 +403,7 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
 
             q, k, v = (T(4, 8, 512, 64, dtype=dt, grad=backward) for _ in range(3))
             m = T(1, 1, 512, 512, dtype=dt) if mask else None
-            ctx = (
-                (lambda: sdpa_kernel([getattr(SDPBackend, backend)]))
-                if backend
-                else contextlib.nullcontext
-            )
+            ctx = (lambda: sdpa_kernel([getattr(SDPBackend, backend)])) if backend else contextlib.nullcontext
 
             def f() -> torch.Tensor:
                 with ctx():
@@ -368,7 +413,12 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
 
         return make
 
-    backends = {"math": "MATH", "efficient": "EFFICIENT_ATTENTION", "flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION"}
+    backends = {
+        "math": "MATH",
+        "efficient": "EFFICIENT_ATTENTION",
+        "flash": "FLASH_ATTENTION",
+        "cudnn": "CUDNN_ATTENTION",
+    }
     for bn, backend in backends.items():
         for dn in ("bf16", "fp16"):
             dt = dtypes[dn][0]
@@ -464,7 +514,10 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("linalg_inv_batched_64x32", la(L.inv, batch))
     case("linalg_lstsq_512x256", la(L.lstsq, (512, 256), rhs=8))
     case("linalg_solve_triangular_256", la(lambda a, b: L.solve_triangular(a, b, upper=False), big, kind="tri", rhs=16))
-    case("linalg_triangular_solve_256", la(lambda a, b: torch.triangular_solve(b, a, upper=False), big, kind="tri", rhs=16))
+    case(
+        "linalg_triangular_solve_256",
+        la(lambda a, b: torch.triangular_solve(b, a, upper=False), big, kind="tri", rhs=16),
+    )
     case("linalg_det_256", la(L.det, big))
     case("linalg_slogdet_batched", la(L.slogdet, batch))
     case("linalg_pinv_256", la(L.pinv, big))
@@ -479,7 +532,9 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("random_randn_bf16", rnd(lambda: torch.randn(1 << 20, device=dev, dtype=bf16)))
     case("random_randint", rnd(lambda: torch.randint(0, 1000, (1 << 20,), device=dev)))
 
-    def with_input(f: Callable[[torch.Tensor], Any], shape: tuple[int, ...] = (1 << 20,), dt: Any = f32, grad: bool = False):
+    def with_input(
+        f: Callable[[torch.Tensor], Any], shape: tuple[int, ...] = (1 << 20,), dt: Any = f32, grad: bool = False
+    ):
         def make() -> Callable[[], Any]:
             x = T(*shape, dtype=dt, grad=grad)
             return bwd(lambda: f(x), [x]) if grad else fwd(lambda: f(x))
@@ -494,7 +549,9 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("random_normal_", with_input(lambda x: x.normal_()))
     case("random_uniform_", with_input(lambda x: x.uniform_()))
     case("random_exponential_", with_input(lambda x: x.exponential_()))
-    case("random_multinomial_replacement", with_input(lambda x: torch.multinomial(x.abs() + 0.1, 16, True), (64, 32000)))
+    case(
+        "random_multinomial_replacement", with_input(lambda x: torch.multinomial(x.abs() + 0.1, 16, True), (64, 32000))
+    )
     case("random_multinomial_noreplace", with_input(lambda x: torch.multinomial(x.abs() + 0.1, 16), (64, 32000)))
     case("random_randperm_1000", rnd(lambda: torch.randperm(1000, device=dev)))
     case("random_randperm_1M", rnd(lambda: torch.randperm(1 << 20, device=dev)))
@@ -516,11 +573,17 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("sort_kthvalue", with_input(lambda x: torch.kthvalue(x, 10, dim=-1), (512, 1024)))
     case("sort_median_dim", with_input(lambda x: torch.median(x, dim=-1), (512, 1024)))
     case("sort_unique", lambda: fwd((lambda t: lambda: torch.unique(t))(ints(1 << 20, 1000))))
-    case("sort_unique_counts", lambda: fwd((lambda t: lambda: torch.unique(t, return_counts=True, return_inverse=True))(ints(1 << 20, 1000))))
+    case(
+        "sort_unique_counts",
+        lambda: fwd((lambda t: lambda: torch.unique(t, return_counts=True, return_inverse=True))(ints(1 << 20, 1000))),
+    )
     case("sort_unique_consecutive", lambda: fwd((lambda t: lambda: torch.unique_consecutive(t))(ints(1 << 20, 4))))
     case("select_nonzero", with_input(lambda x: torch.nonzero(x > 0)))
     case("select_masked_select", with_input(lambda x: x[x > 0]))
-    case("select_searchsorted", lambda: fwd((lambda s, v: lambda: torch.searchsorted(s, v))(torch.sort(T(4096))[0], T(1 << 16))))
+    case(
+        "select_searchsorted",
+        lambda: fwd((lambda s, v: lambda: torch.searchsorted(s, v))(torch.sort(T(4096))[0], T(1 << 16))),
+    )
     case("select_bincount", lambda: fwd((lambda t: lambda: torch.bincount(t))(ints(1 << 20, 1000))))
     case("select_histc", with_input(lambda x: torch.histc(x, 100)))
     case("scan_cumsum_1M", with_input(lambda x: torch.cumsum(x, 0)))
@@ -556,7 +619,13 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("pool_max1d_fwd", with_input(lambda x: F.max_pool1d(x, 4), (16, 64, 1024)))
 
     # ---- losses ------------------------------------------------------------------------
-    def loss(f: Callable[[torch.Tensor, torch.Tensor], Any], shape: tuple[int, ...], target: Callable[[], Any], dt: Any = f32, grad: bool = True):
+    def loss(
+        f: Callable[[torch.Tensor, torch.Tensor], Any],
+        shape: tuple[int, ...],
+        target: Callable[[], Any],
+        dt: Any = f32,
+        grad: bool = True,
+    ):
         def make() -> Callable[[], Any]:
             x = T(*shape, dtype=dt, grad=grad)
             y = target()
@@ -570,17 +639,29 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("loss_cross_entropy_fwd", loss(F.cross_entropy, (256, 1000), cls_t, grad=False))
     case("loss_cross_entropy_bwd", loss(F.cross_entropy, (256, 1000), cls_t))
     case("loss_cross_entropy_bwd_bf16", loss(F.cross_entropy, (256, 1000), cls_t, dt=bf16))
-    case("loss_cross_entropy_smoothing_bwd", loss(lambda x, y: F.cross_entropy(x, y, label_smoothing=0.1), (256, 1000), cls_t))
+    case(
+        "loss_cross_entropy_smoothing_bwd",
+        loss(lambda x, y: F.cross_entropy(x, y, label_smoothing=0.1), (256, 1000), cls_t),
+    )
     case("loss_cross_entropy_probs_bwd", loss(F.cross_entropy, (256, 1000), prob_t))
-    case("loss_cross_entropy_2d_bwd", loss(F.cross_entropy, (4, 21, 64, 64), lambda: torch.randint(0, 21, (4, 64, 64), device=dev)))
+    case(
+        "loss_cross_entropy_2d_bwd",
+        loss(F.cross_entropy, (4, 21, 64, 64), lambda: torch.randint(0, 21, (4, 64, 64), device=dev)),
+    )
     case("loss_nll_bwd", loss(lambda x, y: F.nll_loss(F.log_softmax(x, -1), y), (256, 1000), cls_t))
     case("loss_mse_bwd", loss(F.mse_loss, (256, 1000), same_t))
     case("loss_l1_bwd", loss(F.l1_loss, (256, 1000), same_t))
     case("loss_smooth_l1_bwd", loss(F.smooth_l1_loss, (256, 1000), same_t))
     case("loss_bce_bwd", loss(lambda x, y: F.binary_cross_entropy(x.sigmoid(), y), (256, 1000), prob_t))
     case("loss_bce_logits_bwd", loss(F.binary_cross_entropy_with_logits, (256, 1000), prob_t))
-    case("loss_kl_div_bwd", loss(lambda x, y: F.kl_div(F.log_softmax(x, -1), y, reduction="batchmean"), (256, 1000), prob_t))
-    case("loss_cosine_embedding_bwd", loss(lambda x, y: F.cosine_embedding_loss(x, y, torch.ones(256, device=dev)), (256, 1000), same_t))
+    case(
+        "loss_kl_div_bwd",
+        loss(lambda x, y: F.kl_div(F.log_softmax(x, -1), y, reduction="batchmean"), (256, 1000), prob_t),
+    )
+    case(
+        "loss_cosine_embedding_bwd",
+        loss(lambda x, y: F.cosine_embedding_loss(x, y, torch.ones(256, device=dev)), (256, 1000), same_t),
+    )
 
     def ctc(cudnn: bool) -> Callable[[], Callable[[], Any]]:
         def make() -> Callable[[], Any]:
@@ -603,14 +684,35 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
 
     # ---- interpolation -----------------------------------------------------------------
     small_img = (8, 32, 64, 64)
-    case("interp_bilinear_up_bwd", with_input(lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), small_img, grad=True))
-    case("interp_bilinear_align_fwd", with_input(lambda x: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True), small_img))
-    case("interp_bilinear_antialias_down_fwd", with_input(lambda x: F.interpolate(x, scale_factor=0.5, mode="bilinear", antialias=True), small_img))
+    case(
+        "interp_bilinear_up_bwd",
+        with_input(lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), small_img, grad=True),
+    )
+    case(
+        "interp_bilinear_align_fwd",
+        with_input(lambda x: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True), small_img),
+    )
+    case(
+        "interp_bilinear_antialias_down_fwd",
+        with_input(lambda x: F.interpolate(x, scale_factor=0.5, mode="bilinear", antialias=True), small_img),
+    )
     case("interp_bilinear_up_cl_fwd", cl_input(lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), small_img))
-    case("interp_nearest_up_bwd", with_input(lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), small_img, grad=True))
-    case("interp_nearest_exact_fwd", with_input(lambda x: F.interpolate(x, scale_factor=2, mode="nearest-exact"), small_img))
-    case("interp_bicubic_up_bwd", with_input(lambda x: F.interpolate(x, scale_factor=2, mode="bicubic"), small_img, grad=True))
-    case("interp_trilinear_fwd", with_input(lambda x: F.interpolate(x, scale_factor=2, mode="trilinear"), (2, 8, 16, 32, 32)))
+    case(
+        "interp_nearest_up_bwd",
+        with_input(lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), small_img, grad=True),
+    )
+    case(
+        "interp_nearest_exact_fwd",
+        with_input(lambda x: F.interpolate(x, scale_factor=2, mode="nearest-exact"), small_img),
+    )
+    case(
+        "interp_bicubic_up_bwd",
+        with_input(lambda x: F.interpolate(x, scale_factor=2, mode="bicubic"), small_img, grad=True),
+    )
+    case(
+        "interp_trilinear_fwd",
+        with_input(lambda x: F.interpolate(x, scale_factor=2, mode="trilinear"), (2, 8, 16, 32, 32)),
+    )
     case("interp_linear_1d_fwd", with_input(lambda x: F.interpolate(x, scale_factor=2, mode="linear"), (16, 64, 1024)))
     case("interp_area_fwd", with_input(lambda x: F.interpolate(x, size=(20, 20), mode="area"), small_img))
 
@@ -626,7 +728,10 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("interp_grid_sample_bilinear_bwd", grid("bilinear", True))
     case("interp_grid_sample_nearest_fwd", grid("nearest", False))
     case("interp_grid_sample_bicubic_fwd", grid("bicubic", False))
-    case("interp_affine_grid_fwd", with_input(lambda th: F.affine_grid(th, (8, 32, 64, 64), align_corners=False), (8, 2, 3)))
+    case(
+        "interp_affine_grid_fwd",
+        with_input(lambda th: F.affine_grid(th, (8, 32, 64, 64), align_corners=False), (8, 2, 3)),
+    )
     case("interp_pixel_shuffle_fwd", with_input(lambda x: F.pixel_shuffle(x, 2), small_img))
 
     # ---- embedding ---------------------------------------------------------------------
@@ -660,7 +765,14 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("embedding_bag_weighted_bwd", emb_bag("sum", True, weights=True))
 
     # ---- norms -------------------------------------------------------------------------
-    def norm(ctor: Callable[..., nn.Module], shape: tuple[int, ...], dt: Any, backward: bool, cl: bool = False, train: bool = True):
+    def norm(
+        ctor: Callable[..., nn.Module],
+        shape: tuple[int, ...],
+        dt: Any,
+        backward: bool,
+        cl: bool = False,
+        train: bool = True,
+    ):
         def make() -> Callable[[], Any]:
             mod = ctor(device=dev, dtype=dt)
             mod.train(train)
@@ -679,7 +791,10 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("norm_group_bwd_fp32", norm(lambda **k: nn.GroupNorm(8, 64, **k), img, f32, True))
     case("norm_group_bwd_bf16", norm(lambda **k: nn.GroupNorm(8, 64, **k), img, bf16, True))
     case("norm_batch2d_train_bwd_fp32", norm(lambda **k: nn.BatchNorm2d(64, **k), img, f32, True))
-    case("norm_batch2d_train_bwd_bf16_cl", norm(lambda **k: nn.BatchNorm2d(64, **k).to(memory_format=torch.channels_last), img, bf16, True, cl=True))
+    case(
+        "norm_batch2d_train_bwd_bf16_cl",
+        norm(lambda **k: nn.BatchNorm2d(64, **k).to(memory_format=torch.channels_last), img, bf16, True, cl=True),
+    )
     case("norm_batch2d_eval_fwd_fp32", norm(lambda **k: nn.BatchNorm2d(64, **k), img, f32, False, train=False))
     case("norm_batch1d_train_bwd_fp32", norm(lambda **k: nn.BatchNorm1d(512, **k), (256, 512), f32, True))
     case("norm_instance_bwd_fp32", norm(lambda **k: nn.InstanceNorm2d(64, affine=True, **k), img, f32, True))
@@ -718,10 +833,27 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     case("reduce_argmax", with_input(lambda x: x.argmax(-1), (4096, 1024)))
     case("reduce_var_mean", with_input(lambda x: torch.var_mean(x, -1), (4096, 1024)))
     case("reduce_norm", with_input(lambda x: torch.linalg.vector_norm(x, dim=-1), (4096, 1024)))
-    case("index_gather", lambda: fwd((lambda x, i: lambda: torch.gather(x, 1, i))(T(4096, 1024), torch.randint(0, 1024, (4096, 16), device=dev))))
+    case(
+        "index_gather",
+        lambda: fwd(
+            (lambda x, i: lambda: torch.gather(x, 1, i))(T(4096, 1024), torch.randint(0, 1024, (4096, 16), device=dev))
+        ),
+    )
     case("index_select", lambda: fwd((lambda x, i: lambda: x.index_select(0, i))(T(4096, 1024), ints(512, 4096))))
-    case("index_scatter_add", lambda: fwd((lambda x, i, s: lambda: x.scatter_add(0, i, s))(T(4096, 64), torch.randint(0, 4096, (8192, 64), device=dev), T(8192, 64))))
-    case("index_put_accumulate", lambda: fwd((lambda x, i, s: lambda: x.index_put_((i,), s, accumulate=True))(T(4096, 64), ints(8192, 4096), T(8192, 64))))
+    case(
+        "index_scatter_add",
+        lambda: fwd(
+            (lambda x, i, s: lambda: x.scatter_add(0, i, s))(
+                T(4096, 64), torch.randint(0, 4096, (8192, 64), device=dev), T(8192, 64)
+            )
+        ),
+    )
+    case(
+        "index_put_accumulate",
+        lambda: fwd(
+            (lambda x, i, s: lambda: x.index_put_((i,), s, accumulate=True))(T(4096, 64), ints(8192, 4096), T(8192, 64))
+        ),
+    )
     case("index_one_hot", lambda: fwd((lambda t: lambda: F.one_hot(t, 1000))(ints(4096, 1000))))
     case("misc_cdist", two(torch.cdist, (1024, 64)))
     case("misc_unfold_im2col", with_input(lambda x: F.unfold(x, 3, padding=1), (4, 16, 32, 32)))
@@ -730,7 +862,9 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
     # ---- optimizers --------------------------------------------------------------------
     def optim(make_opt: Callable[[list[torch.Tensor]], Any], dt: Any = f32, clip: bool = False):
         def make() -> Callable[[], Any]:
-            params = [torch.nn.Parameter(T(*s, dtype=dt)) for s in ((1024, 1024), (1024,), (4096, 1024), (4096,), (512, 64))]
+            params = [
+                torch.nn.Parameter(T(*s, dtype=dt)) for s in ((1024, 1024), (1024,), (4096, 1024), (4096,), (512, 64))
+            ]
             for p in params:
                 p.grad = torch.randn_like(p)
             opt = make_opt(params)
@@ -744,14 +878,14 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
 
         return make
 
-    O = torch.optim
-    case("optim_adamw_fused", optim(lambda p: O.AdamW(p, lr=1e-3, fused=True)))
-    case("optim_adamw_fused_bf16", optim(lambda p: O.AdamW(p, lr=1e-3, fused=True), dt=bf16))
-    case("optim_adamw_foreach", optim(lambda p: O.AdamW(p, lr=1e-3, foreach=True)))
-    case("optim_adamw_forloop", optim(lambda p: O.AdamW(p, lr=1e-3, foreach=False)))
-    case("optim_adam_fused_capturable", optim(lambda p: O.Adam(p, lr=1e-3, fused=True, capturable=True)))
-    case("optim_sgd_momentum_foreach", optim(lambda p: O.SGD(p, lr=1e-3, momentum=0.9, foreach=True)))
-    case("optim_clip_grad_norm_adamw_foreach", optim(lambda p: O.AdamW(p, lr=1e-3, foreach=True), clip=True))
+    optim_ = torch.optim
+    case("optim_adamw_fused", optim(lambda p: optim_.AdamW(p, lr=1e-3, fused=True)))
+    case("optim_adamw_fused_bf16", optim(lambda p: optim_.AdamW(p, lr=1e-3, fused=True), dt=bf16))
+    case("optim_adamw_foreach", optim(lambda p: optim_.AdamW(p, lr=1e-3, foreach=True)))
+    case("optim_adamw_forloop", optim(lambda p: optim_.AdamW(p, lr=1e-3, foreach=False)))
+    case("optim_adam_fused_capturable", optim(lambda p: optim_.Adam(p, lr=1e-3, fused=True, capturable=True)))
+    case("optim_sgd_momentum_foreach", optim(lambda p: optim_.SGD(p, lr=1e-3, momentum=0.9, foreach=True)))
+    case("optim_clip_grad_norm_adamw_foreach", optim(lambda p: optim_.AdamW(p, lr=1e-3, foreach=True), clip=True))
 
     # ---- Inductor ----------------------------------------------------------------------
     def compiled(f: Callable[..., Any], *shapes: tuple[int, ...], dt: Any = f32, grad: bool = False, **ckw: Any):
@@ -762,10 +896,22 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
 
         return make
 
-    case("inductor_pointwise_fused", compiled(lambda x, y: (x * y).sigmoid() + x.sin(), (4096, 1024), (4096, 1024)), compiled=True)
+    case(
+        "inductor_pointwise_fused",
+        compiled(lambda x, y: (x * y).sigmoid() + x.sin(), (4096, 1024), (4096, 1024)),
+        compiled=True,
+    )
     case("inductor_softmax_reduction", compiled(lambda x: torch.softmax(x * 2.0, -1), (4096, 1024)), compiled=True)
-    case("inductor_layernorm_gelu_bwd", compiled(lambda x: F.gelu(F.layer_norm(x, (1024,))), (4096, 1024), grad=True), compiled=True)
-    case("inductor_mm_relu_bf16", compiled(lambda a, b: torch.relu(a @ b), (1024, 1024), (1024, 1024), dt=bf16), compiled=True)
+    case(
+        "inductor_layernorm_gelu_bwd",
+        compiled(lambda x: F.gelu(F.layer_norm(x, (1024,))), (4096, 1024), grad=True),
+        compiled=True,
+    )
+    case(
+        "inductor_mm_relu_bf16",
+        compiled(lambda a, b: torch.relu(a @ b), (1024, 1024), (1024, 1024), dt=bf16),
+        compiled=True,
+    )
     case("inductor_sum_bf16", compiled(lambda x: x.float().pow(2).sum(-1), (4096, 1024), dt=bf16), compiled=True)
 
 
@@ -776,7 +922,16 @@ def build_cases() -> None:  # noqa: C901, PLR0915 - a table in code
 DEVICE = "cuda"
 
 KEEP_CATS = frozenset(
-    ("cpu_op", "user_annotation", "gpu_user_annotation", "cuda_runtime", "cuda_driver", "kernel", "gpu_memcpy", "gpu_memset")
+    (
+        "cpu_op",
+        "user_annotation",
+        "gpu_user_annotation",
+        "cuda_runtime",
+        "cuda_driver",
+        "kernel",
+        "gpu_memcpy",
+        "gpu_memset",
+    )
 )
 KEEP_ARGS = {
     "cpu_op": ("External id", "Input type", "Input Dims"),
@@ -797,7 +952,15 @@ KEEP_ARGS = {
     "gpu_memcpy": ("External id", "correlation", "device", "stream", "bytes"),
     "gpu_memset": ("External id", "correlation", "device", "stream", "bytes"),
 }
-KEEP_HEADER = ("schemaVersion", "deviceProperties", "cupti_version", "cuda_runtime_version", "cuda_driver_version", "displayTimeUnit", "baseTimeNanoseconds")
+KEEP_HEADER = (
+    "schemaVersion",
+    "deviceProperties",
+    "cupti_version",
+    "cuda_runtime_version",
+    "cuda_driver_version",
+    "displayTimeUnit",
+    "baseTimeNanoseconds",
+)
 
 
 def trim_trace(raw: dict[str, Any], device_index: int) -> dict[str, Any]:
@@ -809,7 +972,19 @@ def trim_trace(raw: dict[str, Any], device_index: int) -> dict[str, Any]:
     props = raw.get("deviceProperties")
     if isinstance(props, list):
         mine = [p for p in props if isinstance(p, dict) and p.get("id") == device_index] or props[:1]
-        keep = ("id", "name", "totalGlobalMem", "computeMajor", "computeMinor", "numSms", "sharedMemPerBlock", "regsPerBlock", "warpSize", "maxThreadsPerBlock", "l2CacheSize")
+        keep = (
+            "id",
+            "name",
+            "totalGlobalMem",
+            "computeMajor",
+            "computeMinor",
+            "numSms",
+            "sharedMemPerBlock",
+            "regsPerBlock",
+            "warpSize",
+            "maxThreadsPerBlock",
+            "l2CacheSize",
+        )
         out["deviceProperties"] = [{k: p[k] for k in keep if k in p} for p in mine]
     events = []
     for ev in raw.get("traceEvents", []):
@@ -904,6 +1079,12 @@ def card_name(override: str | None) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
+def device_name() -> str:
+    import torch
+
+    return torch.cuda.get_device_name() if DEVICE == "cuda" else "cpu"
+
+
 def one_line(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {exc}".strip().replace("\n", " ")
     return text[:300]
@@ -917,7 +1098,10 @@ def run_zoo(outdir: Path, only: list[str] | None, card: str | None) -> int:
     card = card_name(card)
     folder = outdir / card
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"kernel zoo: {len(names)} cases on {card} ({torch.cuda.get_device_name() if DEVICE == 'cuda' else 'cpu'}), torch {torch.__version__}", flush=True)
+    print(
+        f"kernel zoo: {len(names)} cases on {card} ({device_name()}), torch {torch.__version__}",
+        flush=True,
+    )
     ran: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
     total = 0
@@ -939,7 +1123,13 @@ def run_zoo(outdir: Path, only: list[str] | None, card: str | None) -> int:
                 sync()
             continue
         total += size
-        ran[name] = {"kernels": kernels, "bytes": size, "tf32": c.tf32, "cudnn_benchmark": bool(c.benchmark), "compiled": c.compiled}
+        ran[name] = {
+            "kernels": kernels,
+            "bytes": size,
+            "tf32": c.tf32,
+            "cudnn_benchmark": bool(c.benchmark),
+            "compiled": c.compiled,
+        }
         print(f"ok   {name}: {kernels} kernels, {size} B, {time.perf_counter() - t0:.2f} s", flush=True)
     meta = {
         "card": card,
@@ -967,7 +1157,21 @@ def run_zoo(outdir: Path, only: list[str] | None, card: str | None) -> int:
 # --------------------------------------------------------------------------------------
 
 GEMM_OPS = frozenset(
-    ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_scaled_mm", "aten::addmv", "aten::mv", "aten::dot", "aten::vdot", "aten::matmul", "aten::linear", "aten::_int_mm", "aten::addbmm")
+    (
+        "aten::mm",
+        "aten::addmm",
+        "aten::bmm",
+        "aten::baddbmm",
+        "aten::_scaled_mm",
+        "aten::addmv",
+        "aten::mv",
+        "aten::dot",
+        "aten::vdot",
+        "aten::matmul",
+        "aten::linear",
+        "aten::_int_mm",
+        "aten::addbmm",
+    )
 )
 
 
@@ -1024,7 +1228,10 @@ def summary(card_dir: Path, tsv: Path | None, out: Path | None) -> int:
             dtypes = ";".join(sorted({d for _, d in infos if d}))
             where[k.name][(k.op or "", dtypes)].add(case_name)
     kinds = Counter(decoded[n].kind for n in decoded)
-    say(f"== {card}: {len(paths)} traces, {len(paths) - len(failed)} loaded, {kernels_total} kernels, {len(decoded)} distinct names")
+    say(
+        f"== {card}: {len(paths)} traces, {len(paths) - len(failed)} loaded, {kernels_total} kernels, "
+        f"{len(decoded)} distinct names"
+    )
     for name, why in failed.items():
         say(f"LOAD FAILED {name}: {why}")
     say("distinct names by kind: " + ", ".join(f"{k}={v}" for k, v in kinds.most_common()))
@@ -1032,7 +1239,10 @@ def summary(card_dir: Path, tsv: Path | None, out: Path | None) -> int:
     say("distinct names by family: " + ", ".join(f"{k}={v}" for k, v in fams.most_common()))
     unknown = sorted(n for n, k in decoded.items() if k.kind == "other" or k.family == "unknown")
     pct = 100.0 * len(unknown) / max(1, len(decoded))
-    say(f"\n-- {len(unknown)} of {len(decoded)} distinct names ({pct:.1f}%) decode as kind 'other' or family 'unknown', by launching op:")
+    say(
+        f"\n-- {len(unknown)} of {len(decoded)} distinct names ({pct:.1f}%) decode as kind 'other' or family "
+        "'unknown', by launching op:"
+    )
     grouped: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for n in unknown:
         for (op, dt), cases in sorted(where[n].items()):
@@ -1041,14 +1251,18 @@ def summary(card_dir: Path, tsv: Path | None, out: Path | None) -> int:
         say(f"  [{op}]")
         for n, dt, cases in grouped[op]:
             k = decoded[n]
-            say(f"    {n}\n        kind={k.kind} family={k.family} dtype={k.dtype} | inputs: {dt or '-'} | cases: {cases}")
+            say(
+                f"    {n}\n        kind={k.kind} family={k.family} dtype={k.dtype} | inputs: {dt or '-'} "
+                f"| cases: {cases}"
+            )
     bad_gemm: list[str] = []
     for n, sites in sorted(where.items()):
         k = decoded[n]
         for (op, dt), cases in sorted(sites.items()):
             if op in GEMM_OPS and (k.kind != "gemm" or k.dtype is None):
                 bad_gemm.append(
-                    f"    {n}\n        kind={k.kind} family={k.family} dtype={k.dtype} | op: {op} | inputs: {dt or '-'} | cases: {','.join(sorted(cases)[:3])}"
+                    f"    {n}\n        kind={k.kind} family={k.family} dtype={k.dtype} | op: {op} "
+                    f"| inputs: {dt or '-'} | cases: {','.join(sorted(cases)[:3])}"
                 )
     say(f"\n-- {len(bad_gemm)} (kernel, GEMM op) pairs whose kind is not gemm or dtype is None:")
     lines.extend(bad_gemm)
@@ -1062,7 +1276,9 @@ def summary(card_dir: Path, tsv: Path | None, out: Path | None) -> int:
             k = decoded[n]
             for (op, dt), cases in sorted(where[n].items()):
                 clean = n.replace("\t", " ").replace("\n", " ")
-                rows.append(f"{clean}\t{k.kind}\t{k.family}\t{k.dtype or ''}\t{k.layout or ''}\t{op}\t{dt}\t{','.join(sorted(cases))}")
+                rows.append(
+                    "\t".join((clean, k.kind, k.family, k.dtype or "", k.layout or "", op, dt, ",".join(sorted(cases))))
+                )
         tsv.write_text("\n".join(rows) + "\n")
     return 0
 
