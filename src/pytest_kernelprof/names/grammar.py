@@ -28,8 +28,9 @@ _NVJET_LAYOUT = re.compile(r"_([NT]{3})$")
 
 # Type letters of cuBLASLt JIT (nvjet) names: <A/B type><compute type><output type>.
 _NVJET_TYPES = {"h": "fp16", "t": "bf16", "s": "fp32", "d": "fp64", "e": "fp8", "i": "int8", "q": "fp8"}
-# fp8 GEMMs put "qq" (the fp8 A and B) before the three letters: nvjet_sm90_qqtst_*.
-_NVJET_DTYPE = re.compile(r"^nvjet_(?:sm\d+_)?(qq)?([a-z])[a-z]{2}_")
+# fp8 GEMMs put two letters for the fp8 A and B before the three: nvjet_sm90_qqtst_* (e4m3),
+# nvjet_sm90_qrtst_* (e4m3 x e5m2).
+_NVJET_DTYPE = re.compile(r"^nvjet_(?:sm\d+_)?([qr][qr])?([a-z])[a-z]{2}_")
 
 _DTYPE_TOKENS = (
     (re.compile(r"bf16|[bB]float16|BFloat16"), "bf16"),
@@ -41,7 +42,7 @@ _DTYPE_TOKENS = (
     (re.compile(r"[gc]cgemm|Cgemm"), "complex64"),
     (re.compile(r"zgemm|Zgemm"), "complex128"),
     (re.compile(r"(?<![A-Za-z])f32|fp32|(?<![bB])float(?!\d)|sgemm"), "fp32"),
-    (re.compile(r"int8|i8|imma"), "int8"),
+    (re.compile(r"int8|i8|imma|i16\d{2,4}gemm|_s8_"), "int8"),
 )
 
 
@@ -535,7 +536,7 @@ RULES: tuple[Rule, ...] = (
     ),
     # cuDNN RNNs (LSTM, GRU), and ATen's own fused cells.
     _rule(
-        r"elemWiseRNNcell|RNN_blockPersist|persistRNN|LSTM_elementWise|GRU_elementWise|RNN_elementWise|GENERIC_elementWise"
+        r"elemWiseRNNcell|RNN_blockPersist|persistRNN|LSTM_elementWise|GRU_elementWise|RNN_elementWise|GENERIC_elementWise|RNN_bidirectional"
         r"|cudnn::rnn|rnn_\w*persist"
         r"|lstm_cell_(?:forward|backward)|gru_cell_(?:forward|backward)",
         "rnn",
@@ -614,6 +615,8 @@ RULES: tuple[Rule, ...] = (
     _rule(r"cudnn::\w*::cubeTranspose|cudnn::\w*::transpose|^op_tensor_kernel|cudnnOpTensorOp", "pointwise", "cudnn"),
     # cuDNN's dropout states: curand states seeded for each thread.
     _rule(r"cudnn::initstates", "random", "cudnn"),
+    _rule(r"cudnn::\w*(?:CTC|ctc|compute_alphas_and_betas|computeSoftmaxProbability|compute_grads)", "loss", "cudnn"),
+    _rule(r"cudnn::engines_precompiled::(?:genericTranspose|setTensor|scaleTensor)", "pointwise", "cudnn"),
     _rule(r"cudnn::", "other", "cudnn", places_kind=False),
     # ATen's dedicated kernels, before its generic elementwise/reduce rules below.
     _rule(r"conv_depthwise|depthwise_conv", "convolution", "aten"),
@@ -663,7 +666,7 @@ RULES: tuple[Rule, ...] = (
         fused_ops=_aten_ops,
     ),
     # at::cuda::spin_kernel is torch.cuda._sleep: it waits, and is none of the kinds.
-    _rule(r"at::cuda::\w*spin_kernel", "other", "aten"),
+    _rule(r"at::cuda::.*?spin_kernel", "other", "aten"),
     # Kernels of other libraries, after ATen's rules: ATen's own kernels name these libraries
     # in their template arguments (curandStatePhilox4_32_10 in every random kernel).
     _rule(

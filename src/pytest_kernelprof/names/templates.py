@@ -15,7 +15,7 @@ import re
 _TYPES = (
     (re.compile(r"__nv_fp8|Float8_e[45]m[23]|fp8_e[45]m[23]|__hip_fp8"), "fp8"),
     (re.compile(r"__nv_bfloat16|BFloat16|bfloat16|__bf16|hip_bfloat16"), "bf16"),
-    (re.compile(r"c10::Half\b|__half\b|\bhalf\b|_Float16|\bHalf\b"), "fp16"),
+    (re.compile(r"c10::Half\b|__half\b|\bhalf\b|half_t|_Float16|\bHalf\b"), "fp16"),
     (re.compile(r"complex<double>|\bdouble2\b|cuDoubleComplex|ComplexDouble"), "complex128"),
     (re.compile(r"complex<float>|\bfloat2\b|cuComplex\b|ComplexFloat"), "complex64"),
     (re.compile(r"\bdouble\b"), "fp64"),
