@@ -585,7 +585,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(r"gemv|gemvx", "gemm", "cublas"),
     _rule(r"^(?:fermi|kepler|maxwell)\w*gemm", "gemm", "cublas", layout=_layout_any),
-    _rule(r"^transpose_readWrite|cublasTranspose", "pointwise", "cublas", fused_ops=_copy_op),
+    _rule(r"^transpose_readWrite", "pointwise", "cublas", fused_ops=_copy_op),
     # cuBLAS's older kernels named after the BLAS routine: sgemm_largek_lds64, dgemm_*.
     _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel|^[sdhcz]gemm_", "gemm", "cublas", layout=_layout_any),
     # A GEMM's helpers are not GEMMs: split-K reduction, beta scaling (C = beta*C before a GEMM
