@@ -72,7 +72,7 @@ def test_gemm_helpers_are_not_gemms(zoo: list[tuple[str, Kernel]]) -> None:
 
 def test_the_zoo_spans_the_kinds(zoo: list[tuple[str, Kernel]]) -> None:
     kinds = Counter(k.kind for _, k in zoo)
-    assert {"gemm", "convolution", "attention", "fft", "rnn", "linalg", "random", "sort", "scan"} <= set(kinds)
+    assert {"gemm", "convolution", "attention", "fft", "rnn", "linalg", "sort", "scan"} <= set(kinds)
 
 
 def test_facts_not_from_the_name_say_where_they_came_from(zoo: list[tuple[str, Kernel]]) -> None:
