@@ -186,3 +186,51 @@ def test_evidence_does_not_change_equality() -> None:
     plain = KernelName("k", "gemm", "cublas")
     assert plain == KernelName("k", "gemm", "cublas", evidence=Evidence(kind="user"))
     assert not plain.unplaced
+
+
+# -- loud unknowns ------------------------------------------------------------------------
+
+
+def test_an_unplaced_kernel_could_be_any_kind_but_a_placed_one_cannot() -> None:
+    from pytest_kernelprof.unknowns import could_match
+
+    unknown = parse_kernel_name(NO_NAME)
+    gemm = parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN")
+    assert could_match(unknown, kinds={"gemm"})
+    assert not could_match(unknown, kinds={"other"})  # it is "other": no doubt there
+    assert not could_match(gemm, kinds={"pointwise"})
+    assert not could_match(gemm, kinds={"gemm"})  # it matches: no doubt either
+
+
+def test_an_unknown_dtype_leaves_a_dtype_question_open_only_where_the_kind_fits() -> None:
+    from pytest_kernelprof.unknowns import could_match
+
+    no_dtype = BUILT_IN.decode("weird_gemm_kernel", "aten::mm")
+    assert (no_dtype.kind, no_dtype.dtype) == ("gemm", None)
+    assert could_match(no_dtype, kinds={"gemm"}, dtypes={"fp32"})
+    assert not could_match(no_dtype, kinds={"pointwise"}, dtypes={"fp32"})
+
+
+def test_the_warning_names_the_kernels_and_the_lines_that_would_teach_them() -> None:
+    from pytest_kernelprof.errors import UndecodedKernelWarning
+    from pytest_kernelprof.unknowns import warn_undecided
+
+    kernels = [parse_kernel_name(f"void my_ext::kernel_{i}<float>(float*)") for i in range(7)]
+    with pytest.warns(UndecodedKernelWarning) as caught:
+        warn_undecided("count(kind='gemm')", kernels)
+    message = str(caught[0].message)
+    assert message.startswith("count(kind='gemm') could be wrong: 7 kernel(s)")
+    assert "  my_ext::kernel_0*  (unknown kind)" in message
+    assert "... and 2 more" in message
+    assert "    my_ext::kernel_0*: kind=...  family=..." in message
+    assert "--kernelprof-strict-decode" in message
+
+
+def test_no_unknowns_no_warning() -> None:
+    import warnings
+
+    from pytest_kernelprof.unknowns import warn_undecided
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_undecided("count(kind='gemm')", [])
