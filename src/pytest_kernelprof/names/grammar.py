@@ -1,12 +1,12 @@
-"""Decode a GPU kernel name into what it is: kind, family, layout, dtype, fused ops.
+"""The naming grammar of kernel libraries: one ordered table of rules, ``RULES``.
 
 Pure functions over strings: no torch import, so the rules are testable anywhere and
 usable on names read from a trace file.
 
-The rules live in one ordered table, ``RULES``; the first rule whose pattern is found
-in the name decides the kind and family. Layout, dtype and fused ops are then read by
-the rule's own extractors. An unknown name is ``kind="other"``, never an error: new
-libraries appear faster than rules do, and a test must not crash on them.
+The first rule whose pattern is found in the name decides the kind and family. Layout,
+dtype and fused ops are then read by the rule's own extractors. An unknown name is
+``kind="other"``, never an error: new libraries appear faster than rules do, and a test
+must not crash on them (``decode.py`` then asks the other evidence).
 
 ``fused_ops`` means "the operations this kernel computes, as far as its name tells":
 the origin ops of an Inductor kernel (``("_unsafe_view", "gelu", "mul")``), the op of an
@@ -16,49 +16,9 @@ for all three lets a test compare eager and compiled runs with the same query.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-
-KINDS = (
-    "gemm",
-    "convolution",
-    "pointwise",
-    "reduction",
-    "persistent_reduction",
-    "template",
-    "attention",
-    "communication",
-    # Library kernels whose names say what they do (ATen, CUB, cuDNN): see RULES.
-    "indexing",
-    "sort",
-    "scan",
-    "pooling",
-    "resampling",
-    "loss",
-    "optimizer",
-    "other",
-)
-
-LAYOUTS = ("nn", "nt", "tn", "tt")
-
-# Every dtype the decoder gives (KernelName.dtype), for validating what users ask for.
-DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "uint8", "int32", "uint32", "int64", "uint64")
-
-
-@dataclass(frozen=True)
-class KernelName:
-    """What a kernel name says about the kernel."""
-
-    name: str
-    kind: str
-    family: str
-    layout: str | None = None
-    dtype: str | None = None
-    fused_ops: tuple[str, ...] = ()
-    collective: str | None = None
-
 
 # -- extractors -------------------------------------------------------------------------
 
@@ -68,16 +28,21 @@ _NVJET_LAYOUT = re.compile(r"_([NT]{3})$")
 
 # Type letters of cuBLASLt JIT (nvjet) names: <A/B type><compute type><output type>.
 _NVJET_TYPES = {"h": "fp16", "t": "bf16", "s": "fp32", "d": "fp64", "e": "fp8", "i": "int8", "q": "fp8"}
-_NVJET_DTYPE = re.compile(r"^nvjet_(?:sm\d+_)?([a-z])[a-z]{2}_")
+# fp8 GEMMs put two letters for the fp8 A and B before the three: nvjet_sm90_qqtst_* (e4m3),
+# nvjet_sm90_qrtst_* (e4m3 x e5m2).
+_NVJET_DTYPE = re.compile(r"^nvjet_(?:sm\d+_)?([qr][qr])?([a-z])[a-z]{2}_")
 
 _DTYPE_TOKENS = (
-    (re.compile(r"bf16|bfloat16|BFloat16"), "bf16"),
-    (re.compile(r"e4m3|e5m2|fp8|Float8"), "fp8"),
-    (re.compile(r"fp16|f16|Half|h884|h1688|h16816|hgemm"), "fp16"),
+    (re.compile(r"bf16|[bB]float16|BFloat16"), "bf16"),
+    (re.compile(r"[eE]4[mM]3|[eE]5[mM]2|fp8|Float8"), "fp8"),
+    (re.compile(r"fp16|(?<![A-Za-z])f16|Half|(?:^|_)half(?:_|$)|h884|h1688|h16816|hgemm"), "fp16"),
     (re.compile(r"tf32"), "tf32"),
-    (re.compile(r"f64|fp64|double|dgemm"), "fp64"),
-    (re.compile(r"f32|fp32|float|sgemm"), "fp32"),
-    (re.compile(r"int8|i8|imma"), "int8"),
+    (re.compile(r"(?<![A-Za-z])f64|fp64|double|dgemm"), "fp64"),
+    # complex GEMMs of cuBLAS (cgemm) and the "gcgemm" of cuDNN's FFT convolutions
+    (re.compile(r"[gc]cgemm|Cgemm"), "complex64"),
+    (re.compile(r"zgemm|Zgemm"), "complex128"),
+    (re.compile(r"(?<![A-Za-z])f32|fp32|(?<![bB])float(?!\d)|sgemm"), "fp32"),
+    (re.compile(r"int8|i8|imma|i16\d{2,4}gemm|_s8_"), "int8"),
 )
 
 
@@ -121,7 +86,9 @@ def _nvjet_layout(name: str) -> str | None:
 
 def _nvjet_dtype(name: str) -> str | None:
     found = _NVJET_DTYPE.match(name)
-    return _NVJET_TYPES.get(found.group(1)) if found else None
+    if found is None:
+        return None
+    return "fp8" if found.group(1) else _NVJET_TYPES.get(found.group(2))
 
 
 _GEMM_EPILOGUES = (("bias", "bias"), ("relu", "relu"), ("gelu", "gelu"), ("swish", "silu"))
@@ -295,6 +262,7 @@ _NCCL_COLLECTIVES = (
 )
 _NCCL_DTYPES = {
     "bf16": "bf16",
+    "bfloat16": "bf16",
     "f16": "fp16",
     "half": "fp16",
     "f32": "fp32",
@@ -328,6 +296,53 @@ def _nccl_dtype(name: str) -> str | None:
     return None
 
 
+# ROCm Tensile (rocBLAS, hipBLASLt) GEMMs: Cijk_<A index order>_<B index order>_<types>_...;
+# A as "lik" and B as "jlk" are the transposed operands; the first type letter is A's and B's.
+_TENSILE = re.compile(r"^Cijk_A(ilk|lik)_B(ljk|jlk)_(I8|F8|B8|[SDHBCZ])")
+_TENSILE_TYPES = {"S": "fp32", "D": "fp64", "H": "fp16", "B": "bf16", "C": "complex64", "Z": "complex128"}
+_TENSILE_TYPES.update({"I8": "int8", "F8": "fp8", "B8": "fp8"})
+
+
+def _tensile_layout(name: str) -> str | None:
+    found = _TENSILE.match(name)
+    if found is None:
+        return None
+    return ("t" if found.group(1) == "lik" else "n") + ("t" if found.group(2) == "jlk" else "n")
+
+
+def _tensile_dtype(name: str) -> str | None:
+    found = _TENSILE.match(name)
+    return _TENSILE_TYPES.get(found.group(3)) if found else None
+
+
+# cuDNN's classic kernels say their input type with one letter before "cudnn":
+# volta_scudnn_128x64_relu_interior_nn_v1, cudnn_infer_ampere_h16816cudnn_...
+_CUDNN_TYPE = re.compile(r"(?:^|_)(s|h|d|bf16_?s|h\d+|s\d+)cudnn")
+
+
+def _cudnn_dtype(name: str) -> str | None:
+    found = _CUDNN_TYPE.search(name)
+    if found is None:
+        return _first_dtype(name)
+    # volta_fp16_s884cudnn_fp16_*: an input type named before the instruction wins over it.
+    named = _first_dtype(name[: found.start()])
+    if named is not None:
+        return named
+    letter = found.group(1)
+    if letter.startswith("bf16"):
+        return "bf16"
+    return {"s": "fp32", "h": "fp16", "d": "fp64"}[letter[0]]
+
+
+_MAGMA_TYPE = re.compile(r"magma_([sdcz])")
+_BLAS_TYPES = {"s": "fp32", "d": "fp64", "c": "complex64", "z": "complex128", "h": "fp16"}
+
+
+def _magma_dtype(name: str) -> str | None:
+    found = _MAGMA_TYPE.search(name)
+    return _BLAS_TYPES[found.group(1)] if found else None
+
+
 def _copy_op(_: str) -> tuple[str, ...]:
     return ("copy",)
 
@@ -351,6 +366,17 @@ class Rule:
     dtype: Callable[[str], str | None] = _first_dtype
     fused_ops: Callable[[str], tuple[str, ...]] = _no_ops
     collective: Callable[[str], str | None] = _none
+    # The kind of work this rule's kernels are helpers of (KernelName.part_of).
+    part_of: str | None = None
+    # False for a catch-all that knows the library but not what the kernel does: its kind
+    # "other" is no evidence, so the launching op may still place the kernel.
+    places_kind: bool = True
+    # Whether ``dtype`` reads the whole name; the default reads the head, and the template
+    # arguments are read separately (their dtype is evidence "template").
+    dtype_anywhere: bool = False
+    # Whether the template arguments' type comes before the head's: cuDNN's direct convolution
+    # kernels are named after the algorithm (explicit_convolve_sgemm<__half, ...>), not the type.
+    template_dtype_first: bool = False
 
 
 def _rule(
@@ -362,8 +388,23 @@ def _rule(
     dtype: Callable[[str], str | None] = _first_dtype,
     fused_ops: Callable[[str], tuple[str, ...]] = _no_ops,
     collective: Callable[[str], str | None] = _none,
+    part_of: str | None = None,
+    places_kind: bool = True,
+    template_dtype_first: bool = False,
 ) -> Rule:
-    return Rule(re.compile(pattern), kind, family, layout, dtype, fused_ops, collective)
+    return Rule(
+        re.compile(pattern),
+        kind,
+        family,
+        layout,
+        dtype,
+        fused_ops,
+        collective,
+        part_of,
+        places_kind,
+        dtype_anywhere=dtype is not _first_dtype,
+        template_dtype_first=template_dtype_first,
+    )
 
 
 # Order matters: the first rule whose pattern is found in the name wins.
@@ -394,21 +435,122 @@ RULES: tuple[Rule, ...] = (
     _rule(r"nccl", "communication", "nccl", dtype=_nccl_dtype, collective=_nccl_collective),
     _rule(r"^triton_(poi|red|per|tem|for|sca|spl|mix)_", "pointwise", "inductor", fused_ops=_inductor_ops),
     _rule(r"flash_(fwd|bwd)|flash::|pytorch_flash|FlashAttn", "attention", "flash"),
+    # Serving kernels (FlashInfer, vLLM, SGLang, TensorRT-LLM), before the generic attention and
+    # ATen rules: "reduce_kernel" and "fmha" are in their names too.
+    _rule(r"flashinfer::comm::", "communication", "flashinfer"),
+    _rule(
+        r"flashinfer::\w*(?:Prefill|Decode|Attention|MLA)"
+        r"|(?:^|flashinfer::)(?:BatchPrefillWith|BatchDecodeWith|SinglePrefillWith|SingleDecodeWith)",
+        "attention",
+        "flashinfer",
+    ),
+    _rule(r"^flashinfer::", "other", "flashinfer", places_kind=False),
+    _rule(r"paged_attention", "attention", "vllm"),
+    # Marlin's mixed-precision GEMMs ship inside vLLM.
+    _rule(r"^marlin::|Marlin<", "gemm", "vllm"),
+    _rule(r"vllm::[\w:]*?(?:rms_norm|layer_norm)", "reduction", "vllm"),
+    _rule(r"vllm::[\w:]*?(?:act_and_mul|silu_and_mul|gelu_and_mul|rotary_embedding|fp8_quant)", "pointwise", "vllm"),
+    _rule(r"vllm::[\w:]*?(?:reshape_and_cache|copy_blocks)", "indexing", "vllm"),
+    _rule(r"vllm::", "other", "vllm", places_kind=False),
+    _rule(r"^fmhaSm\d+|^fmha_v2_|tensorrt_llm::[\w:]*?(?:fmha|attention|mmha)", "attention", "trtllm"),
+    _rule(r"^bmm_(?:Bfloat16|Fp16|Fp32|E4m3|E2m1|MxE\dm\d)", "gemm", "trtllm"),
+    _rule(r"tensorrt_llm::[\w:]*?(?:quantize|dequantize|cast)", "pointwise", "trtllm"),
+    _rule(r"^moe::dev::finalize::", "reduction", "trtllm"),
+    _rule(r"tensorrt_llm::|^moe::dev::", "other", "trtllm", places_kind=False),
+    _rule(r"(?:sgl_hip|sgl_kernel)::.*?(?:act_and_mul|silu_and_mul|gelu_and_mul|rotary)", "pointwise", "sglang"),
+    _rule(r"sgl_hip::|sgl_kernel::|sglang", "other", "sglang", places_kind=False),
+    _rule(r"(?:^|::)(?:act_and_mul|silu_and_mul|gelu_and_mul|rotary_embedding)\w*kernel", "pointwise", "unknown"),
+    _rule(r"(?:^|::)(?:store_kvcache|reshape_and_cache)\w*", "indexing", "unknown"),
+    # TransformerEngine
+    _rule(r"transformer_engine::[\w:]*?(?:normalization|rmsnorm|layernorm|ln_)", "reduction", "transformer_engine"),
+    _rule(
+        r"transformer_engine::[\w:]*?(?:cast|transpose|quantize|gelu|swiglu|geglu|act)",
+        "pointwise",
+        "transformer_engine",
+    ),
+    _rule(r"transformer_engine::", "other", "transformer_engine", places_kind=False),
+    # Symmetric-memory collectives of ATen (multimem all-reduce), before ATen's reduce rules.
+    _rule(
+        r"multimem_\w*(?:all_reduce|all_gather|reduce_scatter)|one_shot_all_reduce|two_shot_all_reduce",
+        "communication",
+        "aten",
+    ),
     # cuDNN's SDPA backward helpers (cudnn::fusion::fmha_reduce_head, compute_dot_do_o, convert_dq)
     # come before the mem-efficient rule: "fmha" is in their names too.
     _rule(r"cudnn\w*(sdpa|fmha|attention)|cudnn::fusion::", "attention", "cudnn"),
+    _rule(r"^aiter::.*?(?:fmha|attention|mha_)", "attention", "aiter"),
     _rule(r"fmha|AttentionKernel|attention_kernel|efficient_attention|mem_eff", "attention", "mem_efficient"),
     _rule(r"^nvjet_", "gemm", "nvjet", layout=_nvjet_layout, dtype=_nvjet_dtype, fused_ops=_gemm_epilogue),
     # cuDNN's CUTLASS split-K reduce after a convolution (like cuBLAS's splitKreduce after a GEMM).
-    _rule(r"cudnn::reduction::", "reduction", "cudnn"),
+    _rule(r"cudnn::reduction::|cutlass_cudnn\w*::\w*ReduceSplitK", "reduction", "cudnn", part_of="convolution"),
+    # ROCm: Tensile GEMMs (rocBLAS and hipBLASLt), Composable Kernel, MIOpen.
+    _rule(r"^Cijk_", "gemm", "tensile", layout=_tensile_layout, dtype=_tensile_dtype, fused_ops=_gemm_epilogue),
+    # Composable Kernel: a convolution runs as a GEMM underneath (GridwiseGemm in its arguments,
+    # kernel_batched_gemm_xdlops_bwd_weight for the weight gradient), so convolutions come first.
+    _rule(r"^ck(?:_tile)?::.*?(?:conv|Conv|bwd_weight)", "convolution", "composable_kernel"),
+    _rule(r"^ck(?:_tile)?::.*?(?:fmha|Fmha|attention|Attention)", "attention", "composable_kernel"),
+    _rule(r"^ck(?:_tile)?::.*?(?:norm|Norm|softmax|Softmax|reduce|Reduce)", "reduction", "composable_kernel"),
+    _rule(r"^ck(?:_tile)?::.*?(?:gemm|Gemm)|kernel_gemm_xdl|gemm_xdl|GemmXdl", "gemm", "composable_kernel"),
+    _rule(r"^ck(?:_tile)?::", "other", "composable_kernel", places_kind=False),
+    _rule(r"^aiter::.*?(?:norm|Norm)", "reduction", "aiter"),
+    _rule(r"^aiter::", "other", "aiter", places_kind=False),
+    # ROCm's CUB (rocPRIM) and HIP's own copy and fill kernels.
+    _rule(r"rocprim::.*?(?:radix_sort|merge_sort|block_merge|sort_)", "sort", "rocprim"),
+    _rule(r"rocprim::.*?(?:lookback_scan|scan_|_scan|partition)", "scan", "rocprim"),
+    _rule(r"rocprim::.*?reduce", "reduction", "rocprim"),
+    _rule(r"rocprim::.*?transform", "pointwise", "rocprim"),
+    _rule(r"rocprim::", "other", "rocprim", places_kind=False),
+    _rule(r"__amd_rocclr_copy", "pointwise", "hip", fused_ops=_copy_op),
+    _rule(r"__amd_rocclr_fill", "pointwise", "hip"),
+    _rule(r"MIOpenBatchNorm|MIOpenLayerNorm|MIOpenSoftmax|MIOpenReduce", "reduction", "miopen"),
+    _rule(r"MIOpenPooling|mloPooling", "pooling", "miopen"),
+    _rule(
+        r"naive_conv_|igemm_(?:fwd|bwd|wrw)|MIOpenConv|miopenSp3AsmConv|miopenGcnAsmConv|gridwise_convolution"
+        r"|conv1x1u|MIOpenCvD|Conv_Winograd|sp3AsmConv",
+        "convolution",
+        "miopen",
+    ),
+    _rule(r"batched_transpose_|transpose_(?:NCHW|CNHW|NHWC)\w*2|SubTensorOp", "pointwise", "miopen"),
+    _rule(r"Im2d2Col|Im3d2Col|Col2Im", "resampling", "miopen"),
+    _rule(r"^MIOpen|^miopen", "other", "miopen", places_kind=False),
+    # cuDNN's classic (cuDNN 7/8) convolution kernels and their helpers.
+    _rule(
+        r"[shd]cudnn_|h\d+cudnn|s\d+cudnn|bf16_s\d+cudnn|^cudnn_(?:infer|train)_|^cudnn_(?:volta|ampere|turing|hopper)",
+        "convolution",
+        "cudnn",
+        dtype=_cudnn_dtype,
+    ),
+    _rule(
+        r"cask_cudnn\w*::compute\w*OffsetsKernel|cask_cudnn\w*::\w*Offsets", "indexing", "cudnn", part_of="convolution"
+    ),
+    # cuDNN's CUTLASS convolutions (cuDNN 8/9): some names lose "fprop"/"wgrad" when shortened.
+    _rule(r"^cutlass_cudnn|^cutlass__5x_cudnn", "convolution", "cudnn", dtype=_gemm_dtype),
+    _rule(r"cudnn::cnn::im2col|cudnn::\w*::im2col", "resampling", "cudnn", part_of="convolution"),
+    # cuDNN's FFT and Winograd convolutions: the transforms of input and filter, and the filter flip.
+    _rule(r"^fft[123]d_(?:r2c|c2r|c2c)|^DSE::", "fft", "cudnn", part_of="convolution"),
+    _rule(
+        r"flip_filter|region_transform|winograd_transform|generateWinogradTilesKernel",
+        "pointwise",
+        "cudnn",
+        part_of="convolution",
+    ),
+    # cuDNN RNNs (LSTM, GRU), and ATen's own fused cells.
+    _rule(
+        r"elemWiseRNNcell|RNN_blockPersist|persistRNN|LSTM_elementWise|GRU_elementWise|RNN_elementWise|GENERIC_elementWise|RNN_bidirectional"
+        r"|cudnn::rnn|rnn_\w*persist"
+        r"|lstm_cell_(?:forward|backward)|gru_cell_(?:forward|backward)",
+        "rnn",
+        "cudnn",
+    ),
     # ImplicitGemmConvolution: cuDNN's CUTLASS conv kernels, which CUPTI may leave mangled (_ZN17cutlass__5x_cudnn...).
     _rule(
         r"fprop|dgrad|wgrad|implicit_gemm|implicit_convolve|conv2d|convolve|winograd|ImplicitGemmConvolution",
         "convolution",
         "cudnn",
+        template_dtype_first=True,
     ),
     _rule(
-        r"cutlass3x_|cutlass_\d+_|cutlass::",
+        r"^(?:cutlass3x_|cutlass_(?:\d+|tensorop|simt|wmma)_|cutlass::)",
         "gemm",
         "cutlass",
         layout=_layout_any,
@@ -431,10 +573,29 @@ RULES: tuple[Rule, ...] = (
         dtype=_gemm_dtype,
         fused_ops=_gemm_epilogue,
     ),
+    _rule(r"^magma\w*gemm", "gemm", "magma", dtype=_magma_dtype),
+    _rule(r"^magma", "linalg", "magma", dtype=_magma_dtype),
+    # cuSOLVER before the GEMV rule: its tridiagonal reductions run kernels named *_gemv_*.
+    _rule(
+        r"cusolver|^(?:syevj|gesvdj|gesvdbj|getrf|getrs|geqr2|geqrf|larft|larfb|larfg|kernel_trsm|trsm_|potrf|potrs|orgqr"
+        r"|ormqr|laswp|trtri|gesvd|syevd|sytrd|sytd2|stedc|ormtr|orgtr|lacpy|laset|lascl|steqr|svd_\w*rotate"
+        r"|copy_info_kernel|batch_(?:sym|svd|eig)|jacobi)",
+        "linalg",
+        "cusolver",
+    ),
     _rule(r"gemv|gemvx", "gemm", "cublas"),
+    _rule(r"^(?:fermi|kepler|maxwell)\w*gemm", "gemm", "cublas", layout=_layout_any),
+    _rule(r"^transpose_readWrite", "pointwise", "cublas", fused_ops=_copy_op),
     # cuBLAS's older kernels named after the BLAS routine: sgemm_largek_lds64, dgemm_*.
     _rule(r"gemmSN_|gemmk1_kernel|gemm_kernel|^[sdhcz]gemm_", "gemm", "cublas", layout=_layout_any),
-    _rule(r"splitKreduce|SplitKReduce|split_k_reduce", "reduction", "cublas"),
+    # A GEMM's helpers are not GEMMs: split-K reduction, beta scaling (C = beta*C before a GEMM
+    # that accumulates into it), the bias epilogue, and the last reduction of a dot product.
+    _rule(r"splitKreduce|SplitKReduce|split_k_reduce", "reduction", "cublas", part_of="gemm"),
+    _rule(r"^scal_kernel|cublasLt::epilogue::", "pointwise", "cublas", part_of="gemm"),
+    _rule(r"^reduce_1Block_kernel|^dot_kernel_reduce", "reduction", "cublas", part_of="gemm"),
+    _rule(r"^dot_kernel", "gemm", "cublas"),
+    # cuBLAS level-1 routines other than dot (no ATen GEMM op runs them, but linalg does).
+    _rule(r"^(?:axpy|nrm2|asum|swap|rot|iamax|iamin|copy)_kernel", "pointwise", "cublas"),
     # CUB (and Thrust, built on it) kernels are named after their algorithm; their template
     # arguments often name ATen functors, so these rules come before ATen's.
     _rule(r"Device(?:Segmented)?RadixSort|DeviceMergeSort|DeviceSegmentedSort", "sort", "cub"),
@@ -450,11 +611,18 @@ RULES: tuple[Rule, ...] = (
     _rule(r"nchwToNhwc|nhwcToNchw|nhwcAddPadding|nchwAddPadding", "pointwise", "cudnn", fused_ops=_copy_op),
     _rule(r"scalePackedTensor", "pointwise", "cudnn"),
     # Any other cuDNN kernel: the family is certain, the kind is not.
-    _rule(r"cudnn::", "other", "cudnn"),
+    _rule(r"cudnn::\w*::convertTensor_kernel|convertTensor_kernel", "pointwise", "cudnn", fused_ops=_copy_op),
+    _rule(r"cudnn::\w*::cubeTranspose|cudnn::\w*::transpose|^op_tensor_kernel|cudnnOpTensorOp", "pointwise", "cudnn"),
+    # cuDNN's dropout states: curand states seeded for each thread.
+    _rule(r"cudnn::initstates", "random", "cudnn"),
+    _rule(r"cudnn::\w*(?:CTC|ctc|compute_alphas_and_betas|computeSoftmaxProbability|compute_grads)", "loss", "cudnn"),
+    _rule(r"cudnn::engines_precompiled::(?:genericTranspose|setTensor|scaleTensor)", "pointwise", "cudnn"),
+    _rule(r"cudnn::", "other", "cudnn", places_kind=False),
     # ATen's dedicated kernels, before its generic elementwise/reduce rules below.
     _rule(r"conv_depthwise|depthwise_conv", "convolution", "aten"),
     _rule(r"Fused(?:Adam|Sgd|SGD|Adagrad)\w*Functor|fused_adam|fused_sgd", "optimizer", "aten"),
-    _rule(r"nll_loss|ctc_loss|multi_margin_loss|multilabel_margin_loss", "loss", "aten"),
+    _rule(r"nll_loss|ctc_loss|multi_margin_loss|multilabel_margin_loss|ClassNLLCriterion", "loss", "aten"),
+    _rule(r"kOptimizer\w*State|kPreconditionOptimizer|kOptimizerStatic8bit", "optimizer", "bitsandbytes"),
     _rule(
         r"radixSort|bitonicSort|MergeSort|SortKVInPlace|segmented_sort|sort_postprocess|fill_reverse_indices"
         r"|sbtopk::|mbtopk::|gatherTopK|gatherKthValue|gatherMedian|searchsorted",
@@ -468,7 +636,7 @@ RULES: tuple[Rule, ...] = (
         "aten",
     ),
     _rule(
-        r"reflection_pad|replication_pad|upsample_|grid_sampler|im2col|col2im|vol2col|col2vol",
+        r"reflection_pad|replication_pad|upsample_|grid_sampler|im2col|col2im|vol2col|col2vol|nearest_neighbor_\dd",
         "resampling",
         "aten",
     ),
@@ -484,7 +652,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         r"reduce_kernel|softmax|SoftMax|layer_norm|LayerNorm|norm_kernel|batch_norm|RowwiseMoments|GammaBetaBackward"
         r"|ComputeFusedParams|ComputeInternalGradients|ComputeBackwardFusedParams|renormRows|kernelHistogram"
-        r"|LpNormFunctor|lpnorm_cleanup",
+        r"|LpNormFunctor|lpnorm_cleanup|GradGammaBeta|cuComputeGradInput|cuApplyLayerNorm|cuApplyRMSNorm|cuWelford",
         "reduction",
         "aten",
         fused_ops=_aten_ops,
@@ -497,37 +665,32 @@ RULES: tuple[Rule, ...] = (
         "aten",
         fused_ops=_aten_ops,
     ),
-    _rule(r"^void at::native::|at::native::|at::cuda::", "other", "aten", fused_ops=_aten_ops),
+    # at::cuda::spin_kernel is torch.cuda._sleep: it waits, and is none of the kinds.
+    _rule(r"at::cuda::.*?spin_kernel", "other", "aten"),
+    # Kernels of other libraries, after ATen's rules: ATen's own kernels name these libraries
+    # in their template arguments (curandStatePhilox4_32_10 in every random kernel).
+    _rule(
+        r"^(?:regular_fft|vector_fft|fft_|bluestein|regular_bluestein|prime_fft|postprocess|preprocess)|_fft_factor|cufft",
+        "fft",
+        "cufft",
+    ),
+    _rule(r"^(?:generate_seed_pseudo|gen_sequenced|curand|philox|xorwow|mtgp32)", "random", "curand"),
+    # fbgemm_gpu (recommendation models): table-batched embeddings, sparse permutes, bucketize, FP8
+    # quantize; named as pytorch/FBGEMM's sources name their __global__ functions.
+    _rule(
+        r"split_embedding\w*kernel|batched_embedding|embedding_codegen|dense_embedding|bounds_check_indices"
+        r"|lxu_cache|linearize_cache|(?:^|::)_?permute_\w*kernel|permute_pooled_embs|jagged_\w*kernel",
+        "indexing",
+        "fbgemm",
+    ),
+    _rule(r"bucketize_sparse_features|_block_bucketize", "sort", "fbgemm"),
+    _rule(
+        r"FP8rowwise|FP8_rowwise|fused8bitrowwise|Fused8BitRowwise|float_to_FP8|_to_FP8|quantize_fp8",
+        "pointwise",
+        "fbgemm",
+    ),
+    _rule(r"fbgemm", "other", "fbgemm", places_kind=False),
+    # Triton kernels of Inductor before its names said their kind (triton__0d1d2d...).
+    _rule(r"^triton__\d", "other", "inductor", places_kind=False),
+    _rule(r"^void at::native::|at::native::|at::cuda::", "other", "aten", fused_ops=_aten_ops, places_kind=False),
 )
-
-
-@functools.lru_cache(maxsize=8192)
-def _parse_cached(name: str) -> KernelName:
-    for rule in RULES:
-        if rule.pattern.search(name):
-            kind = rule.kind
-            if rule.family == "inductor":
-                # One rule for all Inductor kernels; the three letters after "triton_" say the kind.
-                kind = _INDUCTOR_KINDS[name[len("triton_") : len("triton_") + 3]]
-            return KernelName(
-                name=name,
-                kind=kind,
-                family=rule.family,
-                layout=rule.layout(name),
-                dtype=rule.dtype(name),
-                fused_ops=rule.fused_ops(name),
-                collective=rule.collective(name),
-            )
-    return KernelName(name=name, kind="other", family="unknown")
-
-
-def parse_kernel_name(name: str) -> KernelName:
-    """Decode ``name`` with the first matching rule of ``RULES``.
-
-    >>> parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN").layout
-    'tn'
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"parse_kernel_name() takes a kernel name (str), got {type(name).__name__}")
-    # Cached: a profile repeats the same few names in every call, and decoding is regex work.
-    return _parse_cached(name)
