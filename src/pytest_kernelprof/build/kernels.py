@@ -9,7 +9,7 @@ from typing import Any
 
 from ..events import KERNEL, MEMCPY, RawEvent
 from ..model import Kernel, MemoryOp
-from ..names import KernelName, parse_kernel_name
+from ..names import BUILT_IN, Decoder, KernelName
 from ..syncs import memcpy_kind
 from .optree import Chains, inductor_op, is_launch_range
 from .steps import Step, paused_gc
@@ -75,7 +75,7 @@ class CallKernels:
     median durations, from the first call's records.
     """
 
-    __slots__ = ("_frames", "_kernels", "_triton_kernels", "chains", "launchers", "records", "step")
+    __slots__ = ("_decoder", "_frames", "_kernels", "_triton_kernels", "chains", "launchers", "records", "step")
 
     def __init__(
         self,
@@ -84,6 +84,7 @@ class CallKernels:
         launchers: list[RawEvent | None],
         frames: Callable[[], list[tuple[str, ...] | None]] | None,
         triton_kernels: frozenset[str],
+        decoder: Decoder = BUILT_IN,
     ) -> None:
         self.step = step
         self.records = records  # the call's GPU records in launch order
@@ -91,6 +92,7 @@ class CallKernels:
         self.chains = Chains(step.ops)
         self._frames = frames
         self._triton_kernels = triton_kernels
+        self._decoder = decoder
         self._kernels: list[Kernel] | None = None
 
     @property
@@ -114,15 +116,17 @@ class CallKernels:
         frames = self._frames() if self._frames is not None else None
         as_triton: dict[str, KernelName] = {}
         triton_kernels = self._triton_kernels
+        decode = self._decoder.decode
         kernels: list[Kernel] = []
         for position, (g, op_event) in enumerate(zip(self.records, self.launchers, strict=True)):
             if g.category != KERNEL:
                 continue
             op_name = op_event.name if op_event is not None else None
-            decoded = parse_kernel_name(g.name)
             inductor = op_name is not None and op_name.startswith(g.name) and is_launch_range(op_name, g.name)
             if inductor:
                 op_name = inductor_op(chains.of(op_event))  # type: ignore[arg-type]  # inductor: op_event is set
+            # The name first, then its template arguments and the launching op (names/decode.py).
+            decoded = decode(g.name, op_name)
             # A kernel whose name says nothing is a Triton kernel where capture learned it, or
             # where Inductor launched it (a user's @triton.jit kernel in a compiled region).
             if decoded.family == "unknown" and (inductor or g.name in triton_kernels):

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from ..events import RawEvent, Source
 from ..health import CompileFacts, MemoryReading
+from ..names import BUILT_IN, Decoder
 from ..model import CallProfile, KernelList, KernelProfile, Op, OpTable, RuntimeCalls, SyncList
 from ..syncs import FlaggedSync
 from .kernels import CallKernels, call_records
@@ -40,13 +41,15 @@ def build_profile(
     memory: Sequence[MemoryReading] | None = None,
     compile_facts: CompileFacts | None = None,
     flagged_syncs: Mapping[int, Sequence[FlaggedSync]] | None = None,
+    decoder: Decoder = BUILT_IN,
 ) -> KernelProfile:
     """Turn raw events into a KernelProfile: one call per ``ProfilerStep#N`` annotation.
 
     ``memory`` (one reading per profiled call) and ``compile_facts`` are what a live capture
     saw beside the events; a reading list that does not match the calls is not used.
     ``flagged_syncs`` are the syncs torch's sync debug mode warned about live, by call
-    index: they give the syncs of those calls their exact line.
+    index: they give the syncs of those calls their exact line. ``decoder`` decodes the
+    kernels (what the user taught first, then the built-in evidence).
     """
     steps, runtime_by_corr, ops_by_id, gpu_events, stacks = sort_events(events)
     gpu_seen = bool(gpu_events)
@@ -69,6 +72,7 @@ def build_profile(
             runtime_names,
             reading,
             source.triton_kernels,
+            decoder,
         )
         for step, reading in zip(steps, readings, strict=True)
     ]
@@ -106,13 +110,14 @@ def _build_call(
     runtime_names: RuntimeNames,
     reading: MemoryReading | None = None,
     triton_kernels: frozenset[str] = frozenset(),
+    decoder: Decoder = BUILT_IN,
 ) -> tuple[CallProfile, CallKernels]:
     records, launchers, memory = call_records(step, ops_by_id, runtime_by_corr)
 
     def frames() -> list[tuple[str, ...] | None]:
         return user_stacks(step, [runtime_by_corr.get(g.correlation) for g in records])
 
-    call_kernels = CallKernels(step, records, launchers, frames if stacks else None, triton_kernels)
+    call_kernels = CallKernels(step, records, launchers, frames if stacks else None, triton_kernels, decoder)
 
     def load_ops() -> tuple[list[str], Callable[[str], Op]]:
         launched = call_kernels.launched()

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from ..modules import MODULE_RANGE_PREFIX
 from ..names import KINDS, KernelName
 from ..report import display_name, format_us, nearest, render_table
+from ..unknowns import could_match, warn_undecided
 from .measured import UNMEASURED_TABLE, _Records, plural
 
 Pattern = str | re.Pattern[str]
@@ -122,14 +123,22 @@ class MemoryOp:
     bytes: int | None = None
 
 
-def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
-    if kind is not None and kernel.kind != kind:
-        return False
+def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
     if pattern is None:
         return True
     if isinstance(pattern, re.Pattern):
         return pattern.search(kernel.name) is not None
-    return fnmatch.fnmatchcase(kernel.name, pattern)
+    # Tables show names without a leading "void ": a name copied from one must match.
+    name = kernel.name
+    return fnmatch.fnmatchcase(name, pattern) or (
+        name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern)
+    )
+
+
+def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
+    if kind is not None and kernel.kind != kind:
+        return False
+    return _name_matches(kernel, pattern)
 
 
 def _check_kind(kind: str | None) -> None:
@@ -148,12 +157,13 @@ def kernel_table(
     kernels: Sequence[Kernel], positions: Sequence[int] | None = None, marked: frozenset[int] = frozenset()
 ) -> str:
     """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers),
-    and rows whose number is in ``marked`` get a ``*`` before it."""
+    and rows whose number is in ``marked`` get a ``*`` before it. A kind that was not read from
+    the name says where it came from: ``gemm (op)``, ``attention (user)``."""
     numbers = range(len(kernels)) if positions is None else positions
     rows = [
         (
             f"*{i}" if i in marked else str(i),
-            k.kind,
+            k.kind if k.evidence.kind in (None, "name") else f"{k.kind} ({k.evidence.kind})",
             k.family,
             k.layout or "-",
             ",".join(k.fused_ops) or "-",
@@ -220,7 +230,21 @@ class KernelList(_Records[Kernel]):
     def of_kind(self, kind: str) -> KernelList:
         __tracebackhide__ = True
         _check_kind(kind)
+        self._warn_undecided("of_kind", None, kind)
         return KernelList([k for k in self._items() if k.kind == kind])
+
+    def unplaced(self) -> KernelList:
+        """The kernels no evidence placed (kind ``"other"`` for want of any): each could be of
+        any kind, so kind questions warn about them (``UndecodedKernelWarning``)."""
+        __tracebackhide__ = True
+        return KernelList([k for k in self._items() if k.unplaced])
+
+    def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None) -> None:
+        if kind is None or kind == "other":
+            return
+        undecided = [k for k in self._items() if _name_matches(k, pattern) and could_match(k, kinds=(kind,))]
+        # 1 warn_undecided, 2 this method, 3 the query, 4 the test's line
+        warn_undecided(_query(method, pattern, kind), undecided, stacklevel=4)
 
     def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> KernelCount:
         """How many kernels match ``pattern`` and ``kind`` (all kernels when both are None).
@@ -231,6 +255,7 @@ class KernelList(_Records[Kernel]):
         _check_pattern(pattern)
         _check_kind(kind)
         matched = tuple(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind))
+        self._warn_undecided("count", pattern, kind)
         return KernelCount(matched, self, pattern, kind)
 
     def one(self, pattern: Pattern | None = None, *, kind: str | None = None) -> Kernel:
@@ -239,6 +264,7 @@ class KernelList(_Records[Kernel]):
         _check_pattern(pattern)
         _check_kind(kind)
         matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind))
+        self._warn_undecided("one", pattern, kind)
         found = [self._loaded()[i] for i in sorted(matched)]
         if len(found) == 1:
             return found[0]

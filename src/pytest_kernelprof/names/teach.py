@@ -15,16 +15,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..errors import TeachingError
 from .facts import DTYPES, KINDS, LAYOUTS
 
 TAUGHT_FIELDS = ("kind", "family", "dtype", "layout", "part_of")
 _LINE = re.compile(r"^(?P<glob>\S.*?):\s+(?P<facts>\w+=\S+(?:\s+\w+=\S+)*)\s*$")
 _FAMILY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _CHOICES = {"kind": KINDS, "dtype": DTYPES, "layout": LAYOUTS, "part_of": KINDS}
-
-
-class TeachingError(ValueError):
-    """A taught line that cannot be read; the message says which line and what to write."""
 
 
 @dataclass(frozen=True)
