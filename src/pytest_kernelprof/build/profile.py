@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from ..events import RawEvent, Source
 from ..health import CompileFacts, MemoryReading
-from ..names import BUILT_IN, Decoder
 from ..model import CallProfile, KernelList, KernelProfile, Op, OpTable, RuntimeCalls, SyncList
+from ..names import BUILT_IN, Decoder
 from ..syncs import FlaggedSync
 from .kernels import CallKernels, call_records
 from .optree import op_forest, ops_by_thread

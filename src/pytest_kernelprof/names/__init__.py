@@ -12,11 +12,12 @@ for all three lets a test compare eager and compiled runs with the same query.
 
 from __future__ import annotations
 
+from ..errors import TeachingError
 from .decode import BUILT_IN, Decoder, parse_kernel_name
 from .facts import DTYPES, KINDS, LAYOUTS, NO_EVIDENCE, SOURCES, Evidence, KernelName
 from .grammar import RULES, Rule
 from .ops import dtype_of_inputs, kind_of_op
-from .teach import TAUGHT_FIELDS, Teaching, TeachingError, parse_teaching, parse_teachings
+from .teach import TAUGHT_FIELDS, Teaching, parse_teaching, parse_teachings
 
 __all__ = [
     "BUILT_IN",
