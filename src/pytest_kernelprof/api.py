@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
+import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .build import build_profile, paused_gc
@@ -13,6 +16,7 @@ from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP
 from .events import events_from_trace_file
 from .model import KernelProfile
 from .modules import resolve_model
+from .paths import atomic_path
 from .rules import Rule, check_rules
 from .traces import hide_trace_errors
 
@@ -112,6 +116,17 @@ class Profiler:
         self.captures.append(rec.capture)
         check_rules(rec.capture.profile, self.forbid)
 
+    def load_trace(
+        self, path: str | os.PathLike[str], *, allow_variation: bool = False, check_complete: bool = True
+    ) -> KernelProfile:
+        """:func:`load_trace`, held to this profiler's ``forbid`` rules and kept in ``captures``
+        like a live profile: record on a GPU, assert in CPU CI under the suite's rules."""
+        __tracebackhide__ = True
+        profile = load_trace(path, allow_variation=allow_variation, check_complete=check_complete)
+        self.captures.append(TraceCapture(profile, None, path=os.fspath(path)))
+        check_rules(profile, self.forbid)
+        return profile
+
 
 def _model(fn: object, modules: object, *, required: bool) -> Any | None:
     """``modules=``: True (the modules of ``fn``, an nn.Module), False, or the nn.Module to record."""
@@ -140,3 +155,21 @@ def load_trace(
     with paused_gc():
         source, events = events_from_trace_file(path)
         return build_profile(events, source, allow_variation=allow_variation, check_complete=check_complete)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TraceCapture(Capture):
+    """A profile read from a trace file: exported as a copy of that file, since no torch
+    profiler holds its events; gzipped or not as the new name says."""
+
+    path: str
+
+    def export_trace(self, path: str | os.PathLike[str]) -> None:
+        with open(self.path, "rb") as raw:
+            packed = raw.read(2) == b"\x1f\x8b"
+        with (
+            atomic_path(path) as tmp,
+            gzip.open(self.path, "rb") if packed else open(self.path, "rb") as src,
+            gzip.open(tmp, "wb") if os.fspath(path).endswith(".gz") else open(tmp, "wb") as dst,
+        ):
+            shutil.copyfileobj(src, dst, 1 << 20)

@@ -35,6 +35,7 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     ``kernelprof.profile(fn, args, kwargs, warmup=..., calls=..., modules=...)`` overrides them
     for one call, ``with kernelprof.record() as rec`` profiles a block.
     ``--kernelprof-stacks`` turns on ``stacks=True`` for every profile of the run.
+    ``kernelprof.load_trace(path)`` reads a recorded trace under the same rules and reports.
     """
     from .api import Profiler
 

@@ -39,7 +39,9 @@ from .report import format_us, render_table
 
 KERNEL_FIELDS = ("kind", "family", "dtype", "layout", "name")
 FIELDS = (*KERNEL_FIELDS, "op")
-FAMILIES = tuple(dict.fromkeys([rule.family for rule in RULES] + ["unknown"]))
+# The decoder's families, and the two a kernel gets beyond its name's rule: ``triton`` for a
+# user's Triton kernel that capture learned (build.py), ``unknown`` for a name no rule knows.
+FAMILIES = tuple(dict.fromkeys([*(rule.family for rule in RULES), "triton", "unknown"]))
 _CHOICES: dict[str, tuple[str, ...]] = {"kind": KINDS, "family": FAMILIES, "dtype": DTYPES, "layout": LAYOUTS}
 
 
