@@ -23,6 +23,10 @@ metric that a profile cannot tell, or that an older file lacks, is not compared.
 
 Files are JSON with sorted keys, two-space indent and a trailing newline, written to a
 temporary file and renamed, so a reader never sees half a file and review diffs stay small.
+Reading one checks every stored value, since people edit these files by hand: a kind, family
+or layout the decoder never gives, a count that is negative, not an integer or above
+``MAX_COUNT`` (a billion per call), a size above ``MAX_BYTES`` (1 PiB) is a BaselineError
+naming the file, the entry and the field.
 """
 
 from __future__ import annotations
@@ -41,10 +45,11 @@ from .defaults import DEFAULT_MEMORY_TOLERANCE
 from .errors import BaselineError
 from .explain import Explanation
 from .health import REGION_PREFIX
-from .metrics import read_metric
+from .metrics import METRICS, read_metric
 from .model import Kernel, KernelProfile
-from .names import KernelName
+from .names import KINDS, LAYOUTS, KernelName
 from .paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
+from .rules import FAMILIES
 
 STABLE_NAME_FAMILIES = frozenset(("inductor", "triton", "unknown"))
 FORMAT_VERSION = 1
@@ -88,15 +93,68 @@ class BaselineKernel(KernelName):
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> BaselineKernel:
+    def from_json(cls, data: object, where: str) -> BaselineKernel:
+        """The kernel stored as ``data``; a ValueError naming the field (``where`` is the
+        kernel's own, ``kernels[3]``) that holds a value no kernel can have."""
+        if not isinstance(data, Mapping):
+            raise _bad(where, data, "an object")
+        fields = {f: data.get(f, _MISSING) for f in STORED_FIELDS}
+        name, op, fused_ops = fields["name"], fields["op"], fields["fused_ops"]
+        if not isinstance(name, str):
+            raise _bad(f"{where}.name", name, "a string")
+        if op is not None and not isinstance(op, str):
+            raise _bad(f"{where}.op", op, "a string or null")
+        if fused_ops is _MISSING:
+            fused_ops = []
+        if not isinstance(fused_ops, list) or not all(isinstance(o, str) for o in fused_ops):
+            raise _bad(f"{where}.fused_ops", fused_ops, "a list of op names")
+        layout = fields["layout"]
+        if layout is not None and layout is not _MISSING:
+            layout = _choice(layout, LAYOUTS, f"{where}.layout", "null")
         return cls(
-            name=str(data["name"]),
-            kind=str(data["kind"]),
-            family=str(data["family"]),
-            layout=data.get("layout"),
-            fused_ops=tuple(data.get("fused_ops") or ()),
-            op=data.get("op"),
+            name=name,
+            kind=_choice(fields["kind"], KINDS, f"{where}.kind"),
+            family=_choice(fields["family"], FAMILIES, f"{where}.family"),
+            layout=None if layout is _MISSING else layout,
+            fused_ops=tuple(fused_ops),
+            op=None if op is _MISSING else op,
         )
+
+
+# Stands for a field a hand-edited entry lacks, where null is a value.
+_MISSING: Any = object()
+
+
+def _bad(where: str, value: object, expected: str) -> ValueError:
+    """The error for the field ``where`` that holds ``value`` (its repr, cut short) or lacks one."""
+    if value is _MISSING:
+        return ValueError(f"{where} is missing")
+    text = repr(value)
+    return ValueError(f"{where} is {text if len(text) <= 60 else text[:57] + '...'}, not {expected}")
+
+
+def _choice(value: object, choices: Sequence[str], where: str, other: str = "") -> str:
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(choices[:-1]) + (f", {choices[-1]} or {other}" if other else f" or {choices[-1]}")
+        raise _bad(where, value, f"one of {listed}")
+    return value
+
+
+# The largest values an entry may hold. A count per call above a billion, or a size above a
+# PiB, is no profile this plugin could have read (a trace of that many events would be
+# terabytes): it is a hand edit gone wrong, and comparing against it would call any run an
+# improvement.
+MAX_COUNT = 10**9
+MAX_BYTES = 2**50
+
+
+def _count(value: object, where: str, *, size: bool = False) -> int:
+    limit = MAX_BYTES if size else MAX_COUNT
+    # bool is an int to Python, never a count to a reader of the file.
+    if type(value) is not int or not 0 <= value <= limit:
+        bound = "a size from 0 to 1 PiB" if size else f"a count from 0 to {MAX_COUNT:,}"
+        raise _bad(where, value, bound)
+    return value
 
 
 @dataclass(frozen=True)
@@ -126,11 +184,19 @@ class Signature:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Signature:
-        kernels = tuple(BaselineKernel.from_json(k) for k in data["kernels"])
+        """The stored entry ``data``; a ValueError naming the field that holds an impossible value."""
+        stored = data.get("kernels", _MISSING)
+        if not isinstance(stored, list):
+            raise _bad("kernels", stored, "a list")
+        kernels = tuple(BaselineKernel.from_json(k, f"kernels[{i}]") for i, k in enumerate(stored))
         metrics = data.get("metrics", {})
-        if not isinstance(metrics, dict) or not all(isinstance(k, str) and type(v) is int for k, v in metrics.items()):
-            raise ValueError("'metrics' is not an object of integers")
-        return cls(kernels, int(data.get("memcpy", 0)), int(data.get("memset", 0)), dict(metrics))
+        if not isinstance(metrics, dict):
+            raise _bad("metrics", metrics, "an object")
+        for name, value in metrics.items():
+            if name not in BASELINE_METRICS:
+                raise ValueError(f"metrics.{name} is not a baseline metric; they are {', '.join(BASELINE_METRICS)}")
+            _count(value, f"metrics.{name}", size=METRICS[name].size)
+        return cls(kernels, _count(data.get("memcpy", 0), "memcpy"), _count(data.get("memset", 0), "memset"), metrics)
 
 
 def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:
@@ -225,10 +291,12 @@ def read_baseline(path: Path) -> dict[str, Any]:
         if not isinstance(entries, dict):
             raise BaselineError(f"{path}: entry {arch!r} is not an object; {fix}")
         for name, entry in entries.items():
+            if not isinstance(entry, dict):
+                raise BaselineError(f"{path}: entry {arch}/{name} is not an object; {fix}")
             try:
                 Signature.from_json(entry)
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise BaselineError(f"{path}: entry {arch}/{name} is malformed ({exc!r}); {fix}") from None
+            except ValueError as exc:
+                raise BaselineError(f"{path}: entry {arch}/{name}: {exc}; {fix}") from None
     return data
 
 
