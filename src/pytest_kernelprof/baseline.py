@@ -19,7 +19,9 @@ How names are compared (``names``):
 Beside the signature an entry keeps metrics, each better lower (``BASELINE_METRICS``): a
 higher value fails with the change, a lower one passes and is reported as an improvement to
 lock in. ``peak_bytes`` has a relative tolerance; the others are counts and have none. A
-metric that a profile cannot tell, or that an older file lacks, is not compared.
+metric that a profile cannot tell, or that an older file lacks, is not compared. The memory
+operations a mode counts are better lower in the same way (decided: a memcpy removed with an
+``.item()`` is the improvement that its sync and its DtoH copy are).
 
 Files are JSON with sorted keys, two-space indent and a trailing newline, written to a
 temporary file and renamed, so a reader never sees half a file and review diffs stay small.
@@ -210,25 +212,26 @@ def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:
 
 
 def compare(stored: Signature, current: Signature, mode: str) -> list[str] | None:
-    """None when ``current`` matches ``stored`` under ``mode``; else the diff lines."""
+    """None when the kernels of ``current`` match ``stored`` under ``mode``; else the diff lines.
+    Memory operations are compared by :func:`compare_metrics`: they have a direction."""
     diff = diff_kernels(stored.kernels, current.kernels, by=comparison_key(mode))
-    memory_counts = {"exact": ("memcpy", "memset"), "stable": ("memcpy",), "loose": ()}[mode]
-    memory_changed = [
-        f"{kind}s per call: {getattr(stored, kind)} -> {getattr(current, kind)}"
-        for kind in memory_counts
-        if getattr(stored, kind) != getattr(current, kind)
-    ]
-    if diff.same and not memory_changed:
+    if diff.same:
         return None
-    lines = [
+    return [
         f"kernels per call: {len(stored.kernels)} -> {len(current.kernels)}",
         *(f"count change: {c}" for c in count_changes(stored.kernels, current.kernels)),
-        *memory_changed,
         "--- baseline",
         "+++ this run",
         *render_diff(diff, "baseline", "this run"),
     ]
-    return lines
+
+
+# The memory operations each names mode compares, as (the MetricChange name, the Signature field).
+MEMORY_COUNTS = {
+    "exact": (("memcpys", "memcpy"), ("memsets", "memset")),
+    "stable": (("memcpys", "memcpy"),),
+    "loose": (),
+}
 
 
 @dataclass(frozen=True)
@@ -246,16 +249,21 @@ class MetricChange:
 
 
 def compare_metrics(
-    stored: Signature, current: Signature, tolerance: float
+    stored: Signature, current: Signature, tolerance: float, mode: str = "stable"
 ) -> tuple[list[MetricChange], list[MetricChange]]:
-    """(worse, better): the metrics both signatures have that went up or down; a tolerant
-    metric only beyond ``tolerance`` of the stored value."""
+    """(worse, better): the metrics both signatures have that went up or down, a tolerant
+    metric only beyond ``tolerance`` of the stored value; then the memory operations that
+    ``mode`` compares (``MEMORY_COUNTS``), which are better lower too: a removed ``.item()``
+    takes a memcpy with its sync and its DtoH copy, and all three read as improved."""
     worse: list[MetricChange] = []
     better: list[MetricChange] = []
-    for name in BASELINE_METRICS:
-        if name not in stored.metrics or name not in current.metrics:
-            continue
-        old, new = stored.metrics[name], current.metrics[name]
+    counts = [
+        (name, stored.metrics[name], current.metrics[name])
+        for name in BASELINE_METRICS
+        if name in stored.metrics and name in current.metrics
+    ]
+    counts.extend((name, getattr(stored, field), getattr(current, field)) for name, field in MEMORY_COUNTS[mode])
+    for name, old, new in counts:
         slack = tolerance * old if name in TOLERANT_METRICS else 0
         change = MetricChange(name, old, new, tolerance)
         if new > old + slack:
@@ -445,7 +453,7 @@ class KernelBaseline:
             return Explanation(head, prof.kernels.table().splitlines())
         recorded, current = Signature.from_json(stored), Signature.of(prof)
         lines = compare(recorded, current, self._names)
-        worse, better = compare_metrics(recorded, current, self._tolerance)
+        worse, better = compare_metrics(recorded, current, self._tolerance, self._names)
         if lines is None and not worse:
             for change in better:
                 self._note(IMPROVED_PROPERTY, f"{self._nodeid}|{name}|{change.name}|{change.stored}|{change.current}")

@@ -1,0 +1,74 @@
+"""How baselines and ``kernelprof diff`` compare: memory operations have a direction like the
+metrics, CUDA-graph kernels compare across processes, a diff line shows what differs, and
+one-for-one replacements are not fusions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.baseline import IMPROVED_PROPERTY, KernelBaseline, Signature, compare, compare_metrics, record
+
+Trace = Callable[[str], Path]
+
+
+# -- item 4: fewer copies is an improvement ----------------------------------------------
+
+
+def test_fewer_memcpys_are_better_and_more_are_worse(trace: Trace) -> None:
+    sig = Signature.of(load_trace(trace("geglu_compiled")))
+    one_copy = replace(sig, memcpy=1)
+    for mode in ("stable", "exact"):
+        assert compare(one_copy, sig, mode) is None  # the signature holds the kernels
+        worse, better = compare_metrics(one_copy, sig, 0.05, mode)
+        assert (worse, [str(c) for c in better]) == ([], ["memcpys: 1 -> 0"])
+        worse, better = compare_metrics(sig, one_copy, 0.05, mode)
+        assert ([str(c) for c in worse], better) == (["memcpys: 0 -> 1"], [])
+    assert compare_metrics(one_copy, sig, 0.05, "loose") == ([], [])
+
+
+def test_memsets_have_a_direction_where_they_are_compared(trace: Trace) -> None:
+    sig = Signature.of(load_trace(trace("geglu_compiled")))  # two cuBLAS workspace memsets
+    assert compare_metrics(sig, replace(sig, memset=3), 0.05, "stable") == ([], [])
+    worse, _ = compare_metrics(sig, replace(sig, memset=3), 0.05, "exact")
+    assert [str(c) for c in worse] == ["memsets: 2 -> 3"]
+    _, better = compare_metrics(sig, replace(sig, memset=1), 0.05, "exact")
+    assert [str(c) for c in better] == ["memsets: 2 -> 1"]
+
+
+def test_a_removed_item_copy_passes_as_an_improvement(tmp_path: Path, trace: Trace) -> None:
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", load_trace(trace("geglu_compiled")))
+    data = json.loads(path.read_text())
+    entry = data["archs"]["sm90"]["default"]
+    entry["memcpy"], entry["metrics"]["syncs"], entry["metrics"]["dtoh_copies"] = 1, 1, 1  # a step with .item()
+    path.write_text(json.dumps(data))
+    notes: list[tuple[str, str]] = []
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=notes)
+    baseline.check(load_trace(trace("geglu_compiled")))  # the .item() is gone
+    assert [value for key, value in notes if key == IMPROVED_PROPERTY] == [
+        "t.py::test_m|default|syncs|1|0",
+        "t.py::test_m|default|dtoh_copies|1|0",
+        "t.py::test_m|default|memcpys|1|0",
+    ]
+
+
+def test_an_added_copy_fails_as_worse_where_copies_are_compared(tmp_path: Path, trace: Trace) -> None:
+    path = tmp_path / "test_m.json"
+    profile = load_trace(trace("compile_graph_break"))  # one .item(): one DtoH memcpy
+    record(path, "sm90", "default", profile)
+    data = json.loads(path.read_text())
+    data["archs"]["sm90"]["default"]["memcpy"] = 0
+    path.write_text(json.dumps(data))
+    KernelBaseline(path, "t.py::test_m", update=False, names="loose", notes=[]).check(profile)
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
+    with pytest.raises(AssertionError) as info:
+        baseline.check(profile)
+    message = str(info.value)
+    assert "kernel signature differs" not in message
+    assert "(lower is better):\n  memcpys: 0 -> 1\nif the change is intended" in message
