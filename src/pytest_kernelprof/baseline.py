@@ -70,11 +70,17 @@ STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op")
 # Dynamo numbers its compiled regions in the order it compiles them in the process
 # ("Torch-Compiled Region: 2/0"), so the numbers depend on which tests ran before.
 _COMPILE_IDS = re.compile(rf"^({re.escape(REGION_PREFIX)}): \d+/\d+$")
+# Inductor names the range around a compiled graph's call, which is what kernels replayed by
+# a CUDA graph are launched by, after the graph's hash: it changes from process to process.
+_GRAPH_HASH = re.compile(r"^## (Call CompiledFxGraph) \w+ ##$")
 
 
 def stable_op(op: str | None) -> str | None:
-    """A kernel's op as baselines store it: a compiled region without its compile ids."""
-    return None if op is None else _COMPILE_IDS.sub(r"\1", op)
+    """A kernel's op as baselines store and compare it: a compiled region without its compile
+    ids, a compiled graph's call without its hash (``## Call CompiledFxGraph ##``)."""
+    if op is None:
+        return None
+    return _GRAPH_HASH.sub(r"## \1 ##", _COMPILE_IDS.sub(r"\1", op))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,7 +125,8 @@ class BaselineKernel(KernelName):
             family=_choice(fields["family"], FAMILIES, f"{where}.family"),
             layout=None if layout is _MISSING else layout,
             fused_ops=tuple(fused_ops),
-            op=None if op is _MISSING else op,
+            # An older file may hold a graph's hash: it compares as it would be written now.
+            op=None if op is _MISSING else stable_op(op),
         )
 
 
