@@ -12,7 +12,7 @@ from typing import Any
 
 from .build import build_profile, paused_gc
 from .capture import Capture, Recording, capture_callable, record_block
-from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP
+from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP, MAX_CALLS, MAX_CALLS_WHY
 from .events import events_from_trace_file
 from .model import KernelProfile
 from .modules import resolve_model
@@ -83,13 +83,15 @@ class Profiler:
         __tracebackhide__ = True
         if not isinstance(args, tuple):
             raise TypeError(f"args must be a tuple of positional arguments, got {type(args).__name__}")
+        warmup = check_calls("warmup", self.warmup if warmup is None else warmup)
+        calls = check_calls("calls", self.calls if calls is None else calls)
         model = _model(fn, self.modules if modules is None else modules, required=modules is not None)
         capture = capture_callable(
             fn,
             args,
             kwargs,
-            warmup=self.warmup if warmup is None else warmup,
-            calls=self.calls if calls is None else calls,
+            warmup=warmup,
+            calls=calls,
             no_grad=self.no_grad if no_grad is None else no_grad,
             allow_variation=self.allow_variation if allow_variation is None else allow_variation,
             stacks=self.stacks if stacks is None else stacks,
@@ -126,6 +128,14 @@ class Profiler:
         self.captures.append(TraceCapture(profile, None, path=os.fspath(path)))
         check_rules(profile, self.forbid)
         return profile
+
+
+def check_calls(name: str, value: int) -> int:
+    """``value``, a count of calls passed as ``name``, if it is at most ``MAX_CALLS``; the
+    type and the lower bound are capture's to check."""
+    if isinstance(value, int) and value > MAX_CALLS:
+        raise ValueError(f"{name} must be at most {MAX_CALLS}, got {value}: {MAX_CALLS_WHY}")
+    return value
 
 
 def _model(fn: object, modules: object, *, required: bool) -> Any | None:

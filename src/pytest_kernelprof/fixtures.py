@@ -104,6 +104,7 @@ class KernelBenchmark:
         warmup: int = DEFAULT_WARMUP,
         end_to_end: bool = False,
     ) -> KernelProfile:
+        from .api import check_calls
         from .bench import benchmark_callable
 
         return benchmark_callable(
@@ -111,7 +112,7 @@ class KernelBenchmark:
             fn,
             args,
             kwargs or {},
-            rounds=rounds,
+            rounds=check_calls("rounds", rounds),
             warmup=warmup,
             end_to_end=end_to_end,
             forbid=self._forbid,
