@@ -102,12 +102,16 @@ def host_section(view: KernelProfile | CallProfile) -> str:
 
 
 def _load(path: str) -> KernelProfile:
-    """Load for reading: a trace that lost GPU records is shown, with a warning, not refused."""
+    """Load for reading: a trace that lost some GPU records is shown, with a warning; one that
+    lost every kernel record is refused, as the error says (its table would be empty)."""
     try:
         return load_trace(path, allow_variation=True)
     except IncompleteProfileError as exc:
+        prof = load_trace(path, allow_variation=True, check_complete=False)
+        if not prof.has_device_activity or not any(len(call.kernels) for call in prof.calls):
+            raise IncompleteProfileError(f"{path}: {exc}") from None
         print(f"kernelprof: warning: {path}: {exc}", file=sys.stderr)
-        return load_trace(path, allow_variation=True, check_complete=False)
+        return prof
 
 
 def show(path: str, calls: bool, ops: bool) -> int:
