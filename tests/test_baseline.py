@@ -88,7 +88,7 @@ def test_record_writes_stable_sorted_json_and_keeps_other_archs(tmp_path: Path, 
 
 @pytest.mark.parametrize(
     "content",
-    ["{not json", "[]", '{"format": 99, "archs": {}}', '{"format": 1, "archs": {"sm90": {"default": {"x": 1}}}}'],
+    ["{not json", "[]", '{"format": 0, "archs": {}}', '{"format": 1, "archs": {"sm90": {"default": {"x": 1}}}}'],
 )
 def test_a_corrupt_baseline_is_an_error_and_stays_untouched(tmp_path: Path, trace: Trace, content: str) -> None:
     path = tmp_path / "test_x.json"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,3 +45,39 @@ def test_diff_refuses_it_too(tmp_path: Path, trace: Trace, capsys: pytest.Captur
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith(f"kernelprof: error: {path}: the profiler lost GPU records")
+
+
+# -- item 17: standard input ----------------------------------------------------------------
+
+
+def _run_cli(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_kernelprof", *args], input=stdin, capture_output=True, check=False
+    )
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["gzip", "json"])
+def test_show_dash_reads_standard_input(trace: Trace, packed: bool) -> None:
+    data = trace("geglu_eager").read_bytes()
+    result = _run_cli("show", "-", stdin=data if packed else gzip.decompress(data))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode()
+    assert out.startswith("<stdin>: NVIDIA H200 (sm90), 3 call(s)\n")
+    assert out.count("nvjet_sm90_tst_") == 3
+
+
+def test_diff_reads_one_side_from_standard_input(trace: Trace) -> None:
+    result = _run_cli("diff", "-", str(trace("geglu_compiled")), stdin=trace("geglu_eager").read_bytes())
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.decode().startswith("a = <stdin>: NVIDIA H200")
+
+
+def test_bad_standard_input_names_stdin_not_a_temporary_file() -> None:
+    result = _run_cli("show", "-", stdin=b"")
+    assert result.returncode == 2
+    assert result.stderr.decode() == "kernelprof: error: <stdin>: the file is empty, not a Chrome trace\n"
+
+
+def test_standard_input_is_read_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "-", "-"]) == 2
+    assert capsys.readouterr().err == "kernelprof: error: only one of the traces can be standard input ('-')\n"

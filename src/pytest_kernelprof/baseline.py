@@ -300,8 +300,22 @@ def read_baseline(path: Path) -> dict[str, Any]:
         raise BaselineError(f"{path}: not valid JSON ({exc}); {fix}") from None
     except RecursionError:
         raise BaselineError(f"{path}: not a pytest-kernelprof baseline (nested too deeply); {fix}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION or not isinstance(data.get("archs"), dict):
-        raise BaselineError(f"{path}: not a pytest-kernelprof baseline (format {FORMAT_VERSION}); {fix}")
+    if not isinstance(data, dict) or "format" not in data:
+        raise BaselineError(
+            f"{path}: not a pytest-kernelprof baseline (a JSON object with 'format' and 'archs' keys); {fix}"
+        )
+    version = data["format"]
+    if type(version) is int and version > FORMAT_VERSION:  # not "fix it": the file is good, the reader old
+        raise BaselineError(
+            f"{path}: baseline format {version} is newer than this pytest-kernelprof reads (format "
+            f"{FORMAT_VERSION}): upgrade pytest-kernelprof to compare against it"
+        )
+    if type(version) is not int or version != FORMAT_VERSION:
+        raise BaselineError(
+            f"{path}: unknown baseline format {version!r} (this pytest-kernelprof reads format {FORMAT_VERSION}); {fix}"
+        )
+    if not isinstance(data.get("archs"), dict):
+        raise BaselineError(f"{path}: {_bad('archs', data.get('archs', _MISSING), 'an object')}; {fix}")
     for arch, entries in data["archs"].items():
         if not isinstance(entries, dict):
             raise BaselineError(f"{path}: entry {arch!r} is not an object; {fix}")
