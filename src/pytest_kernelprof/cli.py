@@ -1,9 +1,10 @@
 """``kernelprof show TRACE`` and ``kernelprof diff A B``: read profiles without re-running them.
+A trace named ``-`` is read from standard input.
 
 Exit status: 0 success (and, for diff, the kernel sequences are the same), 1 the profiles
-differ, 2 a usage or file error, reported in one line without a traceback; 141 without a
-word when the reader of the output closed it early (``| head``), as for a process that
-SIGPIPE ended.
+differ, 2 a usage or file error (a trace that lost every kernel record among them), reported
+in one line without a traceback; 141 without a word when the reader of the output closed it
+early (``| head``), as for a process that SIGPIPE ended.
 """
 
 from __future__ import annotations
