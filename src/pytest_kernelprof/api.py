@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
+import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .build import build_profile, paused_gc
 from .capture import Capture, Recording, capture_callable, record_block
-from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP
+from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP, MAX_CALLS, MAX_CALLS_WHY
 from .events import events_from_trace_file
 from .model import KernelProfile
 from .modules import resolve_model
+from .paths import atomic_path
 from .rules import Rule, check_rules
 from .traces import hide_trace_errors
 
@@ -79,13 +83,15 @@ class Profiler:
         __tracebackhide__ = True
         if not isinstance(args, tuple):
             raise TypeError(f"args must be a tuple of positional arguments, got {type(args).__name__}")
+        warmup = check_calls("warmup", self.warmup if warmup is None else warmup)
+        calls = check_calls("calls", self.calls if calls is None else calls)
         model = _model(fn, self.modules if modules is None else modules, required=modules is not None)
         capture = capture_callable(
             fn,
             args,
             kwargs,
-            warmup=self.warmup if warmup is None else warmup,
-            calls=self.calls if calls is None else calls,
+            warmup=warmup,
+            calls=calls,
             no_grad=self.no_grad if no_grad is None else no_grad,
             allow_variation=self.allow_variation if allow_variation is None else allow_variation,
             stacks=self.stacks if stacks is None else stacks,
@@ -111,6 +117,25 @@ class Profiler:
             yield rec
         self.captures.append(rec.capture)
         check_rules(rec.capture.profile, self.forbid)
+
+    def load_trace(
+        self, path: str | os.PathLike[str], *, allow_variation: bool = False, check_complete: bool = True
+    ) -> KernelProfile:
+        """:func:`load_trace`, held to this profiler's ``forbid`` rules and kept in ``captures``
+        like a live profile: record on a GPU, assert in CPU CI under the suite's rules."""
+        __tracebackhide__ = True
+        profile = load_trace(path, allow_variation=allow_variation, check_complete=check_complete)
+        self.captures.append(TraceCapture(profile, None, path=os.fspath(path)))
+        check_rules(profile, self.forbid)
+        return profile
+
+
+def check_calls(name: str, value: int) -> int:
+    """``value``, a count of calls passed as ``name``, if it is at most ``MAX_CALLS``; the
+    type and the lower bound are capture's to check."""
+    if isinstance(value, int) and value > MAX_CALLS:
+        raise ValueError(f"{name} must be at most {MAX_CALLS}, got {value}: {MAX_CALLS_WHY}")
+    return value
 
 
 def _model(fn: object, modules: object, *, required: bool) -> Any | None:
@@ -140,3 +165,21 @@ def load_trace(
     with paused_gc():
         source, events = events_from_trace_file(path)
         return build_profile(events, source, allow_variation=allow_variation, check_complete=check_complete)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TraceCapture(Capture):
+    """A profile read from a trace file: exported as a copy of that file, since no torch
+    profiler holds its events; gzipped or not as the new name says."""
+
+    path: str
+
+    def export_trace(self, path: str | os.PathLike[str]) -> None:
+        with open(self.path, "rb") as raw:
+            packed = raw.read(2) == b"\x1f\x8b"
+        with (
+            atomic_path(path) as tmp,
+            gzip.open(self.path, "rb") if packed else open(self.path, "rb") as src,
+            gzip.open(tmp, "wb") if os.fspath(path).endswith(".gz") else open(tmp, "wb") as dst,
+        ):
+            shutil.copyfileobj(src, dst, 1 << 20)

@@ -39,7 +39,9 @@ from .report import format_us, render_table
 
 KERNEL_FIELDS = ("kind", "family", "dtype", "layout", "name")
 FIELDS = (*KERNEL_FIELDS, "op")
-FAMILIES = tuple(dict.fromkeys([rule.family for rule in RULES] + ["unknown"]))
+# The decoder's families, and the two a kernel gets beyond its name's rule: ``triton`` for a
+# user's Triton kernel that capture learned (build.py), ``unknown`` for a name no rule knows.
+FAMILIES = tuple(dict.fromkeys([*(rule.family for rule in RULES), "triton", "unknown"]))
 _CHOICES: dict[str, tuple[str, ...]] = {"kind": KINDS, "family": FAMILIES, "dtype": DTYPES, "layout": LAYOUTS}
 
 
@@ -55,7 +57,7 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "m
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _METRIC = re.compile(r"^([a-z_]+)(>=|<=|==|!=|>|<)(.+)$")
 _FIELD = re.compile(r"^([a-z_]+)=(.+)$")
-_NUMBER = re.compile(r"^(\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
+_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,12 @@ def _parse_metric(rule: str, metric: str, comparison: str, text: str) -> tuple[s
     if number is None or unit not in _UNITS or (unit and not METRICS[metric].size):
         units = " (a size may end in KiB, MiB, GiB, KB, MB or GB)" if METRICS[metric].size else ""
         raise ValueError(f"rule {rule!r}: {metric}{comparison} takes a number, got {text!r}{units}")
-    return metric, comparison, float(number.group(1)) * _UNITS[unit]
+    limit = float(number.group(1)) * _UNITS[unit]
+    if limit < 0:  # a rule that always or never holds: a mistake
+        raise ValueError(
+            f"rule {rule!r}: {metric}{comparison}{text}: {metric} is never negative: compare it with 0 or more"
+        )
+    return metric, comparison, limit
 
 
 def parse_rules(lines: Sequence[str]) -> tuple[Rule, ...]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .defaults import DEFAULT_CALLS, DEFAULT_MEMORY_TOLERANCE, DEFAULT_WARMUP, NAME_MODES
+from .defaults import DEFAULT_CALLS, DEFAULT_MEMORY_TOLERANCE, DEFAULT_WARMUP, MAX_CALLS, MAX_CALLS_WHY, NAME_MODES
 
 if TYPE_CHECKING:
     from .rules import Rule
@@ -72,13 +72,16 @@ def _ini_int(config: pytest.Config, key: str, default: int) -> int:
 
 
 def parse_count(option: str, value: str | int, minimum: int) -> int:
-    """An integer option value, or a UsageError that names the option and the bound."""
+    """A count of calls (warm-up or profiled) from an option or ini value, or a UsageError
+    that names the option and the bound (at most ``MAX_CALLS``)."""
     try:
         number = int(value)
     except (TypeError, ValueError):
         raise pytest.UsageError(f"{option} takes an integer, got {value!r}") from None
     if number < minimum:
         raise pytest.UsageError(f"{option} must be at least {minimum}, got {number}")
+    if number > MAX_CALLS:
+        raise pytest.UsageError(f"{option} must be at most {MAX_CALLS}, got {number}: {MAX_CALLS_WHY}")
     return number
 
 
