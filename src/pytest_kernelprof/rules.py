@@ -257,7 +257,7 @@ def _kernel_violation(prof: KernelProfile, rule: Rule) -> str | None:
         undecided.extend(k for k in call.kernels if rule.could_match_kernel(k))
     # Unbroken, but kernels of unknown kind or dtype could break it: a rule never passes
     # silently on them (an error under --kernelprof-strict-decode).
-    warn_undecided(f"kernelprof_forbid rule {rule.name!r} ({rule.conditions})", undecided, stacklevel=5)
+    warn_undecided(f"kernelprof_forbid rule {rule.name!r} ({rule.conditions})", undecided)
     return None
 
 

@@ -9,6 +9,8 @@ turns into a failure. Pure: no pytest, no torch.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Collection, Iterable, Sequence
 
@@ -61,8 +63,21 @@ def describe(kernels: Sequence[KernelName]) -> list[str]:
     return lines
 
 
-def warn_undecided(question: str, kernels: Sequence[KernelName], *, stacklevel: int = 3) -> None:
-    """Warn that ``kernels`` could change the answer to ``question``; nothing when there are none."""
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` of the first frame outside this package: the user's line that asked
+    (a count, a profile checked against the rules), however deep the plugin's own calls."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
+
+
+def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
+    """Warn, at the user's line, that ``kernels`` could change the answer to ``question``;
+    nothing when there are none."""
     if not kernels:
         return
     distinct = list({kernel.name: kernel for kernel in kernels}.values())
@@ -73,4 +88,4 @@ def warn_undecided(question: str, kernels: Sequence[KernelName], *, stacklevel: 
         *(f"  {line}" for line in how_to_teach(k.name for k in distinct[:SHOWN])),
         "(--kernelprof-strict-decode makes this a failure)",
     ]
-    warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=stacklevel)
+    warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=_callers_level())

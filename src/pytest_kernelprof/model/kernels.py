@@ -243,8 +243,7 @@ class KernelList(_Records[Kernel]):
         if kind is None or kind == "other":
             return
         undecided = [k for k in self._items() if _name_matches(k, pattern) and could_match(k, kinds=(kind,))]
-        # 1 warn_undecided, 2 this method, 3 the query, 4 the test's line
-        warn_undecided(_query(method, pattern, kind), undecided, stacklevel=4)
+        warn_undecided(_query(method, pattern, kind), undecided)
 
     def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> KernelCount:
         """How many kernels match ``pattern`` and ``kind`` (all kernels when both are None).
