@@ -358,7 +358,18 @@ class DeviceLines:
             terminalreporter.write_line(f"{line} ({', '.join(sorted(workers))})")
 
 
+def _keep_trace_log_private() -> None:
+    """pytest attaches its log capture anew for each phase of a test, in hook wrappers
+    outside these hooks; the log it must not capture exists only once torch is imported."""
+    if "torch._logging._internal" in sys.modules:
+        from .compile_watch import keep_trace_log_private
+
+        keep_trace_log_private()
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    _keep_trace_log_private()
     _check_allow_marker(item)
     try:
         needed = gpus_needed([(mark.args, mark.kwargs) for mark in item.iter_markers(GPU_MARKER)])
@@ -378,6 +389,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if require:
         pytest.fail(f"{reason} (--kernelprof-require-gpu)", pytrace=False)
     pytest.skip(reason)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    _keep_trace_log_private()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    _keep_trace_log_private()
 
 
 def _check_allow_marker(item: pytest.Item) -> None:
