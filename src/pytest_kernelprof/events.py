@@ -556,6 +556,7 @@ KERNELPROF_VERSION = 1
 
 def kernelprof_section(trace: Mapping[str, Any], label: str) -> Mapping[str, Any]:
     """The trace's ``"kernelprof"`` object ({} for a trace that torch alone wrote)."""
+    __tracebackhide__ = hide_trace_errors
     section = trace.get(KERNELPROF_KEY)
     if section is None:
         return {}
@@ -568,6 +569,7 @@ def kernelprof_section(trace: Mapping[str, Any], label: str) -> Mapping[str, Any
 
 
 def _triton_kernels(section: Mapping[str, Any], label: str) -> frozenset[str]:
+    __tracebackhide__ = hide_trace_errors
     names = section.get("triton_kernels", [])
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise TraceError(f"{label}: '{KERNELPROF_KEY}.triton_kernels' is not a list of kernel names")
@@ -576,6 +578,7 @@ def _triton_kernels(section: Mapping[str, Any], label: str) -> frozenset[str]:
 
 def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
     """Device facts from a Chrome trace's ``deviceProperties``, and what kernelprof saved in it."""
+    __tracebackhide__ = hide_trace_errors
     props = trace.get("deviceProperties")
     device = arch = None
     if isinstance(props, list) and props and isinstance(props[0], Mapping):

@@ -15,12 +15,19 @@ import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import CannotTellError
 from .paths import short_path as _short_path
 from .report import render_table
 
 REGION_PREFIX = "Torch-Compiled Region"
+
+
+def hide_cannot_tell(excinfo: Any) -> bool:
+    """A ``__tracebackhide__`` for pytest: a CannotTellError says what the test asked for and
+    why the profile cannot answer, so it fails at the test's line; any other error shows here."""
+    return bool(excinfo.errisinstance(CannotTellError))
 
 
 # -- compile health -------------------------------------------------------------------------
@@ -155,6 +162,7 @@ class CompileReport:
     stale_ids: tuple[str, ...] = ()  # entered, but compiled before the profile started
 
     def _facts(self, what: str) -> CompileFacts:
+        __tracebackhide__ = hide_cannot_tell
         if self.facts is None:
             raise CannotTellError(f"{what}: {self.unknown}")
         if self.facts.unavailable is not None:
@@ -164,11 +172,13 @@ class CompileReport:
     @property
     def frames(self) -> int:
         """Frames dynamo compiled during the whole profile, warm-up included (recompiles too)."""
+        __tracebackhide__ = hide_cannot_tell
         return self._facts("prof.compile.frames").frames
 
     @property
     def graph_breaks(self) -> list[GraphBreak]:
         """Each distinct graph break met while compiling during the profile."""
+        __tracebackhide__ = hide_cannot_tell
         facts = self._facts("prof.compile.graph_breaks")
         if self.stale_ids:
             ids = ", ".join(sorted(set(self.stale_ids)))
@@ -183,12 +193,14 @@ class CompileReport:
     @property
     def recompiles(self) -> int:
         """Compiles that started during the profiled (steady-state) calls."""
+        __tracebackhide__ = hide_cannot_tell
         return self._facts("prof.compile.recompiles").recompiles
 
     @property
     def recompile_reasons(self) -> list[str]:
         """Why each compile of the profiled calls happened: dynamo's guard failures
         (``"0/0: tensor 'x' size mismatch at index 0. expected 4, actual 8"``)."""
+        __tracebackhide__ = hide_cannot_tell
         return list(self._facts("prof.compile.recompile_reasons").recompile_reasons)
 
     def table(self) -> str:
@@ -310,6 +322,7 @@ class MemoryReport:
     unknown: str = ""
 
     def _readings(self, what: str) -> tuple[MemoryReading, ...]:
+        __tracebackhide__ = hide_cannot_tell
         if self.readings is None:
             raise CannotTellError(f"{what}: {self.unknown}")
         return self.readings
@@ -317,12 +330,14 @@ class MemoryReport:
     @property
     def peak_bytes(self) -> int:
         """Peak allocated during a call above what was allocated before it (median over calls)."""
+        __tracebackhide__ = hide_cannot_tell
         return _median_int(r.peak_above_before for r in self._readings("prof.memory.peak_bytes"))
 
     @property
     def retained_bytes(self) -> int:
         """Allocated after a call minus before it (median over calls): more than 0 in every
         call is a leak, such as a loss kept with its graph."""
+        __tracebackhide__ = hide_cannot_tell
         return _median_int(r.retained for r in self._readings("prof.memory.retained_bytes"))
 
     def table(self) -> str:
