@@ -229,8 +229,26 @@ class CompileReport:
         lines.append(f"(from {facts.source})")
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return self.table()
+
+    def __repr__(self) -> str:
+        # One short line: pytest shows a repr in an assertion's "where" line, escaping
+        # newlines and cutting it at 240 characters; print() gives the table.
+        shown = ", ".join(map(str, self.regions_per_call[:_SHOWN_CALLS]))
+        more = ", ..." if len(self.regions_per_call) > _SHOWN_CALLS else ""
+        per_call = "" if len(set(self.regions_per_call)) <= 1 else f" (per call: {shown}{more})"
+        fields = [f"regions={self.regions}{per_call}"]
+        facts = self.facts
+        if facts is None or facts.unavailable is not None:
+            fields.append("frames, graph_breaks, recompiles: cannot tell, see .table()")
+        else:
+            breaks = "cannot tell" if self.stale_ids else str(len(facts.graph_breaks))
+            fields.extend((f"frames={facts.frames}", f"graph_breaks={breaks}", f"recompiles={facts.recompiles}"))
+        return f"CompileReport({', '.join(fields)})"
+
+
+_SHOWN_CALLS = 5
 
 
 def _indent(text: str) -> str:
@@ -358,8 +376,21 @@ class MemoryReport:
             return "MemoryReport:\n" + "\n".join(lines)
         return f"MemoryReport (median of {len(self.readings)} calls):\n" + "\n".join(lines)
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return self.table()
+
+    def __repr__(self) -> str:
+        # One short line, as CompileReport's: print() gives the table.
+        counts = f"malloc_calls={self.malloc_calls}, free_calls={self.free_calls}"
+        if self.readings is None:
+            return f"MemoryReport({counts}; peak_bytes, retained_bytes: cannot tell, see .table())"
+        peak, retained = format_bytes(self.peak_bytes), format_bytes(self.retained_bytes)
+        calls = _plural_calls(len(self.readings))
+        return f"MemoryReport(peak_bytes={peak}, retained_bytes={retained}, {counts}; median of {calls})"
+
+
+def _plural_calls(count: int) -> str:
+    return f"{count} call" if count == 1 else f"{count} calls"
 
 
 def memory_report(
