@@ -27,7 +27,7 @@ def test_plain_json_and_gzip_give_the_same_profile(tmp_path: Path, trace: Callab
         (b"", "the file is empty"),
         (b'{"traceEvents": [', "not valid JSON, the file may be truncated"),
         (b'{"hello": 1}', "without a 'traceEvents' list"),
-        (b"[1, 2]", "without a 'traceEvents' list"),
+        (b"[1, 2]", "a JSON array (2 items), not an object with a 'traceEvents' list"),
         (b'{"traceEvents": [1]}', "holds a int, not an event object"),
         (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": 3, "ts": 1}]}', "event name is a int, not a string"),
         (b"\x1f\x8b\x08\x00garbage", "gzip stream is truncated or corrupt"),

@@ -502,6 +502,8 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
     name = sys.intern(name)  # names repeat across calls: keep one copy of each
     start = round(float(ev["ts"]) * 1000)
     end = start + round(float(ev.get("dur", 0)) * 1000)
+    if not (-MAX_TIME_NS < start < MAX_TIME_NS and end - start <= MAX_DURATION_NS):
+        raise ValueError(impossible_time(ev["ts"], ev.get("dur", 0)))
     args = ev.get("args")
     if type(args) is not dict:
         args = _NO_ARGS
@@ -531,6 +533,19 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
         _dim3(args.get("block")),
         nbytes if type(nbytes) is int else None,
     )
+
+
+# Times no profiler writes: a timestamp beyond int64 nanoseconds (what events hold; about 292
+# years from Kineto's epoch), an event of more than a day. Shown, they are numbers of hundreds of digits.
+MAX_TIME_NS = 2**63 - 1
+MAX_DURATION_NS = 86_400 * 10**9
+
+
+def impossible_time(ts: Any, dur: Any) -> str:
+    """Why an event's ``ts``/``dur`` (microseconds) cannot be a profiler's."""
+    if abs(float(ts)) * 1000 >= MAX_TIME_NS:
+        return f"its 'ts' of {ts!r} us is not a time a profiler writes (more than 292 years from the epoch)"
+    return f"its 'dur' of {dur!r} us is more than a day, which no profiled event lasts"
 
 
 _NO_ARGS: Mapping[str, Any] = {}

@@ -208,10 +208,7 @@ def read_trace(
     if not first:
         raise TraceError(f"{name}: the file is empty, not a Chrome trace")
     if first != "{":
-        raise TraceError(
-            f"{name}: JSON without a 'traceEvents' list, so not a Chrome trace from torch.profiler "
-            "(export one with prof.export_chrome_trace(path))"
-        )
+        raise _not_an_object(reader)
     reader.pos += 1
     header: dict[str, Any] = {}
     events: list[T] | None = None
@@ -230,11 +227,41 @@ def read_trace(
     if reader.skip():
         raise reader.fail("not valid JSON: text after the end of the trace object")
     if events is None:
-        raise TraceError(
-            f"{name}: JSON without a 'traceEvents' list, so not a Chrome trace from torch.profiler "
-            "(export one with prof.export_chrome_trace(path))"
-        )
+        if "traceEvents" in header:
+            what = f"its 'traceEvents' is a JSON {_json_kind(header['traceEvents'])}, not a list of events"
+        else:
+            keys = ", ".join(map(str, list(header)[:8])) + (", ..." if len(header) > 8 else "")
+            what = f"a JSON object without a 'traceEvents' list (its keys: {keys or 'none'})"
+        raise TraceError(f"{name}: {what}, so not a Chrome trace from torch.profiler{_EXPORT_HINT}")
     return header, events
+
+
+_EXPORT_HINT = " (export one with prof.export_chrome_trace(path))"
+
+
+def _not_an_object(reader: _Reader) -> TraceError:
+    """What a file that does not start with ``{`` is instead: not JSON, or which JSON."""
+    start = reader.pos
+    shown = reader.text[start : start + 40].split("\n", 1)[0].rstrip()
+    try:
+        value, _ = reader.decode(reader.text, start)
+    except json.JSONDecodeError as exc:
+        if exc.pos == start:
+            return TraceError(f"{reader.name}: not JSON: it starts with {shown!r}, and a Chrome trace is a JSON object")
+        reader.pos = exc.pos
+        return reader.fail(f"not valid JSON, the file may be truncated ({exc.msg})")
+    except RecursionError:
+        return TraceError(f"{reader.name}: not valid JSON: nested too deeply to read (it starts with {shown!r})")
+    kind = _json_kind(value) + (f" ({len(value)} items)" if isinstance(value, list) else "")
+    return TraceError(
+        f"{reader.name}: a JSON {kind}, not an object with a 'traceEvents' list, so not a Chrome trace "
+        f"from torch.profiler{_EXPORT_HINT}"
+    )
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else kinds.get(type(value), type(value).__name__)
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -473,7 +500,7 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
     """Append what ``events.raw_event_from_chrome`` makes of each event; False where it would raise.
 
     The same rules, field by field, on records whose types msgspec has checked; a negative
-    duration also returns False, so that the general reader reports it. A change to that
+    duration or an impossible time also returns False, so that the general reader reports it. A change to that
     adapter needs the same change here: tests/test_load_trace_readers.py compares the two.
     """
     from .events import (
@@ -481,6 +508,8 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
         CATEGORIES,
         IGNORED,
         KERNEL,
+        MAX_DURATION_NS,
+        MAX_TIME_NS,
         RUNTIME,
         _cpu_event,
         _gpu_event,
@@ -488,7 +517,7 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
         thread_id,
     )
 
-    cpu_ranges = _CPU_RANGES
+    cpu_ranges, max_time, max_duration = _CPU_RANGES, MAX_TIME_NS, MAX_DURATION_NS
     intern, append = sys.intern, out.append
     nearest = float.__round__  # round() of a float, without looking the method up on every call
     category_of: dict[str | None, str] = {None: IGNORED}  # a batch has a handful of categories
@@ -507,6 +536,8 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
                 return False
             start = nearest(ts * 1000)
             end = start + nearest(dur * 1000)
+            if not (-max_time < start < max_time and end - start <= max_duration):
+                return False
             if args is None:
                 external = 0
             else:

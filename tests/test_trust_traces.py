@@ -1,0 +1,78 @@
+"""load_trace says what a bad file really is, and refuses times no profiler writes (issue 21)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_kernelprof import TraceError, load_trace
+from pytest_kernelprof import traces as traces_module
+
+
+@pytest.fixture(params=["msgspec", "json"])
+def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "json":
+        monkeypatch.setattr(traces_module, "_typed_reader", lambda: None)
+    return str(request.param)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"hello, this is plain text\n", "not JSON: it starts with 'hello, this is plain text'"),
+        (b"# pytest-kernelprof\n\nAssert on the GPU kernels", "not JSON: it starts with '# pytest-kernelprof'"),
+        (b"[" * 100000, "not valid JSON: nested too deeply"),
+        (b"[1, 2]", "a JSON array (2 items), not an object"),
+        (b'"trace"', "a JSON string, not an object"),
+        (
+            b'{"hello": 1, "traceevents": []}',
+            "a JSON object without a 'traceEvents' list (its keys: hello, traceevents)",
+        ),
+        (b'{"traceEvents": {"a": 1}}', "its 'traceEvents' is a JSON object, not a list"),
+    ],
+)
+def test_what_is_not_a_trace_is_called_what_it_is(reader: str, tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(content)
+    with pytest.raises(TraceError, match=re.escape(message)) as info:
+        load_trace(path)
+    assert str(info.value).startswith(f"{path}: ")
+    assert "\n" not in str(info.value)
+
+
+def _trace(**fields: Any) -> bytes:
+    event = {"ph": "X", "cat": "kernel", "name": "k", "ts": 10.0, "dur": 2.0, "tid": 7, "args": {"correlation": 1}}
+    event.update(fields)
+    return json.dumps(
+        {"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::x", "ts": 1, "dur": 1}, event]}
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"dur": 1e300}, "event 1 is malformed (ValueError: its 'dur' of 1e+300 us is more than a day"),
+        ({"dur": 1e11}, "event 1 is malformed (ValueError: its 'dur' of 100000000000.0 us is more than a day"),
+        ({"ts": 1e300}, "event 1 is malformed (ValueError: its 'ts' of 1e+300 us is not a time a profiler writes"),
+        ({"ts": -1e17}, "event 1 is malformed (ValueError: its 'ts' of -1e+17 us is not a time a profiler writes"),
+        ({"ts": 2**70}, "is not a time a profiler writes"),
+    ],
+)
+def test_impossible_times_are_refused_naming_the_event(
+    reader: str, tmp_path: Path, fields: dict[str, Any], message: str
+) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(_trace(**fields))
+    with pytest.raises(TraceError, match=re.escape(message)) as info:
+        load_trace(path)
+    assert "'name': 'k'" in str(info.value)
+
+
+def test_a_long_event_and_an_epoch_timestamp_are_read(reader: str, tmp_path: Path) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(_trace(ts=1.76e15, dur=3.6e9))  # Kineto's epoch microseconds; an hour
+    assert load_trace(path).kernels[0].duration_us == pytest.approx(3.6e9)
