@@ -76,3 +76,23 @@ def test_a_long_event_and_an_epoch_timestamp_are_read(reader: str, tmp_path: Pat
     path = tmp_path / "trace.json"
     path.write_bytes(_trace(ts=1.76e15, dur=3.6e9))  # Kineto's epoch microseconds; an hour
     assert load_trace(path).kernels[0].duration_us == pytest.approx(3.6e9)
+
+
+@pytest.mark.parametrize("megabytes", ["99999999999999999999999", str(2**43)])
+def test_a_cap_beyond_what_the_machine_addresses_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], trace: Any, megabytes: str
+) -> None:
+    from pytest_kernelprof.cli import main
+
+    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, megabytes)
+    with pytest.raises(TraceError, match=rf"KERNELPROF_MAX_TRACE_MB='{megabytes}': more than .* at most 8796093022207"):
+        load_trace(trace("linear_eager"))
+    assert main(["diff", str(trace("linear_eager")), str(trace("linear_compiled"))]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kernelprof: error: KERNELPROF_MAX_TRACE_MB=")
+    assert err.count("\n") == 1
+
+
+def test_the_largest_cap_reads_a_trace(monkeypatch: pytest.MonkeyPatch, trace: Any) -> None:
+    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, str(2**43 - 1))
+    assert load_trace(trace("linear_eager")).kernels

@@ -97,7 +97,15 @@ def max_trace_bytes() -> int:
         megabytes = 0
     if megabytes <= 0:
         raise TraceError(f"{MAX_TRACE_MB_ENV}={value!r}: expected a whole number of megabytes above 0")
+    if megabytes > _MOST_MB:
+        raise TraceError(
+            f"{MAX_TRACE_MB_ENV}={value!r}: more than this machine can address; at most {_MOST_MB} megabytes"
+        )
     return megabytes * _MB
+
+
+# The cap (and one byte past it, which the readers ask for) must fit a C size.
+_MOST_MB = (sys.maxsize - 1) // _MB
 
 
 def _too_big(name: str, cap: int) -> TraceError:
