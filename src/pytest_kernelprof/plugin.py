@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Generator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -384,11 +384,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if needed == 1:
         if require:
             pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
-        pytest.skip("needs a CUDA GPU: torch.cuda.is_available() is False")
+        _skip("needs a CUDA GPU: torch.cuda.is_available() is False")
     reason = f"needs {needed} CUDA GPUs, found {found}"
     if require:
         pytest.fail(f"{reason} (--kernelprof-require-gpu)", pytrace=False)
-    pytest.skip(reason)
+    _skip(reason)
+
+
+def _skip(reason: str) -> NoReturn:
+    """Skip at the test's location, as pytest's own skip marks do: ``-rs`` names the test
+    (where the skip was raised would be this hook, the same line for every GPU test)."""
+    skip = pytest.skip.Exception(reason)
+    skip._use_item_location = True
+    raise skip
 
 
 @pytest.hookimpl(tryfirst=True)
