@@ -96,3 +96,69 @@ def test_a_cap_beyond_what_the_machine_addresses_is_one_line_and_exit_2(
 def test_the_largest_cap_reads_a_trace(monkeypatch: pytest.MonkeyPatch, trace: Any) -> None:
     monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, str(2**43 - 1))
     assert load_trace(trace("linear_eager")).kernels
+
+
+def _layouts(text: str) -> dict[str, str]:
+    data = json.loads(text)
+    return {
+        "one line": json.dumps(data),
+        "compact": json.dumps(data, separators=(",", ":")),
+        "indented": json.dumps(data, indent=1),
+        "tabs and CRLF": json.dumps(data, indent="\t").replace("\n", "\r\n"),
+    }
+
+
+@pytest.mark.parametrize("name", ["linear_eager", "train_compiled"])
+def test_every_layout_takes_the_fast_reader_and_gives_the_same_events(name: str, trace: Any, tmp_path: Path) -> None:
+    import gzip
+
+    typed = traces_module._typed_reader()
+    assert typed is not None
+    text = gzip.decompress(trace(name).read_bytes()).decode()
+    kineto = typed.read(text.encode(), 0)
+    assert kineto is not None
+    for layout, variant in _layouts(text).items():
+        read = typed.read(variant.encode(), 0)
+        assert read is not None, layout
+        assert read[0] == kineto[0], layout
+        assert [repr(e) for e in read[1]] == [repr(e) for e in kineto[1]], layout
+        path = tmp_path / "variant.json"
+        path.write_text(variant)
+        assert load_trace(path).kernels.names == load_trace(trace(name)).kernels.names, layout
+
+
+def test_a_one_line_trace_is_read_in_batches(trace: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gzip
+
+    monkeypatch.setattr(traces_module, "_TYPED_BATCH", 1)  # a cut after every event
+    typed = traces_module._typed_reader()
+    assert typed is not None
+    text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
+    # a string that looks like the end of one event and the start of the next
+    text = text.replace('"name": "aten::mm"', '"name": "aten::mm},{"', 1)
+    assert "aten::mm},{" in text
+    kineto = typed.read(text.encode(), 0)
+    one_line = typed.read(json.dumps(json.loads(text)).encode(), 0)
+    assert kineto is not None
+    assert one_line is not None
+    assert [repr(e) for e in one_line[1]] == [repr(e) for e in kineto[1]]
+    assert any(e.name == "aten::mm},{" for e in one_line[1])
+
+
+def test_events_before_the_headers_lists_are_read_the_same(trace: Any, tmp_path: Path) -> None:
+    import gzip
+
+    data = json.loads(gzip.decompress(trace("linear_eager").read_bytes()))
+    events_first = {"traceEvents": data["traceEvents"], **{k: v for k, v in data.items() if k != "traceEvents"}}
+    path = tmp_path / "events_first.json"
+    path.write_text(json.dumps(events_first))
+    prof = load_trace(path)
+    assert prof.kernels.names == load_trace(trace("linear_eager")).kernels.names
+    assert prof.device == "NVIDIA H200"  # from deviceProperties, after the events
+
+
+def test_an_event_list_that_is_not_objects_goes_to_the_general_reader() -> None:
+    typed = traces_module._typed_reader()
+    assert typed is not None
+    assert typed.read(b'{"traceEvents": [{"ph": "X"}, 3]}', 0) is None
+    assert typed.read(b'{"traceEvents": [], "x": 1}', 0) == ({"x": 1}, [])

@@ -422,43 +422,85 @@ class _Typed(NamedTuple):
     adapter: Callable[..., Any]  # the Chrome adapter whose results this reader makes: events.raw_event_from_chrome
 
     def read(self, data: bytes, begin: int) -> tuple[dict[str, Any], list[RawEvent]] | None:
-        """Header and RawEvents of a trace in Kineto's layout; None where the general reader must decide.
+        """Header and RawEvents of a trace whose events are JSON objects; None where the
+        general reader must decide.
 
         The header is everything but the events, decoded by ``json`` (it is small); the events
-        are decoded a megabyte at a time, cut where Kineto starts an event on a new line. A
-        cut anywhere else leaves brackets unbalanced, so it cannot decode: such a file, or any
-        event this reader does not expect, goes to the general reader.
+        are decoded a megabyte at a time, whatever the layout. A batch is cut after an event's
+        ``}`` that a ``,`` and the next ``{`` follow, and kept only where it decodes: a cut
+        inside a string or a nested object leaves a string or a bracket open, so where the
+        batch decodes, the cut was between two events. A file where no such cut decodes,
+        or with any event this reader does not expect, goes to the general reader.
         """
-        key = data.find(_EVENTS_KEY, begin)
-        closing = data.find(b"\n  ]", key) if key >= 0 else -1
-        if closing < 0:
+        found = _EVENTS_KEY.search(data, begin)
+        if found is None:
             return None
-        try:
-            rest = (data[begin:key] + b'"traceEvents": []' + data[closing + 4 :]).decode("utf-8")
-            header = json.loads(rest)
-        except (ValueError, RecursionError):
+        events_begin = _SPACES.match(data, found.end()).end()  # type: ignore[union-attr]  # "*" always matches
+        header_and_closing = _closing_bracket(data, begin, found.start())
+        if header_and_closing is None:
             return None
-        if type(header) is not dict or header.pop("traceEvents", None) != [] or rest.count('"traceEvents"') != 1:
-            return None
+        header, closing = header_and_closing
+        brace = data.rfind(b"}", events_begin, closing)
+        last = events_begin if brace < 0 else brace + 1
+        if data[last:closing].strip():
+            return None  # something other than event objects (the general reader tells what)
         view = memoryview(data)
         events: list[RawEvent] = []
-        pos = key + len(_EVENTS_KEY)
-        while True:
-            end = data.find(b",\n  {", pos + _TYPED_BATCH, closing) if pos + _TYPED_BATCH < closing else -1
-            end = closing if end < 0 else end
+        pos = events_begin
+        while pos < last:
+            end = self._batch_end(data, view, pos, last, events)
+            if end is None:
+                return None
+            pos = _SEPARATOR_BYTES.match(data, end).end()  # type: ignore[union-attr]
+        return header, events
+
+    def _batch_end(self, data: bytes, view: memoryview, pos: int, last: int, out: list[RawEvent]) -> int | None:
+        """Decode the events from ``pos`` up to a cut a megabyte on (or ``last``) into ``out``;
+        where they end, or None where no cut decodes or an event is unexpected."""
+        search = pos + _TYPED_BATCH
+        for _ in range(_CUT_TRIES):
+            cut = _CUT.search(data, search, last) if search < last else None
+            end = last if cut is None else cut.start() + 1
             try:
                 batch = self.decode(b"".join((b"[", view[pos:end], b"]")))
             except self.errors:
-                return None
-            if not _typed_events(batch, events, self.unset):
-                return None
-            if end == closing:
-                return header, events
-            pos = end + 1
+                if cut is None:
+                    return None
+                search = cut.end()  # a cut inside a string or a nested object: try the next
+                continue
+            return end if _typed_events(batch, out, self.unset) else None
+        return None
 
 
-_EVENTS_KEY = b'"traceEvents": ['
+# '"traceEvents": [' with any whitespace; an event's end, a comma and the next event's start.
+_EVENTS_KEY = re.compile(rb'"traceEvents"[ \t\r\n]*:[ \t\r\n]*\[')
+_CUT = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_SPACES = re.compile(rb"[ \t\r\n]*")
+_SEPARATOR_BYTES = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
 _TYPED_BATCH = _MB
+_CUT_TRIES = 8  # cuts that fail to decode before a batch gives up (a malformed event fails them all)
+_CLOSING_TRIES = 8
+
+
+def _closing_bracket(data: bytes, begin: int, key: int) -> tuple[dict[str, Any], int] | None:
+    """The header without its events, and where the event list's ``]`` is: the last ``]``
+    after which the file ends the trace object, tried from the end of the file. Where lists
+    follow the events (not torch's order), a later ``]`` can pass for it: then the events'
+    last batch does not decode, and the general reader reads the file."""
+    closing = len(data)
+    for _ in range(_CLOSING_TRIES):
+        closing = data.rfind(b"]", key, closing)
+        if closing < 0:
+            return None
+        try:
+            rest = (data[begin:key] + b'"traceEvents": []' + data[closing + 1 :]).decode("utf-8")
+            header = json.loads(rest)
+        except (ValueError, RecursionError):
+            continue
+        if type(header) is not dict or header.pop("traceEvents", None) != [] or rest.count('"traceEvents"') != 1:
+            return None
+        return header, closing
+    return None
 
 
 @functools.cache
