@@ -264,6 +264,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 GPUS_KEY = pytest.StashKey[list[str]]()
 WORKER_GPU = "kernelprof_gpu"
+RUN_WITHOUT_WORKERS = "without -n (-n 0)"
 
 
 def _configure_gpus(config: pytest.Config) -> None:
@@ -299,7 +300,14 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if not chosen:
         return []
     pairs = assignment_line(chosen, int(config.getoption("numprocesses")))
-    return [f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}"]
+    # The controller never sees the tests (its workers collect them), so it says this for
+    # whichever there are, here, before collection.
+    outcome = "fail" if config.stash[SETTINGS_KEY].require_gpu else "skip"
+    return [
+        f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}",
+        f"kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 {outcome}: "
+        f"run them {RUN_WITHOUT_WORKERS}",
+    ]
 
 
 def _uses_kernelprof(item: pytest.Item) -> bool:
@@ -385,7 +393,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if require:
             pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
         _skip("needs a CUDA GPU: torch.cuda.is_available() is False")
-    reason = f"needs {needed} CUDA GPUs, found {found}"
+    worker_gpu = getattr(item.config, "workerinput", {}).get(WORKER_GPU)
+    if worker_gpu is None:
+        reason = f"needs {needed} CUDA GPUs, found {found}"
+    else:
+        reason = (
+            f"needs {needed} CUDA GPUs, and --kernelprof-gpus gives each xdist worker one (GPU {worker_gpu} here): "
+            f"run it {RUN_WITHOUT_WORKERS}"
+        )
     if require:
         pytest.fail(f"{reason} (--kernelprof-require-gpu)", pytrace=False)
     _skip(reason)
