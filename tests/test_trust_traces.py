@@ -162,3 +162,37 @@ def test_an_event_list_that_is_not_objects_goes_to_the_general_reader() -> None:
     assert typed is not None
     assert typed.read(b'{"traceEvents": [{"ph": "X"}, 3]}', 0) is None
     assert typed.read(b'{"traceEvents": [], "x": 1}', 0) == ({"x": 1}, [])
+
+
+def test_the_standard_library_reader_batches_any_layout_too(
+    trace: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gzip
+
+    from pytest_kernelprof.events import raw_event_from_chrome
+
+    monkeypatch.setattr(traces_module, "_typed_reader", lambda: None)
+    monkeypatch.setattr(traces_module, "_BATCH_CHARS", 1)  # a cut after every event
+    batched: list[int] = []
+    batches = traces_module._read_event_batches
+
+    def counted(*args: Any) -> tuple[int, int]:
+        pos, count = batches(*args)
+        batched.append(count)
+        return pos, count
+
+    monkeypatch.setattr(traces_module, "_read_event_batches", counted)
+    text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
+    text = text.replace('"name": "aten::mm"', '"name": "aten::mm},{"', 1)
+    total = len(json.loads(text)["traceEvents"])
+
+    def events(content: str) -> list[str]:
+        path = tmp_path / "trace.json"
+        path.write_text(content)
+        return [repr(e) for e in traces_module.read_trace(path, raw_event_from_chrome)[1]]
+
+    expected = events(text)
+    assert any("aten::mm},{" in e for e in expected)
+    for layout, variant in {"kineto": text, **_layouts(text)}.items():
+        assert events(variant) == expected, layout
+        assert batched.pop() == total - 1, layout  # all but the last, which ends the list

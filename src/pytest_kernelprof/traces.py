@@ -276,18 +276,11 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
 
 
-_EVENT_START = re.compile(r"\n  \{")
-_BATCH = 2000
-
-
 def _read_events(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
     __tracebackhide__ = hide_trace_errors
-    begin = reader.pos
-    batched = _read_events_batched(reader, convert)
-    if batched is not None:
-        return batched
-    reader.pos = begin
-    return _read_events_one_by_one(reader, convert)
+    out: list[T] = []
+    pos, index = _read_event_batches(reader, convert, out)
+    return _read_events_one_by_one(reader, convert, pos, out, index)
 
 
 def _convert(
@@ -337,58 +330,60 @@ def _shown(event: dict[str, Any]) -> str:
         return "(nested too deeply to show)"
 
 
-def _read_events_batched(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T] | None:
-    """Decode the events in batches of a few thousand, as Kineto lays them out; None if it did not.
+def _read_event_batches(
+    reader: _Reader, convert: Callable[[dict[str, Any]], T | None], out: list[T]
+) -> tuple[int, int]:
+    """Decode events a batch of about a megabyte at a time into ``out``, whatever the layout;
+    where the events left to read start, and how many were read.
 
-    Kineto writes each event from a new line at two spaces' indent and closes the list with
-    a line "  ]". JSON strings cannot hold a raw newline, so those marks are layout, and
-    one ``json.loads`` per batch saves a Python round trip per event. Any surprise (another
-    writer's layout, a truncated file) returns None and the caller decodes event by event.
+    A batch is cut after an event's ``}`` that a ``,`` and the next ``{`` follow, and kept
+    where it decodes: a cut inside a string or a nested object leaves one open, so where the
+    batch decodes, the cut was between two events. One ``json.loads`` per batch saves a
+    Python round trip per event. The rest (the last batch, whatever no cut decodes) is left
+    to the event-by-event reader, which also finds the list's end and words any error.
     """
     __tracebackhide__ = hide_trace_errors
     text = reader.text
-    begin = reader.pos + 1  # past the "["
-    end = text.find("\n  ]", begin)
-    if end < 0:
-        return None
-    starts = [m.start() for m in _EVENT_START.finditer(text, begin, end)]
-    if not starts or text[begin : starts[0]].strip():
-        return None
-    starts.append(end)
-    out: list[T] = []
-    append = out.append
-    loads = json.loads
+    pos = _SPACE.match(text, reader.pos + 1).end()  # type: ignore[union-attr]  # past the "["; "*" always matches
     index = 0
-    for i in range(0, len(starts) - 1, _BATCH):
-        chunk = text[starts[i] : starts[min(i + _BATCH, len(starts) - 1)]].rstrip()
-        try:
-            events = loads("[" + chunk.removesuffix(",") + "]")
-        except (ValueError, RecursionError):
-            return None
-        if len(events) != min(_BATCH, len(starts) - 1 - i):
-            return None
+    loads = json.loads
+    while True:
+        search = pos + _BATCH_CHARS
+        for _ in range(_CUT_TRIES):
+            cut = _CUT_TEXT.search(text, search)
+            if cut is None:
+                return pos, index
+            try:
+                events = loads("[" + text[pos : cut.start() + 1] + "]")
+            except (ValueError, RecursionError):
+                search = cut.end()  # a cut inside a string or a nested object: try the next
+                continue
+            break
+        else:
+            return pos, index
+        reader.pos = pos
         durations = _may_have_negative_durations(events)
         for event in events:
             converted = _convert(reader, convert, event, index, durations)
             if converted is not None:
-                append(converted)
+                out.append(converted)
             index += 1
-    reader.pos = end + len("\n  ]")
-    return out
+        pos = cut.end() - 1  # the next event's "{"
 
 
-def _read_events_one_by_one(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
+def _read_events_one_by_one(
+    reader: _Reader, convert: Callable[[dict[str, Any]], T | None], pos: int, out: list[T], index: int
+) -> list[T]:
+    """The events from ``pos`` (the next one's start, or the list's end) to the list's end,
+    after ``out`` and the ``index`` events read before them."""
     __tracebackhide__ = hide_trace_errors
     # The general loop of reading a trace: one raw_decode per event, separators by regex,
     # everything bound to locals.
-    text, decode, space, separator = reader.text, reader.decode, _SPACE.match, _SEPARATOR.match
-    pos = space(text, reader.pos + 1).end()  # type: ignore[union-attr]  # past the "["
-    out: list[T] = []
+    text, decode, separator = reader.text, reader.decode, _SEPARATOR.match
     append = out.append
-    if text.startswith("]", pos):
+    if index == 0 and text.startswith("]", pos):
         reader.pos = pos + 1
         return out
-    index = 0
     while True:
         try:
             event, pos = decode(text, pos)
@@ -410,6 +405,12 @@ def _read_events_one_by_one(reader: _Reader, convert: Callable[[dict[str, Any]],
         if found.group(1) == "]":
             reader.pos = pos
             return out
+
+
+# An event's end, a comma and the next event's start, in any layout; how much a batch reads.
+_CUT_TEXT = re.compile(r"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_BATCH_CHARS = _MB
+_CUT_TRIES = 8  # cuts that fail to decode before the batches stop (a malformed event fails them all)
 
 
 # -- the typed reader (msgspec) -------------------------------------------------------------
@@ -478,7 +479,6 @@ _CUT = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
 _SPACES = re.compile(rb"[ \t\r\n]*")
 _SEPARATOR_BYTES = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
 _TYPED_BATCH = _MB
-_CUT_TRIES = 8  # cuts that fail to decode before a batch gives up (a malformed event fails them all)
 _CLOSING_TRIES = 8
 
 
