@@ -436,7 +436,7 @@ class _Typed(NamedTuple):
         found = _EVENTS_KEY.search(data, begin)
         if found is None:
             return None
-        events_begin = _SPACES.match(data, found.end()).end()  # type: ignore[union-attr]  # "*" always matches
+        events_begin = _SPACE_BYTES.match(data, found.end()).end()  # type: ignore[union-attr]  # "*" always matches
         header_and_closing = _closing_bracket(data, begin, found.start())
         if header_and_closing is None:
             return None
@@ -460,7 +460,7 @@ class _Typed(NamedTuple):
         where they end, or None where no cut decodes or an event is unexpected."""
         search = pos + _TYPED_BATCH
         for _ in range(_CUT_TRIES):
-            cut = _CUT.search(data, search, last) if search < last else None
+            cut = _CUT_BYTES.search(data, search, last) if search < last else None
             end = last if cut is None else cut.start() + 1
             try:
                 batch = self.decode(b"".join((b"[", view[pos:end], b"]")))
@@ -475,11 +475,11 @@ class _Typed(NamedTuple):
 
 # '"traceEvents": [' with any whitespace; an event's end, a comma and the next event's start.
 _EVENTS_KEY = re.compile(rb'"traceEvents"[ \t\r\n]*:[ \t\r\n]*\[')
-_CUT = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
-_SPACES = re.compile(rb"[ \t\r\n]*")
+_CUT_BYTES = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_SPACE_BYTES = re.compile(rb"[ \t\r\n]*")
 _SEPARATOR_BYTES = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
 _TYPED_BATCH = _MB
-_CLOSING_TRIES = 8
+_CLOSING_TRIES = 8  # "]"s from the end of the file tried for the event list's
 
 
 def _closing_bracket(data: bytes, begin: int, key: int) -> tuple[dict[str, Any], int] | None:
@@ -550,8 +550,9 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
     """Append what ``events.raw_event_from_chrome`` makes of each event; False where it would raise.
 
     The same rules, field by field, on records whose types msgspec has checked; a negative
-    duration or an impossible time also returns False, so that the general reader reports it. A change to that
-    adapter needs the same change here: tests/test_load_trace_readers.py compares the two.
+    duration or an impossible time also returns False, so that the general reader reports
+    it. A change to that adapter needs the same change here: tests/test_load_trace_readers.py
+    compares the two.
     """
     from .events import (
         _CPU_RANGES,
