@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Generator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -264,6 +264,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 GPUS_KEY = pytest.StashKey[list[str]]()
 WORKER_GPU = "kernelprof_gpu"
+RUN_WITHOUT_WORKERS = "without -n (-n 0)"
 
 
 def _configure_gpus(config: pytest.Config) -> None:
@@ -299,7 +300,14 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if not chosen:
         return []
     pairs = assignment_line(chosen, int(config.getoption("numprocesses")))
-    return [f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}"]
+    # The controller never sees the tests (its workers collect them), so it says this for
+    # whichever there are, here, before collection.
+    outcome = "fail" if config.stash[SETTINGS_KEY].require_gpu else "skip"
+    return [
+        f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}",
+        f"kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 {outcome}: "
+        f"run them {RUN_WITHOUT_WORKERS}",
+    ]
 
 
 def _uses_kernelprof(item: pytest.Item) -> bool:
@@ -358,7 +366,18 @@ class DeviceLines:
             terminalreporter.write_line(f"{line} ({', '.join(sorted(workers))})")
 
 
+def _keep_trace_log_private() -> None:
+    """pytest attaches its log capture anew for each phase of a test, in hook wrappers
+    outside these hooks; the log it must not capture exists only once torch is imported."""
+    if "torch._logging._internal" in sys.modules:
+        from .compile_watch import keep_trace_log_private
+
+        keep_trace_log_private()
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    _keep_trace_log_private()
     _check_allow_marker(item)
     try:
         needed = gpus_needed([(mark.args, mark.kwargs) for mark in item.iter_markers(GPU_MARKER)])
@@ -373,11 +392,36 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if needed == 1:
         if require:
             pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
-        pytest.skip("needs a CUDA GPU: torch.cuda.is_available() is False")
-    reason = f"needs {needed} CUDA GPUs, found {found}"
+        _skip("needs a CUDA GPU: torch.cuda.is_available() is False")
+    worker_gpu = getattr(item.config, "workerinput", {}).get(WORKER_GPU)
+    if worker_gpu is None:
+        reason = f"needs {needed} CUDA GPUs, found {found}"
+    else:
+        reason = (
+            f"needs {needed} CUDA GPUs, and --kernelprof-gpus gives each xdist worker one (GPU {worker_gpu} here): "
+            f"run it {RUN_WITHOUT_WORKERS}"
+        )
     if require:
         pytest.fail(f"{reason} (--kernelprof-require-gpu)", pytrace=False)
-    pytest.skip(reason)
+    _skip(reason)
+
+
+def _skip(reason: str) -> NoReturn:
+    """Skip at the test's location, as pytest's own skip marks do: ``-rs`` names the test
+    (where the skip was raised would be this hook, the same line for every GPU test)."""
+    skip = pytest.skip.Exception(reason)
+    skip._use_item_location = True
+    raise skip
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    _keep_trace_log_private()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    _keep_trace_log_private()
 
 
 def _check_allow_marker(item: pytest.Item) -> None:
