@@ -31,6 +31,7 @@ from .settings import (
     ini_value,
     parse_count,
     parse_forbid,
+    parse_kernels,
     parse_names,
     parse_percent,
     parse_save,
@@ -203,7 +204,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         # argparse %-formats help text: a literal percent sign must be doubled.
         f"improved); default: {DEFAULT_MEMORY_TOLERANCE:.0%}".replace("%", "%%"),
     )
+    group.addoption(
+        "--kernelprof-strict-decode",
+        action="store_true",
+        dest="kernelprof_strict_decode",
+        default=None,
+        help="Fail a test whose kind or dtype question (count(kind=...), a kernelprof_forbid rule, a baseline) "
+        "kernels of unknown kind or dtype could answer otherwise, instead of warning; default: off",
+    )
     parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
+    parser.addini("kernelprof_strict_decode", "Same as --kernelprof-strict-decode", type="bool", default=False)
+    parser.addini(
+        "kernelprof_kernels",
+        "What kernels are, for names the decoder cannot place, one a line: 'GLOB: field=value ...' with kind, "
+        "family, dtype, layout, part_of (docs: How kernels are decoded); default: none",
+        type="linelist",
+        default=[],
+    )
     parser.addini("kernelprof_stacks", "Same as --kernelprof-stacks", type="bool", default=False)
     parser.addini(
         "kernelprof_memory_tolerance",
@@ -241,6 +258,12 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     trace_dir = config.getoption("kernelprof_trace_dir")
     trace_path = None if trace_dir is None else config.invocation_params.dir / trace_dir
+    decoder = parse_kernels(config.getini("kernelprof_kernels"))
+    strict_decode = bool(_setting(config, "kernelprof_strict_decode"))
+    if strict_decode:
+        # Strict is the warning made an error, through pytest's own filters: the test fails at
+        # the line that asked, with the warning's message.
+        config.addinivalue_line("filterwarnings", f"error::{UNDECODED_WARNING}")
     config.stash[SETTINGS_KEY] = Settings(
         warmup=parse_count(setting_name(config, "kernelprof_warmup"), _setting(config, "kernelprof_warmup"), 0),
         calls=parse_count(setting_name(config, "kernelprof_calls"), _setting(config, "kernelprof_calls"), 1),
@@ -252,14 +275,17 @@ def pytest_configure(config: pytest.Config) -> None:
         names=parse_names(
             _setting(config, "kernelprof_baseline_names"), setting_name(config, "kernelprof_baseline_names")
         ),
-        forbid=parse_forbid(config.getini("kernelprof_forbid")),
+        forbid=parse_forbid(config.getini("kernelprof_forbid"), decoder),
+        decoder=decoder,
+        strict_decode=strict_decode,
         stacks=bool(_setting(config, "kernelprof_stacks")),
         memory_tolerance=parse_percent(
-            "--kernelprof-memory-tolerance", _setting(config, "kernelprof_memory_tolerance")
+            setting_name(config, "kernelprof_memory_tolerance"), _setting(config, "kernelprof_memory_tolerance")
         ),
     )
     config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
     config.pluginmanager.register(DeviceLines(config), "kernelprof-device-lines")
+    config.pluginmanager.register(UnplacedKernels(config), "kernelprof-unplaced-kernels")
 
 
 GPUS_KEY = pytest.StashKey[list[str]]()
@@ -343,6 +369,59 @@ def pytest_report_collectionfinish(config: pytest.Config, items: Sequence[pytest
 
 DEVICE_PROPERTY = "kernelprof_device"  # a worker's device line, carried to the xdist controller
 DEVICE_SENT = pytest.StashKey[bool]()
+
+
+# The warning that --kernelprof-strict-decode makes an error (named, not imported: loading the
+# plugin imports no more than it must).
+UNDECODED_WARNING = "pytest_kernelprof.errors.UndecodedKernelWarning"
+# A kernel name no evidence placed, seen by a test: "name|launching op".
+UNPLACED_PROPERTY = "kernelprof_unplaced"
+UNPLACED_SHOWN = 20
+
+
+class UnplacedKernels:
+    """The kernel names no evidence could place, gathered from every test's report (so the
+    xdist controller has them too), listed at the end of the run with how to teach them."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.seen: dict[str, tuple[str, str]] = {}  # name -> (launching op, first node id)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in report.user_properties:
+            if key == UNPLACED_PROPERTY:
+                name, _, op = str(value).rpartition("|")
+                self.seen.setdefault(name, (op, report.nodeid))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if hasattr(self.config, "workerinput") or not self.seen:
+            return
+        from .unknowns import how_to_teach, teaching_glob
+
+        names = sorted(self.seen)
+        terminalreporter.write_sep("-", f"kernelprof: {len(names)} kernel name(s) no evidence could place")
+        for name in names[:UNPLACED_SHOWN]:
+            op, nodeid = self.seen[name]
+            launched = f"launched by {op}; " if op else ""
+            terminalreporter.write_line(f"{teaching_glob(name)}  ({launched}{nodeid})")
+        if len(names) > UNPLACED_SHOWN:
+            terminalreporter.write_line(f"... and {len(names) - UNPLACED_SHOWN} more")
+        terminalreporter.write_line("Kind and dtype questions warn about them. Teach the decoder what they are (ini):")
+        for line in how_to_teach(names[:UNPLACED_SHOWN]):
+            terminalreporter.write_line(f"  {line}")
+
+
+def _unplaced(captures: Sequence[Any]) -> list[str]:
+    """``name|op`` of each distinct kernel of the profiles that no evidence placed."""
+    found: dict[str, str] = {}
+    for capture in captures:
+        prof = capture.profile
+        if not prof.has_device_activity:
+            continue
+        for kernel in prof.kernels:
+            if kernel.unplaced:
+                found.setdefault(kernel.name, kernel.op or "")
+    return [f"{name}|{op}" for name, op in found.items()]
 
 
 class DeviceLines:
@@ -466,6 +545,7 @@ def pytest_runtest_makereport(
             from .session import report_sections
 
             settings = item.config.stash[SETTINGS_KEY]
+            report.user_properties.extend((UNPLACED_PROPERTY, value) for value in _unplaced(captures))
             report.sections.extend(
                 report_sections(
                     item.nodeid, captures, failed=report.failed, trace_dir=settings.trace_dir, save=settings.save
