@@ -125,3 +125,28 @@ def test_a_trace_whose_calls_differ_fails_at_the_tests_line_with_advice_for_trac
     )
     assert "/pytest_kernelprof/" not in result.stdout.str()
     assert "Raise warmup=" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("read", "error"),
+    [
+        ("kp.profile(lambda: None).overlap()", "NoDeviceActivityError"),
+        ("kp.profile(lambda: None).calls[0].overlap()", "NoDeviceActivityError"),
+        (f"kp.load_trace({str(DATA / 'h200_linear_eager.json.gz')!r}).module('x')", "ModuleNotRecordedError"),
+        (f"kp.load_trace({str(DATA / 'h200_linear_eager.json.gz')!r}).syncs.count(kind='weird')", "ValueError"),
+    ],
+    ids=["overlap-on-cpu", "call-overlap-on-cpu", "module-not-recorded", "unknown-sync-kind"],
+)
+def test_model_queries_fail_at_the_tests_line(pytester: pytest.Pytester, read: str, error: str) -> None:
+    pytester.makepyfile(
+        f"""
+        import pytest_kernelprof as kp
+
+        def test_read():
+            {read}
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"test_model_queries_fail*.py:4: {error}"])
+    assert "/pytest_kernelprof/" not in result.stdout.str()

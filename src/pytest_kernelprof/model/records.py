@@ -111,6 +111,7 @@ class Sync:
 
 
 def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
+    __tracebackhide__ = True
     if value is not None and value not in choices:
         raise ValueError(f"unknown {what} {value!r}; the {what}s are: {', '.join(choices)}")
 
