@@ -57,12 +57,16 @@ class Budget:
 # on the activity_type path and torch 2.11's fallback (the build is the fallback there),
 # and within 3x of the floor (fetching the raw events and reading each name);
 # kernelprof(fn) at most 1.25x a bare session for eager stacks of 600 and 8,000 kernels,
-# 1.1x for one kernel. CPU references: medians of CI-like runs of this harness on the 2-core
-# VM, torch 2.13, 2026-11-26 (benchmarks/README.md).
+# 1.1x for one kernel.
+# CPU references (theirs / ours): this harness on the shared 2-core VM, torch 2.13, 2026-11-26,
+# two runs under a load average of 5-7 (the CI VM is quieter), each reference at or below the
+# lower of the two: 1k build vs prof.events() 9.3 and 12.9 (15.9 on a quieter run, before the
+# rounds were interleaved), fallback 9.2 and 12.4; 10k 22.4 and 25.8, fallback 21.3 and 24.4;
+# vs the floor 0.27/0.28 (1k), 0.38/0.37 (10k); vs floor_fields 0.75/0.71, 0.83/0.76.
 _EVENTS_REFERENCES = {
     # size: (build, fallback build) vs prof.events(), build vs floor, build vs floor_fields
-    "1k": ((15.0, 12.0), 0.30, 0.70),
-    "10k": ((24.0, 20.0), 0.28, 0.66),
+    "1k": ((12.0, 11.0), 0.27, 0.70),
+    "10k": ((22.0, 20.0), 0.35, 0.72),
     "100k": ((None, None), None, None),
 }
 BUDGETS = [
@@ -110,7 +114,9 @@ BUDGETS = [
             1 / limit,
             reference,
         )
-        for k, limit, reference in ((1, 1.1, 1 / 1.5), (600, 1.25, 1 / 2.2), (8000, 1.25, 1 / 1.3))
+        # The same runs: 0.77/0.80 (1 kernel), 0.54/0.55 (600), 0.49/0.60 (8,000; README.md's
+        # interleaved_cost gave 1.33x, 1.63x and 1.74x on the VM, 0.75, 0.61 and 0.57).
+        for k, limit, reference in ((1, 1.1, 0.75), (600, 1.25, 0.55), (8000, 1.25, 0.55))
     ),
     # The load_trace target, at most 0.8x json.load, is for the 100 MB trace. At 10 MB json.load
     # spends less in the garbage collector, so the ratio is higher: 1.5x there.
@@ -120,7 +126,7 @@ BUDGETS = [
         "load_trace",
         "json.load",
         1 / 1.5,
-        1 / 1.0,
+        0.8,  # 0.87 and 0.78 in the same runs (0.96 before interleaving)
         reader="msgspec",
     ),
     # Issue 16's target (a 100 MB trace is not made on CI runs).
@@ -138,7 +144,7 @@ BUDGETS = [
         "load_trace, standard-library reader",
         "json.load",
         1 / 2.5,
-        1 / 1.6,
+        0.42,  # 0.48 and 0.42 (README.md: 1.4-2.3x, 0.43-0.71, before)
     ),
     # Issue 13: a session that uses neither the fixtures nor the gpu marker pays at most 10%
     # (or 0.1 s) over -p no:kernelprof; a one-test project, pytest in a fresh process each round.
@@ -148,7 +154,7 @@ BUDGETS = [
         "with the plugin",
         "-p no:kernelprof",
         1 / 1.1,
-        1 / 1.0,
+        1.0,  # 0.99 with bytecode cached (README.md: 0.94-1.03 on quiet runs)
         or_within_s=0.1,
     ),
 ]

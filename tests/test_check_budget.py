@@ -21,7 +21,8 @@ SCRIPT = Path(__file__).parent.parent / "benchmarks" / "check_budget.py"
 @pytest.fixture(scope="module")
 def cb() -> ModuleType:
     spec = importlib.util.spec_from_file_location("check_budget", SCRIPT)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["check_budget"] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
@@ -63,7 +64,9 @@ class FakeRerun:
 BUILD = "build vs prof.events(), 1k events"
 
 
-def test_a_faster_build_short_of_its_ratio_is_missed_on_a_gpu(cb: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_faster_build_short_of_its_ratio_is_missed_on_a_gpu(
+    cb: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
     # 6x faster than prof.events(), against a 15x target: missed, though ours is the faster;
     # no rerun on a GPU run (the targets are reported there).
     rerun = FakeRerun()
@@ -81,7 +84,8 @@ def test_a_missed_cpu_guard_passes_when_a_rerun_meets_it(cb: ModuleType, capsys:
     rerun = FakeRerun(_report(_build_vs_events(slow)), _report(_build_vs_events(fast)))
     assert cb.check(_report(_build_vs_events(slow)), rerun=rerun) == 0
     # Only the missed budget's case, alone, by its pytest node id; once per further attempt.
-    assert rerun.calls == [(["benchmarks/test_x.py::test_session_cost[1k]"], 2), (["benchmarks/test_x.py::test_session_cost[1k]"], 3)]
+    node = "benchmarks/test_x.py::test_session_cost[1k]"
+    assert rerun.calls == [([node], 2), ([node], 3)]
     out = capsys.readouterr().out
     half, more = f"{guard * 0.5:.2f}", f"{guard * 1.4:.2f}"
     # Every attempt's figure, then the verdict: noise, with all three ratios.
@@ -141,7 +145,9 @@ def test_the_median_of_per_round_ratios_decides(cb: ModuleType, capsys: pytest.C
 
 
 @pytest.mark.parametrize(("with_plugin", "met"), [(0.55, True), (0.65, False)])
-def test_an_absolute_allowance_applies_only_where_a_budget_has_one(cb: ModuleType, with_plugin: float, met: bool) -> None:
+def test_an_absolute_allowance_applies_only_where_a_budget_has_one(
+    cb: ModuleType, with_plugin: float, met: bool
+) -> None:
     # The plugin-unused budget: at most 1.1x, or at most 0.1 s slower (on a GPU: the target).
     case = {"test_pytest_run_cost": {"with the plugin": [with_plugin] * 3, "-p no:kernelprof": [0.46] * 3}}
     assert cb.check(_report(case, gpu=True), rerun=FakeRerun()) == (0 if met else 1)
