@@ -2,9 +2,12 @@
 
     python -m benchmarks.interleaved_cost [BLOCKS]     (from the repository root)
 
-``test_bench_cost.py`` runs all rounds of one case, then all of the other; on a shared GPU
-machine the bare session alone moved 20-40% between runs, which that order turns into the
-ratio. Here the kinds take turns in blocks of rounds, and the ratio is taken per block pair.
+Running all rounds of one case, then all of the other (as ``test_bench_cost.py`` did until
+2026-11-26), on a shared GPU machine the bare session alone moved 20-40% between runs, which
+that order turns into the ratio. Here the kinds take turns in blocks of rounds, and the ratio
+is taken per block pair; ``test_bench_cost.py``'s ``test_kernelprof_cost`` now does the same,
+with a full collection before each turn (benchmarks/README.md), and this script adds the floor
+of reading the fields.
 
 Blocks, not single rounds: ``torch.profiler.profile`` keeps itself alive in a reference
 cycle, so a session's results are freed by the garbage collector, at a moment that falls in

@@ -1,4 +1,4 @@
-"""The plugin's own cost, measured against what it replaces, on the same profile in the same run.
+"""The plugin's own cost, measured against what it replaces, on the same profile in interleaved rounds.
 
     python -m pytest benchmarks/test_bench_cost.py --benchmark-json=bench.json
     python benchmarks/check_budget.py bench.json
@@ -16,8 +16,12 @@
 2. One ``kernelprof(fn)`` call vs a bare torch.profiler session around the same calls,
    for a callable of 1, 600 and 8,000 eager kernels; and vs the autograd profiler session
    that ``kernelprof(fn)`` starts itself, the least a session costs. Each case runs its
-   rounds back to back, so each pays for freeing its own sessions (``workloads.py``).
-Peak memory (tracemalloc) goes to extra_info as ``peak_mb``.
+   rounds in blocks, so each pays for freeing its own sessions (``workloads.py``).
+
+Each case runs its kinds in interleaved rounds (``interleave`` in conftest.py), and records
+every kind's per-call time of every round in extra_info["interleaved"]; the table of
+pytest-benchmark times whole rounds. Peak memory (tracemalloc) goes to extra_info as
+``peak_mb``, by kind. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import pytest
 import torch
 
 # pytest imports this folder first on the import path ("prepend" mode), as for conftest.py's synthetic.
-from workloads import DEVICE, TINY, activities, autograd_session, bare_session, stack, sync
+from workloads import DEVICE, SLOWDOWN, TINY, activities, autograd_session, bare_session, stack, sync
 
 from pytest_kernelprof import Profiler
 from pytest_kernelprof.build import build_profile, paused_gc
@@ -70,8 +74,29 @@ def _peak_mb(fn: Callable[[], Any]) -> float:
 
 
 def _build(prof: Any) -> Any:
+    for _ in range(SLOWDOWN - 1):  # KERNELPROF_BENCH_SLOWDOWN: a deliberate regression (README.md)
+        _build_once(prof)
+    return _build_once(prof)
+
+
+def _build_once(prof: Any) -> Any:
     with paused_gc():
         return build_profile(events_from_kineto(kineto_events(prof)), Source("bench", gpu_requested=DEVICE == "cuda"))
+
+
+def _without_activity_type(prof: Any) -> Callable[[], Any]:
+    """The build with ``_KinetoEvent.activity_type`` hidden, as torch 2.11 and older lack it."""
+    kineto_event = type(kineto_events(prof)[0])
+    attribute = kineto_event.__dict__["activity_type"]
+
+    def build() -> Any:
+        delattr(kineto_event, "activity_type")
+        try:
+            return _build(prof)
+        finally:
+            kineto_event.activity_type = attribute
+
+    return build
 
 
 def _torch_events(prof: Any) -> Any:
@@ -81,24 +106,9 @@ def _torch_events(prof: Any) -> Any:
     return events
 
 
-def _record(benchmark: Any, prof: Any, fn: Callable[[], Any]) -> None:
-    benchmark.extra_info["device"] = DEVICE  # check_budget.py holds GPU runs to the GPU budgets
-    benchmark.extra_info["events"] = len(kineto_events(prof))
-    benchmark.extra_info["peak_mb"] = _peak_mb(fn)
-    benchmark.pedantic(fn, rounds=5 if benchmark.extra_info["events"] < 50_000 else 3, iterations=1, warmup_rounds=1)
-
-
-def test_build(benchmark: Any, session: Any) -> None:
-    _record(benchmark, session, lambda: _build(session))
-
-
 def _names(prof: Any) -> list[str]:
     with paused_gc():  # as the build: the collector's passes are no floor
         return [e.name() for e in kineto_events(prof)]
-
-
-def test_floor(benchmark: Any, session: Any) -> None:
-    _record(benchmark, session, lambda: _names(session))
 
 
 def _fields(prof: Any) -> list[tuple[Any, ...]]:
@@ -109,28 +119,39 @@ def _fields(prof: Any) -> list[tuple[Any, ...]]:
         ]
 
 
-def test_floor_fields(benchmark: Any, session: Any) -> None:
-    _record(benchmark, session, lambda: _fields(session))
+# A sample of a kind is timed over as many calls in a row as make it last this long: a
+# 1k-event build takes a few milliseconds on the CPU VM, which one scheduler hiccup can double.
+MIN_SAMPLE_S = 0.1
 
 
-def test_build_without_activity_type(benchmark: Any, session: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    kineto_event = type(kineto_events(session)[0])
-    if not hasattr(kineto_event, "activity_type"):
-        pytest.skip("this torch has no activity_type: test_build is the fallback path")
-    monkeypatch.delattr(kineto_event, "activity_type")
-    _record(benchmark, session, lambda: _build(session))
+def _session_rounds(events: int) -> int:
+    return 15 if events < 5_000 else 9 if events < 50_000 else 5
 
 
-def test_build_and_ops(benchmark: Any, session: Any) -> None:
-    _record(benchmark, session, lambda: _build(session).ops["aten::add"])
-
-
-def test_prof_events(benchmark: Any, session: Any) -> None:
-    _record(benchmark, session, lambda: _torch_events(session))
+def test_session_cost(benchmark: Any, interleave: Any, session: Any) -> None:
+    """The build, its fallback, build and op table, the two floors and prof.events(), in turns."""
+    kinds: dict[str, Callable[[], Any]] = {
+        "build": lambda: _build(session),
+        "build and ops": lambda: _build(session).ops["aten::add"],
+        "floor": lambda: _names(session),
+        "floor_fields": lambda: _fields(session),
+        "prof.events()": lambda: _torch_events(session),
+    }
+    # Where this torch has no activity_type, the build is the fallback path: no second kind.
+    if hasattr(type(kineto_events(session)[0]), "activity_type"):
+        kinds["fallback build"] = _without_activity_type(session)
+    events = len(kineto_events(session))
+    benchmark.extra_info["device"] = DEVICE  # check_budget.py holds GPU runs to the GPU budgets
+    benchmark.extra_info["events"] = events
+    benchmark.extra_info["peak_mb"] = {name: _peak_mb(kind) for name, kind in kinds.items()}
+    interleave(kinds, rounds=_session_rounds(events), min_sample_s=MIN_SAMPLE_S)
 
 
 def test_prof_key_averages(benchmark: Any, session: Any) -> None:
-    _record(benchmark, session, lambda: _torch_events(session).key_averages())
+    """torch's other parser (no budget; not run on CI)."""
+    benchmark.extra_info["device"] = DEVICE
+    benchmark.extra_info["events"] = len(kineto_events(session))
+    benchmark.pedantic(lambda: _torch_events(session).key_averages(), rounds=5, iterations=1, warmup_rounds=1)
 
 
 def test_results_agree(session: Any) -> None:
@@ -144,12 +165,14 @@ def test_results_agree(session: Any) -> None:
 KERNELS = (1, 600, 8000)
 
 
-def _rounds(kernels: int) -> int:
-    return 20 if kernels < 100 else 7
-
-
 @pytest.mark.parametrize("kernels", KERNELS)
-def test_kernelprof_call(benchmark: Any, kernels: int) -> None:
+def test_kernelprof_cost(benchmark: Any, interleave: Any, kernels: int) -> None:
+    """One kernelprof(fn) call, a bare torch.profiler.profile session around the same calls, and
+    the autograd profiler session that kernelprof(fn) starts itself (the least a session costs;
+    no budget, the README reports the ratio), in turns of blocks of runs. A bare session's
+    results are freed by the garbage collector later (workloads.py): a full collection before
+    each turn, outside the clock, keeps any kind from paying for another's, and the runs of a
+    block after its first pay for freeing the one before, as back to back."""
     profiler = Profiler()
     fn = stack(kernels)
 
@@ -159,23 +182,14 @@ def test_kernelprof_call(benchmark: Any, kernels: int) -> None:
         return profile
 
     benchmark.extra_info["device"] = DEVICE
-    profile = benchmark.pedantic(profiled, rounds=_rounds(kernels), iterations=1, warmup_rounds=2)
+    kinds: dict[str, Callable[[], Any]] = {
+        "kernelprof(fn)": profiled,
+        "torch.profiler.profile": lambda: bare_session(fn),
+        "autograd profiler": lambda: autograd_session(fn),
+    }
+    rounds, block = {1: (20, 6), 600: (8, 4)}.get(kernels, (3, 2))
+    interleave(kinds, rounds=rounds, block=block)
+    profile = profiled()
     assert profile.ops["aten::add"].count == kernels
     if DEVICE == "cuda":
         assert len(profile.kernels) == kernels
-
-
-@pytest.mark.parametrize("kernels", KERNELS)
-def test_bare_session(benchmark: Any, kernels: int) -> None:
-    fn = stack(kernels)
-    benchmark.extra_info["device"] = DEVICE
-    benchmark.pedantic(lambda: bare_session(fn), rounds=_rounds(kernels), iterations=1, warmup_rounds=2)
-
-
-@pytest.mark.parametrize("kernels", KERNELS)
-def test_bare_autograd_session(benchmark: Any, kernels: int) -> None:
-    """The session kernelprof(fn) starts, bare: the least a session costs (no budget; the
-    README reports the ratio)."""
-    fn = stack(kernels)
-    benchmark.extra_info["device"] = DEVICE
-    benchmark.pedantic(lambda: autograd_session(fn), rounds=_rounds(kernels), iterations=1, warmup_rounds=2)

@@ -3,10 +3,12 @@
     pip install -e ".[bench]"
     python -m pytest benchmarks/test_bench_load_trace.py --benchmark-group-by=param:big_trace
 
-``test_kernelprof_load_trace`` reads with msgspec where it is installed (the ``[fast]``
-extra), ``test_kernelprof_load_trace_json_reader`` with the standard library's reader that
-serves without it. Peak memory (tracemalloc, one extra call) goes to each benchmark's
-extra_info as a multiple of the file's size, and the reader used to ``reader``.
+``test_load_trace_cost`` runs ``json.load``, ``load_trace`` (with msgspec where it is
+installed, the ``[fast]`` extra) and ``load_trace`` with the standard library's reader that
+serves without it, in interleaved rounds (``interleave`` in conftest.py; their times per
+round go to extra_info["interleaved"]). Peak memory (tracemalloc, one extra call) goes to
+extra_info as a multiple of the file's size, by kind, and the reader ``load_trace`` used
+to ``reader``.
 """
 
 from __future__ import annotations
@@ -44,26 +46,29 @@ def _json_load(path: Path) -> Any:
         return json.load(handle)
 
 
-def test_json_load(benchmark: Any, big_trace: Path) -> None:
-    benchmark.extra_info["peak_x_file"] = _peak_ratio(lambda: _json_load(big_trace), big_trace)
-    benchmark.pedantic(_json_load, args=(big_trace,), rounds=_rounds(big_trace), iterations=1)
+def _with_json_reader(path: Path) -> Any:
+    """load_trace with the standard library's reader, as where msgspec is not installed."""
+    typed_reader = traces._typed_reader
+    traces._typed_reader = lambda: None  # type: ignore[assignment]
+    try:
+        return load_trace(path)
+    finally:
+        traces._typed_reader = typed_reader
 
 
-def _load_trace(benchmark: Any, big_trace: Path) -> None:
+def test_load_trace_cost(benchmark: Any, interleave: Any, big_trace: Path) -> None:
+    kinds: dict[str, Callable[[], Any]] = {
+        "json.load": lambda: _json_load(big_trace),
+        "load_trace": lambda: load_trace(big_trace),
+        "load_trace, standard-library reader": lambda: _with_json_reader(big_trace),
+    }
     benchmark.extra_info["reader"] = "json" if traces._typed_reader() is None else "msgspec"
-    benchmark.extra_info["peak_x_file"] = _peak_ratio(lambda: load_trace(big_trace), big_trace)
-    prof = benchmark.pedantic(load_trace, args=(big_trace,), rounds=_rounds(big_trace), iterations=1)
-    assert len(prof.calls) > 1
-    assert prof.kernels.count(kind="gemm") == 9
-
-
-def test_kernelprof_load_trace(benchmark: Any, big_trace: Path) -> None:
-    _load_trace(benchmark, big_trace)
-
-
-def test_kernelprof_load_trace_json_reader(benchmark: Any, big_trace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(traces, "_typed_reader", lambda: None)
-    _load_trace(benchmark, big_trace)
+    benchmark.extra_info["peak_x_file"] = {name: _peak_ratio(kind, big_trace) for name, kind in kinds.items()}
+    interleave(kinds, rounds=_rounds(big_trace))
+    for read in (load_trace, _with_json_reader):
+        prof = read(big_trace)
+        assert len(prof.calls) > 1
+        assert prof.kernels.count(kind="gemm") == 9
 
 
 @pytest.mark.filterwarnings("ignore")  # pandas deprecations inside HTA

@@ -4,6 +4,7 @@ an eager stack of ``x + 1`` on a 4-element tensor, and the bare ``torch.profiler
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,8 @@ import torch
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 TINY = torch.ones(4, device=DEVICE)
+# KERNELPROF_BENCH_SLOWDOWN=N: every build N times (test-only, see benchmarks/README.md and conftest.py).
+SLOWDOWN = int(os.environ.get("KERNELPROF_BENCH_SLOWDOWN", "1"))
 
 
 def sync() -> None:
