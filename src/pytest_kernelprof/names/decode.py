@@ -146,11 +146,11 @@ class Decoder:
 
     def decode(self, name: str, op: str | None = None, input_types: tuple[str, ...] = ()) -> KernelName:
         """The facts of the kernel ``name`` launched by ``op`` (whose inputs had ``input_types``)."""
-        if not isinstance(name, str):
-            raise TypeError(f"parse_kernel_name() takes a kernel name (str), got {type(name).__name__}")
         key = (name, op, input_types)
-        found = self._cache.get(key)
+        found = self._cache.get(key)  # the hot path of a build: a profile repeats a few names
         if found is None:
+            if not isinstance(name, str):
+                raise TypeError(f"parse_kernel_name() takes a kernel name (str), got {type(name).__name__}")
             found = _with_op(_by_name(name), op, input_types)
             for teaching in self.taught:
                 if teaching.matches(name):
