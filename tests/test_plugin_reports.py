@@ -358,3 +358,19 @@ def test_baseline_table_aligns_the_diff() -> None:
     rows = re.findall(r'<tr class="(\w+)">', diff)
     assert len(rows) >= max(len(compiled), len(eager))
     assert set(rows) - {"same"}
+
+
+def test_a_page_without_gpu_activity_or_trace() -> None:
+    import torch
+
+    from pytest_kernelprof import profile
+    from pytest_kernelprof.timeline import render_page
+
+    text = render_page(profile(torch.relu, torch.randn(4)), title="cpu <relu>")
+    assert "<title>cpu &lt;relu&gt; - kernelprof</title>" in text
+    page = _Page()
+    page.feed(text)
+    data = __import__("json").loads(page.data)
+    assert [c["kernels"] for c in data["calls"]] == [[], [], []]  # the default 3 calls
+    assert not data["calls"][0]["host"]
+    assert "aten::relu" in text  # the op table

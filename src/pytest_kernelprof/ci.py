@@ -176,7 +176,9 @@ class ReportHooks:
                     "file": str(path),
                     "line": test_line(call.excinfo, path),
                 }
-                if what in ("syncs", "rule"):
+                # The syncs to point at: those of a failed assertion on syncs, or of a rule on
+                # syncs or DtoH copies (not those of a profile that broke a rule on kernels).
+                if what == "syncs" or (what == "rule" and _SYNC_WORDS.search(lines[0] if lines else "")):
                     facts["syncs"] = _syncs(profiles)
             if self.pages and profiles:
                 from .timeline import pages_for_failed_test
