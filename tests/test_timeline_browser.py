@@ -9,6 +9,7 @@ Also the figure the issue asks for: a synthetic 10,000-kernel profile drawn in u
 from __future__ import annotations
 
 import gzip
+import html
 import json
 import os
 import re
@@ -136,6 +137,16 @@ def test_a_recorded_trace_is_drawn_one_shape_per_kernel(tmp_path: Path) -> None:
     assert counts["syncs"] == len(prof.calls[0].syncs) == 1
     assert counts["dtoh"] == 1
     assert counts["gaps"] > 0
+    # Hover: the tip names the kernel, its op and duration.
+    kernel = prof.calls[0].kernels[1]
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri() + "#hover=1")
+    tip = re.search(r'<div id="tip"[^>]*>([^<]*)</div>', dom)
+    assert tip, dom[-2000:]
+    text = html.unescape(tip.group(1))
+    assert text.splitlines()[0] == kernel.name
+    assert f"duration: {round(kernel.duration_us, 3)} us" in text
+    assert f"op: {kernel.op}" in text
+    assert "module: -" in text
     # The picture for the closing note and the docs.
     shot = Path(os.environ.get("KERNELPROF_SCREENSHOT_DIR", tmp_path)) / "timeline.png"
     shot.parent.mkdir(parents=True, exist_ok=True)

@@ -68,7 +68,7 @@ def _failures(facts: Mapping[str, Mapping[str, Any]], rootpath: Path) -> list[st
     for nodeid, failure in failed[:MAX_FAILURES]:
         more = f"\n... {failure['more_lines']} more lines in the job log" if failure.get("more_lines") else ""
         lines += [
-            f"<details><summary>❌ <code>{_html(nodeid)}</code> {_WHAT.get(failure['category'], 'failed')} "
+            f"<details><summary><code>{_html(nodeid)}</code> {_WHAT.get(failure['category'], 'failed')} "
             f"at <code>{_html(_location(failure, rootpath))}</code></summary>",
             "",
             _fence(failure["message"] + more),
