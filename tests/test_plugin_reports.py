@@ -374,3 +374,30 @@ def test_a_page_without_gpu_activity_or_trace() -> None:
     assert [c["kernels"] for c in data["calls"]] == [[], [], []]  # the default 3 calls
     assert not data["calls"][0]["host"]
     assert "aten::relu" in text  # the op table
+
+
+def test_what_a_failure_was_about() -> None:
+    from pytest_kernelprof.ci import category
+    from pytest_kernelprof.errors import ForbiddenError, NoDeviceActivityError
+
+    assert category(ForbiddenError("kernelprof_forbid rule 'x' (kind=gemm) is broken"), True) == "rule"
+    assert category(AssertionError("kernel signature differs from the baseline sm90/default"), True) == "baseline"
+    assert category(AssertionError("assert not SyncList of 1: Sync(...)"), True) == "syncs"
+    assert category(AssertionError("assert 2 == 1\n +  where 2 = KernelCount(...)"), True) == "kernels"
+    assert category(NoDeviceActivityError("no GPU activity"), False) == "kernels"
+    # A profiled test that failed on its numbers, and a test that profiled nothing.
+    assert category(AssertionError("assert tensor(False)\n +  where tensor(False) = allclose(a, b)"), True) is None
+    assert category(AssertionError("assert 1 == 2"), False) is None
+
+
+def test_sync_locations_and_escapes() -> None:
+    from pytest_kernelprof.annotations import command, relative
+    from pytest_kernelprof.ci import sync_location
+
+    assert sync_location("main_ace.py(40): train_step_item") == ("main_ace.py", 40, "train_step_item")
+    assert sync_location("/repo/src/train.py:41") == ("/repo/src/train.py", 41, "")
+    assert sync_location("<built-in method item>") is None
+    assert relative("/repo/src/train.py", Path("/repo")) == "src/train.py"
+    assert relative("/elsewhere/x.py", Path("/repo")) == "/elsewhere/x.py"
+    line = command("error", "50% of\nit: a, b", file="a,b:c.py", line=3, title="t: x")
+    assert line == "::error file=a%2Cb%3Ac.py,line=3,title=t%3A x::50%25 of%0Ait: a, b"

@@ -32,6 +32,8 @@ CATEGORIES = ("rule", "baseline", "syncs", "kernels")
 MESSAGE_LINES = 40  # of a failure's message, kept for the summary
 NAMES_PER_TEST = 50  # undecoded kernel names sent per test
 _SYNC_WORDS = re.compile(r"\bsyncs?\b|Synchronize|dtoh", re.IGNORECASE)
+# What a failed assertion on a profile value says (pytest's message names the values).
+_PROFILE_WORDS = re.compile(r"kernel|Kernel|launch|CopyList|OpTable|graph.break|recompile|_bytes|\bops?\b")
 _BASELINE_WORDS = ("kernel_baseline", "kernel baseline", "the baseline ")
 
 
@@ -67,7 +69,9 @@ def category(error: BaseException, profiled: bool) -> str | None:
         return None
     if _SYNC_WORDS.search(text):
         return "syncs"
-    return "kernels"
+    if isinstance(error, KernelProfError) or _PROFILE_WORDS.search(text):
+        return "kernels"
+    return None  # a profiled test that failed on something else (its numbers, say)
 
 
 def test_line(excinfo: pytest.ExceptionInfo[BaseException], path: Path) -> int | None:
