@@ -32,6 +32,7 @@ CATEGORIES = ("rule", "baseline", "syncs", "kernels")
 MESSAGE_LINES = 40  # of a failure's message, kept for the summary
 NAMES_PER_TEST = 50  # undecoded kernel names sent per test
 _SYNC_WORDS = re.compile(r"\bsyncs?\b|Synchronize|dtoh", re.IGNORECASE)
+_SYNC_RULE = re.compile(r"\((?:syncs|dtoh_copies)(?:[<>=!]=?)")  # "(syncs>0)" in a rule break's message
 # What a failed assertion on a profile value says (pytest's message names the values).
 _PROFILE_WORDS = re.compile(r"kernel|Kernel|launch|CopyList|OpTable|graph.break|recompile|_bytes|\bops?\b")
 _BASELINE_WORDS = ("kernel_baseline", "kernel baseline", "the baseline ")
@@ -157,6 +158,13 @@ class ReportHooks:
         report = yield
         if report.when != "call":
             return report
+        try:
+            self._add_facts(item, call, report)
+        except Exception as exc:  # a report must never break the run it reports on
+            report.sections.append(("kernelprof CI outputs", f"not gathered for this test: {exc!r}"))
+        return report
+
+    def _add_facts(self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
         profilers = item.stash.get(PROFILERS_KEY, [])
         profiles = [capture.profile for profiler in profilers for capture in profiler.captures]
         if self.junit and profiles:
@@ -166,7 +174,7 @@ class ReportHooks:
             # which pytest makes from the item's.
             item.user_properties.extend(properties(profiles))
         if self.summary is None and not self.annotations and not self.pages:
-            return report
+            return
         facts: dict[str, Any] = {}
         if report.failed and call.excinfo is not None:
             what = category(call.excinfo.value, bool(profiles))
@@ -182,7 +190,7 @@ class ReportHooks:
                 }
                 # The syncs to point at: those of a failed assertion on syncs, or of a rule on
                 # syncs or DtoH copies (not those of a profile that broke a rule on kernels).
-                if what == "syncs" or (what == "rule" and _SYNC_WORDS.search(lines[0] if lines else "")):
+                if what == "syncs" or (what == "rule" and _SYNC_RULE.search(str(call.excinfo.value))):
                     facts["syncs"] = _syncs(profiles)
             if self.pages and profiles:
                 from .timeline import pages_for_failed_test
@@ -196,7 +204,6 @@ class ReportHooks:
                 facts["unplaced"] = names
         if facts:
             setattr(report, ATTRIBUTE, facts)
-        return report
 
     # -- where the reports arrive (the controller under xdist) ---------------------------
 
