@@ -116,12 +116,15 @@ def browser(*args: str) -> str:
 
 
 def drawn(page: Path) -> dict[str, int]:
-    """What the page's script says it drew, from the DOM after it ran."""
+    """What the page's script says it drew, from the DOM after it ran, and the kernel shapes
+    in that DOM (``shapes``: its SVG rects of class ``k``)."""
     # The virtual time budget lets the page's next frame come before the DOM is dumped.
     dom = browser("--window-size=1400,900", "--virtual-time-budget=5000", "--dump-dom", page.as_uri())
     found = re.search(r'<pre id="drawn">drawn: ([^<]*)</pre>', dom)
     assert found, "the script did not finish drawing:\n" + dom[-2000:]
-    return {key: int(value) for key, value in (pair.split("=") for pair in found.group(1).split())}
+    counts = {key: int(value) for key, value in (pair.split("=") for pair in found.group(1).split())}
+    counts["shapes"] = len(re.findall(r'<rect class="k"[^>]* width="[0-9.]+"', dom))
+    return counts
 
 
 @needs_browser
@@ -131,7 +134,7 @@ def test_a_recorded_trace_is_drawn_one_shape_per_kernel(tmp_path: Path) -> None:
     show_html(trace, page)
     prof = load_trace(trace)
     counts = drawn(page)
-    assert counts["kernels"] == len(prof.calls[0].kernels) == 18
+    assert counts["kernels"] == counts["shapes"] == len(prof.calls[0].kernels) == 18
     assert counts["lanes"] == 1 + len({k.stream for k in prof.calls[0].kernels})  # host + streams
     assert counts["launches"] == prof.calls[0].launches
     assert counts["syncs"] == len(prof.calls[0].syncs) == 1
@@ -162,7 +165,7 @@ def test_ten_thousand_kernels_draw_in_under_a_second(tmp_path: Path) -> None:
     started = time.perf_counter()
     counts = drawn(page)
     wall = time.perf_counter() - started
-    assert counts["kernels"] == 10_000
+    assert counts["kernels"] == counts["shapes"] == 10_000
     assert counts["launches"] == 10_000
     assert counts["lanes"] == 3
     print(
