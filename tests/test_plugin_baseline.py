@@ -151,7 +151,9 @@ def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> 
             "*~ gemm/nvjet tn*",
         ]
     )
-    result.stdout.fnmatch_lines(["*BaselineError: *test_corrupt.json: entry sm90/default is malformed*"])
+    result.stdout.fnmatch_lines(
+        ["*BaselineError: *test_corrupt.json: entry sm90/default: kernels[[]0].name is missing*"]
+    )
     result.stdout.fnmatch_lines(["FAILED test_b.py::test_cpu - *NoDeviceActivityError*"])
     result.stdout.fnmatch_lines(UNUSED)
     assert "sm80/default" not in result.stdout.str()
@@ -170,7 +172,9 @@ def test_update_writes_what_a_run_matches_and_leaves_what_it_cannot_read(
             "FAILED test_b.py::test_cpu - *NoDeviceActivityError*",
         ]
     )
-    result.stdout.fnmatch_lines(["*BaselineError: *test_corrupt.json: entry sm90/default is malformed*"])
+    result.stdout.fnmatch_lines(
+        ["*BaselineError: *test_corrupt.json: entry sm90/default: kernels[[]0].name is missing*"]
+    )
     result.stdout.fnmatch_lines(UNUSED)
     assert _entry(project, "test_new")["device"] == "NVIDIA H200"
     assert _kinds(project, "test_new") == ["gemm", "gemm", "pointwise", "gemm"]

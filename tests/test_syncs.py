@@ -112,12 +112,12 @@ def test_sync_durations_are_medians_over_calls(trace: Trace) -> None:
 
 
 def test_calls_that_sync_differently_show_the_call_with_most_syncs(trace: Trace) -> None:
-    from pytest_kernelprof.build import _representative_syncs
+    from pytest_kernelprof.build.syncs import representative_syncs
 
     calls = load_trace(trace("sync_cpu_copy")).calls
     mixed = [dataclasses.replace(calls[0], syncs=SyncList([])), calls[1], calls[2]]
-    assert _representative_syncs(mixed, None) is calls[1].syncs
-    assert _representative_syncs([mixed[0], calls[1]], None) is calls[1].syncs
+    assert representative_syncs(mixed, None) is calls[1].syncs
+    assert representative_syncs([mixed[0], calls[1]], None) is calls[1].syncs
 
 
 def test_a_profile_without_gpu_activity_cannot_say_no_syncs() -> None:

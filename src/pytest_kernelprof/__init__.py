@@ -32,7 +32,9 @@ if TYPE_CHECKING:
         ProfilerStartError,
         RankError,
         RecordingError,
+        TeachingError,
         TraceError,
+        UndecodedKernelWarning,
     )
     from .health import CompileReport, GraphBreak, MemoryReading, MemoryReport
     from .model import (
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
         Sync,
         SyncList,
     )
-    from .names import KINDS, KernelName, parse_kernel_name
+    from .names import KINDS, Decoder, Evidence, KernelName, parse_kernel_name
 
 _SOURCES = ("errors", "names", "model", "health", "capture", "api", "distributed")
 
@@ -68,6 +70,8 @@ __all__ = [
     "CompileReport",
     "CopyList",
     "Count",
+    "Decoder",
+    "Evidence",
     "ForbiddenError",
     "GraphBreak",
     "IncompleteProfileError",
@@ -98,7 +102,9 @@ __all__ = [
     "RuntimeCalls",
     "Sync",
     "SyncList",
+    "TeachingError",
     "TraceError",
+    "UndecodedKernelWarning",
     "load_trace",
     "parse_kernel_name",
     "profile",

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
+import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .build import build_profile, paused_gc
 from .capture import Capture, Recording, capture_callable, record_block
-from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP
+from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP, MAX_CALLS, MAX_CALLS_WHY
 from .events import events_from_trace_file
 from .model import KernelProfile
 from .modules import resolve_model
+from .names import BUILT_IN, Decoder
+from .paths import atomic_path
 from .rules import Rule, check_rules
 from .traces import hide_trace_errors
 
@@ -29,6 +34,9 @@ class Profiler:
     ``modules=True`` here (the fixture's ``--kernelprof-modules``) records module ranges where
     the profiled callable is an nn.Module and skips other callables; ``modules=True`` passed to
     :meth:`profile` insists on one.
+
+    ``decoder`` decodes the kernels: the fixture's knows the ini's ``kernelprof_kernels``
+    lines; :meth:`teach` adds to it for the profiles this profiler takes next.
     """
 
     def __init__(
@@ -41,6 +49,7 @@ class Profiler:
         forbid: Sequence[Rule] = (),
         stacks: bool = False,
         modules: bool = False,
+        decoder: Decoder = BUILT_IN,
     ) -> None:
         self.warmup = warmup
         self.calls = calls
@@ -49,11 +58,33 @@ class Profiler:
         self.forbid = tuple(forbid)
         self.stacks = stacks
         self.modules = modules
+        self.decoder = decoder
         self.captures: list[Capture] = []
 
     def __call__(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
         __tracebackhide__ = True
         return self.profile(fn, args, kwargs)
+
+    def teach(
+        self,
+        pattern: str,
+        *,
+        kind: str | None = None,
+        family: str | None = None,
+        dtype: str | None = None,
+        layout: str | None = None,
+        part_of: str | None = None,
+    ) -> None:
+        """Decode kernels whose name matches the glob ``pattern`` with these facts, before
+        anything else the decoder knows, in the profiles this profiler takes from now on
+        (kernels are decoded when a profile is built)::
+
+            kernelprof.teach("flash_fwd_*", kind="attention", family="flash-attn")
+        """
+        __tracebackhide__ = True
+        self.decoder = self.decoder.teach(
+            pattern, kind=kind, family=family, dtype=dtype, layout=layout, part_of=part_of, origin=f"teach({pattern!r})"
+        )
 
     def profile(
         self,
@@ -79,17 +110,20 @@ class Profiler:
         __tracebackhide__ = True
         if not isinstance(args, tuple):
             raise TypeError(f"args must be a tuple of positional arguments, got {type(args).__name__}")
+        warmup = check_calls("warmup", self.warmup if warmup is None else warmup)
+        calls = check_calls("calls", self.calls if calls is None else calls)
         model = _model(fn, self.modules if modules is None else modules, required=modules is not None)
         capture = capture_callable(
             fn,
             args,
             kwargs,
-            warmup=self.warmup if warmup is None else warmup,
-            calls=self.calls if calls is None else calls,
+            warmup=warmup,
+            calls=calls,
             no_grad=self.no_grad if no_grad is None else no_grad,
             allow_variation=self.allow_variation if allow_variation is None else allow_variation,
             stacks=self.stacks if stacks is None else stacks,
             model=model,
+            decoder=self.decoder,
         )
         self.captures.append(capture)
         check_rules(capture.profile, self.forbid)
@@ -106,11 +140,33 @@ class Profiler:
             raise TypeError("record(modules=...) takes the nn.Module whose module calls to record")
         model = _model(None, False if modules is None else modules, required=True)
         with record_block(
-            allow_variation=variation, stacks=self.stacks if stacks is None else stacks, model=model
+            allow_variation=variation,
+            stacks=self.stacks if stacks is None else stacks,
+            model=model,
+            decoder=self.decoder,
         ) as rec:
             yield rec
         self.captures.append(rec.capture)
         check_rules(rec.capture.profile, self.forbid)
+
+    def load_trace(
+        self, path: str | os.PathLike[str], *, allow_variation: bool = False, check_complete: bool = True
+    ) -> KernelProfile:
+        """:func:`load_trace`, held to this profiler's ``forbid`` rules and kept in ``captures``
+        like a live profile: record on a GPU, assert in CPU CI under the suite's rules."""
+        __tracebackhide__ = True
+        profile = load_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=self.decoder)
+        self.captures.append(TraceCapture(profile, None, path=os.fspath(path)))
+        check_rules(profile, self.forbid)
+        return profile
+
+
+def check_calls(name: str, value: int) -> int:
+    """``value``, a count of calls passed as ``name``, if it is at most ``MAX_CALLS``; the
+    type and the lower bound are capture's to check."""
+    if isinstance(value, int) and value > MAX_CALLS:
+        raise ValueError(f"{name} must be at most {MAX_CALLS}, got {value}: {MAX_CALLS_WHY}")
+    return value
 
 
 def _model(fn: object, modules: object, *, required: bool) -> Any | None:
@@ -128,15 +184,42 @@ def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfi
 
 
 def load_trace(
-    path: str | os.PathLike[str], *, allow_variation: bool = False, check_complete: bool = True
+    path: str | os.PathLike[str],
+    *,
+    allow_variation: bool = False,
+    check_complete: bool = True,
+    decoder: Decoder = BUILT_IN,
 ) -> KernelProfile:
     """A KernelProfile from a Chrome trace that torch.profiler exported (.json or .json.gz).
 
     Calls come from the ``ProfilerStep#N`` annotations; without any, the trace is one call.
     ``check_complete=False`` accepts a trace whose GPU records were partly lost (counts may
-    then be short), for reading rather than asserting.
+    then be short), for reading rather than asserting. ``decoder`` decodes the kernels
+    (``Decoder().teach(...)`` for kernels the built-in evidence cannot place).
     """
     __tracebackhide__ = hide_trace_errors
+    if not isinstance(decoder, Decoder):
+        raise TypeError(f"decoder must be a pytest_kernelprof.Decoder, got {type(decoder).__name__}")
     with paused_gc():
         source, events = events_from_trace_file(path)
-        return build_profile(events, source, allow_variation=allow_variation, check_complete=check_complete)
+        return build_profile(
+            events, source, allow_variation=allow_variation, check_complete=check_complete, decoder=decoder
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class TraceCapture(Capture):
+    """A profile read from a trace file: exported as a copy of that file, since no torch
+    profiler holds its events; gzipped or not as the new name says."""
+
+    path: str
+
+    def export_trace(self, path: str | os.PathLike[str]) -> None:
+        with open(self.path, "rb") as raw:
+            packed = raw.read(2) == b"\x1f\x8b"
+        with (
+            atomic_path(path) as tmp,
+            gzip.open(self.path, "rb") if packed else open(self.path, "rb") as src,
+            gzip.open(tmp, "wb") if os.fspath(path).endswith(".gz") else open(tmp, "wb") as dst,
+        ):
+            shutil.copyfileobj(src, dst, 1 << 20)

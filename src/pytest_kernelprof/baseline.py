@@ -19,10 +19,16 @@ How names are compared (``names``):
 Beside the signature an entry keeps metrics, each better lower (``BASELINE_METRICS``): a
 higher value fails with the change, a lower one passes and is reported as an improvement to
 lock in. ``peak_bytes`` has a relative tolerance; the others are counts and have none. A
-metric that a profile cannot tell, or that an older file lacks, is not compared.
+metric that a profile cannot tell, or that an older file lacks, is not compared. The memory
+operations a mode counts are better lower in the same way (decided: a memcpy removed with an
+``.item()`` is the improvement that its sync and its DtoH copy are).
 
 Files are JSON with sorted keys, two-space indent and a trailing newline, written to a
 temporary file and renamed, so a reader never sees half a file and review diffs stay small.
+Reading one checks every stored value, since people edit these files by hand: a kind, family
+or layout the decoder never gives, a count that is negative, not an integer or above
+``MAX_COUNT`` (a billion per call), a size above ``MAX_BYTES`` (1 PiB) is a BaselineError
+naming the file, the entry and the field.
 """
 
 from __future__ import annotations
@@ -41,10 +47,11 @@ from .defaults import DEFAULT_MEMORY_TOLERANCE
 from .errors import BaselineError
 from .explain import Explanation
 from .health import REGION_PREFIX
-from .metrics import read_metric
+from .metrics import METRICS, read_metric
 from .model import Kernel, KernelProfile
-from .names import KernelName
+from .names import KINDS, LAYOUTS, KernelName
 from .paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
+from .rules import FAMILIES
 
 STABLE_NAME_FAMILIES = frozenset(("inductor", "triton", "unknown"))
 FORMAT_VERSION = 1
@@ -63,11 +70,17 @@ STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op")
 # Dynamo numbers its compiled regions in the order it compiles them in the process
 # ("Torch-Compiled Region: 2/0"), so the numbers depend on which tests ran before.
 _COMPILE_IDS = re.compile(rf"^({re.escape(REGION_PREFIX)}): \d+/\d+$")
+# Inductor names the range around a compiled graph's call, which is what kernels replayed by
+# a CUDA graph are launched by, after the graph's hash: it changes from process to process.
+_GRAPH_HASH = re.compile(r"^## (Call CompiledFxGraph) \w+ ##$")
 
 
 def stable_op(op: str | None) -> str | None:
-    """A kernel's op as baselines store it: a compiled region without its compile ids."""
-    return None if op is None else _COMPILE_IDS.sub(r"\1", op)
+    """A kernel's op as baselines store and compare it: a compiled region without its compile
+    ids, a compiled graph's call without its hash (``## Call CompiledFxGraph ##``)."""
+    if op is None:
+        return None
+    return _GRAPH_HASH.sub(r"## \1 ##", _COMPILE_IDS.sub(r"\1", op))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,15 +101,69 @@ class BaselineKernel(KernelName):
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> BaselineKernel:
+    def from_json(cls, data: object, where: str) -> BaselineKernel:
+        """The kernel stored as ``data``; a ValueError naming the field (``where`` is the
+        kernel's own, ``kernels[3]``) that holds a value no kernel can have."""
+        if not isinstance(data, Mapping):
+            raise _bad(where, data, "an object")
+        fields = {f: data.get(f, _MISSING) for f in STORED_FIELDS}
+        name, op, fused_ops = fields["name"], fields["op"], fields["fused_ops"]
+        if not isinstance(name, str):
+            raise _bad(f"{where}.name", name, "a string")
+        if op is not None and not isinstance(op, str):
+            raise _bad(f"{where}.op", op, "a string or null")
+        if fused_ops is _MISSING:
+            fused_ops = []
+        if not isinstance(fused_ops, list) or not all(isinstance(o, str) for o in fused_ops):
+            raise _bad(f"{where}.fused_ops", fused_ops, "a list of op names")
+        layout = fields["layout"]
+        if layout is not None and layout is not _MISSING:
+            layout = _choice(layout, LAYOUTS, f"{where}.layout", "null")
         return cls(
-            name=str(data["name"]),
-            kind=str(data["kind"]),
-            family=str(data["family"]),
-            layout=data.get("layout"),
-            fused_ops=tuple(data.get("fused_ops") or ()),
-            op=data.get("op"),
+            name=name,
+            kind=_choice(fields["kind"], KINDS, f"{where}.kind"),
+            family=_choice(fields["family"], FAMILIES, f"{where}.family"),
+            layout=None if layout is _MISSING else layout,
+            fused_ops=tuple(fused_ops),
+            # An older file may hold a graph's hash: it compares as it would be written now.
+            op=None if op is _MISSING else stable_op(op),
         )
+
+
+# Stands for a field a hand-edited entry lacks, where null is a value.
+_MISSING: Any = object()
+
+
+def _bad(where: str, value: object, expected: str) -> ValueError:
+    """The error for the field ``where`` that holds ``value`` (its repr, cut short) or lacks one."""
+    if value is _MISSING:
+        return ValueError(f"{where} is missing")
+    text = repr(value)
+    return ValueError(f"{where} is {text if len(text) <= 60 else text[:57] + '...'}, not {expected}")
+
+
+def _choice(value: object, choices: Sequence[str], where: str, other: str = "") -> str:
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(choices[:-1]) + (f", {choices[-1]} or {other}" if other else f" or {choices[-1]}")
+        raise _bad(where, value, f"one of {listed}")
+    return value
+
+
+# The largest values an entry may hold. A count per call above a billion, or a size above a
+# PiB, is no profile this plugin could have read (a trace of that many events would be
+# terabytes): it is a hand edit gone wrong, and comparing against it would call any run an
+# improvement.
+MAX_COUNT = 10**9
+MAX_BYTES = 2**50
+
+
+def _count(value: object, where: str, *, size: bool = False) -> int:
+    limit = MAX_BYTES if size else MAX_COUNT
+    # bool is an int to Python, never a count to a reader of the file.
+    if type(value) is not int or not 0 <= value <= limit:
+        bound = "a size from 0 to 1 PiB" if size else f"a count from 0 to {MAX_COUNT:,}"
+        raise _bad(where, value, bound)
+    return value
 
 
 @dataclass(frozen=True)
@@ -126,11 +193,19 @@ class Signature:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Signature:
-        kernels = tuple(BaselineKernel.from_json(k) for k in data["kernels"])
+        """The stored entry ``data``; a ValueError naming the field that holds an impossible value."""
+        stored = data.get("kernels", _MISSING)
+        if not isinstance(stored, list):
+            raise _bad("kernels", stored, "a list")
+        kernels = tuple(BaselineKernel.from_json(k, f"kernels[{i}]") for i, k in enumerate(stored))
         metrics = data.get("metrics", {})
-        if not isinstance(metrics, dict) or not all(isinstance(k, str) and type(v) is int for k, v in metrics.items()):
-            raise ValueError("'metrics' is not an object of integers")
-        return cls(kernels, int(data.get("memcpy", 0)), int(data.get("memset", 0)), dict(metrics))
+        if not isinstance(metrics, dict):
+            raise _bad("metrics", metrics, "an object")
+        for name, value in metrics.items():
+            if name not in BASELINE_METRICS:
+                raise ValueError(f"metrics.{name} is not a baseline metric; they are {', '.join(BASELINE_METRICS)}")
+            _count(value, f"metrics.{name}", size=METRICS[name].size)
+        return cls(kernels, _count(data.get("memcpy", 0), "memcpy"), _count(data.get("memset", 0), "memset"), metrics)
 
 
 def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:
@@ -144,25 +219,26 @@ def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:
 
 
 def compare(stored: Signature, current: Signature, mode: str) -> list[str] | None:
-    """None when ``current`` matches ``stored`` under ``mode``; else the diff lines."""
+    """None when the kernels of ``current`` match ``stored`` under ``mode``; else the diff lines.
+    Memory operations are compared by :func:`compare_metrics`: they have a direction."""
     diff = diff_kernels(stored.kernels, current.kernels, by=comparison_key(mode))
-    memory_counts = {"exact": ("memcpy", "memset"), "stable": ("memcpy",), "loose": ()}[mode]
-    memory_changed = [
-        f"{kind}s per call: {getattr(stored, kind)} -> {getattr(current, kind)}"
-        for kind in memory_counts
-        if getattr(stored, kind) != getattr(current, kind)
-    ]
-    if diff.same and not memory_changed:
+    if diff.same:
         return None
-    lines = [
+    return [
         f"kernels per call: {len(stored.kernels)} -> {len(current.kernels)}",
         *(f"count change: {c}" for c in count_changes(stored.kernels, current.kernels)),
-        *memory_changed,
         "--- baseline",
         "+++ this run",
         *render_diff(diff, "baseline", "this run"),
     ]
-    return lines
+
+
+# The memory operations each names mode compares, as (the MetricChange name, the Signature field).
+MEMORY_COUNTS = {
+    "exact": (("memcpys", "memcpy"), ("memsets", "memset")),
+    "stable": (("memcpys", "memcpy"),),
+    "loose": (),
+}
 
 
 @dataclass(frozen=True)
@@ -180,16 +256,21 @@ class MetricChange:
 
 
 def compare_metrics(
-    stored: Signature, current: Signature, tolerance: float
+    stored: Signature, current: Signature, tolerance: float, mode: str = "stable"
 ) -> tuple[list[MetricChange], list[MetricChange]]:
-    """(worse, better): the metrics both signatures have that went up or down; a tolerant
-    metric only beyond ``tolerance`` of the stored value."""
+    """(worse, better): the metrics both signatures have that went up or down, a tolerant
+    metric only beyond ``tolerance`` of the stored value; then the memory operations that
+    ``mode`` compares (``MEMORY_COUNTS``), which are better lower too: a removed ``.item()``
+    takes a memcpy with its sync and its DtoH copy, and all three read as improved."""
     worse: list[MetricChange] = []
     better: list[MetricChange] = []
-    for name in BASELINE_METRICS:
-        if name not in stored.metrics or name not in current.metrics:
-            continue
-        old, new = stored.metrics[name], current.metrics[name]
+    counts = [
+        (name, stored.metrics[name], current.metrics[name])
+        for name in BASELINE_METRICS
+        if name in stored.metrics and name in current.metrics
+    ]
+    counts.extend((name, getattr(stored, field), getattr(current, field)) for name, field in MEMORY_COUNTS[mode])
+    for name, old, new in counts:
         slack = tolerance * old if name in TOLERANT_METRICS else 0
         change = MetricChange(name, old, new, tolerance)
         if new > old + slack:
@@ -219,16 +300,32 @@ def read_baseline(path: Path) -> dict[str, Any]:
         raise BaselineError(f"{path}: not valid JSON ({exc}); {fix}") from None
     except RecursionError:
         raise BaselineError(f"{path}: not a pytest-kernelprof baseline (nested too deeply); {fix}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION or not isinstance(data.get("archs"), dict):
-        raise BaselineError(f"{path}: not a pytest-kernelprof baseline (format {FORMAT_VERSION}); {fix}")
+    if not isinstance(data, dict) or "format" not in data:
+        raise BaselineError(
+            f"{path}: not a pytest-kernelprof baseline (a JSON object with 'format' and 'archs' keys); {fix}"
+        )
+    version = data["format"]
+    if type(version) is int and version > FORMAT_VERSION:  # not "fix it": the file is good, the reader old
+        raise BaselineError(
+            f"{path}: baseline format {version} is newer than this pytest-kernelprof reads (format "
+            f"{FORMAT_VERSION}): upgrade pytest-kernelprof to compare against it"
+        )
+    if type(version) is not int or version != FORMAT_VERSION:
+        raise BaselineError(
+            f"{path}: unknown baseline format {version!r} (this pytest-kernelprof reads format {FORMAT_VERSION}); {fix}"
+        )
+    if not isinstance(data.get("archs"), dict):
+        raise BaselineError(f"{path}: {_bad('archs', data.get('archs', _MISSING), 'an object')}; {fix}")
     for arch, entries in data["archs"].items():
         if not isinstance(entries, dict):
             raise BaselineError(f"{path}: entry {arch!r} is not an object; {fix}")
         for name, entry in entries.items():
+            if not isinstance(entry, dict):
+                raise BaselineError(f"{path}: entry {arch}/{name} is not an object; {fix}")
             try:
                 Signature.from_json(entry)
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise BaselineError(f"{path}: entry {arch}/{name} is malformed ({exc!r}); {fix}") from None
+            except ValueError as exc:
+                raise BaselineError(f"{path}: entry {arch}/{name}: {exc}; {fix}") from None
     return data
 
 
@@ -377,7 +474,7 @@ class KernelBaseline:
             return Explanation(head, prof.kernels.table().splitlines())
         recorded, current = Signature.from_json(stored), Signature.of(prof)
         lines = compare(recorded, current, self._names)
-        worse, better = compare_metrics(recorded, current, self._tolerance)
+        worse, better = compare_metrics(recorded, current, self._tolerance, self._names)
         if lines is None and not worse:
             for change in better:
                 self._note(IMPROVED_PROPERTY, f"{self._nodeid}|{name}|{change.name}|{change.stored}|{change.current}")

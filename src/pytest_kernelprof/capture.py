@@ -42,7 +42,7 @@ from .events import (
 from .health import MemoryReading
 from .model import KernelProfile
 from .modules import module_ranges
-from .names import parse_kernel_name
+from .names import BUILT_IN, Decoder, parse_kernel_name
 from .paths import atomic_path, short_path
 from .syncs import FlaggedSync, is_user_file
 from .triton_kernels import learn_triton_kernels, watch_triton_launches
@@ -546,12 +546,14 @@ def capture_callable(
     allow_variation: bool = False,
     stacks: bool = False,
     model: Any | None = None,
+    decoder: Decoder = BUILT_IN,
 ) -> Capture:
     """Warm up, then profile ``calls`` calls of ``fn``, each in its own ``ProfilerStep#N``.
 
     ``stacks``: record Python stacks (``with_stack``) and flag syncs with torch's sync
     debug mode, so that syncs and kernels carry the user's frames and syncs their line.
-    ``model`` (an nn.Module): a range per module call (see ``modules.py``).
+    ``model`` (an nn.Module): a range per module call (see ``modules.py``). ``decoder``
+    decodes the kernels (what the user taught, then the built-in evidence).
     """
     __tracebackhide__ = True  # a failure shows the test's line and the callable's frames
     _check_callable(fn)
@@ -605,6 +607,7 @@ def capture_callable(
             memory=meter.readings if meter is not None else None,
             compile_facts=watch.facts(),
             flagged_syncs=lines.by_call if lines is not None else None,
+            decoder=decoder,
         )
     return Capture(profile, prof, {"triton_kernels": sorted(triton)})
 
@@ -660,7 +663,7 @@ class Recording:
 
 @contextlib.contextmanager
 def record_block(
-    *, allow_variation: bool = False, stacks: bool = False, model: Any | None = None
+    *, allow_variation: bool = False, stacks: bool = False, model: Any | None = None, decoder: Decoder = BUILT_IN
 ) -> Iterator[Recording]:
     """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call."""
     torch = _torch()
@@ -688,5 +691,6 @@ def record_block(
             memory=rec._meter.readings if rec._meter is not None else None,
             compile_facts=watch.facts(),
             flagged_syncs=lines.by_call if lines is not None else None,
+            decoder=decoder,
         )
     rec._capture = Capture(profile, prof, {"triton_kernels": sorted(triton)})

@@ -1,9 +1,10 @@
 """``kernelprof show TRACE`` and ``kernelprof diff A B``: read profiles without re-running them.
+A trace named ``-`` is read from standard input.
 
 Exit status: 0 success (and, for diff, the kernel sequences are the same), 1 the profiles
-differ, 2 a usage or file error, reported in one line without a traceback; 141 without a
-word when the reader of the output closed it early (``| head``), as for a process that
-SIGPIPE ended.
+differ, 2 a usage or file error (a trace that lost every kernel record among them), reported
+in one line without a traceback; 141 without a word when the reader of the output closed it
+early (``| head``), as for a process that SIGPIPE ended.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import os
+import shutil
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Sequence
 
@@ -29,15 +32,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     show = sub.add_parser("show", help="the kernel table of a trace")
-    show.add_argument("trace", help="a Chrome trace from torch.profiler (.json or .json.gz)")
+    show.add_argument("trace", help="a Chrome trace from torch.profiler (.json or .json.gz); - reads standard input")
     show.add_argument("--calls", action="store_true", help="one table per profiled call")
     show.add_argument("--ops", action="store_true", help="the CPU op tree with device time")
     show.add_argument(
         "--html", metavar="OUT.html", help="also write a self-contained timeline page of the trace to OUT.html"
     )
     diff = sub.add_parser("diff", help="what changed between two traces; exit 1 when the kernels differ")
-    diff.add_argument("a", help="the trace before")
-    diff.add_argument("b", help="the trace after")
+    diff.add_argument("a", help="the trace before (- reads standard input)")
+    diff.add_argument("b", help="the trace after (- reads standard input)")
     diff.add_argument(
         "--by",
         choices=("name", "shape"),
@@ -104,18 +107,45 @@ def host_section(view: KernelProfile | CallProfile) -> str:
     return "\n".join(lines)
 
 
+# The trace argument that reads standard input, and how messages name it.
+STDIN, STDIN_NAME = "-", "<stdin>"
+
+
+def _shown(path: str) -> str:
+    return STDIN_NAME if path == STDIN else path
+
+
 def _load(path: str) -> KernelProfile:
-    """Load for reading: a trace that lost GPU records is shown, with a warning, not refused."""
+    """The profile of the trace at ``path``, or of standard input for ``-`` (copied to a
+    temporary file: the reader takes a file, gzipped or not)."""
+    if path != STDIN:
+        return _load_file(path, path)
+    with tempfile.TemporaryDirectory(prefix="kernelprof-") as folder:
+        copy = os.path.join(folder, "stdin")
+        with open(copy, "wb") as handle:
+            shutil.copyfileobj(sys.stdin.buffer, handle, 1 << 20)
+        try:
+            return _load_file(copy, STDIN_NAME)
+        except KernelProfError as exc:  # it names the file: name what the user gave
+            raise type(exc)(str(exc).replace(copy, STDIN_NAME)) from None
+
+
+def _load_file(path: str, name: str) -> KernelProfile:
+    """Load for reading: a trace that lost some GPU records is shown, with a warning; one that
+    lost every kernel record is refused, as the error says (its table would be empty)."""
     try:
         return load_trace(path, allow_variation=True)
     except IncompleteProfileError as exc:
-        print(f"kernelprof: warning: {path}: {exc}", file=sys.stderr)
-        return load_trace(path, allow_variation=True, check_complete=False)
+        prof = load_trace(path, allow_variation=True, check_complete=False)
+        if not prof.has_device_activity or not any(len(call.kernels) for call in prof.calls):
+            raise IncompleteProfileError(f"{name}: {exc}") from None
+        print(f"kernelprof: warning: {name}: {exc}", file=sys.stderr)
+        return prof
 
 
 def show(path: str, calls: bool, ops: bool, html: str | None = None) -> int:
     prof = _load(path)
-    print(_head(path, prof))
+    print(_head(_shown(path), prof))
     views = prof.calls if calls else (prof.call,)
     for view in views:
         if calls:
@@ -140,7 +170,10 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None) -> int:
 
 
 def diff(path_a: str, path_b: str, by: str) -> int:
+    if path_a == path_b == STDIN:
+        raise KernelProfError(f"only one of the traces can be standard input ('{STDIN}')")
     a, b = _load(path_a), _load(path_b)
+    path_a, path_b = _shown(path_a), _shown(path_b)
     print(f"a = {_head(path_a, a)}")
     print(f"b = {_head(path_b, b)}")
     if not a.has_device_activity or not b.has_device_activity:

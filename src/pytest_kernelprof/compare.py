@@ -21,7 +21,8 @@ K = TypeVar("K", bound=KernelName)
 
 @dataclass(frozen=True)
 class Change:
-    """One line of a kernel diff: ``=`` same, ``-`` removed, ``+`` added, ``~`` renamed."""
+    """One line of a kernel diff: ``=`` same, ``-`` removed, ``+`` added, ``~`` the same kind
+    of kernel with another name or launching op."""
 
     mark: str
     before: KernelName | None
@@ -56,9 +57,11 @@ def diff_kernels(
     """Align two sequences by name (``by="name"``), by kind/family/layout/fused ops (``"shape"``)
     or by any key function.
 
-    In a replaced stretch, kernels of the same :func:`shape_key` pair up as renamed
-    (``~``: another cuBLAS tile, say); the rest are removed and added. An added kernel whose
-    ``fused_ops`` cover the ops of removed kernels is reported as fusing them.
+    In a replaced stretch, kernels of the same :func:`shape_key` pair up as changed
+    (``~``: another cuBLAS tile, say); the rest are removed and added. An added kernel that
+    computes the ops of more than one removed kernel is reported as fusing them: each removed
+    kernel fuses into one added kernel at most, so a one-for-one replacement (64 ATen ``tanh``
+    kernels by 64 ``triton_poi_fused_tanh_0``) is no fusion.
     """
 
     def token(k: K) -> Hashable:
@@ -85,18 +88,48 @@ def diff_kernels(
         changes.extend(Change("+", None, new) for new in news)
         removed.extend(olds)
         added.extend(news)
+    return KernelDiff(tuple(changes), _fusions(removed, added))
+
+
+def _fusions(
+    removed: Sequence[KernelName], added: Sequence[KernelName]
+) -> tuple[tuple[tuple[KernelName, ...], KernelName], ...]:
+    """(removed kernels, the added kernel that fuses them), in launch order. Each added kernel
+    takes the earliest removed kernels not yet taken that compute an op of it that the ones it
+    took do not: one per op, so that the add, tanh and mul of each layer go to that layer's
+    fused kernel, not all of them to every one."""
+    taken: set[int] = set()
     fusions = []
     for new in added:
-        covered = tuple(old for old in removed if old.fused_ops and set(old.fused_ops) <= set(new.fused_ops))
+        ops = set(new.fused_ops)
+        covered: list[tuple[int, KernelName]] = []
+        done: set[str] = set()
+        for index, old in enumerate(removed):
+            if index not in taken and old.fused_ops and set(old.fused_ops) <= ops and not set(old.fused_ops) <= done:
+                covered.append((index, old))
+                done.update(old.fused_ops)
         if len(covered) > 1:
-            fusions.append((covered, new))
-    return KernelDiff(tuple(changes), tuple(fusions))
+            taken.update(index for index, _ in covered)
+            fusions.append((tuple(old for _, old in covered), new))
+    return tuple(fusions)
 
 
 def _describe(kernel: KernelName) -> str:
     layout = f" {kernel.layout}" if kernel.layout else ""
     ops = f" [{','.join(kernel.fused_ops)}]" if kernel.fused_ops else ""
     return f"{kernel.kind}/{kernel.family}{layout}{ops}  {display_name(kernel.name, 80)}"
+
+
+def _differences(before: KernelName, after: KernelName, label_a: str, label_b: str) -> list[str]:
+    """What tells two kernels of one shape apart: the name, the op that launched them (a
+    ``Kernel``'s or a stored kernel's; a bare decoded name has none)."""
+    lines = []
+    if before.name != after.name:
+        lines.append(f"renamed in {label_b}: {display_name(after.name, 80)}")
+    op_a, op_b = getattr(before, "op", None), getattr(after, "op", None)
+    if op_a != op_b:
+        lines.append(f"op: {op_a or '-'} in {label_a}, {op_b or '-'} in {label_b}")
+    return lines
 
 
 def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> list[str]:
@@ -106,7 +139,7 @@ def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> lis
             assert change.before is not None
             assert change.after is not None
             lines.append(f"~ {_describe(change.before)}")
-            lines.append(f"    renamed in {label_b}: {display_name(change.after.name, 80)}")
+            lines.extend(f"    {line}" for line in _differences(change.before, change.after, label_a, label_b))
         elif change.mark == "=" and change.before is not None and change.after is not None:
             # Aligned without names (by shape, or a baseline that ignores library names): the
             # name this run has is the one to read, the other one is told below it.

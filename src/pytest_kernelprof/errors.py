@@ -87,3 +87,15 @@ class CannotTellError(KernelProfError):
 class ForbiddenError(KernelProfError, AssertionError):
     """A profile broke a ``kernelprof_forbid`` rule; the message names the rule, its reason
     and what broke it. An ``AssertionError``, so the test fails."""
+
+
+class UndecodedKernelWarning(KernelProfError, UserWarning):
+    """A question about kinds or dtypes whose answer kernels of unknown kind or dtype could
+    change: ``count(kind=...)``, a ``kernelprof_forbid`` rule, a baseline's kind comparison.
+    The message names the kernels and how to teach the decoder; under
+    ``--kernelprof-strict-decode`` (or ``filterwarnings = error``) it fails the test."""
+
+
+class TeachingError(KernelProfError, ValueError):
+    """A taught decoding rule (``kernelprof_kernels`` line, ``teach()``) that cannot be used;
+    the message says where it was written and what to write."""

@@ -35,6 +35,7 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     ``kernelprof.profile(fn, args, kwargs, warmup=..., calls=..., modules=...)`` overrides them
     for one call, ``with kernelprof.record() as rec`` profiles a block.
     ``--kernelprof-stacks`` turns on ``stacks=True`` for every profile of the run.
+    ``kernelprof.load_trace(path)`` reads a recorded trace under the same rules and reports.
     """
     from .api import Profiler
 
@@ -103,6 +104,7 @@ class KernelBenchmark:
         warmup: int = DEFAULT_WARMUP,
         end_to_end: bool = False,
     ) -> KernelProfile:
+        from .api import check_calls
         from .bench import benchmark_callable
 
         return benchmark_callable(
@@ -110,7 +112,7 @@ class KernelBenchmark:
             fn,
             args,
             kwargs or {},
-            rounds=rounds,
+            rounds=check_calls("rounds", rounds),
             warmup=warmup,
             end_to_end=end_to_end,
             forbid=self._forbid,

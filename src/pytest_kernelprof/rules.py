@@ -36,10 +36,13 @@ from .metrics import METRICS, read_metric
 from .model import Kernel, KernelProfile, kernel_table
 from .names import DTYPES, KINDS, LAYOUTS, RULES
 from .report import format_us, render_table
+from .unknowns import warn_undecided
 
 KERNEL_FIELDS = ("kind", "family", "dtype", "layout", "name")
 FIELDS = (*KERNEL_FIELDS, "op")
-FAMILIES = tuple(dict.fromkeys([rule.family for rule in RULES] + ["unknown"]))
+# The decoder's families, and the two a kernel gets beyond its name's rule: ``triton`` for a
+# user's Triton kernel that capture learned (build.py), ``unknown`` for a name no rule knows.
+FAMILIES = tuple(dict.fromkeys([*(rule.family for rule in RULES), "triton", "unknown"]))
 _CHOICES: dict[str, tuple[str, ...]] = {"kind": KINDS, "family": FAMILIES, "dtype": DTYPES, "layout": LAYOUTS}
 
 
@@ -55,7 +58,7 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "m
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _METRIC = re.compile(r"^([a-z_]+)(>=|<=|==|!=|>|<)(.+)$")
 _FIELD = re.compile(r"^([a-z_]+)=(.+)$")
-_NUMBER = re.compile(r"^(\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
+_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
 
 
 @dataclass(frozen=True)
@@ -91,23 +94,55 @@ class Rule:
             if actual is None:
                 return False
             if field in ("name", "op"):
-                if not any(fnmatch.fnmatchcase(actual, v) for v in values):
+                if not any(_glob(actual, v) for v in values):
                     return False
             elif actual not in values:
                 return False
         return True
+
+    def could_match_kernel(self, kernel: Kernel) -> bool:
+        """Whether ``kernel`` escapes the rule only because a fact it asks about is unknown: a
+        kind no evidence placed, a dtype or layout none gave, a family no rule knows. Every
+        known fact must match."""
+        undecided = False
+        for field, values in self.fields:
+            if field in ("name", "op"):
+                actual = kernel.op if field == "op" else kernel.name
+                if actual is None or not any(_glob(actual, v) for v in values):
+                    return False
+                continue
+            actual = getattr(kernel, field)
+            if actual in values:
+                continue
+            unknown = (
+                (field == "kind" and kernel.unplaced)
+                or (field == "family" and actual == "unknown")
+                or (field in ("dtype", "layout") and actual is None)
+            )
+            if not unknown:
+                return False
+            undecided = True
+        return undecided
 
     def matches_op(self, op_name: str) -> bool:
         values = self._values("op") or ()
         return any(fnmatch.fnmatchcase(op_name, v) for v in values)
 
 
+def _glob(name: str, pattern: str) -> bool:
+    # Tables show kernel names without a leading "void ": a name copied from one must match.
+    return fnmatch.fnmatchcase(name, pattern) or (
+        name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern)
+    )
+
+
 def _number(value: float) -> str:
     return str(int(value)) if value == int(value) else str(value)
 
 
-def parse_rule(line: str) -> Rule:
-    """One rule from its line; ``ValueError`` that says what is wrong with it."""
+def parse_rule(line: str, families: Sequence[str] = ()) -> Rule:
+    """One rule from its line; ``ValueError`` that says what is wrong with it. ``families``:
+    the families users taught the decoder (``kernelprof_kernels``), accepted beside the built-in ones."""
     head, colon, rest = line.partition(":")
     name = head.strip()
     if not colon or not _NAME.match(name):
@@ -124,7 +159,8 @@ def parse_rule(line: str) -> Rule:
         if metric is not None and (field is None or metric.group(1) in METRICS):
             metrics.append(_parse_metric(name, *metric.groups()))
         elif field is not None:
-            fields.append(_parse_field(name, *field.groups()))
+            field_name, text = field.groups()
+            fields.append(_parse_field(name, field_name, text, families))
         else:
             raise ValueError(f"rule {name!r}: {word!r} is not a condition (FIELD=VALUE or METRIC>NUMBER)")
     if metrics and (fields or len(metrics) > 1):
@@ -139,13 +175,15 @@ def parse_rule(line: str) -> Rule:
     return Rule(name, line.strip(), reason.strip(), fields=tuple(fields))
 
 
-def _parse_field(rule: str, field: str, text: str) -> tuple[str, tuple[str, ...]]:
+def _parse_field(rule: str, field: str, text: str, families: Sequence[str] = ()) -> tuple[str, tuple[str, ...]]:
     if field in METRICS:
         raise ValueError(f"rule {rule!r}: {field} is a metric, compared with > >= < <= == or != (such as {field}>0)")
     if field not in FIELDS:
         raise ValueError(f"rule {rule!r}: unknown field {field!r}; the fields are {', '.join(FIELDS)}")
     values = tuple(v for v in text.split(",") if v)
     choices = _CHOICES.get(field, ())
+    if field == "family" and families:
+        choices = tuple(dict.fromkeys([*choices, *families]))
     for value in values:
         if choices and value not in choices:
             raise ValueError(f"rule {rule!r}: {field}={value} is not one of {', '.join(choices)}")
@@ -160,10 +198,15 @@ def _parse_metric(rule: str, metric: str, comparison: str, text: str) -> tuple[s
     if number is None or unit not in _UNITS or (unit and not METRICS[metric].size):
         units = " (a size may end in KiB, MiB, GiB, KB, MB or GB)" if METRICS[metric].size else ""
         raise ValueError(f"rule {rule!r}: {metric}{comparison} takes a number, got {text!r}{units}")
-    return metric, comparison, float(number.group(1)) * _UNITS[unit]
+    limit = float(number.group(1)) * _UNITS[unit]
+    if limit < 0:  # a rule that always or never holds: a mistake
+        raise ValueError(
+            f"rule {rule!r}: {metric}{comparison}{text}: {metric} is never negative: compare it with 0 or more"
+        )
+    return metric, comparison, limit
 
 
-def parse_rules(lines: Sequence[str]) -> tuple[Rule, ...]:
+def parse_rules(lines: Sequence[str], families: Sequence[str] = ()) -> tuple[Rule, ...]:
     """Every rule of the ini value; ``ValueError`` naming the 1-based line that is wrong.
     Blank lines and lines starting with ``#`` are skipped."""
     rules: list[Rule] = []
@@ -172,7 +215,7 @@ def parse_rules(lines: Sequence[str]) -> tuple[Rule, ...]:
         if not text or text.startswith("#"):
             continue
         try:
-            rule = parse_rule(text)
+            rule = parse_rule(text, families)
         except ValueError as exc:
             raise ValueError(f"line {number} {text!r}: {exc}") from None
         if any(r.name == rule.name for r in rules):
@@ -204,12 +247,17 @@ def violation(prof: KernelProfile, rule: Rule) -> str | None:
 def _kernel_violation(prof: KernelProfile, rule: Rule) -> str | None:
     if not prof.has_device_activity:
         return None
+    undecided: list[Kernel] = []
     for call in prof.calls if prof.varied else (prof.call,):
         found = [(i, k) for i, k in enumerate(call.kernels) if rule.matches_kernel(k)]
         if found:
             where = f" in call {call.index}" if prof.varied else " per call"
             table = kernel_table([k for _, k in found], [i for i, _ in found])
             return f"{len(found)} of {len(call.kernels)} kernels{where} match:\n{table}"
+        undecided.extend(k for k in call.kernels if rule.could_match_kernel(k))
+    # Unbroken, but kernels of unknown kind or dtype could break it: a rule never passes
+    # silently on them (an error under --kernelprof-strict-decode).
+    warn_undecided(f"kernelprof_forbid rule {rule.name!r} ({rule.conditions})", undecided)
     return None
 
 

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .defaults import DEFAULT_CALLS, DEFAULT_MEMORY_TOLERANCE, DEFAULT_WARMUP, NAME_MODES
+from .defaults import DEFAULT_CALLS, DEFAULT_MEMORY_TOLERANCE, DEFAULT_WARMUP, MAX_CALLS, MAX_CALLS_WHY, NAME_MODES
 
 if TYPE_CHECKING:
+    from .names import Decoder
     from .rules import Rule
 
 
@@ -28,6 +29,9 @@ class Settings:
     forbid: tuple[Rule, ...] = ()
     stacks: bool = False
     memory_tolerance: float = DEFAULT_MEMORY_TOLERANCE
+    # The ini's kernelprof_kernels lines, parsed (names.Decoder); None: the built-in decoder.
+    decoder: Decoder | None = None
+    strict_decode: bool = False
 
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
@@ -72,13 +76,16 @@ def _ini_int(config: pytest.Config, key: str, default: int) -> int:
 
 
 def parse_count(option: str, value: str | int, minimum: int) -> int:
-    """An integer option value, or a UsageError that names the option and the bound."""
+    """A count of calls (warm-up or profiled) from an option or ini value, or a UsageError
+    that names the option and the bound (at most ``MAX_CALLS``)."""
     try:
         number = int(value)
     except (TypeError, ValueError):
         raise pytest.UsageError(f"{option} takes an integer, got {value!r}") from None
     if number < minimum:
         raise pytest.UsageError(f"{option} must be at least {minimum}, got {number}")
+    if number > MAX_CALLS:
+        raise pytest.UsageError(f"{option} must be at most {MAX_CALLS}, got {number}: {MAX_CALLS_WHY}")
     return number
 
 
@@ -102,17 +109,33 @@ def parse_names(value: str, option: str = "--kernelprof-baseline-names") -> str:
     return value
 
 
-def parse_forbid(lines: list[str]) -> tuple[Rule, ...]:
-    """The ini's ``kernelprof_forbid`` rules, or a UsageError that names the ini key and the line."""
+def parse_forbid(lines: list[str], decoder: Decoder | None = None) -> tuple[Rule, ...]:
+    """The ini's ``kernelprof_forbid`` rules, or a UsageError that names the ini key and the line.
+    A family that ``decoder`` was taught is a family a rule may name."""
     if not lines:
         return ()
     # Imported here: the rules need the profile model, which a session without rules never loads.
     from .rules import parse_rules
 
+    taught = decoder.families() if decoder is not None else ()
     try:
-        return parse_rules(lines)
+        return parse_rules(lines, taught)
     except ValueError as exc:
         raise pytest.UsageError(f"kernelprof_forbid {exc}") from None
+
+
+def parse_kernels(lines: list[str]) -> Decoder | None:
+    """The ini's ``kernelprof_kernels`` lines as a decoder, or a UsageError naming the ini key
+    and the line; None where there are none (the built-in decoder)."""
+    if not any(line.strip() and not line.strip().startswith("#") for line in lines):
+        return None
+    from .errors import TeachingError
+    from .names import BUILT_IN
+
+    try:
+        return BUILT_IN.teach_lines(lines, "ini option kernelprof_kernels")
+    except TeachingError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def parse_percent(option: str, value: str) -> float:

@@ -1,0 +1,52 @@
+"""The profile as frozen values and the queries on them: what a test asserts on.
+
+The builder (``build``) makes them; nothing here knows how, and a value holds no state of
+the builder beyond the explicit ``Kernel.chains``, which resolves ``Kernel.ops``.
+"""
+
+from __future__ import annotations
+
+from .kernels import Kernel, KernelCount, KernelList, MemoryOp, OpChains, Pattern, kernel_table
+from .measured import needs_measurement
+from .ops import ModuleTable, ModuleView, Op, OpLoader, OpTable
+from .profiles import CallProfile, KernelProfile, Overlap, overlap_of
+from .records import (
+    CopyList,
+    Count,
+    RuntimeCalls,
+    Sync,
+    SyncList,
+    copy_fixes,
+    copy_table,
+    sync_fixes,
+    sync_table,
+)
+
+__all__ = [
+    "CallProfile",
+    "CopyList",
+    "Count",
+    "Kernel",
+    "KernelCount",
+    "KernelList",
+    "KernelProfile",
+    "MemoryOp",
+    "ModuleTable",
+    "ModuleView",
+    "Op",
+    "OpChains",
+    "OpLoader",
+    "OpTable",
+    "Overlap",
+    "Pattern",
+    "RuntimeCalls",
+    "Sync",
+    "SyncList",
+    "copy_fixes",
+    "copy_table",
+    "kernel_table",
+    "needs_measurement",
+    "overlap_of",
+    "sync_fixes",
+    "sync_table",
+]

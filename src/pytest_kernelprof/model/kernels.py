@@ -1,0 +1,353 @@
+"""Kernels and memory ops of one call, and the queries on them."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..modules import MODULE_RANGE_PREFIX
+from ..names import KINDS, KernelName
+from ..report import display_name, format_us, nearest, render_table
+from ..unknowns import could_match, warn_undecided
+from .measured import UNMEASURED_TABLE, _Records, plural
+
+Pattern = str | re.Pattern[str]
+
+
+class OpChains(Protocol):
+    """What resolves a profiled kernel's ``ops``: the op tree of its call, which the builder
+    keeps and walks on first read (see ``Kernel.ops``)."""
+
+    def kernel_ops(self, launcher: Any, kernel_name: str) -> tuple[str, ...]:
+        """The ranges around the launch by ``launcher`` (the builder's own record of the
+        launching op) of the kernel ``kernel_name``, outermost first."""
+        ...
+
+
+@dataclass(frozen=True)
+class _ResolvedOps:
+    """A kernel's ``ops`` once resolved: what a pickled or copied kernel keeps of its call's op
+    tree, rather than the whole tree."""
+
+    ops: tuple[str, ...]
+
+    def kernel_ops(self, launcher: Any, kernel_name: str) -> tuple[str, ...]:
+        return self.ops
+
+
+@dataclass(frozen=True, kw_only=True)
+class Kernel(KernelName):
+    """One GPU kernel of one call: what its name says (the fields of :class:`KernelName`,
+    inherited, so a field added to the decoder is a field of every kernel) and what was
+    measured (the fields below)."""
+
+    duration_us: float = 0.0
+    stream: int | None = None
+    device: int | None = None
+    op: str | None = None
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    start_us: float | None = None  # GPU start, from the start of its call (the ProfilerStep range)
+    # The user's Python frames around its launch, outermost first (stacks=True), else None.
+    stack: tuple[str, ...] | None = field(default=None, compare=False)
+    # Where ``ops`` comes from, for a profile's kernels: the op tree of their call and the
+    # builder's record of the launching op. None for a kernel made by hand.
+    chains: OpChains | None = field(default=None, compare=False, repr=False)
+    launcher: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def end_us(self) -> float | None:
+        return None if self.start_us is None else self.start_us + self.duration_us
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        """The ranges around this kernel's launch, outermost first, ending with its launching op:
+        CPU ops, ``record_function`` ranges, ``nn.Module: <name>`` ranges (``modules=True``),
+        e.g. ``("nn.Module: model.layers.0.mlp", "aten::linear", "aten::matmul", "aten::mm")``.
+
+        Without ``ProfilerStep#N`` and without the range Inductor opens around each of its
+        launches (named after the kernel). A profile's kernels resolve it on first read, from
+        the op tree of their call; a ``Kernel`` made by hand has ``(op,)``.
+        """
+        if self.chains is None:
+            return (self.op,) if self.op is not None else ()
+        return self.chains.kernel_ops(self.launcher, self.name)
+
+    @property
+    def module(self) -> str | None:
+        """The innermost ``nn.Module`` whose call launched this kernel (profiles recorded with
+        ``modules=True``), e.g. ``"model.layers.3.mlp"``; None outside any module's range."""
+        for name in reversed(self.ops):
+            if name.startswith(MODULE_RANGE_PREFIX):
+                return name[len(MODULE_RANGE_PREFIX) :]
+        return None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # ``chains`` holds the op tree of the kernel's whole call: a pickled or copied kernel
+        # keeps its own chain instead (``dataclasses.replace`` keeps the tree, sharing it).
+        state = dict(self.__dict__)
+        if self.chains is not None:
+            state["chains"], state["launcher"] = _ResolvedOps(self.ops), None
+        return state
+
+    def __repr__(self) -> str:
+        layout = f" {self.layout}" if self.layout else ""
+        op = f" op={self.op}" if self.op else ""
+        return (
+            f"Kernel({self.kind}/{self.family}{layout} {format_us(self.duration_us)}us "
+            f"{display_name(self.name, 60)!r}{op})"
+        )
+
+
+@dataclass(frozen=True)
+class MemoryOp:
+    """A memcpy or memset of one call: GPU work, but not a kernel.
+
+    ``direction`` (``"HtoD"``, ``"DtoH"``, ``"DtoD"``, ``"HtoH"``) and ``host_memory``
+    (``"pinned"``, ``"pageable"``) come from the record's name, e.g. ``Memcpy DtoH (Device ->
+    Pageable)``; both are None for a memset. ``bytes`` is None where the events do not carry
+    it (live Kineto events of torch 2.11 and older; Chrome traces do).
+    """
+
+    name: str
+    kind: str  # "memcpy" or "memset"
+    duration_us: float = 0.0
+    stream: int | None = None
+    device: int | None = None
+    op: str | None = None
+    direction: str | None = None
+    host_memory: str | None = None
+    bytes: int | None = None
+
+
+def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
+    if pattern is None:
+        return True
+    if isinstance(pattern, re.Pattern):
+        return pattern.search(kernel.name) is not None
+    # Tables show names without a leading "void ": a name copied from one must match.
+    name = kernel.name
+    return fnmatch.fnmatchcase(name, pattern) or (
+        name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern)
+    )
+
+
+def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
+    if kind is not None and kernel.kind != kind:
+        return False
+    return _name_matches(kernel, pattern)
+
+
+def _check_kind(kind: str | None) -> None:
+    __tracebackhide__ = True
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
+
+
+def _check_pattern(pattern: object) -> None:
+    __tracebackhide__ = True
+    if pattern is not None and not isinstance(pattern, str | re.Pattern):
+        raise TypeError(f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}")
+
+
+def kernel_table(
+    kernels: Sequence[Kernel], positions: Sequence[int] | None = None, marked: frozenset[int] = frozenset()
+) -> str:
+    """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers),
+    and rows whose number is in ``marked`` get a ``*`` before it. A kind that was not read from
+    the name says where it came from: ``gemm (op)``, ``attention (user)``."""
+    numbers = range(len(kernels)) if positions is None else positions
+    rows = [
+        (
+            f"*{i}" if i in marked else str(i),
+            k.kind if k.evidence.kind in (None, "name") else f"{k.kind} ({k.evidence.kind})",
+            k.family,
+            k.layout or "-",
+            ",".join(k.fused_ops) or "-",
+            format_us(k.duration_us),
+            k.op or "-",
+            display_name(k.name),
+        )
+        for i, k in zip(numbers, kernels, strict=True)
+    ]
+    return render_table(("#", "kind", "family", "layout", "ops", "us", "launched by", "name"), rows, right=(0, 5))
+
+
+class KernelList(_Records[Kernel]):
+    """The kernels of one call, in launch order, with queries that explain their failures.
+
+    A list built from a profile that recorded no GPU activity is *unavailable*: every
+    access raises :class:`NoDeviceActivityError`, so "no kernels" never passes a test.
+    """
+
+    __slots__ = ()
+    _noun = "kernels"
+
+    def __eq__(self, other: object) -> bool:
+        """Kernels compare with kernels; a list of strings compares with the kernels' names, in order."""
+        __tracebackhide__ = True
+        if isinstance(other, KernelList):
+            return self._items() == other._items()
+        if isinstance(other, list | tuple):
+            if all(isinstance(item, str) for item in other):
+                return [k.name for k in self._items()] == list(other)
+            if all(isinstance(item, Kernel) for item in other):
+                return list(self._items()) == list(other)
+            kinds = ", ".join(sorted({type(item).__name__ for item in other}))
+            raise TypeError(
+                f"a KernelList compares with a list of kernel names (str) or of Kernels, not of {kinds}: "
+                "write prof.kernels == ['name', ...], prof.kernels.names == [...] or "
+                "[k.kind for k in prof.kernels] == [...]"
+            )
+        return NotImplemented
+
+    def __contains__(self, item: object) -> bool:
+        """``"name" in prof.kernels`` asks for a kernel of that exact name (``matching()`` takes patterns)."""
+        __tracebackhide__ = True
+        if isinstance(item, str):
+            return any(k.name == item for k in self._items())
+        return item in self._items()
+
+    @property
+    def names(self) -> list[str]:
+        __tracebackhide__ = True
+        return [k.name for k in self._items()]
+
+    @property
+    def total_us(self) -> float:
+        __tracebackhide__ = True
+        return sum(k.duration_us for k in self._items())
+
+    def matching(self, pattern: Pattern) -> KernelList:
+        """Kernels whose name matches a glob (whole name, case-sensitive) or a regex (search)."""
+        __tracebackhide__ = True
+        _check_pattern(pattern)
+        return KernelList([k for k in self._items() if _matches(k, pattern, None)])
+
+    def of_kind(self, kind: str) -> KernelList:
+        __tracebackhide__ = True
+        _check_kind(kind)
+        self._warn_undecided("of_kind", None, kind)
+        return KernelList([k for k in self._items() if k.kind == kind])
+
+    def unplaced(self) -> KernelList:
+        """The kernels no evidence placed (kind ``"other"`` for want of any): each could be of
+        any kind, so kind questions warn about them (``UndecodedKernelWarning``)."""
+        __tracebackhide__ = True
+        return KernelList([k for k in self._items() if k.unplaced])
+
+    def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None) -> None:
+        if kind is None or kind == "other":
+            return
+        undecided = [k for k in self._items() if _name_matches(k, pattern) and could_match(k, kinds=(kind,))]
+        warn_undecided(_query(method, pattern, kind), undecided)
+
+    def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> KernelCount:
+        """How many kernels match ``pattern`` and ``kind`` (all kernels when both are None).
+
+        An ``int`` that remembers what it counted, so that a failed ``assert ... == 1`` shows
+        the kernels and which of them matched."""
+        __tracebackhide__ = True
+        _check_pattern(pattern)
+        _check_kind(kind)
+        matched = tuple(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind))
+        self._warn_undecided("count", pattern, kind)
+        return KernelCount(matched, self, pattern, kind)
+
+    def one(self, pattern: Pattern | None = None, *, kind: str | None = None) -> Kernel:
+        """The single kernel that matches, or an AssertionError with the table and near names."""
+        __tracebackhide__ = True
+        _check_pattern(pattern)
+        _check_kind(kind)
+        matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind))
+        self._warn_undecided("one", pattern, kind)
+        found = [self._loaded()[i] for i in sorted(matched)]
+        if len(found) == 1:
+            return found[0]
+        wanted = (
+            " and ".join(
+                part
+                for part in (
+                    f"name matching {pattern.pattern if isinstance(pattern, re.Pattern) else pattern!r}"
+                    if pattern is not None
+                    else "",
+                    f"kind={kind!r}" if kind is not None else "",
+                )
+                if part
+            )
+            or "any kernel"
+        )
+        lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}:"]
+        lines.append(self.table(marked=matched))
+        if not found:
+            lines.extend(self.nearest_lines(pattern))
+        raise AssertionError("\n".join(lines))
+
+    def nearest_lines(self, pattern: Pattern | None) -> list[str]:
+        """``nearest names: ...`` for a glob that matched nothing (none for other queries)."""
+        if not isinstance(pattern, str):
+            return []
+        close = nearest(pattern, self.names)
+        return ["nearest names: " + ", ".join(display_name(n, 80) for n in close)] if close else []
+
+    def table(self, marked: frozenset[int] = frozenset()) -> str:
+        """The kernel table; rows whose index is in ``marked`` get a ``*``. A display, so it does
+        not raise where nothing was measured, but never reads as "no kernels" there either."""
+        if self._unavailable is not None:
+            return UNMEASURED_TABLE
+        return kernel_table(self._items(), marked=marked) if self._loaded() else "(no kernels)"
+
+    def __repr__(self) -> str:
+        # One line: pytest shows reprs in an assertion's "where" lines, a newline there as "\n".
+        # The table is table(), and what IPython shows.
+        if self._unavailable is not None:
+            return "KernelList(unmeasured: no GPU activity recorded)"
+        return f"KernelList({plural(len(self._loaded()), 'kernel')})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self) if cycle or self._unavailable is not None else self.table())
+
+
+def _query(method: str, pattern: Pattern | None, kind: str | None) -> str:
+    """``count('triton_*')``, ``count(kind='gemm')``: how a query was written, for messages."""
+    args = []
+    if pattern is not None:
+        args.append(f"re.compile({pattern.pattern!r})" if isinstance(pattern, re.Pattern) else repr(pattern))
+    if kind is not None:
+        args.append(f"kind={kind!r}")
+    return f"{method}({', '.join(args)})"
+
+
+class KernelCount(int):
+    """What :meth:`KernelList.count` returns: an ``int`` that also holds what it counted (the
+    kernels, the pattern and kind, the indices that matched), for the report of a failed
+    assertion such as ``assert prof.kernels.count("triton_*gelu*") == 1``."""
+
+    kernels: KernelList
+    pattern: Pattern | None
+    kind: str | None
+    matched: tuple[int, ...]
+
+    def __new__(
+        cls, matched: tuple[int, ...], kernels: KernelList, pattern: Pattern | None, kind: str | None
+    ) -> KernelCount:
+        count = super().__new__(cls, len(matched))
+        count.kernels = kernels
+        count.pattern = pattern
+        count.kind = kind
+        count.matched = matched
+        return count
+
+    @property
+    def query(self) -> str:
+        """How the count was asked for: ``count('triton_*')``, ``count(kind='gemm')``."""
+        return _query("count", self.pattern, self.kind)
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
+
+    def __reduce__(self) -> tuple[type[int], tuple[int]]:
+        return (int, (int(self),))

@@ -1,0 +1,232 @@
+"""The CPU side of one call: its ops (and user ranges) by name, and the ``nn.Module``s among them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError
+from ..modules import MODULE_RANGE_PREFIX
+from ..report import format_us, nearest, render_table
+from .kernels import KernelList
+from .measured import plural
+
+
+@dataclass(frozen=True)
+class Op:
+    """A CPU op (or user range) of one call, aggregated over its occurrences in that call.
+
+    ``children`` are the direct child op names of its first occurrence, in order;
+    ``children_vary`` says whether another occurrence had other children (an op that
+    dispatches differently by input, say), so that the first one is not taken for all.
+    ``kernels`` are the kernels launched by it and its descendants, in every occurrence.
+    Device times raise :class:`NoDeviceActivityError` where no GPU activity was recorded:
+    "aten::t has zero device time" must not hold merely because nothing was measured.
+    """
+
+    name: str
+    count: int
+    cpu_time_us: float
+    self_cpu_time_us: float
+    child_names: tuple[str, ...]
+    kernels: KernelList = field(repr=False)
+    subtree_device_us: float | None = field(default=None, repr=False)
+    self_device_us: float | None = field(default=None, repr=False)
+    children_vary: bool = False
+
+    @property
+    def children(self) -> list[str]:
+        return list(self.child_names)
+
+    def _device(self, value: float | None) -> float:
+        __tracebackhide__ = True
+        if value is None:
+            self.kernels.require_measured()  # the profile's own reason first
+            raise NoDeviceActivityError(f"no GPU activity was recorded for {self.name}")
+        return value
+
+    @property
+    def device_time_us(self) -> float:
+        """GPU time of the kernels and memory ops launched by this op and its descendants."""
+        __tracebackhide__ = True
+        return self._device(self.subtree_device_us)
+
+    @property
+    def self_device_time_us(self) -> float:
+        """GPU time of the kernels and memory ops this op launched itself."""
+        __tracebackhide__ = True
+        return self._device(self.self_device_us)
+
+
+OpLoader = Callable[[], tuple[Sequence[str], Callable[[str], Op]]]
+
+
+class OpTable(Mapping[str, Op]):
+    """CPU ops of one call by name, in first-seen order.
+
+    Built on first use: the op tree is not needed for kernel queries, and a trace of
+    thousands of calls has a table per call that is mostly never looked at. ``load``
+    returns the op names and a function that makes one ``Op``.
+    """
+
+    __slots__ = ("_load", "_made", "_make", "_names")
+
+    def __init__(self, load: OpLoader) -> None:
+        self._load: OpLoader | None = load
+        self._names: tuple[str, ...] = ()
+        self._make: Callable[[str], Op] | None = None
+        self._made: dict[str, Op] = {}
+
+    def _loaded(self) -> tuple[str, ...]:
+        if self._load is not None:
+            names, self._make = self._load()
+            self._names = tuple(names)
+            self._load = None
+        return self._names
+
+    def __getitem__(self, name: str) -> Op:
+        __tracebackhide__ = True
+        op = self._made.get(name)
+        if op is not None:
+            return op
+        names = self._loaded()
+        if name not in names:
+            close = nearest(name, names)
+            hint = f"; nearest: {', '.join(close)}" if close else ""
+            raise OpNotFoundError(f"op {name!r} did not run in the profiled call{hint}")
+        assert self._make is not None
+        op = self._made[name] = self._make(name)
+        return op
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._loaded()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    @property
+    def names(self) -> list[str]:
+        __tracebackhide__ = True
+        return list(self._loaded())
+
+    def table(self) -> str:
+        rows = []
+        for op in (self[name] for name in self._loaded()):
+            device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
+            rows.append(
+                (
+                    op.name,
+                    str(op.count),
+                    format_us(op.cpu_time_us),
+                    device,
+                    str(len(op.kernels) if op.kernels.measured else 0),
+                )
+            )
+        return render_table(("op", "count", "cpu us", "device us", "kernels"), rows, right=(1, 2, 3, 4))
+
+    def __repr__(self) -> str:
+        return f"OpTable({plural(len(self._loaded()), 'op')})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self) if cycle else self.table())
+
+
+@dataclass(frozen=True)
+class ModuleView:
+    """One ``nn.Module`` of a call recorded with ``modules=True``: its calls' range, aggregated.
+
+    ``kernels`` are the kernels launched inside the module's calls (its submodules' too), in
+    launch order; ``self_kernels`` those whose innermost module it is. Device and CPU times are
+    those of the module's range (:class:`Op`): kernels and memory ops under it.
+    """
+
+    name: str
+    op: Op = field(repr=False)
+
+    @property
+    def count(self) -> int:
+        """How many times the module ran in the call."""
+        return self.op.count
+
+    @property
+    def kernels(self) -> KernelList:
+        return self.op.kernels
+
+    @property
+    def self_kernels(self) -> KernelList:
+        return KernelList([k for k in self.op.kernels if k.module == self.name])
+
+    @property
+    def device_time_us(self) -> float:
+        return self.op.device_time_us
+
+    @property
+    def cpu_time_us(self) -> float:
+        return self.op.cpu_time_us
+
+    def __repr__(self) -> str:
+        if not self.op.kernels.measured:
+            return f"ModuleView({self.name}: {self.count} call(s), no GPU activity recorded)"
+        return (
+            f"ModuleView({self.name}: {self.count} call(s), {len(self.kernels)} kernels, "
+            f"{format_us(self.device_time_us)} us on the GPU):\n{self.kernels.table()}"
+        )
+
+
+_NO_MODULES = (
+    "this profile has no nn.Module ranges: profile an nn.Module with modules=True (or --kernelprof-modules, "
+    "ini kernelprof_modules), or pass modules=model for a function that calls one; a trace recorded "
+    "without them cannot tell which module launched a kernel"
+)
+
+
+class ModuleTable(Mapping[str, ModuleView]):
+    """The modules of one call by name (``named_modules()`` names; the model under its class
+    name), in the order they first ran. Empty is an error: a profile recorded without
+    ``modules=True`` must not read as "no module launched anything"."""
+
+    __slots__ = ("_names", "_ops")
+
+    def __init__(self, ops: OpTable) -> None:
+        self._ops = ops
+        self._names: tuple[str, ...] | None = None
+
+    def _loaded(self) -> tuple[str, ...]:
+        if self._names is None:
+            prefix = len(MODULE_RANGE_PREFIX)
+            self._names = tuple(n[prefix:] for n in self._ops if n.startswith(MODULE_RANGE_PREFIX))
+        if not self._names:
+            raise ModuleNotRecordedError(_NO_MODULES)
+        return self._names
+
+    def __getitem__(self, name: str) -> ModuleView:
+        names = self._loaded()
+        if name not in names:
+            close = nearest(name, names)
+            hint = f"; nearest: {', '.join(close)}" if close else ""
+            raise ModuleNotRecordedError(f"module {name!r} did not run in the profiled call{hint}")
+        return ModuleView(name, self._ops[MODULE_RANGE_PREFIX + name])
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._loaded()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def table(self) -> str:
+        rows = []
+        for view in (self[name] for name in self._loaded()):
+            device = "-" if view.op.subtree_device_us is None else format_us(view.op.subtree_device_us)
+            kernels = str(len(view.kernels)) if view.kernels.measured else "-"
+            rows.append((view.name, str(view.count), device, kernels))
+        return render_table(("module", "calls", "device us", "kernels"), rows, right=(1, 2, 3))
+
+    def __repr__(self) -> str:
+        return f"ModuleTable of {len(self._loaded())}:\n{self.table()}"

@@ -1,0 +1,348 @@
+"""The profile of a callable: each profiled call, the representative call, and the overlap
+of communication with compute."""
+
+from __future__ import annotations
+
+import functools
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..health import (
+    NO_READINGS,
+    REGION_PREFIX,
+    TRACE_CANNOT_TELL_COMPILE,
+    CompileFacts,
+    CompileReport,
+    MemoryReading,
+    MemoryReport,
+    compile_report,
+    memory_report,
+    region_ids,
+)
+from ..report import format_us
+from .kernels import Kernel, KernelList, MemoryOp
+from .measured import needs_measurement, plural
+from .ops import ModuleTable, ModuleView, OpTable
+from .records import CopyList, RuntimeCalls, SyncList
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How much communication time ran while compute kernels ran on the GPU."""
+
+    communication_us: float
+    hidden_us: float
+
+    @property
+    def exposed_us(self) -> float:
+        return self.communication_us - self.hidden_us
+
+    @property
+    def fraction(self) -> float:
+        """Hidden share of communication time, 0 to 1 (1.0 when there was no communication)."""
+        return self.hidden_us / self.communication_us if self.communication_us > 0 else 1.0
+
+    def __repr__(self) -> str:
+        return (
+            f"Overlap({format_us(self.hidden_us)} of {format_us(self.communication_us)}us communication "
+            f"hidden under compute: {self.fraction:.0%})"
+        )
+
+
+def _median_int(values: Sequence[int]) -> int:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    merged: list[tuple[float, float]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def overlap_of(kernels: Sequence[Kernel]) -> Overlap:
+    """Communication kernels' time, and the part of it covered by other kernels' time."""
+    comm = _union(
+        [
+            (k.start_us, k.start_us + k.duration_us)
+            for k in kernels
+            if k.kind == "communication" and k.start_us is not None
+        ]
+    )
+    compute = _union(
+        [
+            (k.start_us, k.start_us + k.duration_us)
+            for k in kernels
+            if k.kind != "communication" and k.start_us is not None
+        ]
+    )
+    total = sum(end - start for start, end in comm)
+    hidden = 0.0
+    j = 0
+    for start, end in comm:
+        while j < len(compute) and compute[j][1] <= start:
+            j += 1
+        k = j
+        while k < len(compute) and compute[k][0] < end:
+            hidden += min(end, compute[k][1]) - max(start, compute[k][0])
+            k += 1
+    return Overlap(total, hidden)
+
+
+@dataclass(frozen=True)
+class CallProfile:
+    """What one profiled call did.
+
+    ``wall_us`` is the host span of the call (its ``ProfilerStep`` range). The GPU-side
+    counts and times are read through properties that raise :class:`NoDeviceActivityError`
+    where no GPU activity was recorded: "no launches" must not pass because nothing ran.
+    """
+
+    index: int
+    kernels: KernelList
+    memory_ops: tuple[MemoryOp, ...]
+    ops: OpTable
+    runtime: RuntimeCalls
+    memory_reading: MemoryReading | None = None  # the allocator around this call, live on a GPU only
+    syncs: SyncList = field(default_factory=lambda: SyncList(unavailable=_NOT_BUILT))
+    wall_us: float = 0.0
+    _launches: int = field(default=0, repr=False)
+    _graph_launches: int = field(default=0, repr=False)
+    _gpu_busy_us: float = field(default=0.0, repr=False)
+
+    @property
+    def _unavailable(self) -> str | None:
+        """Why no GPU activity was measured (None where some was): the reason its kernels give."""
+        return self.kernels._unavailable
+
+    def overlap(self) -> Overlap:
+        """Communication time hidden under compute kernels in this call."""
+        return overlap_of(self.kernels)
+
+    @property
+    def compiled_regions(self) -> list[str]:
+        """The compile id ("0/0") of each compiled frame this call entered, once per entry."""
+        names = [name for name in self.ops.names if name.startswith(REGION_PREFIX)]
+        return region_ids(names, {name: self.ops[name].count for name in names})
+
+    @property
+    @needs_measurement
+    def memory(self) -> MemoryReport:
+        """GPU memory of this call alone (see ``KernelProfile.memory``)."""
+        return memory_report([self.runtime], [self.memory_reading], NO_READINGS)
+
+    @property
+    @needs_measurement
+    def copies(self) -> CopyList:
+        """The call's memcpys (``memory_ops`` without the memsets)."""
+        return CopyList([m for m in self.memory_ops if m.kind == "memcpy"])
+
+    @property
+    @needs_measurement
+    def launches(self) -> int:
+        """Kernel launch calls (each graph launch counts one); memcpy/memset calls are not launches."""
+        return self._launches
+
+    @property
+    @needs_measurement
+    def graph_launches(self) -> int:
+        """``cudaGraphLaunch``/``cuGraphLaunch`` calls."""
+        return self._graph_launches
+
+    @property
+    @needs_measurement
+    def gpu_busy_us(self) -> float:
+        """Time within ``wall_us`` when some kernel or memory op ran on the GPU (their union)."""
+        return self._gpu_busy_us
+
+    @property
+    def gpu_idle_fraction(self) -> float:
+        """Share of the call's host span with no GPU work: ``1 - gpu_busy_us / wall_us``."""
+        __tracebackhide__ = True
+        busy = self.gpu_busy_us
+        return 1.0 - busy / self.wall_us if self.wall_us > 0 else 0.0
+
+    @functools.cached_property
+    def modules(self) -> ModuleTable:
+        """The ``nn.Module``s of the call, by name (profiles recorded with ``modules=True``).
+        Made once: each ``module(name)`` reads it, and its names come from a pass over the ops."""
+        return ModuleTable(self.ops)
+
+    def module(self, name: str) -> ModuleView:
+        """One module of the call by its ``named_modules()`` name, e.g. ``"model.layers.3.mlp"``."""
+        return self.modules[name]
+
+    def __repr__(self) -> str:
+        return f"CallProfile(call {self.index}: {self.kernels!r})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(
+            repr(self) if cycle or not self.kernels.measured else f"call {self.index}:\n{self.kernels.table()}"
+        )
+
+
+_NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """One representative call of a profiled callable, plus each call on its own.
+
+    The representative call is the first profiled call with each kernel's duration
+    replaced by its median over all calls (the calls launched the same sequence, or
+    building the profile failed unless variation was allowed).
+    """
+
+    call: CallProfile
+    calls: tuple[CallProfile, ...]
+    device: str | None = None
+    arch: str | None = None
+    source: str = "live"
+    varied: bool = False
+    has_device_activity: bool = False
+    compile_facts: CompileFacts | None = field(default=None, repr=False)  # live only
+
+    @property
+    def _unavailable(self) -> str | None:
+        return self.call._unavailable
+
+    @property
+    def kernels(self) -> KernelList:
+        return self.call.kernels
+
+    @functools.cached_property
+    def compile(self) -> CompileReport:
+        """What torch.compile did: frames, graph breaks, recompiles, compiled regions per call."""
+        return compile_report([c.compiled_regions for c in self.calls], self.compile_facts, TRACE_CANNOT_TELL_COMPILE)
+
+    @property
+    @needs_measurement
+    def memory(self) -> MemoryReport:
+        """GPU memory per call: peak and retained bytes (live), cudaMalloc/cudaFree calls.
+
+        Raises :class:`NoDeviceActivityError` where no GPU work was recorded.
+        """
+        return memory_report([c.runtime for c in self.calls], [c.memory_reading for c in self.calls], NO_READINGS)
+
+    @needs_measurement
+    def require_device_activity(self) -> None:
+        """Raise :class:`NoDeviceActivityError`, with the reason, unless GPU activity was recorded.
+
+        For code that reads no kernel itself but must not pass on a profile of nothing (a
+        baseline check, a benchmark); ``has_device_activity`` is the same question as a bool.
+        """
+
+    @property
+    @needs_measurement
+    def memory_ops(self) -> tuple[MemoryOp, ...]:
+        return self.call.memory_ops
+
+    @property
+    def ops(self) -> OpTable:
+        return self.call.ops
+
+    @property
+    def runtime(self) -> RuntimeCalls:
+        """CUDA runtime and driver calls of one call, by name; reads raise
+        :class:`NoDeviceActivityError` where nothing was measured (see :class:`RuntimeCalls`)."""
+        return self.call.runtime
+
+    @property
+    def syncs(self) -> SyncList:
+        """Host syncs per call. Where the calls synced alike: the first call's, host times the
+        median over calls; where they did not: the call with the most syncs, so that a sync
+        in any call fails ``assert not prof.syncs`` (``calls[i].syncs`` has each)."""
+        return self.call.syncs
+
+    @property
+    def copies(self) -> CopyList:
+        """The memcpys of the representative call."""
+        __tracebackhide__ = True
+        return self.call.copies
+
+    @property
+    @needs_measurement
+    def launches(self) -> int:
+        """Kernel launch calls per call (median over calls); a graph launch counts one."""
+        return _median_int([c.launches for c in self.calls])
+
+    @property
+    @needs_measurement
+    def graph_launches(self) -> int:
+        """Graph launch calls per call (median over calls)."""
+        return _median_int([c.graph_launches for c in self.calls])
+
+    @property
+    def wall_us(self) -> float:
+        """Host span of one call, the median over calls (the first call of a session carries
+        the profiler's start-up, a few ms; the median leaves it out)."""
+        return statistics.median(c.wall_us for c in self.calls)
+
+    @property
+    @needs_measurement
+    def gpu_busy_us(self) -> float:
+        """GPU busy time within one call's host span (union of kernels and memory ops), median."""
+        return statistics.median(c.gpu_busy_us for c in self.calls)
+
+    @property
+    @needs_measurement
+    def gpu_idle_fraction(self) -> float:
+        """Share of a call's host span with no GPU work, the median over calls."""
+        return statistics.median(c.gpu_idle_fraction for c in self.calls)
+
+    @property
+    def modules(self) -> ModuleTable:
+        """The ``nn.Module``s of the representative call (recorded with ``modules=True``)."""
+        return self.call.modules
+
+    def module(self, name: str) -> ModuleView:
+        """One module by name: ``prof.module("model.layers.3.mlp").kernels``."""
+        return self.call.module(name)
+
+    def overlap(self) -> Overlap:
+        """Communication time hidden under compute, the median over the calls (by fraction).
+
+        For a test such as "DDP overlaps its gradient all-reduce with backward":
+        ``assert prof.overlap().fraction > 0.5``.
+        """
+        per_call = sorted((c.overlap() for c in self.calls), key=lambda o: o.fraction)
+        return per_call[len(per_call) // 2]
+
+    def table(self) -> str:
+        where = f"{self.device} ({self.arch})" if self.device else "no GPU"
+        head = f"KernelProfile from {self.source} on {where}: {len(self.calls)} call(s)"
+        if self.varied:
+            head += ", calls launched different kernel sequences"
+        if not self.has_device_activity:
+            reason = self._unavailable or ""
+            return f"{head}\nno GPU activity: {reason}\n{self.call.ops.table()}"
+        memory = f"\n+ {len(self.call.memory_ops)} memory op(s) per call" if self.call.memory_ops else ""
+        return f"{head}\n{self.call.kernels.table()}{memory}\n{self.host_summary()}"
+
+    def host_summary(self) -> str:
+        """Launches, host span, GPU idle share and the host syncs, as the profile table ends."""
+        graphs = f" ({self.graph_launches} graph)" if self.graph_launches else ""
+        line = (
+            f"per call: {self.launches} launch(es){graphs}, host {format_us(self.wall_us)}us, "
+            f"GPU busy {format_us(self.gpu_busy_us)}us, idle {self.gpu_idle_fraction:.0%}"
+        )
+        syncs = self.syncs
+        if not syncs:
+            return f"{line}, no host syncs"
+        return f"{line}, {len(syncs)} host sync(s):\n{syncs.table()}"
+
+    def __repr__(self) -> str:
+        # One line, as KernelList's; the table is table(), and what IPython shows.
+        where = f"{self.device} ({self.arch})" if self.device else "no GPU"
+        label = self.source.replace("\\", "/").rsplit("/", 1)[-1]
+        what = f"{plural(len(self.call.kernels), 'kernel')} per call" if self.has_device_activity else "no GPU activity"
+        return f"KernelProfile({label!r} on {where}: {what}, {plural(len(self.calls), 'call')})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self) if cycle else self.table())

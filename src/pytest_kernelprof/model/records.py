@@ -1,0 +1,269 @@
+"""What one call asked of the CUDA runtime: runtime calls, host syncs and copies, and what
+would remove them."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..report import format_us, render_table
+from ..syncs import DIRECTIONS, HOST_MEMORY, SYNC_KINDS, api_name, memcpy_kind
+from .kernels import MemoryOp
+from .measured import _Measured, _Records, needs_measurement
+
+
+class RuntimeCalls(_Measured, Mapping[str, int]):
+    """CUDA runtime and driver calls of one call, by name, with their counts.
+
+    Where the profile recorded no GPU activity and no runtime call, nothing could be
+    measured: every read raises :class:`NoDeviceActivityError`, so that "no launches" or
+    ``"cudaStreamSynchronize" not in prof.runtime`` never passes because nothing was seen.
+    """
+
+    __slots__ = ("_counts",)
+
+    def __init__(self, counts: Mapping[str, int] | None = None, *, unavailable: str | None = None) -> None:
+        self._counts = dict(counts or {})
+        self._unavailable = None if self._counts else unavailable
+
+    @needs_measurement
+    def _read(self) -> dict[str, int]:
+        return self._counts
+
+    def __getitem__(self, name: str) -> int:
+        __tracebackhide__ = True
+        return self._read()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __repr__(self) -> str:
+        if self._unavailable is not None:
+            return "RuntimeCalls(unmeasured: no GPU activity recorded)"
+        return f"RuntimeCalls({self._counts!r})"
+
+
+class Count(int):
+    """A count from ``SyncList.count``/``CopyList.count``: an int that remembers what it
+    counted, so that a failed ``assert prof.copies.count(direction="DtoH") == 0`` shows them."""
+
+    what: str
+    table: str
+    fixes: list[str]  # what would remove the counted records, one line each
+
+    def __new__(cls, value: int, what: str, table: str, fixes: Sequence[str] = ()) -> Count:
+        count = super().__new__(cls, value)
+        count.what = what
+        count.table = table
+        count.fixes = list(fixes)
+        return count
+
+    def explain(self) -> list[str]:
+        return [f"{int(self)} {self.what}:", *self.table.splitlines(), *_fix_lines(self.fixes)]
+
+
+def _fix_lines(fixes: Sequence[str]) -> list[str]:
+    return [f"to fix: {fix}" for fix in fixes]
+
+
+@dataclass(frozen=True)
+class Sync:
+    """A host call of one profiled call that blocks until the GPU has caught up.
+
+    ``call`` is the runtime/driver API as recorded (``cudaStreamSynchronize``), ``kind`` one
+    of ``"stream"``, ``"device"``, ``"event"``, ``"copy"``; ``ops`` the CPU ops and user
+    ranges around the call, outermost first (``("aten::item", "aten::_local_scalar_dense")``),
+    ``op`` the innermost of them, both empty/None for a ``torch.cuda.synchronize()`` outside
+    any range. ``duration_us`` is the host time spent in the call, ``start_us`` its start
+    from the start of the profiled call. ``memcpy`` names the GPU record of a ``copy``.
+    With ``stacks=True``: ``stack``, the user's Python frames around the call, outermost
+    first, as the profiler names them (``"test_train.py(40): train_step"``: the line is
+    the function's *def* line), and ``line``, the exact ``file:line`` of the call where
+    torch's sync debug mode flagged it (live profiles only; None where it did not).
+    """
+
+    call: str
+    kind: str
+    op: str | None
+    ops: tuple[str, ...]
+    duration_us: float
+    start_us: float = 0.0
+    memcpy: str | None = None
+    stack: tuple[str, ...] | None = None
+    line: str | None = None
+
+    @property
+    def where(self) -> str | None:
+        """The best location known: the flagged line, else the innermost user frame."""
+        if self.line is not None:
+            return self.line
+        return self.stack[-1] if self.stack else None
+
+    def __repr__(self) -> str:
+        chain = " > ".join(self.ops) or "no op"
+        where = f" at {self.where}" if self.where else ""
+        return f"Sync({self.kind} {self.call} {format_us(self.duration_us)}us in {chain}{where})"
+
+
+def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
+    if value is not None and value not in choices:
+        raise ValueError(f"unknown {what} {value!r}; the {what}s are: {', '.join(choices)}")
+
+
+def _filters(**given: Any) -> str:
+    return " and ".join(f"{k}={v!r}" for k, v in given.items() if v is not None)
+
+
+def sync_table(syncs: Sequence[Sync]) -> str:
+    rows = [
+        (
+            str(i),
+            s.call,
+            s.kind if s.memcpy is None else " ".join((s.kind, *filter(None, memcpy_kind(s.memcpy)))),
+            format_us(s.duration_us),
+            " > ".join(s.ops) or "-",
+            s.where or "-",
+        )
+        for i, s in enumerate(syncs)
+    ]
+    return render_table(("#", "call", "kind", "host us", "ops", "where"), rows, right=(0, 3))
+
+
+# Ops in which the host reads a GPU value: the sync is the read itself.
+_HOST_READS = frozenset(
+    ("aten::item", "aten::_local_scalar_dense", "aten::is_nonzero", "aten::nonzero", "aten::masked_select")
+)
+_HOST_COPIES = frozenset(("aten::copy_", "aten::_to_copy"))
+_PINNED_COPY = "copy into pinned host memory (t.pin_memory(), or pin_memory=True) with non_blocking=True"
+# (the whole fix for tables, the short one for the one-line headline) by cause
+_SYNC_FIXES = {
+    "copy": (f"a copy to or from the host blocks it: {_PINNED_COPY}", "pin the host buffer, copy non_blocking=True"),
+    "read": (
+        "the host read a GPU value (.item(), bool(t), nonzero, boolean-mask indexing): keep it on the GPU "
+        "(torch.where, masks as multipliers) or read it once per step",
+        "keep values on the GPU, no .item()/bool()/nonzero",
+    ),
+    "device": (
+        "torch.cuda.synchronize() waits for the whole GPU: drop it from the step (time with CUDA events)",
+        "drop torch.cuda.synchronize() from the step",
+    ),
+    "event": (
+        "event.synchronize() blocks the host: make a stream wait instead (stream.wait_event(event))",
+        "stream.wait_event(event), not event.synchronize()",
+    ),
+    "stream": (
+        "a stream synchronize: profile with stacks=True to see the line that waits",
+        "stacks=True shows the line that waits",
+    ),
+}
+
+
+def _sync_causes(syncs: Sequence[Sync]) -> list[str]:
+    causes: list[str] = []
+    for s in syncs:
+        if s.kind in ("copy", "device", "event"):
+            cause = s.kind
+        elif _HOST_READS.intersection(s.ops):
+            cause = "read"
+        else:  # a stream sync: inside a copy to the host, that copy's
+            cause = "copy" if _HOST_COPIES.intersection(s.ops) else "stream"
+        if cause not in causes:
+            causes.append(cause)
+    return causes
+
+
+def sync_fixes(syncs: Sequence[Sync]) -> list[str]:
+    """What would remove the syncs, one line per cause, for failure messages."""
+    return [_SYNC_FIXES[cause][0] for cause in _sync_causes(syncs)]
+
+
+def copy_fixes(copies: Sequence[MemoryOp]) -> list[str]:
+    """What would remove the copies' cost to the host, for failure messages."""
+    fixes: list[str] = []
+    if any(c.host_memory == "pageable" for c in copies):
+        fixes.append(f"a copy to or from pageable memory blocks the host: {_PINNED_COPY}")
+    if any(c.direction == "DtoH" for c in copies):
+        fixes.append("a DtoH copy reads GPU results on the host: keep them on the GPU, or read them once per step")
+    return fixes
+
+
+class SyncList(_Records[Sync]):
+    """The host syncs of one call, in time order (see :class:`Sync`)."""
+
+    __slots__ = ()
+    _noun = "host syncs"
+
+    def count(self, call: str | None = None, *, kind: str | None = None) -> Count:
+        """How many syncs are of API ``call`` (a glob, or the name without Kineto's ``_v...``
+        suffix) and ``kind``; all of them when both are None."""
+        __tracebackhide__ = True
+        _check_choice("sync kind", kind, SYNC_KINDS)
+        found = [
+            s
+            for s in self._items()
+            if (kind is None or s.kind == kind)
+            and (call is None or api_name(s.call) == call or fnmatch.fnmatchcase(s.call, call))
+        ]
+        what = "host syncs" + (f" with {_filters(kind=kind, call=call)}" if kind or call else "")
+        table = self._table(found) if found else self.table()
+        return Count(len(found), f"{what} of {len(self._loaded())}", table, sync_fixes(found))
+
+    def headline(self) -> str:
+        """The base headline, and what would remove the syncs: ``assert not prof.syncs`` shows
+        only this line."""
+        causes = _sync_causes(self._loaded()) if self._unavailable is None else []
+        fixes = " / ".join(_SYNC_FIXES[cause][1] for cause in causes)
+        return super().headline() + (f"; to fix: {fixes}" if fixes else "")
+
+    def _table(self, items: Sequence[Sync]) -> str:
+        return sync_table(items)
+
+
+def copy_table(copies: Sequence[MemoryOp]) -> str:
+    rows = [
+        (
+            str(i),
+            c.direction or "-",
+            c.host_memory or "-",
+            "-" if c.bytes is None else str(c.bytes),
+            format_us(c.duration_us),
+            c.op or "-",
+            c.name,
+        )
+        for i, c in enumerate(copies)
+    ]
+    return render_table(("#", "direction", "host", "bytes", "us", "op", "name"), rows, right=(0, 3, 4))
+
+
+class CopyList(_Records[MemoryOp]):
+    """The memcpys of one call, in launch order (memsets are in ``memory_ops`` only)."""
+
+    __slots__ = ()
+    _noun = "copies"
+
+    def count(self, direction: str | None = None, *, host_memory: str | None = None) -> Count:
+        """How many copies go in ``direction`` and touch ``host_memory``; all when both are None."""
+        __tracebackhide__ = True
+        _check_choice("direction", direction, DIRECTIONS)
+        _check_choice("host memory", host_memory, HOST_MEMORY)
+        found = [
+            c
+            for c in self._items()
+            if (direction is None or c.direction == direction) and (host_memory is None or c.host_memory == host_memory)
+        ]
+        given = _filters(direction=direction, host_memory=host_memory)
+        what = "copies" + (f" with {given}" if given else "")
+        table = self._table(found) if found else self.table()
+        return Count(len(found), f"{what} of {len(self._loaded())}", table, copy_fixes(found))
+
+    def _table(self, items: Sequence[MemoryOp]) -> str:
+        return copy_table(items)
+
+    def _summary(self, item: MemoryOp) -> str:
+        size = "" if item.bytes is None else f" {item.bytes} B"
+        return f"{item.name}{size} by {item.op or 'no op'}"

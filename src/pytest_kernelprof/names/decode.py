@@ -1,0 +1,167 @@
+"""A kernel's facts from every piece of evidence there is, in a stated order.
+
+For each fact the first source that gives it wins:
+
+1. ``user``: what the user taught (``kernelprof_kernels`` lines, :meth:`Decoder.teach`);
+2. ``name``: the library's naming grammar read from the name's head (``grammar.RULES``);
+3. ``template``: the types in the name's template arguments (``templates.py``);
+4. ``op``: the family of work of the op that launched the kernel (``ops.py``), for its kind;
+5. ``op-inputs``: the dtype of that op's inputs, where the profile recorded them.
+
+A kernel that no source places keeps kind ``"other"`` with no evidence for it
+(:attr:`KernelName.unplaced`): queries about kinds and dtypes say so instead of guessing.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from .facts import Evidence, KernelName
+from .grammar import _INDUCTOR_KINDS, RULES
+from .ops import dtype_of_inputs, kind_of_op
+from .teach import TAUGHT_FIELDS, Teaching, parse_teachings
+from .templates import demangled, split_head, template_dtype
+
+_VOID = "void "
+
+
+@functools.lru_cache(maxsize=8192)
+def _by_name(name: str) -> KernelName:
+    """What the name alone says: the grammar, then the template arguments."""
+    text = demangled(name[len(_VOID) :] if name.startswith(_VOID) else name)
+    head, arguments = split_head(text)
+    for rule in RULES:
+        if not rule.pattern.search(text):
+            continue
+        kind = rule.kind
+        if rule.family == "inductor" and rule.places_kind:
+            # One rule for all Inductor kernels; the three letters after "triton_" say the kind.
+            kind = _INDUCTOR_KINDS[text[len("triton_") : len("triton_") + 3]]
+        dtype, dtype_source = None, "template"
+        if rule.template_dtype_first:
+            dtype = template_dtype(arguments)
+        if dtype is None:
+            dtype, dtype_source = rule.dtype(head), "name"
+        if dtype is None and rule.dtype_anywhere:
+            dtype, dtype_source = rule.dtype(text), "template"
+        if dtype is None:
+            dtype, dtype_source = template_dtype(arguments), "template"
+        layout = rule.layout(text)
+        return KernelName(
+            name=name,
+            kind=kind,
+            family=rule.family,
+            layout=layout,
+            dtype=dtype,
+            fused_ops=rule.fused_ops(text),
+            collective=rule.collective(text),
+            part_of=rule.part_of,
+            evidence=Evidence(
+                kind="name" if rule.places_kind else None,
+                family="name",
+                dtype=dtype_source if dtype is not None else None,
+                layout="name" if layout is not None else None,
+            ),
+        )
+    dtype = template_dtype(arguments)
+    return KernelName(
+        name=name,
+        kind="other",
+        family="unknown",
+        dtype=dtype,
+        evidence=Evidence(dtype="template" if dtype is not None else None),
+    )
+
+
+def _with_op(decoded: KernelName, op: str | None, input_types: tuple[str, ...]) -> KernelName:
+    kind = kind_of_op(op) if decoded.unplaced else None
+    dtype = dtype_of_inputs(input_types) if decoded.dtype is None and input_types else None
+    if kind is None and dtype is None:
+        return decoded
+    evidence = decoded.evidence
+    if kind is not None:
+        evidence = replace(evidence, kind="op")
+    if dtype is not None:
+        evidence = replace(evidence, dtype="op-inputs")
+    return replace(decoded, kind=kind or decoded.kind, dtype=dtype or decoded.dtype, evidence=evidence)
+
+
+def _taught(decoded: KernelName, teaching: Teaching) -> KernelName:
+    given = {fact: getattr(teaching, fact) for fact in TAUGHT_FIELDS if getattr(teaching, fact) is not None}
+    evidence = replace(decoded.evidence, **{fact: "user" for fact in given if fact != "part_of"})
+    return replace(decoded, **given, evidence=evidence)
+
+
+class Decoder:
+    """Decodes kernel names with what users taught first, then the built-in evidence.
+
+    Immutable: :meth:`teach` returns a new decoder, so one test's teaching never leaks
+    into another's.
+    """
+
+    __slots__ = ("_cache", "taught")
+
+    def __init__(self, taught: Sequence[Teaching] = ()) -> None:
+        self.taught: tuple[Teaching, ...] = tuple(taught)
+        self._cache: dict[tuple[str, str | None, tuple[str, ...]], KernelName] = {}
+
+    def __repr__(self) -> str:
+        return f"Decoder({len(self.taught)} taught rule(s))"
+
+    def teach(
+        self,
+        pattern: str,
+        *,
+        kind: str | None = None,
+        family: str | None = None,
+        dtype: str | None = None,
+        layout: str | None = None,
+        part_of: str | None = None,
+        origin: str = "teach()",
+    ) -> Decoder:
+        """A decoder that gives kernels matching the glob ``pattern`` these facts, before
+        anything else this decoder knows."""
+        taught = Teaching(pattern, kind=kind, family=family, dtype=dtype, layout=layout, part_of=part_of, origin=origin)
+        return Decoder((taught, *self.taught))
+
+    def teach_lines(self, lines: Iterable[str], origin: str) -> Decoder:
+        """A decoder that also knows ``GLOB: field=value ...`` lines; earlier lines win."""
+        return Decoder((*parse_teachings(lines, origin), *self.taught))
+
+    def families(self) -> tuple[str, ...]:
+        """Every family this decoder can give: the built-in ones, "unknown", and taught ones."""
+        return tuple(
+            dict.fromkeys(
+                [rule.family for rule in RULES] + ["unknown"] + [t.family for t in self.taught if t.family is not None]
+            )
+        )
+
+    def decode(self, name: str, op: str | None = None, input_types: tuple[str, ...] = ()) -> KernelName:
+        """The facts of the kernel ``name`` launched by ``op`` (whose inputs had ``input_types``)."""
+        if not isinstance(name, str):
+            raise TypeError(f"parse_kernel_name() takes a kernel name (str), got {type(name).__name__}")
+        key = (name, op, input_types)
+        found = self._cache.get(key)
+        if found is None:
+            found = _with_op(_by_name(name), op, input_types)
+            for teaching in self.taught:
+                if teaching.matches(name):
+                    found = _taught(found, teaching)
+                    break
+            if len(self._cache) < 65536:  # a profile repeats a few names; a cap bounds a long session
+                self._cache[key] = found
+        return found
+
+
+BUILT_IN = Decoder()
+
+
+def parse_kernel_name(name: str) -> KernelName:
+    """Decode ``name`` from the name alone (no op, nothing taught).
+
+    >>> parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN").layout
+    'tn'
+    """
+    return BUILT_IN.decode(name)

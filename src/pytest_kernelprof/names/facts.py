@@ -1,0 +1,106 @@
+"""The facts a kernel's decoding gives, and where each one came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KINDS = (
+    "gemm",
+    "convolution",
+    "pointwise",
+    "reduction",
+    "persistent_reduction",
+    "template",
+    "attention",
+    "communication",
+    # Library kernels whose names say what they do (ATen, CUB, cuDNN): see grammar.RULES.
+    "indexing",
+    "sort",
+    "scan",
+    "pooling",
+    "resampling",
+    "loss",
+    "optimizer",
+    # Work of a library call that is none of the above (cuFFT, cuDNN RNN, cuSOLVER/MAGMA, cuRAND).
+    "fft",
+    "rnn",
+    "linalg",
+    "random",
+    "other",
+)
+
+LAYOUTS = ("nn", "nt", "tn", "tt")
+
+# Every dtype the decoder gives (KernelName.dtype), for validating what users ask for.
+DTYPES = (
+    "fp64",
+    "fp32",
+    "tf32",
+    "bf16",
+    "fp16",
+    "fp8",
+    "int8",
+    "uint8",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "complex64",
+    "complex128",
+)
+
+# Where a fact came from, strongest first: what the user taught, the kernel's name (its
+# library's naming grammar), the types in its template arguments, the op that launched it,
+# and the dtypes of that op's inputs (recorded only where the profile recorded shapes).
+SOURCES = ("user", "name", "template", "op", "op-inputs")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Where each fact of a decoded kernel came from: one of :data:`SOURCES`, or None where no
+    evidence gave the fact (``kind=None``: nothing placed the kernel, its kind is ``"other"``
+    because nothing said otherwise)."""
+
+    kind: str | None = None
+    family: str | None = None
+    dtype: str | None = None
+    layout: str | None = None
+
+    def __repr__(self) -> str:
+        given = [f"{fact}={source}" for fact, source in self.facts() if source is not None]
+        return f"Evidence({', '.join(given) or 'none'})"
+
+    def facts(self) -> tuple[tuple[str, str | None], ...]:
+        return (("kind", self.kind), ("family", self.family), ("dtype", self.dtype), ("layout", self.layout))
+
+    def inferred(self) -> tuple[str, ...]:
+        """The facts that were not read from the name: from templates, the op, or the user."""
+        return tuple(fact for fact, source in self.facts() if source is not None and source != "name")
+
+
+NO_EVIDENCE = Evidence()
+
+
+@dataclass(frozen=True)
+class KernelName:
+    """What the evidence says about a kernel: its name decoded, and what its template
+    arguments, launching op and the user added where the name was silent."""
+
+    name: str
+    kind: str
+    family: str
+    layout: str | None = None
+    dtype: str | None = None
+    fused_ops: tuple[str, ...] = ()
+    collective: str | None = None
+    # The kind of work this kernel is a helper of: "gemm" for cuBLAS's beta scaling
+    # (scal_kernel), split-K reduction and bias epilogue, "convolution" for cuDNN's filter and
+    # FFT/Winograd transforms. Such a kernel keeps its own kind, so one nn.Linear is one GEMM.
+    part_of: str | None = None
+    evidence: Evidence = field(default=NO_EVIDENCE, compare=False)
+
+    @property
+    def unplaced(self) -> bool:
+        """True where no evidence placed this kernel: kind ``"other"`` because nothing said
+        what it is. Kind and dtype queries cannot rule such a kernel in or out."""
+        return self.kind == "other" and self.evidence.kind is None

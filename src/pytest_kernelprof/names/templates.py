@@ -1,0 +1,89 @@
+"""The dtype a kernel's template arguments name.
+
+A demangled name is ``<head><template arguments>(<parameters>)``: ``void at::native::
+vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, ...>(int, ...)``. Libraries
+put the element type there far more often than in the head (``scal_kernel<float, float, ...>``,
+``dot_kernel<float, 128, 0, cublasDotParams<cublasGemvTensor<__nv_bfloat16 const>, ...>>``).
+"""
+
+from __future__ import annotations
+
+import re
+
+# The earliest type named wins: element types come before accumulator types in these
+# libraries' argument lists (ReduceOp<float, ...> accumulates a reduction in float).
+_TYPES = (
+    (re.compile(r"__nv_fp8|Float8_e[45]m[23]|fp8_e[45]m[23]|__hip_fp8"), "fp8"),
+    (re.compile(r"__nv_bfloat16|BFloat16|bfloat16|__bf16|hip_bfloat16"), "bf16"),
+    (re.compile(r"c10::Half\b|__half\b|\bhalf\b|half_t|_Float16|\bHalf\b"), "fp16"),
+    (re.compile(r"complex<double>|\bdouble2\b|cuDoubleComplex|ComplexDouble"), "complex128"),
+    (re.compile(r"complex<float>|\bfloat2\b|cuComplex\b|ComplexFloat"), "complex64"),
+    (re.compile(r"\bdouble\b"), "fp64"),
+    (re.compile(r"\bfloat\b"), "fp32"),
+)
+# The data type of a cuBLAS level-1/2 kernel is its tensor parameter's; the leading scalar
+# type is the compute type (dot_kernel<float, ..., cublasGemvTensor<__nv_bfloat16 const>>).
+_TENSOR_ARGUMENT = re.compile(r"\w*Tensor<([^<>]*)>")
+_HEAD_END = re.compile(r"[<(]")
+
+
+# Itanium-mangled names (CUPTI leaves some, e.g. Composable Kernel's and cuDNN's CUTLASS
+# kernels): _ZN<len><id><len><id>...I<template arguments>E...; read the nested name and
+# spell the extended float types that the rules and the template reader know.
+_LENGTH = re.compile(r"\d+")
+_MANGLED_TYPES = (("DF16b", " __bf16 "), ("DF16_", " _Float16 "), ("DF8_", " __fp8 "))
+
+
+def demangled(name: str) -> str:
+    """``name`` with a mangled nested name spelled as ``a::b::c<...`` (the rest kept as it
+    is, for the type reader); other names unchanged."""
+    if not name.startswith("_ZN"):
+        return name
+    position, parts = 3, []
+    while position < len(name) and name[position] in "KVrL":  # qualifiers
+        position += 1
+    while True:
+        length = _LENGTH.match(name, position)
+        if length is None:
+            break
+        start = length.end()
+        part = name[start : start + int(length.group())]
+        parts.append("(anonymous namespace)" if part.startswith("_GLOBAL__N") else part)
+        position = start + int(length.group())
+    if not parts:
+        return name
+    rest = name[position:]
+    for code, spelled in _MANGLED_TYPES:
+        rest = rest.replace(code, spelled)
+    return "::".join(parts) + ("<" + rest[1:] if rest.startswith("I") else "(" + rest)
+
+
+def split_head(name: str) -> tuple[str, str]:
+    """``name`` split into its head and the rest (template arguments and parameters)."""
+    found = _HEAD_END.search(name)
+    if found is None:
+        return name, ""
+    return name[: found.start()], name[found.start() :]
+
+
+def _first_type(text: str) -> str | None:
+    best: tuple[int, str] | None = None
+    for pattern, dtype in _TYPES:
+        found = pattern.search(text)
+        if found and (best is None or found.start() < best[0]):
+            best = (found.start(), dtype)
+    return best[1] if best else None
+
+
+def template_dtype(arguments: str) -> str | None:
+    """The element type that a name's template arguments (and parameters) name, or None.
+
+    Integer types are not read: they are indices, sizes and counts far more often than data.
+    """
+    if not arguments:
+        return None
+    for tensor in _TENSOR_ARGUMENT.finditer(arguments):
+        dtype = _first_type(tensor.group(1))
+        if dtype is not None:
+            return dtype
+    return _first_type(arguments)

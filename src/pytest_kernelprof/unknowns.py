@@ -1,0 +1,91 @@
+"""Loud unknowns: which kernels could change the answer to a question about kinds or dtypes.
+
+A kernel that no evidence placed (``KernelName.unplaced``) could be of any kind, and one
+whose dtype no evidence gave could be of any dtype. A count, a ``kernelprof_forbid`` rule or a
+baseline's kind comparison that such kernels could change says so with an
+:class:`~pytest_kernelprof.errors.UndecodedKernelWarning`, which ``--kernelprof-strict-decode``
+turns into a failure. Pure: no pytest, no torch.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Collection, Iterable, Sequence
+
+from .errors import UndecodedKernelWarning
+from .names import KernelName
+from .names.templates import split_head
+
+SHOWN = 5  # kernels listed in one warning; the rest are counted
+
+
+def could_match(
+    kernel: KernelName, *, kinds: Collection[str] | None = None, dtypes: Collection[str] | None = None
+) -> bool:
+    """Whether ``kernel`` fails to match ``kinds``/``dtypes`` only for want of evidence: a fact
+    that is known and different rules it out; an unknown one leaves it open."""
+    open_fact = False
+    if kinds is not None and kernel.kind not in kinds:
+        if not kernel.unplaced or "other" in kinds:
+            return False
+        open_fact = True
+    if dtypes is not None and kernel.dtype not in dtypes:
+        if kernel.dtype is not None:
+            return False
+        open_fact = True
+    return open_fact
+
+
+def teaching_glob(name: str) -> str:
+    """A glob that names ``name``'s kernel and its template siblings: the head, then ``*``."""
+    text = name[len("void ") :] if name.startswith("void ") else name
+    head, rest = split_head(text)
+    return f"{head}*" if rest else head
+
+
+def how_to_teach(names: Iterable[str]) -> list[str]:
+    """The ini lines that would teach the decoder ``names`` (kinds left for the user to fill)."""
+    globs = list(dict.fromkeys(teaching_glob(name) for name in names))
+    return ["kernelprof_kernels =", *(f"    {glob}: kind=...  family=..." for glob in globs)]
+
+
+def describe(kernels: Sequence[KernelName]) -> list[str]:
+    lines = []
+    for kernel in kernels[:SHOWN]:
+        facts = "kind" if kernel.unplaced else "dtype"
+        op = getattr(kernel, "op", None)
+        launched = f", launched by {op}" if op else ""
+        lines.append(f"  {teaching_glob(kernel.name)}  (unknown {facts}{launched})")
+    if len(kernels) > SHOWN:
+        lines.append(f"  ... and {len(kernels) - SHOWN} more")
+    return lines
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` of the first frame outside this package: the user's line that asked
+    (a count, a profile checked against the rules), however deep the plugin's own calls."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
+
+
+def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
+    """Warn, at the user's line, that ``kernels`` could change the answer to ``question``;
+    nothing when there are none."""
+    if not kernels:
+        return
+    distinct = list({kernel.name: kernel for kernel in kernels}.values())
+    lines = [
+        f"{question} could be wrong: {len(kernels)} kernel(s) of unknown kind or dtype could match it:",
+        *describe(distinct),
+        "Teach the decoder what they are (pytest.ini), or kernelprof.teach(GLOB, kind=...) in the test:",
+        *(f"  {line}" for line in how_to_teach(k.name for k in distinct[:SHOWN])),
+        "(--kernelprof-strict-decode makes this a failure)",
+    ]
+    warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=_callers_level())
