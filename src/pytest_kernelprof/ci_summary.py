@@ -113,8 +113,8 @@ def _names(facts: Mapping[str, Mapping[str, Any]]) -> list[str]:
     lines = [
         f"### {len(ranked)} kernel name{'s' if len(ranked) != 1 else ''} not decoded",
         "",
-        "Kernels of kind `other`: rules and baselines cannot place them by kind or family "
-        "(report them to pytest-kernelprof with the name).",
+        "Kernels that no evidence placed: rules and baselines cannot match them by kind or family. "
+        "Teach the decoder what they are (`kernelprof_kernels` in the ini file), or report them.",
         "",
         "| kernel | kernels | tests | first test |",
         "|---|--:|--:|---|",
