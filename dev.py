@@ -64,7 +64,10 @@ def _has_gpu() -> bool:
 
 
 def _has_torch(python: Path) -> bool:
-    return _run(python, "-c", "import torch") == 0
+    # Quietly: where torch is missing, its ModuleNotFoundError traceback reads as a failure to
+    # someone running this for the first time, and the line after says what happens instead.
+    probe = [str(python), "-c", "import torch"]
+    return subprocess.call(probe, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
 
 
 def _install_torch(python: Path) -> None:

@@ -69,7 +69,7 @@ def test_graph_breaks_with_reason_and_user_line(capsys: pytest.CaptureFixture[st
     assert "print" in breaks[0].reason
     assert "item()" in breaks[1].reason
     assert [b.compile_id for b in breaks] == list(report.region_ids[:2])
-    text = repr(report)
+    text = str(report)
     assert "graph breaks: 2" in text
     assert f"test_compile_health.py:{breaks[1].line}" in text
 
@@ -81,7 +81,7 @@ def test_graph_breaks_with_reason_and_user_line(capsys: pytest.CaptureFixture[st
     assert again.frames == 0
     with pytest.raises(kp.CannotTellError, match=r"compiled before this profile started.*torch._dynamo.reset\(\)"):
         _ = again.graph_breaks
-    assert "graph breaks: cannot tell" in repr(again)
+    assert "graph breaks: cannot tell" in str(again)
     assert _dynamo_frames_ok() == frames_before  # nothing reset, nothing recompiled
     assert "a graph break" in capsys.readouterr().out
 
@@ -101,7 +101,7 @@ def test_recompiles_during_the_profiled_calls_with_guard_failures() -> None:
     assert all("size mismatch" in reason for reason in report.recompile_reasons)
     assert any("expected 4, actual 8" in reason for reason in report.recompile_reasons)
     assert report.graph_breaks == []
-    assert "recompiles during the profiled calls: 3" in repr(report)
+    assert "recompiles during the profiled calls: 3" in str(report)
 
 
 def test_a_clean_compiled_function_and_an_eager_one() -> None:
@@ -172,7 +172,7 @@ def test_regions_are_read_from_a_trace(trace: Trace, name: str, regions: int, id
         _ = report.graph_breaks
     with pytest.raises(kp.CannotTellError, match="prof.compile.recompiles: this profile was loaded from a trace"):
         _ = report.recompiles
-    assert "cannot tell" in repr(report)
+    assert "cannot tell" in str(report)
 
 
 def test_the_calls_regions_are_per_call_views(trace: Trace) -> None:

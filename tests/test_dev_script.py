@@ -82,3 +82,17 @@ def test_an_existing_torch_is_kept(dev: ModuleType, monkeypatch: pytest.MonkeyPa
 def test_unknown_command_prints_usage(dev: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
     assert dev.main(["lint"]) == 2
     assert "usage: python3 dev.py {tests,examples}" in capsys.readouterr().out
+
+
+def test_probing_for_torch_prints_no_traceback(
+    dev: ModuleType, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    python = tmp_path / "python"  # an environment without torch: its import fails loudly
+    python.write_text(
+        "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\n"
+        "echo \"ModuleNotFoundError: No module named 'torch'\" >&2\nexit 1\n"
+    )
+    python.chmod(0o755)
+    assert dev._has_torch(python) is False
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ def test_plain_json_and_gzip_give_the_same_profile(tmp_path: Path, trace: Callab
         (b"", "the file is empty"),
         (b'{"traceEvents": [', "not valid JSON, the file may be truncated"),
         (b'{"hello": 1}', "without a 'traceEvents' list"),
-        (b"[1, 2]", "without a 'traceEvents' list"),
+        (b"[1, 2]", "a JSON array (2 items), not an object with a 'traceEvents' list"),
         (b'{"traceEvents": [1]}', "holds a int, not an event object"),
         (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": 3, "ts": 1}]}', "event name is a int, not a string"),
         (b"\x1f\x8b\x08\x00garbage", "gzip stream is truncated or corrupt"),
@@ -93,13 +94,22 @@ def test_a_malformed_event_in_a_batch_is_reported_not_skipped(tmp_path: Path, tr
         load_trace(bad)
 
 
-def test_recorded_traces_take_the_batched_path(trace: Callable[[str], Path]) -> None:
+@pytest.mark.parametrize("layout", ["kineto", "one line"])
+def test_recorded_traces_take_the_batched_path(
+    trace: Callable[[str], Path], layout: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_kernelprof import traces
     from pytest_kernelprof.events import raw_event_from_chrome
-    from pytest_kernelprof.traces import _read_events_batched, _Reader
+    from pytest_kernelprof.traces import _read_event_batches, _Reader
 
-    text = gzip.decompress(trace("geglu_eager").read_bytes()).decode()
+    text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
+    if layout == "one line":
+        text = json.dumps(json.loads(text))
+    monkeypatch.setattr(traces, "_BATCH_CHARS", 1)  # a batch of each event
     reader = _Reader(text, "t")
     reader.pos = text.index("[", text.index('"traceEvents"'))
-    events = _read_events_batched(reader, raw_event_from_chrome)
-    assert events is not None
+    events: list[Any] = []
+    pos, count = _read_event_batches(reader, raw_event_from_chrome, events)
+    assert count == len(json.loads(text)["traceEvents"]) - 1  # the last is left to the event-by-event reader
+    assert text.startswith("{", pos)
     assert len(events) > 100

@@ -30,8 +30,8 @@ def test_allocator_calls_are_read_from_a_trace(trace: Trace) -> None:
         _ = leak.peak_bytes
     with pytest.raises(kp.CannotTellError, match="retained_bytes"):
         _ = leak.retained_bytes
-    assert "malloc_calls  1  (cudaMalloc per call)" in repr(leak)
-    assert "cannot tell" in repr(leak)
+    assert "malloc_calls  1  (cudaMalloc per call)" in str(leak)
+    assert "cannot tell" in str(leak)
 
 
 def test_readings_become_peak_and_retained_bytes_medians(trace: Trace) -> None:
@@ -42,8 +42,8 @@ def test_readings_become_peak_and_retained_bytes_medians(trace: Trace) -> None:
     assert prof.memory.retained_bytes == MiB64
     assert prof.calls[2].memory.retained_bytes == MiB64
     assert prof.calls[2].memory_reading == readings[2]
-    assert "retained_bytes  67,108,864  (64.0 MiB more allocated after the call)" in repr(prof.memory)
-    assert "MemoryReport (median of 3 calls)" in repr(prof.memory)
+    assert "retained_bytes  67,108,864  (64.0 MiB more allocated after the call)" in str(prof.memory)
+    assert "MemoryReport (median of 3 calls)" in str(prof.memory)
 
     # One call that kept memory is not "every call": the median says 0.
     once = [MemoryReading(0, MiB64, MiB64), MemoryReading(MiB64, MiB64, MiB64), MemoryReading(MiB64, MiB64, MiB64)]

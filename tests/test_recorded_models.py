@@ -7,12 +7,13 @@ capture learned, so these are the live profile's answers, read back by ``load_tr
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import KernelProfile, load_trace
+from pytest_kernelprof import Decoder, KernelProfile, UndecodedKernelWarning, load_trace
 
 DATA = Path(__file__).parent / "data"
 LAYERS = ("model.layers.0", "model.layers.1")
@@ -58,21 +59,50 @@ def test_each_eager_llama_layer_by_module(recorded: Callable[[str], KernelProfil
     assert not [k for k in prof.kernels if k.kind == "other"]
 
 
+# What a Liger user teaches the decoder: Liger's Triton kernels carry no marker in their names.
+LIGER_TEACHING = (
+    "_rms_norm_forward_kernel: kind=reduction family=liger",
+    "_swiglu_forward_kernel: kind=pointwise family=liger",
+    "_triton_rope: kind=pointwise family=liger",
+)
+
+
 def test_liger_llama_layers_run_its_triton_kernels(recorded: Callable[[str], KernelProfile]) -> None:
     prof = recorded("liger_llama_forward_modules")
     for layer in LAYERS:
         for norm in ("input_layernorm", "post_attention_layernorm"):
             assert prof.module(f"{layer}.{norm}").kernels.names == ["_rms_norm_forward_kernel"]
         mlp = prof.module(f"{layer}.mlp").kernels
-        assert mlp.count(kind="gemm") == 3
         assert mlp.count("_swiglu_forward_kernel") == 1
-        assert mlp.count(kind="pointwise") == 0
+        assert [k.kind for k in mlp].count("gemm") == 3
         assert prof.module(f"{layer}.self_attn").kernels.count("_triton_rope") == 1
     assert "aten::silu" not in prof.ops
     liger = [k for k in prof.kernels if k.name in LIGER_KERNELS]
     assert {(k.kind, k.family) for k in liger} == {("other", "triton")}  # from the trace's "kernelprof" key
+    assert all(k.unplaced for k in liger)
     assert len(liger) == 2 * 4 + 1
     assert [k for k in prof.kernels if k.kind == "other"] == liger
+
+
+def test_unplaced_liger_kernels_make_kind_questions_loud(recorded: Callable[[str], KernelProfile]) -> None:
+    mlp = recorded("liger_llama_forward_modules").module(f"{LAYERS[0]}.mlp").kernels
+    with pytest.warns(UndecodedKernelWarning, match=r"(?s)count\(kind='gemm'\) could be wrong.*_swiglu_forward_kernel"):
+        assert mlp.count(kind="gemm") == 3
+    with pytest.warns(UndecodedKernelWarning, match="_swiglu_forward_kernel: kind=...  family=..."):
+        assert mlp.count(kind="pointwise") == 0  # the answer a taught decoder corrects below
+
+
+def test_taught_liger_kernels_answer_kind_questions() -> None:
+    (path,) = sorted(DATA.glob("h[12]00_liger_llama_forward_modules.json.gz"))
+    prof = load_trace(path, decoder=Decoder().teach_lines(LIGER_TEACHING, "LIGER_TEACHING"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndecodedKernelWarning)
+        mlp = prof.module(f"{LAYERS[0]}.mlp").kernels
+        assert mlp.count(kind="gemm") == 3
+        assert mlp.count(kind="pointwise") == 1
+        assert prof.module(f"{LAYERS[0]}.input_layernorm").kernels.one(kind="reduction").family == "liger"
+    assert not prof.kernels.unplaced()
+    assert {k.evidence.kind for k in prof.kernels if k.family == "liger"} == {"user"}
 
 
 def test_a_compiled_llama_layer_fuses_each_rmsnorm(recorded: Callable[[str], KernelProfile]) -> None:

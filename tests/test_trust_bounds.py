@@ -77,11 +77,6 @@ def test_a_runaway_count_ends_the_run_at_once(pytester: pytest.Pytester) -> None
 # -- item 16c: ini errors name the ini key -------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="plugin.py passes '--kernelprof-memory-tolerance' to parse_percent for the ini value too: "
-    "it must pass setting_name(config, 'kernelprof_memory_tolerance') (not this engineer's file)",
-)
 def test_a_bad_ini_tolerance_names_the_ini_key(pytester: pytest.Pytester) -> None:
     with pytest.raises(pytest.UsageError, match="^ini option kernelprof_memory_tolerance takes a percentage"):
         _settings(pytester, ini=("kernelprof_memory_tolerance = lots",))

@@ -52,6 +52,7 @@ from .model import Kernel, KernelProfile
 from .names import KINDS, LAYOUTS, KernelName
 from .paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
 from .rules import FAMILIES
+from .unknowns import warn_undecided
 
 STABLE_NAME_FAMILIES = frozenset(("inductor", "triton", "unknown"))
 FORMAT_VERSION = 1
@@ -475,11 +476,17 @@ class KernelBaseline:
         recorded, current = Signature.from_json(stored), Signature.of(prof)
         lines = compare(recorded, current, self._names)
         worse, better = compare_metrics(recorded, current, self._tolerance, self._names)
+        # Kernels no evidence placed are "other" on both sides whatever they are: the kinds
+        # compared for them cannot show a change, so the comparison says so.
+        unplaced = [k for k in prof.kernels if k.unplaced]
         if lines is None and not worse:
             for change in better:
                 self._note(IMPROVED_PROPERTY, f"{self._nodeid}|{name}|{change.name}|{change.stored}|{change.current}")
+            warn_undecided(f"kernel_baseline {arch}/{name} (kinds compared)", unplaced)
             return None
         head, body = [summary], []
+        if unplaced:
+            head.append(f"({len(unplaced)} kernel(s) of unknown kind in this run: their kinds say nothing)")
         if lines is not None:
             at = lines.index("--- baseline")
             head.append(

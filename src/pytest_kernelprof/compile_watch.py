@@ -46,6 +46,24 @@ def _trace_log() -> logging.Logger | None:
     return log if isinstance(log, logging.Logger) else None
 
 
+def keep_trace_log_private() -> None:
+    """Take pytest's log-capture handlers off torch's structured trace log.
+
+    pytest puts its capture handlers on the root logger and on every logger that does not
+    propagate, torch's trace log among them. Each compile in a test then writes dozens of
+    empty ``DEBUG torch.__trace`` records into the test's "Captured log" (and torch builds
+    records that it builds for no one otherwise: it emits only where the log has handlers).
+    A handler on the root logger is one a trace-log record was never meant to reach.
+    Where torch is not imported there is no such log, and nothing is imported to find out."""
+    internal = sys.modules.get("torch._logging._internal")
+    log = getattr(internal, "trace_log", None)
+    if not isinstance(log, logging.Logger):
+        return
+    on_root = set(logging.getLogger().handlers)
+    for handler in [handler for handler in log.handlers if handler in on_root]:
+        log.removeHandler(handler)
+
+
 def _dynamo_utils() -> Any | None:
     """``torch._dynamo.utils`` if something already imported it; never imported here."""
     return sys.modules.get(_DYNAMO_UTILS)

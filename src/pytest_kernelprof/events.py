@@ -502,6 +502,8 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
     name = sys.intern(name)  # names repeat across calls: keep one copy of each
     start = round(float(ev["ts"]) * 1000)
     end = start + round(float(ev.get("dur", 0)) * 1000)
+    if not (-MAX_TIME_NS < start < MAX_TIME_NS and end - start <= MAX_DURATION_NS):
+        raise ValueError(impossible_time(ev["ts"], ev.get("dur", 0)))
     args = ev.get("args")
     if type(args) is not dict:
         args = _NO_ARGS
@@ -533,6 +535,19 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
     )
 
 
+# Times no profiler writes: a timestamp beyond int64 nanoseconds (what events hold; about 292
+# years from Kineto's epoch), an event of more than a day. Shown, they are numbers of hundreds of digits.
+MAX_TIME_NS = 2**63 - 1
+MAX_DURATION_NS = 86_400 * 10**9
+
+
+def impossible_time(ts: Any, dur: Any) -> str:
+    """Why an event's ``ts``/``dur`` (microseconds) cannot be a profiler's."""
+    if abs(float(ts)) * 1000 >= MAX_TIME_NS:
+        return f"its 'ts' of {ts!r} us is not a time a profiler writes (more than 292 years from the epoch)"
+    return f"its 'dur' of {dur!r} us is more than a day, which no profiled event lasts"
+
+
 _NO_ARGS: Mapping[str, Any] = {}
 _CPU_RANGES = frozenset((OP, ANNOTATION, PYTHON))
 
@@ -556,6 +571,7 @@ KERNELPROF_VERSION = 1
 
 def kernelprof_section(trace: Mapping[str, Any], label: str) -> Mapping[str, Any]:
     """The trace's ``"kernelprof"`` object ({} for a trace that torch alone wrote)."""
+    __tracebackhide__ = hide_trace_errors
     section = trace.get(KERNELPROF_KEY)
     if section is None:
         return {}
@@ -568,6 +584,7 @@ def kernelprof_section(trace: Mapping[str, Any], label: str) -> Mapping[str, Any
 
 
 def _triton_kernels(section: Mapping[str, Any], label: str) -> frozenset[str]:
+    __tracebackhide__ = hide_trace_errors
     names = section.get("triton_kernels", [])
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise TraceError(f"{label}: '{KERNELPROF_KEY}.triton_kernels' is not a list of kernel names")
@@ -576,6 +593,7 @@ def _triton_kernels(section: Mapping[str, Any], label: str) -> frozenset[str]:
 
 def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
     """Device facts from a Chrome trace's ``deviceProperties``, and what kernelprof saved in it."""
+    __tracebackhide__ = hide_trace_errors
     props = trace.get("deviceProperties")
     device = arch = None
     if isinstance(props, list) and props and isinstance(props[0], Mapping):

@@ -47,6 +47,8 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
         stacks=settings.stacks,
         modules=settings.modules,
     )
+    if settings.decoder is not None:  # the ini's kernelprof_kernels
+        profiler.decoder = settings.decoder
     request.node.stash.setdefault(PROFILERS_KEY, []).append(profiler)
     return profiler
 

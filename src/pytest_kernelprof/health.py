@@ -15,12 +15,19 @@ import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import CannotTellError
 from .paths import short_path as _short_path
 from .report import render_table
 
 REGION_PREFIX = "Torch-Compiled Region"
+
+
+def hide_cannot_tell(excinfo: Any) -> bool:
+    """A ``__tracebackhide__`` for pytest: a CannotTellError says what the test asked for and
+    why the profile cannot answer, so it fails at the test's line; any other error shows here."""
+    return bool(excinfo.errisinstance(CannotTellError))
 
 
 # -- compile health -------------------------------------------------------------------------
@@ -155,6 +162,7 @@ class CompileReport:
     stale_ids: tuple[str, ...] = ()  # entered, but compiled before the profile started
 
     def _facts(self, what: str) -> CompileFacts:
+        __tracebackhide__ = hide_cannot_tell
         if self.facts is None:
             raise CannotTellError(f"{what}: {self.unknown}")
         if self.facts.unavailable is not None:
@@ -164,11 +172,13 @@ class CompileReport:
     @property
     def frames(self) -> int:
         """Frames dynamo compiled during the whole profile, warm-up included (recompiles too)."""
+        __tracebackhide__ = hide_cannot_tell
         return self._facts("prof.compile.frames").frames
 
     @property
     def graph_breaks(self) -> list[GraphBreak]:
         """Each distinct graph break met while compiling during the profile."""
+        __tracebackhide__ = hide_cannot_tell
         facts = self._facts("prof.compile.graph_breaks")
         if self.stale_ids:
             ids = ", ".join(sorted(set(self.stale_ids)))
@@ -183,12 +193,14 @@ class CompileReport:
     @property
     def recompiles(self) -> int:
         """Compiles that started during the profiled (steady-state) calls."""
+        __tracebackhide__ = hide_cannot_tell
         return self._facts("prof.compile.recompiles").recompiles
 
     @property
     def recompile_reasons(self) -> list[str]:
         """Why each compile of the profiled calls happened: dynamo's guard failures
         (``"0/0: tensor 'x' size mismatch at index 0. expected 4, actual 8"``)."""
+        __tracebackhide__ = hide_cannot_tell
         return list(self._facts("prof.compile.recompile_reasons").recompile_reasons)
 
     def table(self) -> str:
@@ -217,8 +229,26 @@ class CompileReport:
         lines.append(f"(from {facts.source})")
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return self.table()
+
+    def __repr__(self) -> str:
+        # One short line: pytest shows a repr in an assertion's "where" line, escaping
+        # newlines and cutting it at 240 characters; print() gives the table.
+        shown = ", ".join(map(str, self.regions_per_call[:_SHOWN_CALLS]))
+        more = ", ..." if len(self.regions_per_call) > _SHOWN_CALLS else ""
+        per_call = "" if len(set(self.regions_per_call)) <= 1 else f" (per call: {shown}{more})"
+        fields = [f"regions={self.regions}{per_call}"]
+        facts = self.facts
+        if facts is None or facts.unavailable is not None:
+            fields.append("frames, graph_breaks, recompiles: cannot tell, see .table()")
+        else:
+            breaks = "cannot tell" if self.stale_ids else str(len(facts.graph_breaks))
+            fields.extend((f"frames={facts.frames}", f"graph_breaks={breaks}", f"recompiles={facts.recompiles}"))
+        return f"CompileReport({', '.join(fields)})"
+
+
+_SHOWN_CALLS = 5
 
 
 def _indent(text: str) -> str:
@@ -310,6 +340,7 @@ class MemoryReport:
     unknown: str = ""
 
     def _readings(self, what: str) -> tuple[MemoryReading, ...]:
+        __tracebackhide__ = hide_cannot_tell
         if self.readings is None:
             raise CannotTellError(f"{what}: {self.unknown}")
         return self.readings
@@ -317,12 +348,14 @@ class MemoryReport:
     @property
     def peak_bytes(self) -> int:
         """Peak allocated during a call above what was allocated before it (median over calls)."""
+        __tracebackhide__ = hide_cannot_tell
         return _median_int(r.peak_above_before for r in self._readings("prof.memory.peak_bytes"))
 
     @property
     def retained_bytes(self) -> int:
         """Allocated after a call minus before it (median over calls): more than 0 in every
         call is a leak, such as a loss kept with its graph."""
+        __tracebackhide__ = hide_cannot_tell
         return _median_int(r.retained for r in self._readings("prof.memory.retained_bytes"))
 
     def table(self) -> str:
@@ -343,8 +376,21 @@ class MemoryReport:
             return "MemoryReport:\n" + "\n".join(lines)
         return f"MemoryReport (median of {len(self.readings)} calls):\n" + "\n".join(lines)
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return self.table()
+
+    def __repr__(self) -> str:
+        # One short line, as CompileReport's: print() gives the table.
+        counts = f"malloc_calls={self.malloc_calls}, free_calls={self.free_calls}"
+        if self.readings is None:
+            return f"MemoryReport({counts}; peak_bytes, retained_bytes: cannot tell, see .table())"
+        peak, retained = format_bytes(self.peak_bytes), format_bytes(self.retained_bytes)
+        calls = _plural_calls(len(self.readings))
+        return f"MemoryReport(peak_bytes={peak}, retained_bytes={retained}, {counts}; median of {calls})"
+
+
+def _plural_calls(count: int) -> str:
+    return f"{count} call" if count == 1 else f"{count} calls"
 
 
 def memory_report(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Generator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -32,6 +32,7 @@ from .settings import (
     ini_value,
     parse_count,
     parse_forbid,
+    parse_kernels,
     parse_names,
     parse_percent,
     parse_save,
@@ -222,7 +223,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Write GitHub '::error file=,line=::' annotations for rule breaks, baseline regressions and "
         "host syncs; default: auto (on where GITHUB_ACTIONS=true)",
     )
+    group.addoption(
+        "--kernelprof-strict-decode",
+        action="store_true",
+        dest="kernelprof_strict_decode",
+        default=None,
+        help="Fail a test whose kind or dtype question (count(kind=...), a kernelprof_forbid rule, a baseline) "
+        "kernels of unknown kind or dtype could answer otherwise, instead of warning; default: off",
+    )
     parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
+    parser.addini("kernelprof_strict_decode", "Same as --kernelprof-strict-decode", type="bool", default=False)
+    parser.addini(
+        "kernelprof_kernels",
+        "What kernels are, for names the decoder cannot place, one a line: 'GLOB: field=value ...' with kind, "
+        "family, dtype, layout, part_of (docs: How kernels are decoded); default: none",
+        type="linelist",
+        default=[],
+    )
     parser.addini("kernelprof_stacks", "Same as --kernelprof-stacks", type="bool", default=False)
     parser.addini(
         "kernelprof_memory_tolerance",
@@ -260,6 +277,12 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     trace_dir = config.getoption("kernelprof_trace_dir")
     trace_path = None if trace_dir is None else config.invocation_params.dir / trace_dir
+    decoder = parse_kernels(config.getini("kernelprof_kernels"))
+    strict_decode = bool(_setting(config, "kernelprof_strict_decode"))
+    if strict_decode:
+        # Strict is the warning made an error, through pytest's own filters: the test fails at
+        # the line that asked, with the warning's message.
+        config.addinivalue_line("filterwarnings", f"error::{UNDECODED_WARNING}")
     config.stash[SETTINGS_KEY] = Settings(
         warmup=parse_count(setting_name(config, "kernelprof_warmup"), _setting(config, "kernelprof_warmup"), 0),
         calls=parse_count(setting_name(config, "kernelprof_calls"), _setting(config, "kernelprof_calls"), 1),
@@ -271,14 +294,17 @@ def pytest_configure(config: pytest.Config) -> None:
         names=parse_names(
             _setting(config, "kernelprof_baseline_names"), setting_name(config, "kernelprof_baseline_names")
         ),
-        forbid=parse_forbid(config.getini("kernelprof_forbid")),
+        forbid=parse_forbid(config.getini("kernelprof_forbid"), decoder),
+        decoder=decoder,
+        strict_decode=strict_decode,
         stacks=bool(_setting(config, "kernelprof_stacks")),
         memory_tolerance=parse_percent(
-            "--kernelprof-memory-tolerance", _setting(config, "kernelprof_memory_tolerance")
+            setting_name(config, "kernelprof_memory_tolerance"), _setting(config, "kernelprof_memory_tolerance")
         ),
     )
     config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
     config.pluginmanager.register(DeviceLines(config), "kernelprof-device-lines")
+    config.pluginmanager.register(UnplacedKernels(config), "kernelprof-unplaced-kernels")
     if _reports_asked(config):
         from .ci import ReportHooks  # only here: a session that asks for no report does not import it
 
@@ -300,6 +326,7 @@ def _reports_asked(config: pytest.Config) -> bool:
 
 GPUS_KEY = pytest.StashKey[list[str]]()
 WORKER_GPU = "kernelprof_gpu"
+RUN_WITHOUT_WORKERS = "without -n (-n 0)"
 
 
 def _configure_gpus(config: pytest.Config) -> None:
@@ -335,7 +362,14 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if not chosen:
         return []
     pairs = assignment_line(chosen, int(config.getoption("numprocesses")))
-    return [f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}"]
+    # The controller never sees the tests (its workers collect them), so it says this for
+    # whichever there are, here, before collection.
+    outcome = "fail" if config.stash[SETTINGS_KEY].require_gpu else "skip"
+    return [
+        f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}",
+        f"kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 {outcome}: "
+        f"run them {RUN_WITHOUT_WORKERS}",
+    ]
 
 
 def _uses_kernelprof(item: pytest.Item) -> bool:
@@ -373,6 +407,59 @@ DEVICE_PROPERTY = "kernelprof_device"  # a worker's device line, carried to the 
 DEVICE_SENT = pytest.StashKey[bool]()
 
 
+# The warning that --kernelprof-strict-decode makes an error (named, not imported: loading the
+# plugin imports no more than it must).
+UNDECODED_WARNING = "pytest_kernelprof.errors.UndecodedKernelWarning"
+# A kernel name no evidence placed, seen by a test: "name|launching op".
+UNPLACED_PROPERTY = "kernelprof_unplaced"
+UNPLACED_SHOWN = 20
+
+
+class UnplacedKernels:
+    """The kernel names no evidence could place, gathered from every test's report (so the
+    xdist controller has them too), listed at the end of the run with how to teach them."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.seen: dict[str, tuple[str, str]] = {}  # name -> (launching op, first node id)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in report.user_properties:
+            if key == UNPLACED_PROPERTY:
+                name, _, op = str(value).rpartition("|")
+                self.seen.setdefault(name, (op, report.nodeid))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if hasattr(self.config, "workerinput") or not self.seen:
+            return
+        from .unknowns import how_to_teach, teaching_glob
+
+        names = sorted(self.seen)
+        terminalreporter.write_sep("-", f"kernelprof: {len(names)} kernel name(s) no evidence could place")
+        for name in names[:UNPLACED_SHOWN]:
+            op, nodeid = self.seen[name]
+            launched = f"launched by {op}; " if op else ""
+            terminalreporter.write_line(f"{teaching_glob(name)}  ({launched}{nodeid})")
+        if len(names) > UNPLACED_SHOWN:
+            terminalreporter.write_line(f"... and {len(names) - UNPLACED_SHOWN} more")
+        terminalreporter.write_line("Kind and dtype questions warn about them. Teach the decoder what they are (ini):")
+        for line in how_to_teach(names[:UNPLACED_SHOWN]):
+            terminalreporter.write_line(f"  {line}")
+
+
+def _unplaced(captures: Sequence[Any]) -> list[str]:
+    """``name|op`` of each distinct kernel of the profiles that no evidence placed."""
+    found: dict[str, str] = {}
+    for capture in captures:
+        prof = capture.profile
+        if not prof.has_device_activity:
+            continue
+        for kernel in prof.kernels:
+            if kernel.unplaced:
+                found.setdefault(kernel.name, kernel.op or "")
+    return [f"{name}|{op}" for name, op in found.items()]
+
+
 class DeviceLines:
     """In the xdist controller: the device lines of the workers whose tests used the plugin,
     told at the end of the run (the controller never sees the tests, nor imports torch)."""
@@ -394,7 +481,18 @@ class DeviceLines:
             terminalreporter.write_line(f"{line} ({', '.join(sorted(workers))})")
 
 
+def _keep_trace_log_private() -> None:
+    """pytest attaches its log capture anew for each phase of a test, in hook wrappers
+    outside these hooks; the log it must not capture exists only once torch is imported."""
+    if "torch._logging._internal" in sys.modules:
+        from .compile_watch import keep_trace_log_private
+
+        keep_trace_log_private()
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    _keep_trace_log_private()
     _check_allow_marker(item)
     try:
         needed = gpus_needed([(mark.args, mark.kwargs) for mark in item.iter_markers(GPU_MARKER)])
@@ -409,11 +507,36 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if needed == 1:
         if require:
             pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
-        pytest.skip("needs a CUDA GPU: torch.cuda.is_available() is False")
-    reason = f"needs {needed} CUDA GPUs, found {found}"
+        _skip("needs a CUDA GPU: torch.cuda.is_available() is False")
+    worker_gpu = getattr(item.config, "workerinput", {}).get(WORKER_GPU)
+    if worker_gpu is None:
+        reason = f"needs {needed} CUDA GPUs, found {found}"
+    else:
+        reason = (
+            f"needs {needed} CUDA GPUs, and --kernelprof-gpus gives each xdist worker one (GPU {worker_gpu} here): "
+            f"run it {RUN_WITHOUT_WORKERS}"
+        )
     if require:
         pytest.fail(f"{reason} (--kernelprof-require-gpu)", pytrace=False)
-    pytest.skip(reason)
+    _skip(reason)
+
+
+def _skip(reason: str) -> NoReturn:
+    """Skip at the test's location, as pytest's own skip marks do: ``-rs`` names the test
+    (where the skip was raised would be this hook, the same line for every GPU test)."""
+    skip = pytest.skip.Exception(reason)
+    skip._use_item_location = True
+    raise skip
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    _keep_trace_log_private()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    _keep_trace_log_private()
 
 
 def _check_allow_marker(item: pytest.Item) -> None:
@@ -458,6 +581,7 @@ def pytest_runtest_makereport(
             from .session import report_sections
 
             settings = item.config.stash[SETTINGS_KEY]
+            report.user_properties.extend((UNPLACED_PROPERTY, value) for value in _unplaced(captures))
             report.sections.extend(
                 report_sections(
                     item.nodeid, captures, failed=report.failed, trace_dir=settings.trace_dir, save=settings.save

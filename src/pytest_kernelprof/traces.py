@@ -97,7 +97,15 @@ def max_trace_bytes() -> int:
         megabytes = 0
     if megabytes <= 0:
         raise TraceError(f"{MAX_TRACE_MB_ENV}={value!r}: expected a whole number of megabytes above 0")
+    if megabytes > _MOST_MB:
+        raise TraceError(
+            f"{MAX_TRACE_MB_ENV}={value!r}: more than this machine can address; at most {_MOST_MB} megabytes"
+        )
     return megabytes * _MB
+
+
+# The cap (and one byte past it, which the readers ask for) must fit a C size.
+_MOST_MB = (sys.maxsize - 1) // _MB
 
 
 def _too_big(name: str, cap: int) -> TraceError:
@@ -208,10 +216,7 @@ def read_trace(
     if not first:
         raise TraceError(f"{name}: the file is empty, not a Chrome trace")
     if first != "{":
-        raise TraceError(
-            f"{name}: JSON without a 'traceEvents' list, so not a Chrome trace from torch.profiler "
-            "(export one with prof.export_chrome_trace(path))"
-        )
+        raise _not_an_object(reader)
     reader.pos += 1
     header: dict[str, Any] = {}
     events: list[T] | None = None
@@ -230,29 +235,52 @@ def read_trace(
     if reader.skip():
         raise reader.fail("not valid JSON: text after the end of the trace object")
     if events is None:
-        raise TraceError(
-            f"{name}: JSON without a 'traceEvents' list, so not a Chrome trace from torch.profiler "
-            "(export one with prof.export_chrome_trace(path))"
-        )
+        if "traceEvents" in header:
+            what = f"its 'traceEvents' is a JSON {_json_kind(header['traceEvents'])}, not a list of events"
+        else:
+            keys = ", ".join(map(str, list(header)[:8])) + (", ..." if len(header) > 8 else "")
+            what = f"a JSON object without a 'traceEvents' list (its keys: {keys or 'none'})"
+        raise TraceError(f"{name}: {what}, so not a Chrome trace from torch.profiler{_EXPORT_HINT}")
     return header, events
+
+
+_EXPORT_HINT = " (export one with prof.export_chrome_trace(path))"
+
+
+def _not_an_object(reader: _Reader) -> TraceError:
+    """What a file that does not start with ``{`` is instead: not JSON, or which JSON."""
+    start = reader.pos
+    shown = reader.text[start : start + 40].split("\n", 1)[0].rstrip()
+    try:
+        value, _ = reader.decode(reader.text, start)
+    except json.JSONDecodeError as exc:
+        if exc.pos == start:
+            return TraceError(f"{reader.name}: not JSON: it starts with {shown!r}, and a Chrome trace is a JSON object")
+        reader.pos = exc.pos
+        return reader.fail(f"not valid JSON, the file may be truncated ({exc.msg})")
+    except RecursionError:
+        return TraceError(f"{reader.name}: not valid JSON: nested too deeply to read (it starts with {shown!r})")
+    kind = _json_kind(value) + (f" ({len(value)} items)" if isinstance(value, list) else "")
+    return TraceError(
+        f"{reader.name}: a JSON {kind}, not an object with a 'traceEvents' list, so not a Chrome trace "
+        f"from torch.profiler{_EXPORT_HINT}"
+    )
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else kinds.get(type(value), type(value).__name__)
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
 
 
-_EVENT_START = re.compile(r"\n  \{")
-_BATCH = 2000
-
-
 def _read_events(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
     __tracebackhide__ = hide_trace_errors
-    begin = reader.pos
-    batched = _read_events_batched(reader, convert)
-    if batched is not None:
-        return batched
-    reader.pos = begin
-    return _read_events_one_by_one(reader, convert)
+    out: list[T] = []
+    pos, index = _read_event_batches(reader, convert, out)
+    return _read_events_one_by_one(reader, convert, pos, out, index)
 
 
 def _convert(
@@ -302,58 +330,60 @@ def _shown(event: dict[str, Any]) -> str:
         return "(nested too deeply to show)"
 
 
-def _read_events_batched(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T] | None:
-    """Decode the events in batches of a few thousand, as Kineto lays them out; None if it did not.
+def _read_event_batches(
+    reader: _Reader, convert: Callable[[dict[str, Any]], T | None], out: list[T]
+) -> tuple[int, int]:
+    """Decode events a batch of about a megabyte at a time into ``out``, whatever the layout;
+    where the events left to read start, and how many were read.
 
-    Kineto writes each event from a new line at two spaces' indent and closes the list with
-    a line "  ]". JSON strings cannot hold a raw newline, so those marks are layout, and
-    one ``json.loads`` per batch saves a Python round trip per event. Any surprise (another
-    writer's layout, a truncated file) returns None and the caller decodes event by event.
+    A batch is cut after an event's ``}`` that a ``,`` and the next ``{`` follow, and kept
+    where it decodes: a cut inside a string or a nested object leaves one open, so where the
+    batch decodes, the cut was between two events. One ``json.loads`` per batch saves a
+    Python round trip per event. The rest (the last batch, whatever no cut decodes) is left
+    to the event-by-event reader, which also finds the list's end and words any error.
     """
     __tracebackhide__ = hide_trace_errors
     text = reader.text
-    begin = reader.pos + 1  # past the "["
-    end = text.find("\n  ]", begin)
-    if end < 0:
-        return None
-    starts = [m.start() for m in _EVENT_START.finditer(text, begin, end)]
-    if not starts or text[begin : starts[0]].strip():
-        return None
-    starts.append(end)
-    out: list[T] = []
-    append = out.append
-    loads = json.loads
+    pos = _SPACE.match(text, reader.pos + 1).end()  # type: ignore[union-attr]  # past the "["; "*" always matches
     index = 0
-    for i in range(0, len(starts) - 1, _BATCH):
-        chunk = text[starts[i] : starts[min(i + _BATCH, len(starts) - 1)]].rstrip()
-        try:
-            events = loads("[" + chunk.removesuffix(",") + "]")
-        except (ValueError, RecursionError):
-            return None
-        if len(events) != min(_BATCH, len(starts) - 1 - i):
-            return None
+    loads = json.loads
+    while True:
+        search = pos + _BATCH_CHARS
+        for _ in range(_CUT_TRIES):
+            cut = _CUT_TEXT.search(text, search)
+            if cut is None:
+                return pos, index
+            try:
+                events = loads("[" + text[pos : cut.start() + 1] + "]")
+            except (ValueError, RecursionError):
+                search = cut.end()  # a cut inside a string or a nested object: try the next
+                continue
+            break
+        else:
+            return pos, index
+        reader.pos = pos
         durations = _may_have_negative_durations(events)
         for event in events:
             converted = _convert(reader, convert, event, index, durations)
             if converted is not None:
-                append(converted)
+                out.append(converted)
             index += 1
-    reader.pos = end + len("\n  ]")
-    return out
+        pos = cut.end() - 1  # the next event's "{"
 
 
-def _read_events_one_by_one(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
+def _read_events_one_by_one(
+    reader: _Reader, convert: Callable[[dict[str, Any]], T | None], pos: int, out: list[T], index: int
+) -> list[T]:
+    """The events from ``pos`` (the next one's start, or the list's end) to the list's end,
+    after ``out`` and the ``index`` events read before them."""
     __tracebackhide__ = hide_trace_errors
     # The general loop of reading a trace: one raw_decode per event, separators by regex,
     # everything bound to locals.
-    text, decode, space, separator = reader.text, reader.decode, _SPACE.match, _SEPARATOR.match
-    pos = space(text, reader.pos + 1).end()  # type: ignore[union-attr]  # past the "["
-    out: list[T] = []
+    text, decode, separator = reader.text, reader.decode, _SEPARATOR.match
     append = out.append
-    if text.startswith("]", pos):
+    if index == 0 and text.startswith("]", pos):
         reader.pos = pos + 1
         return out
-    index = 0
     while True:
         try:
             event, pos = decode(text, pos)
@@ -377,6 +407,12 @@ def _read_events_one_by_one(reader: _Reader, convert: Callable[[dict[str, Any]],
             return out
 
 
+# An event's end, a comma and the next event's start, in any layout; how much a batch reads.
+_CUT_TEXT = re.compile(r"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_BATCH_CHARS = _MB
+_CUT_TRIES = 8  # cuts that fail to decode before the batches stop (a malformed event fails them all)
+
+
 # -- the typed reader (msgspec) -------------------------------------------------------------
 
 
@@ -387,43 +423,84 @@ class _Typed(NamedTuple):
     adapter: Callable[..., Any]  # the Chrome adapter whose results this reader makes: events.raw_event_from_chrome
 
     def read(self, data: bytes, begin: int) -> tuple[dict[str, Any], list[RawEvent]] | None:
-        """Header and RawEvents of a trace in Kineto's layout; None where the general reader must decide.
+        """Header and RawEvents of a trace whose events are JSON objects; None where the
+        general reader must decide.
 
         The header is everything but the events, decoded by ``json`` (it is small); the events
-        are decoded a megabyte at a time, cut where Kineto starts an event on a new line. A
-        cut anywhere else leaves brackets unbalanced, so it cannot decode: such a file, or any
-        event this reader does not expect, goes to the general reader.
+        are decoded a megabyte at a time, whatever the layout. A batch is cut after an event's
+        ``}`` that a ``,`` and the next ``{`` follow, and kept only where it decodes: a cut
+        inside a string or a nested object leaves a string or a bracket open, so where the
+        batch decodes, the cut was between two events. A file where no such cut decodes,
+        or with any event this reader does not expect, goes to the general reader.
         """
-        key = data.find(_EVENTS_KEY, begin)
-        closing = data.find(b"\n  ]", key) if key >= 0 else -1
-        if closing < 0:
+        found = _EVENTS_KEY.search(data, begin)
+        if found is None:
             return None
-        try:
-            rest = (data[begin:key] + b'"traceEvents": []' + data[closing + 4 :]).decode("utf-8")
-            header = json.loads(rest)
-        except (ValueError, RecursionError):
+        events_begin = _SPACE_BYTES.match(data, found.end()).end()  # type: ignore[union-attr]  # "*" always matches
+        header_and_closing = _closing_bracket(data, begin, found.start())
+        if header_and_closing is None:
             return None
-        if type(header) is not dict or header.pop("traceEvents", None) != [] or rest.count('"traceEvents"') != 1:
-            return None
+        header, closing = header_and_closing
+        brace = data.rfind(b"}", events_begin, closing)
+        last = events_begin if brace < 0 else brace + 1
+        if data[last:closing].strip():
+            return None  # something other than event objects (the general reader tells what)
         view = memoryview(data)
         events: list[RawEvent] = []
-        pos = key + len(_EVENTS_KEY)
-        while True:
-            end = data.find(b",\n  {", pos + _TYPED_BATCH, closing) if pos + _TYPED_BATCH < closing else -1
-            end = closing if end < 0 else end
+        pos = events_begin
+        while pos < last:
+            end = self._batch_end(data, view, pos, last, events)
+            if end is None:
+                return None
+            pos = _SEPARATOR_BYTES.match(data, end).end()  # type: ignore[union-attr]
+        return header, events
+
+    def _batch_end(self, data: bytes, view: memoryview, pos: int, last: int, out: list[RawEvent]) -> int | None:
+        """Decode the events from ``pos`` up to a cut a megabyte on (or ``last``) into ``out``;
+        where they end, or None where no cut decodes or an event is unexpected."""
+        search = pos + _TYPED_BATCH
+        for _ in range(_CUT_TRIES):
+            cut = _CUT_BYTES.search(data, search, last) if search < last else None
+            end = last if cut is None else cut.start() + 1
             try:
                 batch = self.decode(b"".join((b"[", view[pos:end], b"]")))
             except self.errors:
-                return None
-            if not _typed_events(batch, events, self.unset):
-                return None
-            if end == closing:
-                return header, events
-            pos = end + 1
+                if cut is None:
+                    return None
+                search = cut.end()  # a cut inside a string or a nested object: try the next
+                continue
+            return end if _typed_events(batch, out, self.unset) else None
+        return None
 
 
-_EVENTS_KEY = b'"traceEvents": ['
+# '"traceEvents": [' with any whitespace; an event's end, a comma and the next event's start.
+_EVENTS_KEY = re.compile(rb'"traceEvents"[ \t\r\n]*:[ \t\r\n]*\[')
+_CUT_BYTES = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_SPACE_BYTES = re.compile(rb"[ \t\r\n]*")
+_SEPARATOR_BYTES = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
 _TYPED_BATCH = _MB
+_CLOSING_TRIES = 8  # "]"s from the end of the file tried for the event list's
+
+
+def _closing_bracket(data: bytes, begin: int, key: int) -> tuple[dict[str, Any], int] | None:
+    """The header without its events, and where the event list's ``]`` is: the last ``]``
+    after which the file ends the trace object, tried from the end of the file. Where lists
+    follow the events (not torch's order), a later ``]`` can pass for it: then the events'
+    last batch does not decode, and the general reader reads the file."""
+    closing = len(data)
+    for _ in range(_CLOSING_TRIES):
+        closing = data.rfind(b"]", key, closing)
+        if closing < 0:
+            return None
+        try:
+            rest = (data[begin:key] + b'"traceEvents": []' + data[closing + 1 :]).decode("utf-8")
+            header = json.loads(rest)
+        except (ValueError, RecursionError):
+            continue
+        if type(header) is not dict or header.pop("traceEvents", None) != [] or rest.count('"traceEvents"') != 1:
+            return None
+        return header, closing
+    return None
 
 
 @functools.cache
@@ -473,14 +550,17 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
     """Append what ``events.raw_event_from_chrome`` makes of each event; False where it would raise.
 
     The same rules, field by field, on records whose types msgspec has checked; a negative
-    duration also returns False, so that the general reader reports it. A change to that
-    adapter needs the same change here: tests/test_load_trace_readers.py compares the two.
+    duration or an impossible time also returns False, so that the general reader reports
+    it. A change to that adapter needs the same change here: tests/test_load_trace_readers.py
+    compares the two.
     """
     from .events import (
         _CPU_RANGES,
         CATEGORIES,
         IGNORED,
         KERNEL,
+        MAX_DURATION_NS,
+        MAX_TIME_NS,
         RUNTIME,
         _cpu_event,
         _gpu_event,
@@ -488,7 +568,7 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
         thread_id,
     )
 
-    cpu_ranges = _CPU_RANGES
+    cpu_ranges, max_time, max_duration = _CPU_RANGES, MAX_TIME_NS, MAX_DURATION_NS
     intern, append = sys.intern, out.append
     nearest = float.__round__  # round() of a float, without looking the method up on every call
     category_of: dict[str | None, str] = {None: IGNORED}  # a batch has a handful of categories
@@ -507,6 +587,8 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
                 return False
             start = nearest(ts * 1000)
             end = start + nearest(dur * 1000)
+            if not (-max_time < start < max_time and end - start <= max_duration):
+                return False
             if args is None:
                 external = 0
             else:
