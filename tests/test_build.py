@@ -235,3 +235,14 @@ def test_children_are_the_first_occurrences_and_say_when_others_differ() -> None
     assert prof.ops["aten::linear"].children == ["aten::t", "aten::addmm"]
     assert prof.ops["aten::linear"].children_vary
     assert not prof.ops["aten::t"].children_vary
+
+
+def test_the_profiles_wall_time_is_the_median_over_every_call_the_first_included() -> None:
+    # Issue 21 item 8: the docs said the first call was left out; the code and docs now agree.
+    s = Stream()
+    for i, span in enumerate((50.0, 10.0)):
+        s.step(i, 100.0 * i, span)
+        s.launch(s.op("aten::add", 100.0 * i + 1, 2), "k", 100.0 * i + 2)
+    prof = build(s)
+    assert [c.wall_us for c in prof.calls] == [50.0, 10.0]
+    assert prof.wall_us == 30.0

@@ -44,11 +44,11 @@ def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.P
     result.assert_outcomes(passed=1, failed=3)
     result.stdout.fnmatch_lines(
         [
-            "*assert not SyncList of 2: Sync(copy cudaMemcpyAsync 300.0us in aten::to > aten::_to_copy > aten::copy_)*",
+            "*assert not SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_; to fix*",
             "*assert 1 == 0 failed; counted copies with direction='DtoH' of 1",
             "*#  direction  host        bytes     us  op           name",
             "*0  DtoH       pageable  4194304  211.6  aten::copy_  Memcpy DtoH (Device -> Pageable)",
-            "*SyncList == list failed; SyncList of 2: Sync(copy cudaMemcpyAsync*",
+            "*SyncList == list failed; SyncList of 2: cudaMemcpyAsync in aten::copy_*",
             "*#  call                   kind                host us  ops                                      where",
             "*1  cudaStreamSynchronize  stream                  3.6  aten::to > aten::_to_copy > aten::copy_  -",
         ]

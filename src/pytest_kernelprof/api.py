@@ -13,13 +13,13 @@ from typing import Any
 from .build import build_profile, paused_gc
 from .capture import Capture, Recording, capture_callable, record_block
 from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP, MAX_CALLS, MAX_CALLS_WHY
+from .errors import hide_own_errors
 from .events import events_from_trace_file
 from .model import KernelProfile
 from .modules import resolve_model
 from .names import BUILT_IN, Decoder
 from .paths import atomic_path
 from .rules import Rule, check_rules
-from .traces import hide_trace_errors
 
 
 class Profiler:
@@ -197,13 +197,18 @@ def load_trace(
     then be short), for reading rather than asserting. ``decoder`` decodes the kernels
     (``Decoder().teach(...)`` for kernels the built-in evidence cannot place).
     """
-    __tracebackhide__ = hide_trace_errors
+    __tracebackhide__ = hide_own_errors  # a TraceError, a sequence mismatch: the message says it all
     if not isinstance(decoder, Decoder):
         raise TypeError(f"decoder must be a pytest_kernelprof.Decoder, got {type(decoder).__name__}")
     with paused_gc():
         source, events = events_from_trace_file(path)
         return build_profile(
-            events, source, allow_variation=allow_variation, check_complete=check_complete, decoder=decoder
+            events,
+            source,
+            allow_variation=allow_variation,
+            check_complete=check_complete,
+            decoder=decoder,
+            from_trace=True,
         )
 
 

@@ -7,6 +7,8 @@ subclasses that too, so existing ``except`` clauses keep working."""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class KernelProfError(Exception):
     """Base class of every error this package raises on purpose."""
@@ -99,3 +101,9 @@ class UndecodedKernelWarning(KernelProfError, UserWarning):
 class TeachingError(KernelProfError, ValueError):
     """A taught decoding rule (``kernelprof_kernels`` line, ``teach()``) that cannot be used;
     the message says where it was written and what to write."""
+
+
+def hide_own_errors(excinfo: Any) -> bool:
+    """A ``__tracebackhide__`` for pytest: a frame is hidden from a test's failure when the error
+    is one this package raises on purpose (its message says what went wrong), shown for any other."""
+    return bool(excinfo.errisinstance(KernelProfError))

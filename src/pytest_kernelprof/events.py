@@ -86,7 +86,9 @@ class RawEvent:
     own id ``ident``; runtime calls carry ``thread``, the CUPTI ``correlation`` id and
     ``linked``, the id of the CPU op that was running; GPU records (kernels, memcpys,
     memsets) carry ``stream``, ``correlation``, ``linked``, ``device`` and, where the source
-    has them, ``grid`` and ``block`` (kernels) or ``nbytes`` (memory records).
+    has them, ``grid`` and ``block`` (kernels) or ``nbytes`` (memory records). CPU ops carry
+    ``input_types`` where the profile recorded shapes (a Chrome trace's ``Input type``): the
+    decoder's last evidence for a kernel's dtype.
     Fields a kind of event does not have are 0 or None.
 
     Equal and hashed by identity (the builder keys dicts by event, not by ``id``: one call
@@ -104,6 +106,7 @@ class RawEvent:
         "end",
         "grid",
         "ident",
+        "input_types",
         "linked",
         "name",
         "nbytes",
@@ -128,6 +131,7 @@ class RawEvent:
         grid: Dim3 | None = None,
         block: Dim3 | None = None,
         nbytes: int | None = None,
+        input_types: tuple[str, ...] = (),
     ) -> None:
         self.category = category
         self.name = name
@@ -142,6 +146,7 @@ class RawEvent:
         self.grid = grid
         self.block = block
         self.nbytes = nbytes
+        self.input_types = input_types
 
     def __repr__(self) -> str:
         return f"RawEvent({self.category}, {self.name!r}, start={self.start}, end={self.end})"
@@ -168,6 +173,13 @@ class _HostEvent(RawEvent):
     __slots__ = ()
     stream = correlation = linked = 0
     device = grid = block = nbytes = None
+    input_types = ()
+
+
+class _TypedOpEvent(RawEvent):  # a CPU op with its inputs' types recorded
+    __slots__ = ()
+    stream = correlation = linked = 0
+    device = grid = block = nbytes = None
 
 
 class _RuntimeEvent(RawEvent):
@@ -175,17 +187,33 @@ class _RuntimeEvent(RawEvent):
     category = RUNTIME
     stream = ident = 0
     device = grid = block = nbytes = None
+    input_types = ()
 
 
 class _GpuEvent(RawEvent):
     __slots__ = ()
     thread = ident = 0
+    input_types = ()
 
 
 def _cpu_event(category: str, name: str, start: int, end: int, thread: int, ident: int) -> RawEvent:
     e: RawEvent = _new_event(_HostEvent)
     e.category, e.name, e.start, e.end, e.thread, e.ident = category, name, start, end, thread, ident
     return e
+
+
+def typed_op_event(name: str, start: int, end: int, thread: int, ident: int, input_types: tuple[str, ...]) -> RawEvent:
+    e: RawEvent = _new_event(_TypedOpEvent)
+    e.category, e.name, e.start, e.end, e.thread, e.ident = OP, name, start, end, thread, ident
+    e.input_types = input_types
+    return e
+
+
+def input_types_of(types: object) -> tuple[str, ...]:
+    """An op's ``Input type`` list as a tuple of strings; () for anything else."""
+    if type(types) is not list or not all(type(t) is str for t in types):
+        return ()
+    return tuple(types)
 
 
 def _runtime_event(name: str, start: int, end: int, thread: int, correlation: int, linked: int) -> RawEvent:
@@ -512,6 +540,9 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
         external = args.get("external id")
     external = int(external) if external else 0
     if category in _CPU_RANGES:  # the common case first
+        types = args.get("Input type") if category == OP else None
+        if types:
+            return typed_op_event(name, start, end, thread_id(ev.get("tid", 0)), external, input_types_of(types))
         return _cpu_event(category, name, start, end, thread_id(ev.get("tid", 0)), external)
     correlation = args.get("correlation")
     correlation = int(correlation) if correlation else 0

@@ -234,6 +234,7 @@ def violation(prof: KernelProfile, rule: Rule) -> str | None:
     memory on the CPU, graph breaks a profile cannot tell) does not apply to it: suite-wide
     rules must not fail every CPU test.
     """
+    __tracebackhide__ = True
     try:
         if rule.sort == "kernel":
             return _kernel_violation(prof, rule)
@@ -245,6 +246,7 @@ def violation(prof: KernelProfile, rule: Rule) -> str | None:
 
 
 def _kernel_violation(prof: KernelProfile, rule: Rule) -> str | None:
+    __tracebackhide__ = True
     if not prof.has_device_activity:
         return None
     undecided: list[Kernel] = []

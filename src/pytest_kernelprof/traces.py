@@ -525,8 +525,14 @@ def _typed_reader() -> _Typed | None:
             ("grid", dim3, None),
             ("block", dim3, None),
             ("nbytes", int | None, None),
+            ("input_types", list[str] | None, None),
         ],
-        rename={"external": "External id", "external_lower": "external id", "nbytes": "bytes"},
+        rename={
+            "external": "External id",
+            "external_lower": "external id",
+            "nbytes": "bytes",
+            "input_types": "Input type",
+        },
         gc=False,
     )
     event = msgspec.defstruct(
@@ -561,11 +567,13 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
         KERNEL,
         MAX_DURATION_NS,
         MAX_TIME_NS,
+        OP,
         RUNTIME,
         _cpu_event,
         _gpu_event,
         _runtime_event,
         thread_id,
+        typed_op_event,
     )
 
     cpu_ranges, max_time, max_duration = _CPU_RANGES, MAX_TIME_NS, MAX_DURATION_NS
@@ -599,7 +607,11 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
             if category in cpu_ranges:  # the common case first
                 tid = ev.tid
                 thread = tid if type(tid) is int else thread_id(tid)
-                append(_cpu_event(category, intern(name), start, end, thread, external))
+                types = args.input_types if args is not None and category == OP else None
+                if types:
+                    append(typed_op_event(intern(name), start, end, thread, external, tuple(types)))
+                else:
+                    append(_cpu_event(category, intern(name), start, end, thread, external))
                 continue
             correlation = 0 if args is None else args.correlation or 0
             if category == RUNTIME:

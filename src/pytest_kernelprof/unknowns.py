@@ -78,6 +78,7 @@ def _callers_level() -> int:
 def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
     """Warn, at the user's line, that ``kernels`` could change the answer to ``question``;
     nothing when there are none."""
+    __tracebackhide__ = True  # strict: the warning is raised here, and fails the user's line
     if not kernels:
         return
     distinct = list({kernel.name: kernel for kernel in kernels}.values())

@@ -125,8 +125,9 @@ class CallKernels:
             inductor = op_name is not None and op_name.startswith(g.name) and is_launch_range(op_name, g.name)
             if inductor:
                 op_name = inductor_op(chains.of(op_event))  # type: ignore[arg-type]  # inductor: op_event is set
-            # The name first, then its template arguments and the launching op (names/decode.py).
-            decoded = decode(g.name, op_name)
+            # The name first, then its template arguments, the launching op and its inputs'
+            # dtypes where the profile recorded them (names/decode.py).
+            decoded = decode(g.name, op_name, op_event.input_types if op_event is not None else ())
             # A kernel whose name says nothing is a Triton kernel where capture learned it, or
             # where Inductor launched it (a user's @triton.jit kernel in a compiled region).
             if decoded.family == "unknown" and (inductor or g.name in triton_kernels):

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from ..errors import hide_own_errors
 from ..events import RawEvent, Source
 from ..health import CompileFacts, MemoryReading
 from ..model import CallProfile, KernelList, KernelProfile, Op, OpTable, RuntimeCalls, SyncList
@@ -42,6 +43,7 @@ def build_profile(
     compile_facts: CompileFacts | None = None,
     flagged_syncs: Mapping[int, Sequence[FlaggedSync]] | None = None,
     decoder: Decoder = BUILT_IN,
+    from_trace: bool = False,
 ) -> KernelProfile:
     """Turn raw events into a KernelProfile: one call per ``ProfilerStep#N`` annotation.
 
@@ -49,8 +51,10 @@ def build_profile(
     saw beside the events; a reading list that does not match the calls is not used.
     ``flagged_syncs`` are the syncs torch's sync debug mode warned about live, by call
     index: they give the syncs of those calls their exact line. ``decoder`` decodes the
-    kernels (what the user taught first, then the built-in evidence).
+    kernels (what the user taught first, then the built-in evidence). ``from_trace``: the events
+    were read from a file, which errors take into account in what they advise.
     """
+    __tracebackhide__ = hide_own_errors  # the builder's own errors fail at the test's line
     steps, runtime_by_corr, ops_by_id, gpu_events, stacks = sort_events(events)
     gpu_seen = bool(gpu_events)
     unavailable = None if gpu_seen else no_activity_reason(source)
@@ -78,7 +82,7 @@ def build_profile(
     ]
     calls = [call for call, _ in built]
     made = [kernels for _, kernels in built]
-    varied = check_sequences(steps, made, allow_variation) if gpu_seen else False
+    varied = check_sequences(steps, made, allow_variation, from_trace) if gpu_seen else False
     if len(calls) == 1:
         representative = calls[0]
     elif varied:

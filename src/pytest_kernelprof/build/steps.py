@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 
-from ..errors import IncompleteProfileError, KernelSequenceMismatchError
+from ..errors import IncompleteProfileError, KernelSequenceMismatchError, hide_own_errors
 from ..events import (
     ANNOTATION,
     GPU_CATEGORIES,
@@ -188,6 +188,7 @@ def _may_copy(name: str) -> bool:
 
 
 def check_records_complete(steps: list[Step], gpu_events: Sequence[RawEvent], runtime_names: RuntimeNames) -> None:
+    __tracebackhide__ = hide_own_errors
     recorded = {g.correlation for g in gpu_events}
     launches = [r for step in steps for r in step.runtime if runtime_names[r.name][0]]
     lost = [r for r in launches if r.correlation not in recorded]
@@ -214,18 +215,21 @@ class CallRecords(Protocol):
     def make(self, durations: Sequence[float] | None) -> list[Kernel]: ...
 
 
-def check_sequences(steps: Sequence[Step], made: Sequence[CallRecords], allow_variation: bool) -> bool:
+def check_sequences(
+    steps: Sequence[Step], made: Sequence[CallRecords], allow_variation: bool, from_trace: bool = False
+) -> bool:
+    __tracebackhide__ = hide_own_errors
     first = made[0].names
     for step, call in zip(steps[1:], made[1:], strict=True):
         names = call.names
         if names != first:
             if allow_variation:
                 return True
-            raise KernelSequenceMismatchError(_sequence_diff(steps[0].index, first, step.index, names))
+            raise KernelSequenceMismatchError(_sequence_diff(steps[0].index, first, step.index, names, from_trace))
     return False
 
 
-def _sequence_diff(a: int, a_names: list[str], b: int, b_names: list[str]) -> str:
+def _sequence_diff(a: int, a_names: list[str], b: int, b_names: list[str], from_trace: bool = False) -> str:
     diff = difflib.unified_diff(
         [display_name(n) for n in a_names],
         [display_name(n) for n in b_names],
@@ -234,10 +238,16 @@ def _sequence_diff(a: int, a_names: list[str], b: int, b_names: list[str]) -> st
         lineterm="",
         n=1,
     )
+    fix = (
+        "Pass allow_variation=True to load_trace to read it with per-call views, or record it with more "
+        "warm-up calls if the first ones still compiled or autotuned."
+        if from_trace
+        else "Raise warmup= if the first calls still compile or autotune, or pass allow_variation=True to keep "
+        "per-call views."
+    )
     return (
         f"the profiled calls launched different kernel sequences (call {a}: {len(a_names)} kernels, "
-        f"call {b}: {len(b_names)} kernels). Raise warmup= if the first calls still compile or autotune, "
-        "or pass allow_variation=True to keep per-call views.\n" + "\n".join(diff)
+        f"call {b}: {len(b_names)} kernels). {fix}\n" + "\n".join(diff)
     )
 
 

@@ -240,6 +240,7 @@ class KernelList(_Records[Kernel]):
         return KernelList([k for k in self._items() if k.unplaced])
 
     def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None) -> None:
+        __tracebackhide__ = True
         if kind is None or kind == "other":
             return
         undecided = [k for k in self._items() if _name_matches(k, pattern) and could_match(k, kinds=(kind,))]

@@ -196,6 +196,7 @@ class ModuleTable(Mapping[str, ModuleView]):
         self._names: tuple[str, ...] | None = None
 
     def _loaded(self) -> tuple[str, ...]:
+        __tracebackhide__ = True
         if self._names is None:
             prefix = len(MODULE_RANGE_PREFIX)
             self._names = tuple(n[prefix:] for n in self._ops if n.startswith(MODULE_RANGE_PREFIX))
@@ -204,6 +205,7 @@ class ModuleTable(Mapping[str, ModuleView]):
         return self._names
 
     def __getitem__(self, name: str) -> ModuleView:
+        __tracebackhide__ = True
         names = self._loaded()
         if name not in names:
             close = nearest(name, names)

@@ -68,6 +68,7 @@ def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
 
 def overlap_of(kernels: Sequence[Kernel]) -> Overlap:
     """Communication kernels' time, and the part of it covered by other kernels' time."""
+    __tracebackhide__ = True
     comm = _union(
         [
             (k.start_us, k.start_us + k.duration_us)
@@ -123,6 +124,7 @@ class CallProfile:
 
     def overlap(self) -> Overlap:
         """Communication time hidden under compute kernels in this call."""
+        __tracebackhide__ = True
         return overlap_of(self.kernels)
 
     @property
@@ -172,10 +174,12 @@ class CallProfile:
     def modules(self) -> ModuleTable:
         """The ``nn.Module``s of the call, by name (profiles recorded with ``modules=True``).
         Made once: each ``module(name)`` reads it, and its names come from a pass over the ops."""
+        __tracebackhide__ = True
         return ModuleTable(self.ops)
 
     def module(self, name: str) -> ModuleView:
         """One module of the call by its ``named_modules()`` name, e.g. ``"model.layers.3.mlp"``."""
+        __tracebackhide__ = True
         return self.modules[name]
 
     def __repr__(self) -> str:
@@ -299,10 +303,12 @@ class KernelProfile:
     @property
     def modules(self) -> ModuleTable:
         """The ``nn.Module``s of the representative call (recorded with ``modules=True``)."""
+        __tracebackhide__ = True
         return self.call.modules
 
     def module(self, name: str) -> ModuleView:
         """One module by name: ``prof.module("model.layers.3.mlp").kernels``."""
+        __tracebackhide__ = True
         return self.call.module(name)
 
     def overlap(self) -> Overlap:
@@ -311,7 +317,11 @@ class KernelProfile:
         For a test such as "DDP overlaps its gradient all-reduce with backward":
         ``assert prof.overlap().fraction > 0.5``.
         """
-        per_call = sorted((c.overlap() for c in self.calls), key=lambda o: o.fraction)
+        __tracebackhide__ = True
+        per_call = []
+        for call in self.calls:  # a loop, not a generator: its frame would show in a failure
+            per_call.append(call.overlap())
+        per_call.sort(key=lambda o: o.fraction)
         return per_call[len(per_call) // 2]
 
     def table(self) -> str:

@@ -111,6 +111,7 @@ class Sync:
 
 
 def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
+    __tracebackhide__ = True
     if value is not None and value not in choices:
         raise ValueError(f"unknown {what} {value!r}; the {what}s are: {', '.join(choices)}")
 
@@ -222,6 +223,12 @@ class SyncList(_Records[Sync]):
 
     def _table(self, items: Sequence[Sync]) -> str:
         return sync_table(items)
+
+    def _summary(self, item: Sync) -> str:
+        # Short: pytest prints ``assert not prof.syncs`` with this line twice (the assertion and
+        # its "where"); the table (``table()``) has the rest.
+        where = item.where or item.op or "no op"
+        return f"{item.call} at {where}" if item.where else f"{item.call} in {where}"
 
 
 def copy_table(copies: Sequence[MemoryOp]) -> str:

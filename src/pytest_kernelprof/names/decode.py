@@ -75,9 +75,15 @@ def _by_name(name: str) -> KernelName:
     )
 
 
+# Kernels that work on an op's indices rather than its data: its inputs' dtype says nothing of them.
+_INDEX_KINDS = frozenset(("indexing", "sort", "scan"))
+
+
 def _with_op(decoded: KernelName, op: str | None, input_types: tuple[str, ...]) -> KernelName:
     kind = kind_of_op(op) if decoded.unplaced else None
-    dtype = dtype_of_inputs(input_types) if decoded.dtype is None and input_types else None
+    dtype = None
+    if decoded.dtype is None and input_types and (kind or decoded.kind) not in _INDEX_KINDS:
+        dtype = dtype_of_inputs(input_types)
     if kind is None and dtype is None:
         return decoded
     evidence = decoded.evidence
