@@ -23,6 +23,14 @@ def pytest_unconfigure(config):
 """
 
 
+@pytest.fixture(autouse=True)
+def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's pytester sessions write no job summary or annotations into a real GitHub
+    Actions job that runs the suite (tests/test_plugin_reports.py sets these where it needs them)."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def cpu_pytester(pytester: pytest.Pytester) -> pytest.Pytester:
     """A pytester project where CUDA reads as unavailable, whatever this machine has."""

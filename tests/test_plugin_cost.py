@@ -59,6 +59,10 @@ def test_a_session_that_does_not_use_the_plugin_pays_for_no_torch(pytester: pyte
         def test_plain():
             assert "torch" not in sys.modules
             assert "pytest_kernelprof.model" not in sys.modules
+            # The CI outputs (job summary, annotations, JUnit properties, timeline pages):
+            # none asked for, none imported.
+            reports = ("ci", "ci_summary", "annotations", "junit", "timeline")
+            assert not [m for m in reports if f"pytest_kernelprof.{m}" in sys.modules]
 
         def test_a_failing_assert_is_left_to_pytest():
             assert [1, 2] == [1, 3]
@@ -68,6 +72,22 @@ def test_a_session_that_does_not_use_the_plugin_pays_for_no_torch(pytester: pyte
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.no_fnmatch_line("kernelprof*")
     result.stdout.fnmatch_lines(["E         At index 1 diff: 2 != 3"])
+
+
+def test_the_ci_outputs_are_imported_where_asked_for(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_plain="""
+        import sys
+
+        def test_plain():
+            assert "pytest_kernelprof.ci" in sys.modules
+            assert "pytest_kernelprof.model" not in sys.modules
+            assert "torch" not in sys.modules
+        """
+    )
+    pytester.runpytest("--junitxml", "out.xml").assert_outcomes(passed=1)
+    pytester.runpytest("--kernelprof-summary", "summary.md").assert_outcomes(passed=1)
+    assert not (pytester.path / "summary.md").exists()  # nothing to say, nothing written
 
 
 FAKE_GPUS = """

@@ -37,7 +37,9 @@ def test_failed_tests_get_their_traces_by_default(cpu_pytester: pytest.Pytester)
     cpu_pytester.makepyfile(test_suite=SUITE)
     result = cpu_pytester.runpytest("--kernelprof-trace-dir", "traces")
     result.assert_outcomes(passed=1, failed=2)
-    assert _written(cpu_pytester) == [FAILS_2, FAILS]
+    # Each failing test's trace, and its timeline page beside it (timeline.py).
+    pages = [name.replace(".json.gz", ".html") for name in (FAILS_2, FAILS)]
+    assert _written(cpu_pytester) == sorted([FAILS_2, FAILS, *pages])
     result.stdout.fnmatch_lines(["*- kernelprof traces -*", f"*traces/{FAILS}  (kernelprof show *"])
 
 

@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("trace", help="a Chrome trace from torch.profiler (.json or .json.gz); - reads standard input")
     show.add_argument("--calls", action="store_true", help="one table per profiled call")
     show.add_argument("--ops", action="store_true", help="the CPU op tree with device time")
+    show.add_argument(
+        "--html", metavar="OUT.html", help="also write a self-contained timeline page of the trace to OUT.html"
+    )
     diff = sub.add_parser("diff", help="what changed between two traces; exit 1 when the kernels differ")
     diff.add_argument("a", help="the trace before (- reads standard input)")
     diff.add_argument("b", help="the trace after (- reads standard input)")
@@ -140,7 +143,7 @@ def _load_file(path: str, name: str) -> KernelProfile:
         return prof
 
 
-def show(path: str, calls: bool, ops: bool) -> int:
+def show(path: str, calls: bool, ops: bool, html: str | None = None) -> int:
     prof = _load(path)
     print(_head(_shown(path), prof))
     views = prof.calls if calls else (prof.call,)
@@ -158,6 +161,11 @@ def show(path: str, calls: bool, ops: bool) -> int:
             print(f"runtime calls: {_counts(dict(view.runtime))}")
         if ops:
             print(op_tree(view.ops))
+    if html:
+        from .timeline import write_page
+
+        write_page(html, prof, title=path, trace=path)
+        print(f"timeline page: {html}")
     return 0
 
 
@@ -192,7 +200,11 @@ def diff(path_a: str, path_b: str, by: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        status = show(args.trace, args.calls, args.ops) if args.command == "show" else diff(args.a, args.b, args.by)
+        status = (
+            show(args.trace, args.calls, args.ops, args.html)
+            if args.command == "show"
+            else diff(args.a, args.b, args.by)
+        )
         sys.stdout.flush()  # a reader gone early shows here, not in the flush at exit
         return status
     except BrokenPipeError:  # `kernelprof show big.json.gz | head`: the reader has what it wanted

@@ -10,6 +10,7 @@ that a session that does not costs next to nothing over ``-p no:kernelprof``."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Generator, Sequence
 from typing import Any, NoReturn
@@ -205,6 +206,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"improved); default: {DEFAULT_MEMORY_TOLERANCE:.0%}".replace("%", "%%"),
     )
     group.addoption(
+        "--kernelprof-summary",
+        action="store",
+        dest="kernelprof_summary",
+        default=None,
+        metavar="PATH",
+        help="Append a Markdown summary (failed profiles, baselines, undecoded kernels) to PATH at the end; "
+        "'none' turns off the one written to $GITHUB_STEP_SUMMARY by default",
+    )
+    group.addoption(
+        "--kernelprof-annotations",
+        action="store",
+        dest="kernelprof_annotations",
+        default="auto",
+        choices=("auto", "on", "off"),
+        help="Write GitHub '::error file=,line=::' annotations for rule breaks, baseline regressions and "
+        "host syncs; default: auto (on where GITHUB_ACTIONS=true)",
+    )
+    group.addoption(
         "--kernelprof-strict-decode",
         action="store_true",
         dest="kernelprof_strict_decode",
@@ -286,6 +305,23 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
     config.pluginmanager.register(DeviceLines(config), "kernelprof-device-lines")
     config.pluginmanager.register(UnplacedKernels(config), "kernelprof-unplaced-kernels")
+    if _reports_asked(config):
+        from .ci import ReportHooks  # only here: a session that asks for no report does not import it
+
+        config.pluginmanager.register(ReportHooks(config), "kernelprof-reports")
+
+
+def _reports_asked(config: pytest.Config) -> bool:
+    """Whether a CI output is asked for: a job summary, annotations, JUnit XML or timeline pages."""
+    summary = config.getoption("kernelprof_summary")
+    annotations = config.getoption("kernelprof_annotations")
+    return bool(
+        (summary != "none" and (summary or os.environ.get("GITHUB_STEP_SUMMARY")))
+        or annotations == "on"
+        or (annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true")
+        or getattr(config.option, "xmlpath", None)
+        or config.getoption("kernelprof_trace_dir") is not None
+    )
 
 
 GPUS_KEY = pytest.StashKey[list[str]]()

@@ -1,0 +1,139 @@
+"""The Markdown section appended to a GitHub Actions job summary ($GITHUB_STEP_SUMMARY or
+``--kernelprof-summary=PATH``) at the end of the session.
+
+Three parts, each left out when empty, each worst first and cut at a limit with a count
+of the rest: the tests that failed on kernels, syncs, rules or baselines (rule breaks, then
+baseline regressions, then syncs, then other kernel assertions), each with its message
+(the short table or diff) folded under a ``<details>``; what the run did to baselines
+(written, updated, improved, unused); the kernel names the decoder could not place, the
+most frequent first. Nothing is written where there is nothing to say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+MAX_FAILURES = 10
+MAX_NAMES = 15
+MAX_BASELINE_LINES = 20
+NAME_CHARS = 160
+
+_ORDER = {"rule": 0, "baseline": 1, "syncs": 2, "kernels": 3}
+_WHAT = {
+    "rule": "broke a kernelprof_forbid rule",
+    "baseline": "differs from its kernel baseline",
+    "syncs": "failed on host syncs",
+    "kernels": "failed on its profile",
+}
+
+
+def _fence(text: str) -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}text\n{text}\n{ticks}"
+
+
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def _cell(text: str) -> str:
+    return _code(text).replace("|", "\\|")
+
+
+def _location(failure: Mapping[str, Any], rootpath: Path) -> str:
+    file = Path(failure["file"])
+    try:
+        shown = file.resolve().relative_to(rootpath.resolve()).as_posix()
+    except ValueError:
+        shown = file.as_posix()
+    return f"{shown}:{failure['line']}" if failure.get("line") else shown
+
+
+def _failures(facts: Mapping[str, Mapping[str, Any]], rootpath: Path) -> list[str]:
+    failed = sorted(
+        ((nodeid, test["failure"]) for nodeid, test in facts.items() if test.get("failure")),
+        key=lambda item: (_ORDER.get(item[1]["category"], 9), item[0]),
+    )
+    if not failed:
+        return []
+    counts: dict[str, int] = {}
+    for _, failure in failed:
+        counts[failure["category"]] = counts.get(failure["category"], 0) + 1
+    said = ", ".join(f"{counts[c]} {c}" for c in _ORDER if c in counts)
+    lines = [f"### {len(failed)} test{'s' if len(failed) != 1 else ''} failed on the GPU profile ({said})", ""]
+    for nodeid, failure in failed[:MAX_FAILURES]:
+        more = f"\n... {failure['more_lines']} more lines in the job log" if failure.get("more_lines") else ""
+        lines += [
+            f"<details><summary><code>{_html(nodeid)}</code> {_WHAT.get(failure['category'], 'failed')} "
+            f"at <code>{_html(_location(failure, rootpath))}</code></summary>",
+            "",
+            _fence(failure["message"] + more),
+            "",
+            "</details>",
+            "",
+        ]
+    if len(failed) > MAX_FAILURES:
+        lines += [f"... and {len(failed) - MAX_FAILURES} more failed tests (see the job log).", ""]
+    return lines
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _baselines(sections: Sequence[Sequence[str]]) -> list[str]:
+    if not sections:
+        return []
+    lines = ["### Kernel baselines", ""]
+    for title, *rest in sections:
+        lines.append(f"**{_html(title.removeprefix('kernelprof: '))}**")
+        lines.append("")
+        shown = rest[:MAX_BASELINE_LINES]
+        lines += [f"- {_code(line)}" for line in shown]
+        if len(rest) > len(shown):
+            lines.append(f"- ... and {len(rest) - len(shown)} more")
+        lines.append("")
+    return lines
+
+
+def _names(facts: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    counts: dict[str, int] = {}
+    tests: dict[str, set[str]] = {}
+    for nodeid, test in facts.items():
+        for name, count in test.get("unplaced", {}).items():
+            counts[name] = counts.get(name, 0) + int(count)
+            tests.setdefault(name, set()).add(nodeid)
+    if not counts:
+        return []
+    ranked = sorted(counts, key=lambda name: (-counts[name], name))
+    lines = [
+        f"### {len(ranked)} kernel name{'s' if len(ranked) != 1 else ''} not decoded",
+        "",
+        "Kernels that no evidence placed: rules and baselines cannot match them by kind or family. "
+        "Teach the decoder what they are (`kernelprof_kernels` in the ini file), or report them.",
+        "",
+        "| kernel | kernels | tests | first test |",
+        "|---|--:|--:|---|",
+    ]
+    for name in ranked[:MAX_NAMES]:
+        shown = name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 3] + "..."
+        first = min(tests[name])
+        lines.append(f"| {_cell(shown)} | {counts[name]} | {len(tests[name])} | {_cell(first)} |")
+    if len(ranked) > MAX_NAMES:
+        lines.append(f"\n... and {len(ranked) - MAX_NAMES} more names.")
+    lines.append("")
+    return lines
+
+
+def render_summary(
+    facts: Mapping[str, Mapping[str, Any]], baseline_sections: Sequence[Sequence[str]], *, rootpath: Path
+) -> str:
+    """The Markdown, or "" where no part has anything to say."""
+    body = [*_failures(facts, rootpath), *_baselines(baseline_sections), *_names(facts)]
+    if not body:
+        return ""
+    return "\n".join(["## pytest-kernelprof", "", *body]) + "\n"
