@@ -211,8 +211,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="kernelprof_summary",
         default=None,
         metavar="PATH",
-        help="Append a Markdown summary (failed profiles, baselines, undecoded kernels) to PATH at the end; "
-        "'none' turns off the one written to $GITHUB_STEP_SUMMARY by default",
+        help="Append a Markdown summary (failed profiles, baselines, undecoded kernels) to PATH at the end, "
+        "or none; default: $GITHUB_STEP_SUMMARY where it is set",
     )
     group.addoption(
         "--kernelprof-annotations",
