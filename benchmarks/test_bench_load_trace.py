@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import load_trace, traces
+from pytest_kernelprof import chrome, load_trace
 
 ROUNDS = 3
 SMALL_ROUNDS = 7  # a trace of 20 MB or less: more rounds against the noise of a shared machine
@@ -50,7 +50,7 @@ def test_json_load(benchmark: Any, big_trace: Path) -> None:
 
 
 def _load_trace(benchmark: Any, big_trace: Path) -> None:
-    benchmark.extra_info["reader"] = "json" if traces._typed_reader() is None else "msgspec"
+    benchmark.extra_info["reader"] = "json" if chrome.typed_reader() is None else "msgspec"
     benchmark.extra_info["peak_x_file"] = _peak_ratio(lambda: load_trace(big_trace), big_trace)
     prof = benchmark.pedantic(load_trace, args=(big_trace,), rounds=_rounds(big_trace), iterations=1)
     assert len(prof.calls) > 1
@@ -62,7 +62,7 @@ def test_kernelprof_load_trace(benchmark: Any, big_trace: Path) -> None:
 
 
 def test_kernelprof_load_trace_json_reader(benchmark: Any, big_trace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(traces, "_typed_reader", lambda: None)
+    monkeypatch.setattr(chrome, "typed_reader", lambda: None)
     _load_trace(benchmark, big_trace)
 
 
