@@ -68,3 +68,32 @@ def test_the_gpu_event_constructor_takes_keywords() -> None:
         None,
     )
     assert (e.thread, e.ident, e.input_types) == (0, 0, ())
+
+
+def test_kinetos_own_serialisation_gives_the_adapters_events_for_a_live_session(tmp_path: object) -> None:
+    """The way through C++ (``_ProfilerResult.save``, then the Chrome reader) measured in
+    benchmarks/event_paths.py: the same events as the per-event adapter, once times are taken
+    from the trace's ``baseTimeNanoseconds`` and threads by order of appearance. The plugin
+    keeps the adapter (benchmarks/FLOOR.md says why)."""
+    from pathlib import Path
+
+    from pytest_kernelprof import chrome, traces
+    from pytest_kernelprof.events import events_from_kineto
+
+    session = capture_callable(lambda x: (x + 1) * 2, (torch.randn(4),), warmup=1, calls=2)
+    results = session.torch_profiler.profiler.kineto_results
+    path = Path(str(tmp_path)) / "saved.json"
+    results.save(str(path))
+    header, saved = traces.read_trace(path, chrome.raw_event_from_chrome, chrome.typed_reader())
+    base = int(header["baseTimeNanoseconds"])
+
+    def rows(events: list, offset: int) -> list[tuple[object, ...]]:  # type: ignore[type-arg]
+        threads: dict[int, int] = {}
+        return [
+            (e.category, e.name, e.start + offset, e.end + offset, threads.setdefault(e.thread, len(threads)))
+            + (e.ident, e.correlation, e.linked, e.stream, e.device, e.grid, e.block, e.nbytes, e.input_types)
+            for e in events
+        ]
+
+    assert rows(saved, base) == rows(events_from_kineto(results.events()), 0)
+    assert rows(session.events, 0) == rows(events_from_kineto(results.events()), 0)

@@ -34,7 +34,7 @@ from .events import (
     runtime_event,
     typed_op_event,
 )
-from .traces import TypedReader, hide_trace_errors, read_trace, read_trace_data
+from .traces import TypedReader, hide_trace_errors, read_trace
 
 # -- one event ----------------------------------------------------------------------------
 
@@ -276,12 +276,6 @@ def read_chrome_trace(path: str | os.PathLike[str]) -> tuple[dict[str, Any], lis
     reader where msgspec is installed and the file is as it expects, else the standard library's."""
     __tracebackhide__ = hide_trace_errors
     return read_trace(path, raw_event_from_chrome, typed_reader())
-
-
-def read_chrome_bytes(data: bytes, name: str) -> tuple[dict[str, Any], list[RawEvent]]:
-    """``read_chrome_trace`` of a trace already in memory (uncompressed JSON); ``name`` names it in errors."""
-    __tracebackhide__ = hide_trace_errors
-    return read_trace_data(data, name, raw_event_from_chrome, typed_reader())
 
 
 def events_from_trace_file(path: str | os.PathLike[str]) -> tuple[Source, list[RawEvent]]:
