@@ -66,7 +66,7 @@ def _timed_cm(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _instrument() -> None:
-    for name in ("_meter", "raw_events", "_learned_triton", "_source", "build_profile"):
+    for name in ("_meter", "raw_events", "_learned_triton", "_source"):
         setattr(capture, name, _timed(name, getattr(capture, name)))
     synchronizer = capture._synchronizer
     capture._synchronizer = lambda torch_module: _timed("synchronize", synchronizer(torch_module))
@@ -78,6 +78,7 @@ def _instrument() -> None:
     watch = compile_watch.CompileWatch
     watch.profiled = _timed("compile watch.profiled", watch.profiled)  # type: ignore[method-assign]
     watch.facts = _timed("compile watch.facts", watch.facts)  # type: ignore[method-assign]
+    api.build_profile = _timed("build_profile", api.build_profile)
     api.check_rules = _timed("check_rules", api.check_rules)
 
 

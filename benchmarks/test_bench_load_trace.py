@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import load_trace, traces
+from pytest_kernelprof import chrome, load_trace
 
 ROUNDS = 3
 SMALL_ROUNDS = 7  # a trace of 20 MB or less: more rounds against the noise of a shared machine
@@ -48,12 +48,12 @@ def _json_load(path: Path) -> Any:
 
 def _with_json_reader(path: Path) -> Any:
     """load_trace with the standard library's reader, as where msgspec is not installed."""
-    typed_reader = traces._typed_reader
-    traces._typed_reader = lambda: None  # type: ignore[assignment]
+    typed_reader = chrome.typed_reader
+    chrome.typed_reader = lambda: None  # type: ignore[assignment]
     try:
         return load_trace(path)
     finally:
-        traces._typed_reader = typed_reader
+        chrome.typed_reader = typed_reader
 
 
 def test_load_trace_cost(benchmark: Any, interleave: Any, big_trace: Path) -> None:
@@ -62,7 +62,7 @@ def test_load_trace_cost(benchmark: Any, interleave: Any, big_trace: Path) -> No
         "load_trace": lambda: load_trace(big_trace),
         "load_trace, standard-library reader": lambda: _with_json_reader(big_trace),
     }
-    benchmark.extra_info["reader"] = "json" if traces._typed_reader() is None else "msgspec"
+    benchmark.extra_info["reader"] = "json" if chrome.typed_reader() is None else "msgspec"
     benchmark.extra_info["peak_x_file"] = {name: _peak_ratio(kind, big_trace) for name, kind in kinds.items()}
     interleave(kinds, rounds=_rounds(big_trace))
     for read in (load_trace, _with_json_reader):

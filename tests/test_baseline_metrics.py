@@ -19,7 +19,7 @@ from pytest_kernelprof.baseline import (
     record,
 )
 from pytest_kernelprof.build import build_profile
-from pytest_kernelprof.events import events_from_trace_file
+from pytest_kernelprof.chrome import events_from_trace_file
 from pytest_kernelprof.health import CompileFacts, GraphBreak, MemoryReading
 from pytest_kernelprof.settings import parse_percent
 
@@ -151,7 +151,7 @@ def test_bad_memory_tolerances(text: str, message: str) -> None:
 MODULE = """
 from pathlib import Path
 from pytest_kernelprof.build import build_profile
-from pytest_kernelprof.events import events_from_trace_file
+from pytest_kernelprof.chrome import events_from_trace_file
 from pytest_kernelprof.health import CompileFacts, MemoryReading
 
 def test_peak(kernel_baseline):

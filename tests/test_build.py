@@ -187,7 +187,7 @@ def test_old_kineto_categories_and_lower_case_external_id() -> None:
 
 
 def test_device_facts_come_from_device_properties() -> None:
-    from pytest_kernelprof.events import chrome_source
+    from pytest_kernelprof.chrome import chrome_source
 
     source = chrome_source({"deviceProperties": [{"name": "NVIDIA A100", "computeMajor": 8, "computeMinor": 0}]}, "t")
     assert (source.device, source.arch) == ("NVIDIA A100", "sm80")

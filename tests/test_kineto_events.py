@@ -22,7 +22,8 @@ import pytest
 
 from pytest_kernelprof import KernelProfile, events, load_trace
 from pytest_kernelprof.build import build_profile
-from pytest_kernelprof.events import Source, events_from_kineto, events_from_trace_file
+from pytest_kernelprof.chrome import events_from_trace_file
+from pytest_kernelprof.events import Source, events_from_kineto
 
 from .conftest import TypedKinetoEvent, recorded_kineto_events
 

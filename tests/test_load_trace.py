@@ -99,7 +99,7 @@ def test_recorded_traces_take_the_batched_path(
     trace: Callable[[str], Path], layout: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from pytest_kernelprof import traces
-    from pytest_kernelprof.events import raw_event_from_chrome
+    from pytest_kernelprof.chrome import raw_event_from_chrome
     from pytest_kernelprof.traces import _read_event_batches, _Reader
 
     text = gzip.decompress(trace("train_compiled").read_bytes()).decode()

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_kernelprof import KernelProfError, KernelProfile, load_trace, traces
+from pytest_kernelprof import KernelProfError, KernelProfile, chrome, load_trace
 
 from .test_load_trace_readers import kineto_text, read_with
 
@@ -124,7 +124,7 @@ well_typed_trace_files = st.fixed_dictionaries({"traceEvents": st.lists(well_typ
 @pytest.fixture(params=["msgspec", "json"])
 def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "json":
-        monkeypatch.setattr(traces, "_typed_reader", lambda: None)
+        monkeypatch.setattr(chrome, "typed_reader", lambda: None)
     return str(request.param)
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import TraceError, load_trace, traces
-from pytest_kernelprof.events import RawEvent, raw_event_from_chrome
+from pytest_kernelprof import TraceError, chrome, load_trace, traces
+from pytest_kernelprof.events import RawEvent
 
 Trace = Callable[[str], Path]
 DATA = Path(__file__).parent / "data"
@@ -43,9 +43,9 @@ def read_with(path: Path, reader: str, monkeypatch: pytest.MonkeyPatch) -> tuple
     """
     with monkeypatch.context() as patch:
         if reader == "json":
-            patch.setattr(traces, "_typed_reader", lambda: None)
+            patch.setattr(chrome, "typed_reader", lambda: None)
         try:
-            header, events = traces.read_trace(path, raw_event_from_chrome)
+            header, events = chrome.read_chrome_trace(path)
         except TraceError as exc:
             return "error", str(exc)
     return "ok", repr((header, fields(events)))
@@ -55,15 +55,15 @@ def read_with(path: Path, reader: str, monkeypatch: pytest.MonkeyPatch) -> tuple
 def no_msgspec(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """msgspec cannot be imported: what a user without the ``[fast]`` extra has."""
     monkeypatch.setitem(sys.modules, "msgspec", None)
-    traces._typed_reader.cache_clear()
+    chrome.typed_reader.cache_clear()
     yield
-    traces._typed_reader.cache_clear()  # before monkeypatch gives msgspec back
+    chrome.typed_reader.cache_clear()  # before monkeypatch gives msgspec back
 
 
 @pytest.mark.parametrize("name", RECORDED)
 def test_both_readers_give_the_same_events_for_every_recorded_trace(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path = DATA / name
-    typed = traces._typed_reader()
+    typed = chrome.typed_reader()
     assert typed is not None
     data = gzip.decompress(path.read_bytes())
     read = typed.read(data, 0)
@@ -78,7 +78,7 @@ def test_both_readers_give_the_same_events_for_every_recorded_trace(name: str, m
 
 
 def test_without_msgspec_the_standard_library_reads_traces(no_msgspec: None, trace: Trace) -> None:
-    assert traces._typed_reader() is None
+    assert chrome.typed_reader() is None
     prof = load_trace(trace("geglu_compiled"))
     assert prof.kernels.count("triton_poi_fused_*gelu*mul*") == 1
 
@@ -96,7 +96,7 @@ def test_the_typed_reader_leaves_what_it_does_not_expect_to_the_json_reader(
         + re.sub(r'"grid": \[(\d+), \d+, \d+\]', r'"grid": [\1, 1]', text[kernel:], count=1),
         "NaN in an ignored field": text.replace('"queued": 0', '"queued": NaN', 1),
     }
-    typed = traces._typed_reader()
+    typed = chrome.typed_reader()
     assert typed is not None
     for what, variant in variants.items():
         assert variant != text, what
@@ -112,7 +112,7 @@ def test_batches_are_cut_only_between_events(trace: Trace, tmp_path: Path, monke
     monkeypatch.setattr(traces, "_TYPED_BATCH", 1)  # a cut at every event start
     original = trace("train_compiled")
     text = gzip.decompress(original.read_bytes()).decode()
-    typed = traces._typed_reader()
+    typed = chrome.typed_reader()
     assert typed is not None
     read = typed.read(text.encode(), 0)
     assert read is not None

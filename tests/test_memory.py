@@ -13,7 +13,7 @@ import torch
 import pytest_kernelprof as kp
 from pytest_kernelprof.build import build_profile
 from pytest_kernelprof.capture import AllocatorMeter
-from pytest_kernelprof.events import events_from_trace_file
+from pytest_kernelprof.chrome import events_from_trace_file
 from pytest_kernelprof.health import MemoryReading, format_bytes, memory_report, runtime_count
 
 Trace = Callable[[str], Path]

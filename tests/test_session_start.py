@@ -19,7 +19,8 @@ import torch
 
 import pytest_kernelprof as kp
 from pytest_kernelprof import capture
-from pytest_kernelprof.capture import KinetoSession, capture_callable, profiler_running
+from pytest_kernelprof.api import capture_profile
+from pytest_kernelprof.capture import KinetoSession, profiler_running
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="these tests pin the CPU-only behaviour")
 
@@ -39,7 +40,7 @@ def public(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _capture(stacks: bool = False) -> capture.Capture:
-    return capture_callable(_step, (torch.randn(8, 8),), stacks=stacks)
+    return capture_profile(_step, (torch.randn(8, 8),), stacks=stacks)
 
 
 def test_a_fresh_process_profiles_without_importing_inductor() -> None:
@@ -133,6 +134,6 @@ def test_a_direct_session_is_busy_detected_and_stopped_when_the_callable_raises(
         raise KeyError("x")
 
     with pytest.raises(KeyError):
-        capture_callable(broken, (torch.randn(4),), warmup=0)
+        capture_profile(broken, (torch.randn(4),), warmup=0)
     assert not profiler_running()
     assert len(_capture().profile.calls) == 3

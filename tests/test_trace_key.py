@@ -11,7 +11,7 @@ import torch
 
 import pytest_kernelprof as kp
 from pytest_kernelprof import RecordingError, TraceError
-from pytest_kernelprof.capture import append_kernelprof_key
+from pytest_kernelprof.chrome import append_kernelprof_key
 from tests.test_op_chains import triton_trace
 
 

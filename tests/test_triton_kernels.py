@@ -18,7 +18,7 @@ import torch
 
 import pytest_kernelprof as kp
 from pytest_kernelprof.capture import profiler_running
-from pytest_kernelprof.events import events_from_trace_file
+from pytest_kernelprof.chrome import events_from_trace_file
 from pytest_kernelprof.triton_kernels import learn_triton_kernels, scan_jit_caches, watch_triton_launches
 
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import TraceError, load_trace
+from pytest_kernelprof import TraceError, chrome, load_trace
 from pytest_kernelprof import traces as traces_module
 
 
 @pytest.fixture(params=["msgspec", "json"])
 def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "json":
-        monkeypatch.setattr(traces_module, "_typed_reader", lambda: None)
+        monkeypatch.setattr(chrome, "typed_reader", lambda: None)
     return str(request.param)
 
 
@@ -112,7 +112,7 @@ def _layouts(text: str) -> dict[str, str]:
 def test_every_layout_takes_the_fast_reader_and_gives_the_same_events(name: str, trace: Any, tmp_path: Path) -> None:
     import gzip
 
-    typed = traces_module._typed_reader()
+    typed = chrome.typed_reader()
     assert typed is not None
     text = gzip.decompress(trace(name).read_bytes()).decode()
     kineto = typed.read(text.encode(), 0)
@@ -131,7 +131,7 @@ def test_a_one_line_trace_is_read_in_batches(trace: Any, monkeypatch: pytest.Mon
     import gzip
 
     monkeypatch.setattr(traces_module, "_TYPED_BATCH", 1)  # a cut after every event
-    typed = traces_module._typed_reader()
+    typed = chrome.typed_reader()
     assert typed is not None
     text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
     # a string that looks like the end of one event and the start of the next
@@ -158,7 +158,7 @@ def test_events_before_the_headers_lists_are_read_the_same(trace: Any, tmp_path:
 
 
 def test_an_event_list_that_is_not_objects_goes_to_the_general_reader() -> None:
-    typed = traces_module._typed_reader()
+    typed = chrome.typed_reader()
     assert typed is not None
     assert typed.read(b'{"traceEvents": [{"ph": "X"}, 3]}', 0) is None
     assert typed.read(b'{"traceEvents": [], "x": 1}', 0) == ({"x": 1}, [])
@@ -169,9 +169,9 @@ def test_the_standard_library_reader_batches_any_layout_too(
 ) -> None:
     import gzip
 
-    from pytest_kernelprof.events import raw_event_from_chrome
+    from pytest_kernelprof.chrome import raw_event_from_chrome
 
-    monkeypatch.setattr(traces_module, "_typed_reader", lambda: None)
+    monkeypatch.setattr(chrome, "typed_reader", lambda: None)
     monkeypatch.setattr(traces_module, "_BATCH_CHARS", 1)  # a cut after every event
     batched: list[int] = []
     batches = traces_module._read_event_batches

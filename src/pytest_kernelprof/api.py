@@ -1,4 +1,8 @@
-"""The entry points users call: a configurable profiler object and ``load_trace``."""
+"""The entry points users call: a configurable profiler object and ``load_trace``.
+
+The one place that assembles the pipeline: a capture's session or a trace file's events
+go to ``build_profile`` here and nowhere else.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .build import build_profile, paused_gc
-from .capture import Capture, Recording, capture_callable, record_block
+from .capture import Capture, CapturedSession, Recording, capture_callable, record_block
+from .chrome import events_from_trace_file
 from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP, MAX_CALLS, MAX_CALLS_WHY
 from .errors import hide_own_errors
-from .events import events_from_trace_file
 from .model import KernelProfile
 from .modules import resolve_model
 from .names import BUILT_IN, Decoder
@@ -113,7 +117,7 @@ class Profiler:
         warmup = check_calls("warmup", self.warmup if warmup is None else warmup)
         calls = check_calls("calls", self.calls if calls is None else calls)
         model = _model(fn, self.modules if modules is None else modules, required=modules is not None)
-        capture = capture_callable(
+        capture = capture_profile(
             fn,
             args,
             kwargs,
@@ -139,13 +143,10 @@ class Profiler:
         if modules is True:
             raise TypeError("record(modules=...) takes the nn.Module whose module calls to record")
         model = _model(None, False if modules is None else modules, required=True)
-        with record_block(
-            allow_variation=variation,
-            stacks=self.stacks if stacks is None else stacks,
-            model=model,
-            decoder=self.decoder,
-        ) as rec:
+        with record_block(stacks=self.stacks if stacks is None else stacks, model=model) as rec:
             yield rec
+        assert rec._session is not None  # set by record_block on its way out
+        rec._capture = build_capture(rec._session, allow_variation=variation, decoder=self.decoder)
         self.captures.append(rec.capture)
         check_rules(rec.capture.profile, self.forbid)
 
@@ -176,6 +177,45 @@ def _model(fn: object, modules: object, *, required: bool) -> Any | None:
     import torch
 
     return resolve_model(fn, modules, torch, required=required)
+
+
+def capture_profile(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    *,
+    warmup: int = DEFAULT_WARMUP,
+    calls: int = DEFAULT_CALLS,
+    no_grad: bool = False,
+    allow_variation: bool = False,
+    stacks: bool = False,
+    model: Any | None = None,
+    decoder: Decoder = BUILT_IN,
+) -> Capture:
+    """Capture ``fn`` (see ``capture.capture_callable``) and build its profile: a ``Capture``
+    with the profile and the torch profiler, for trace export. ``decoder`` decodes the
+    kernels (what the user taught, then the built-in evidence)."""
+    __tracebackhide__ = True
+    session = capture_callable(
+        fn, args, kwargs, warmup=warmup, calls=calls, no_grad=no_grad, stacks=stacks, model=model
+    )
+    return build_capture(session, allow_variation=allow_variation, decoder=decoder)
+
+
+def build_capture(session: CapturedSession, *, allow_variation: bool = False, decoder: Decoder = BUILT_IN) -> Capture:
+    """The profile of a captured session, with what it takes to export its trace."""
+    __tracebackhide__ = True
+    with paused_gc():
+        profile = build_profile(
+            session.events,
+            session.source,
+            allow_variation=allow_variation,
+            memory=session.memory,
+            compile_facts=session.compile_facts,
+            flagged_syncs=session.flagged_syncs,
+            decoder=decoder,
+        )
+    return Capture(profile, session.torch_profiler, session.learned)
 
 
 def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:

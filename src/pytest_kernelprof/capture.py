@@ -1,7 +1,8 @@
 """Run a callable under torch.profiler: warm-up, synchronisation, one step per call.
 
 Every path out of a session stops the profiler, so a failing callable never leaves one
-running for the next test.
+running for the next test. A capture ends with a ``CapturedSession``: the events and what
+was read beside them; ``api.py`` builds the profile from it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import functools
 import gzip
 import importlib.metadata
 import inspect
-import json
 import os
 import shutil
 import sys
@@ -22,27 +22,16 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, TextIO
 
-from .build import build_profile, paused_gc
+from .build import paused_gc
+from .chrome import KERNELPROF_VERSION, append_kernelprof_key, events_from_trace_file
 from .compile_watch import watch_compiles
 from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP
 from .errors import ProfilerBusyError, ProfilerStartError, RecordingError
-from .events import (
-    ANNOTATION,
-    KERNEL,
-    KERNELPROF_KEY,
-    KERNELPROF_VERSION,
-    PYTHON,
-    STEP_PREFIX,
-    RawEvent,
-    Source,
-    arch_name,
-    events_from_kineto,
-    events_from_trace_file,
-)
-from .health import MemoryReading
+from .events import ANNOTATION, KERNEL, PYTHON, STEP_PREFIX, RawEvent, Source, arch_name, events_from_kineto
+from .health import CompileFacts, MemoryReading
 from .model import KernelProfile
 from .modules import module_ranges
-from .names import BUILT_IN, Decoder, parse_kernel_name
+from .names import parse_kernel_name
 from .paths import atomic_path, short_path
 from .syncs import FlaggedSync, is_user_file
 from .triton_kernels import learn_triton_kernels, watch_triton_launches
@@ -194,6 +183,27 @@ def _meter(torch: Any) -> AllocatorMeter | None:
 
 
 @dataclass(frozen=True)
+class CapturedSession:
+    """What a finished session recorded, for ``api.py`` to build a profile from.
+
+    ``events``: the session's RawEvents; ``source``: where they came from (device, label,
+    the Triton kernels learned); ``memory``: one allocator reading per profiled call (None
+    without CUDA); ``compile_facts``: what compiled before and during the profiled calls;
+    ``flagged_syncs``: the lines torch's sync debug mode flagged, by call (None unless
+    ``stacks``); ``torch_profiler``: the session, for trace export; ``learned``: what goes
+    into an exported trace's ``"kernelprof"`` key.
+    """
+
+    events: list[RawEvent]
+    source: Source
+    torch_profiler: Any
+    memory: Sequence[MemoryReading] | None = None
+    compile_facts: CompileFacts | None = None
+    flagged_syncs: Mapping[int, Sequence[FlaggedSync]] | None = None
+    learned: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Capture:
     """A finished session: the profile and the torch profiler it came from (for trace export).
 
@@ -215,27 +225,6 @@ class Capture:
             if os.fspath(path).endswith(".gz"):
                 with atomic_path(tmp, suffix=".gz") as packed, open(tmp, "rb") as src, gzip.open(packed, "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
-
-
-def append_kernelprof_key(path: str, section: Mapping[str, Any]) -> None:
-    """Add ``"kernelprof": section`` to the JSON object in the file at ``path``, in place.
-
-    The new key goes before the object's closing brace, which is found from the end of the
-    file: a trace of hundreds of MB is neither read nor rewritten.
-    """
-    with open(path, "r+b") as handle:
-        end = handle.seek(0, os.SEEK_END)
-        tail_start = max(0, end - 4096)
-        handle.seek(tail_start)
-        tail = handle.read()
-        body = tail.rstrip()
-        if not body.endswith(b"}"):
-            raise RecordingError(f"{path}: torch wrote a trace that does not end with a JSON object's '}}'")
-        before = body[:-1].rstrip()
-        comma = b"" if before.endswith(b"{") else b","
-        handle.seek(tail_start + len(body) - 1)
-        handle.truncate()
-        handle.write(comma + b'\n  "' + KERNELPROF_KEY.encode() + b'": ' + json.dumps(section).encode() + b"\n}\n")
 
 
 _CLEARS_EVENTS = "Profiler clears events"
@@ -543,17 +532,14 @@ def capture_callable(
     warmup: int = DEFAULT_WARMUP,
     calls: int = DEFAULT_CALLS,
     no_grad: bool = False,
-    allow_variation: bool = False,
     stacks: bool = False,
     model: Any | None = None,
-    decoder: Decoder = BUILT_IN,
-) -> Capture:
+) -> CapturedSession:
     """Warm up, then profile ``calls`` calls of ``fn``, each in its own ``ProfilerStep#N``.
 
     ``stacks``: record Python stacks (``with_stack``) and flag syncs with torch's sync
     debug mode, so that syncs and kernels carry the user's frames and syncs their line.
-    ``model`` (an nn.Module): a range per module call (see ``modules.py``). ``decoder``
-    decodes the kernels (what the user taught, then the built-in evidence).
+    ``model`` (an nn.Module): a range per module call (see ``modules.py``).
     """
     __tracebackhide__ = True  # a failure shows the test's line and the callable's frames
     _check_callable(fn)
@@ -596,20 +582,35 @@ def capture_callable(
                 if not profiler_running():
                     raise _interrupted(f"profiled call {i + 1} of {calls}")
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
+    return _finished(prof, stacks, calls, tritons.names, label, meter, watch.facts(), lines)
+
+
+def _finished(
+    prof: Any,
+    stacks: bool,
+    calls: int,
+    launched: set[str],
+    label: str,
+    meter: AllocatorMeter | None,
+    compile_facts: CompileFacts | None,
+    lines: SyncLines | None,
+) -> CapturedSession:
+    """The session of a stopped profiler: its events (read with the collector paused, as a
+    build runs) and what was read beside them."""
+    __tracebackhide__ = True
     with paused_gc():
         events = raw_events(prof, python_frames=stacks)
-        triton = _learned_triton(events, tritons.names)
-        _check_steps(events, calls)
-        profile = build_profile(
-            events,
-            _source(label, triton),
-            allow_variation=allow_variation,
-            memory=meter.readings if meter is not None else None,
-            compile_facts=watch.facts(),
-            flagged_syncs=lines.by_call if lines is not None else None,
-            decoder=decoder,
-        )
-    return Capture(profile, prof, {"triton_kernels": sorted(triton)})
+        triton = _learned_triton(events, launched)
+    _check_steps(events, calls)
+    return CapturedSession(
+        events=events,
+        source=_source(label, triton),
+        torch_profiler=prof,
+        memory=meter.readings if meter is not None else None,
+        compile_facts=compile_facts,
+        flagged_syncs=lines.by_call if lines is not None else None,
+        learned={"triton_kernels": sorted(triton)},
+    )
 
 
 class Recording:
@@ -620,6 +621,7 @@ class Recording:
         self._index = 0
         self._range: Any = None
         self._capture: Capture | None = None
+        self._session: CapturedSession | None = None
         self._meter = _meter(torch)
         self._lines: SyncLines | None = None
 
@@ -662,10 +664,9 @@ class Recording:
 
 
 @contextlib.contextmanager
-def record_block(
-    *, allow_variation: bool = False, stacks: bool = False, model: Any | None = None, decoder: Decoder = BUILT_IN
-) -> Iterator[Recording]:
-    """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call."""
+def record_block(*, stacks: bool = False, model: Any | None = None) -> Iterator[Recording]:
+    """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call. After the
+    block, ``rec._session`` holds the session (``api.py`` builds ``rec.capture`` from it)."""
     torch = _torch()
     rec = Recording(torch)
     synchronize()
@@ -680,17 +681,4 @@ def record_block(
                 rec._close()
             if not profiler_running():
                 raise _interrupted("the `with kernelprof.record()` block", "code in the block")
-    with paused_gc():
-        events = raw_events(prof, python_frames=stacks)
-        triton = _learned_triton(events, tritons.names)
-        _check_steps(events, rec._index + 1)
-        profile = build_profile(
-            events,
-            _source("record()", triton),
-            allow_variation=allow_variation,
-            memory=rec._meter.readings if rec._meter is not None else None,
-            compile_facts=watch.facts(),
-            flagged_syncs=lines.by_call if lines is not None else None,
-            decoder=decoder,
-        )
-    rec._capture = Capture(profile, prof, {"triton_kernels": sorted(triton)})
+    rec._session = _finished(prof, stacks, rec._index + 1, tritons.names, "record()", rec._meter, watch.facts(), lines)

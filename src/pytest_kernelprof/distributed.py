@@ -23,8 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .api import load_trace
-from .capture import capture_callable
+from .api import capture_profile, load_trace
 from .defaults import DEFAULT_CALLS, DEFAULT_WARMUP
 from .errors import RankError
 from .model import KernelProfile
@@ -63,7 +62,7 @@ def _rank_main(
         dist.init_process_group("nccl" if gpu else "gloo", rank=rank, world_size=world_size)
         try:
             step = make_step(rank, world_size)
-            capture = capture_callable(step, warmup=warmup, calls=calls, allow_variation=True)
+            capture = capture_profile(step, warmup=warmup, calls=calls, allow_variation=True)
             path = Path(out_dir) / f"rank{rank}.json.gz"
             capture.export_trace(path)
             dist.barrier()

@@ -1,8 +1,8 @@
-"""How events get in: ``RawEvent`` and the adapters that make it from each source.
+"""How events get in: ``RawEvent``, its factories, and the live Kineto adapter.
 
-A live session (Kineto events) and a saved Chrome trace are turned into the same flat
-``RawEvent`` records by one adapter each; the builder (``build.py``) only ever sees those,
-so the offline tests over recorded traces exercise the code that runs live.
+A live session (Kineto events, here) and a saved Chrome trace (``chrome.py``) are turned
+into the same flat ``RawEvent`` records by one adapter each; the builder (``build/``) only
+ever sees those, so the offline tests over recorded traces exercise the code that runs live.
 """
 
 from __future__ import annotations
@@ -14,9 +14,6 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from .errors import TraceError
-from .traces import hide_trace_errors, read_trace
 
 # Kineto's activity types, which are also the Chrome trace categories; older Kineto
 # versions wrote capitalised categories.
@@ -46,6 +43,7 @@ CATEGORIES: Mapping[str, str] = {
     "memset": MEMSET,
 }
 GPU_CATEGORIES = frozenset((KERNEL, MEMCPY, MEMSET))
+CPU_RANGES = frozenset((OP, ANNOTATION, PYTHON))
 STEP_PREFIX = "ProfilerStep#"
 
 # Runtime/driver calls that launch kernels: each must have at least one GPU record with
@@ -93,9 +91,10 @@ class RawEvent:
 
     Equal and hashed by identity (the builder keys dicts by event, not by ``id``: one call
     fewer per lookup). Construct with keywords. The adapters make the subclasses below
-    instead (``_cpu_event``, ``_runtime_event``, ``_gpu_event``, or inline in the Kineto
-    loops): they are the hot loop of every profile, and a keyword call costs measurably
-    more per event. The fields of a RawEvent are never set after it is made.
+    instead (``cpu_event``, ``runtime_event``, ``typed_op_event``, positional: the hot loop
+    of every trace, where a keyword call costs measurably more per event; ``gpu_event``,
+    keywords: GPU records are the fewer; or inline in the Kineto loops). The fields of a
+    RawEvent are never set after it is made.
     """
 
     __slots__ = (
@@ -196,7 +195,7 @@ class _GpuEvent(RawEvent):
     input_types = ()
 
 
-def _cpu_event(category: str, name: str, start: int, end: int, thread: int, ident: int) -> RawEvent:
+def cpu_event(category: str, name: str, start: int, end: int, thread: int, ident: int) -> RawEvent:
     e: RawEvent = _new_event(_HostEvent)
     e.category, e.name, e.start, e.end, e.thread, e.ident = category, name, start, end, thread, ident
     return e
@@ -209,20 +208,14 @@ def typed_op_event(name: str, start: int, end: int, thread: int, ident: int, inp
     return e
 
 
-def input_types_of(types: object) -> tuple[str, ...]:
-    """An op's ``Input type`` list as a tuple of strings; () for anything else."""
-    if type(types) is not list or not all(type(t) is str for t in types):
-        return ()
-    return tuple(types)
-
-
-def _runtime_event(name: str, start: int, end: int, thread: int, correlation: int, linked: int) -> RawEvent:
+def runtime_event(name: str, start: int, end: int, thread: int, correlation: int, linked: int) -> RawEvent:
     e: RawEvent = _new_event(_RuntimeEvent)
     e.name, e.start, e.end, e.thread, e.correlation, e.linked = name, start, end, thread, correlation, linked
     return e
 
 
-def _gpu_event(
+def gpu_event(
+    *,
     category: str,
     name: str,
     start: int,
@@ -230,11 +223,12 @@ def _gpu_event(
     stream: int,
     correlation: int,
     linked: int,
-    device: int | None,
-    grid: Dim3 | None,
-    block: Dim3 | None,
+    device: int | None = None,
+    grid: Dim3 | None = None,
+    block: Dim3 | None = None,
     nbytes: int | None = None,
 ) -> RawEvent:
+    """A GPU record (kernel, memcpy, memset), made as the adapters make them."""
     e: RawEvent = _new_event(_GpuEvent)
     e.category, e.name, e.start, e.end, e.stream = category, name, start, end, stream
     e.correlation, e.linked, e.device, e.grid, e.block = correlation, linked, device, grid, block
@@ -262,7 +256,7 @@ class Source:
     triton_kernels: frozenset[str] = frozenset()
 
 
-def _dim3(value: Any) -> Dim3 | None:
+def dim3(value: Any) -> Dim3 | None:
     if type(value) is list and len(value) == 3:
         x, y, z = value
         if type(x) is int and type(y) is int and type(z) is int:
@@ -291,7 +285,7 @@ def events_from_kineto(kineto_events: Iterable[Any]) -> list[RawEvent]:
 
 def _by_activity_type(events: list[Any]) -> list[RawEvent]:
     categories = CATEGORIES
-    cpu_ranges = _CPU_RANGES
+    cpu_ranges = CPU_RANGES
     out: list[RawEvent] = []
     append = out.append
     new, host_class, runtime_class, gpu_class = _new_event, _HostEvent, _RuntimeEvent, _GpuEvent
@@ -307,7 +301,7 @@ def _by_activity_type(events: list[Any]) -> list[RawEvent]:
         # an annotation, and its GPU-lane copy no host op (skipping the call for aten:: names
         # measured 0.87-0.91x this loop's time, but made both ops).
         category = categories.get(ev.activity_type(), IGNORED)
-        # The events are made here, not by _cpu_event/_runtime_event/_gpu_event: a call
+        # The events are made here, not by cpu_event/runtime_event/gpu_event: a call
         # per event is a tenth of the loop. _without_activity_type makes them with the same
         # lines on purpose: one loop for both paths, branching per event, measured 1.01-1.05x
         # on this path (CPU VM, 2,493 and 24,993 events).
@@ -502,149 +496,4 @@ def _kineto_launch_shape(ev: Any) -> tuple[Dim3 | None, Dim3 | None]:
         fields = json.loads("{" + meta + "}" if not meta.lstrip().startswith("{") else meta)
     except ValueError:
         return None, None
-    return _dim3(fields.get("grid")), _dim3(fields.get("block"))
-
-
-# -- saved: Chrome traces -----------------------------------------------------------------
-
-
-def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
-    """One Chrome trace event as a RawEvent; None for events the builder does not use.
-
-    Raises KeyError, TypeError or ValueError on a malformed event; the trace reader turns
-    those into a TraceError that names the file. The hot path of ``load_trace``: CPU ops
-    (most events) take the fewest lookups. ``traces._typed_events`` applies the same rules to
-    msgspec's typed records: change both (tests/test_load_trace_readers.py compares them).
-    """
-    if ev.get("ph") != "X":
-        return None
-    cat = ev.get("cat")
-    if type(cat) is not str:
-        return None
-    category = CATEGORIES.get(cat) or CATEGORIES.get(cat.lower(), IGNORED)
-    if category == IGNORED:
-        return None
-    name = ev["name"]
-    if type(name) is not str:
-        raise TypeError(f"event name is a {type(name).__name__}, not a string")
-    name = sys.intern(name)  # names repeat across calls: keep one copy of each
-    start = round(float(ev["ts"]) * 1000)
-    end = start + round(float(ev.get("dur", 0)) * 1000)
-    if not (-MAX_TIME_NS < start < MAX_TIME_NS and end - start <= MAX_DURATION_NS):
-        raise ValueError(impossible_time(ev["ts"], ev.get("dur", 0)))
-    args = ev.get("args")
-    if type(args) is not dict:
-        args = _NO_ARGS
-    external = args.get("External id")
-    if external is None:
-        external = args.get("external id")
-    external = int(external) if external else 0
-    if category in _CPU_RANGES:  # the common case first
-        types = args.get("Input type") if category == OP else None
-        if types:
-            return typed_op_event(name, start, end, thread_id(ev.get("tid", 0)), external, input_types_of(types))
-        return _cpu_event(category, name, start, end, thread_id(ev.get("tid", 0)), external)
-    correlation = args.get("correlation")
-    correlation = int(correlation) if correlation else 0
-    if category == RUNTIME:
-        return _runtime_event(name, start, end, thread_id(ev.get("tid", 0)), correlation, external)
-    stream = args.get("stream", ev.get("tid", 0))
-    device = args.get("device")
-    nbytes = args.get("bytes") if category != KERNEL else None
-    return _gpu_event(
-        category,
-        name,
-        start,
-        end,
-        int(stream) if stream else 0,
-        correlation,
-        external,
-        device if type(device) is int else None,
-        _dim3(args.get("grid")),
-        _dim3(args.get("block")),
-        nbytes if type(nbytes) is int else None,
-    )
-
-
-# Times no profiler writes: a timestamp beyond int64 nanoseconds (what events hold; about 292
-# years from Kineto's epoch), an event of more than a day. Shown, they are numbers of hundreds of digits.
-MAX_TIME_NS = 2**63 - 1
-MAX_DURATION_NS = 86_400 * 10**9
-
-
-def impossible_time(ts: Any, dur: Any) -> str:
-    """Why an event's ``ts``/``dur`` (microseconds) cannot be a profiler's."""
-    if abs(float(ts)) * 1000 >= MAX_TIME_NS:
-        return f"its 'ts' of {ts!r} us is not a time a profiler writes (more than 292 years from the epoch)"
-    return f"its 'dur' of {dur!r} us is more than a day, which no profiled event lasts"
-
-
-_NO_ARGS: Mapping[str, Any] = {}
-_CPU_RANGES = frozenset((OP, ANNOTATION, PYTHON))
-
-
-def thread_id(tid: Any) -> int:
-    """A Chrome trace's ``tid`` as an int: torch writes ints, some tools names (hashed)."""
-    if type(tid) is int:
-        return tid
-    try:
-        return int(tid)
-    except (TypeError, ValueError):
-        return hash(tid)
-
-
-# What a capture learns beyond torch's events goes into the exported Chrome JSON under one
-# top-level key: {"kernelprof": {"version": 1, "triton_kernels": [...], ...}}. Readers take the
-# sub-keys they know and ignore the others, so later versions can add their own.
-KERNELPROF_KEY = "kernelprof"
-KERNELPROF_VERSION = 1
-
-
-def kernelprof_section(trace: Mapping[str, Any], label: str) -> Mapping[str, Any]:
-    """The trace's ``"kernelprof"`` object ({} for a trace that torch alone wrote)."""
-    __tracebackhide__ = hide_trace_errors
-    section = trace.get(KERNELPROF_KEY)
-    if section is None:
-        return {}
-    if not isinstance(section, dict) or type(section.get("version")) is not int:
-        raise TraceError(
-            f"{label}: its '{KERNELPROF_KEY}' key is not an object with an integer 'version', so not "
-            "what pytest-kernelprof writes; remove the key to read the trace as torch wrote it"
-        )
-    return section
-
-
-def _triton_kernels(section: Mapping[str, Any], label: str) -> frozenset[str]:
-    __tracebackhide__ = hide_trace_errors
-    names = section.get("triton_kernels", [])
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise TraceError(f"{label}: '{KERNELPROF_KEY}.triton_kernels' is not a list of kernel names")
-    return frozenset(names)
-
-
-def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
-    """Device facts from a Chrome trace's ``deviceProperties``, and what kernelprof saved in it."""
-    __tracebackhide__ = hide_trace_errors
-    props = trace.get("deviceProperties")
-    device = arch = None
-    if isinstance(props, list) and props and isinstance(props[0], Mapping):
-        name = props[0].get("name")
-        device = name if isinstance(name, str) else None
-        major, minor = props[0].get("computeMajor"), props[0].get("computeMinor")
-        if isinstance(major, int) and isinstance(minor, int):
-            arch = arch_name(major, minor)
-    section = kernelprof_section(trace, label)
-    return Source(
-        label=label, device=device, arch=arch, gpu_requested=True, triton_kernels=_triton_kernels(section, label)
-    )
-
-
-def events_from_trace_file(path: str | os.PathLike[str]) -> tuple[Source, list[RawEvent]]:
-    """The events of a Chrome trace file and the facts its header gives about the device.
-
-    The one way a trace file becomes events: ``load_trace`` and the live capture's
-    export fallback (a torch without raw Kineto events) both read files through it.
-    """
-    __tracebackhide__ = hide_trace_errors
-    header, events = read_trace(path, raw_event_from_chrome)
-    return chrome_source(header, os.fspath(path)), events
+    return dim3(fields.get("grid")), dim3(fields.get("block"))

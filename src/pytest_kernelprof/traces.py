@@ -2,19 +2,19 @@
 
 Training traces run to millions of events. ``json.load`` turns each into a dict of
 dicts, several times the file's size in memory; here the ``traceEvents`` array is
-decoded a batch of events at a time and each event is reduced to a ``RawEvent`` at once,
+decoded a batch of events at a time and each event is converted at once (to a ``RawEvent``, by ``chrome.py``),
 so peak memory stays near the size of the decompressed file.
 
-With msgspec installed (the ``[fast]`` extra), the Chrome adapter's events are decoded
-straight into typed records that keep only the fields a trace event needs, which is
-faster than ``json.load`` itself. Anything that reader does not expect (another layout,
-an odd type, a malformed event) is left to the standard-library reader below, so both
-give the same profile and the same error for every file.
+A caller may also pass a typed reader (``TypedReader``: with msgspec, the ``[fast]``
+extra, ``chrome.py`` makes one whose records keep only the fields a trace event needs),
+which is faster than ``json.load`` itself; this module cuts its batches. Anything that
+reader does not expect (another layout, an odd type, a malformed event) is left to the
+standard-library reader below, so both give the same profile and the same error for every
+file. What an event is, this module does not know: the converters are passed in.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -22,13 +22,11 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
 from .errors import TraceError
-
-if TYPE_CHECKING:
-    from .events import RawEvent
 
 T = TypeVar("T")
 
@@ -191,7 +189,9 @@ def _decoded_text(data: bytes, name: str) -> str:
 
 
 def read_trace(
-    path: str | os.PathLike[str], convert: Callable[[dict[str, Any]], T | None]
+    path: str | os.PathLike[str],
+    convert: Callable[[dict[str, Any]], T | None],
+    typed: TypedReader[T] | None = None,
 ) -> tuple[dict[str, Any], list[T]]:
     """The trace's top-level fields (without ``traceEvents``) and ``convert`` of each event.
 
@@ -199,15 +199,29 @@ def read_trace(
     for a malformed event. Every problem becomes one :class:`TraceError` naming the file.
     An event that ``convert`` keeps may not have a negative ``dur``. A UTF-8 byte order
     mark is skipped. Files over ``max_trace_bytes()`` (decompressed) are refused.
+    ``typed``: a faster reader that makes what ``convert`` makes, tried first.
     """
     __tracebackhide__ = hide_trace_errors
     name = os.fspath(path)
-    data = _trace_bytes(name)
-    typed = _typed_reader()
-    if typed is not None and convert is typed.adapter:
+    return read_trace_data(_trace_bytes(name), name, convert, typed)
+
+
+def read_trace_data(
+    data: bytes,
+    name: str,
+    convert: Callable[[dict[str, Any]], T | None],
+    typed: TypedReader[T] | None = None,
+) -> tuple[dict[str, Any], list[T]]:
+    """``read_trace`` of a trace's uncompressed bytes; ``name`` names it in errors.
+
+    The typed reader decodes slices of ``data`` itself (no copy of the whole); the general
+    reader decodes it to text once.
+    """
+    __tracebackhide__ = hide_trace_errors
+    if typed is not None:
         found = typed.read(data, 3 if data.startswith(_BOM) else 0)
         if found is not None:
-            return cast("tuple[dict[str, Any], list[T]]", found)
+            return found
     text = _decoded_text(data, name)
     del data  # the text is all that is read from here on: keep one copy in memory
     reader = _Reader(text, name)
@@ -416,14 +430,19 @@ _CUT_TRIES = 8  # cuts that fail to decode before the batches stop (a malformed 
 # -- the typed reader (msgspec) -------------------------------------------------------------
 
 
-class _Typed(NamedTuple):
+@dataclass(frozen=True)
+class TypedReader(Generic[T]):
+    """A reader of typed records (msgspec's): ``decode`` turns a JSON array of events into
+    records, raising one of ``errors`` where it cannot; ``convert`` appends what the
+    general reader's converter makes of each record to a list and returns False where that
+    converter would raise or drop differently (the general reader then decides)."""
+
     decode: Callable[[bytes], list[Any]]
     errors: tuple[type[BaseException], ...]
-    unset: object
-    adapter: Callable[..., Any]  # the Chrome adapter whose results this reader makes: events.raw_event_from_chrome
+    convert: Callable[[list[Any], list[T]], bool]
 
-    def read(self, data: bytes, begin: int) -> tuple[dict[str, Any], list[RawEvent]] | None:
-        """Header and RawEvents of a trace whose events are JSON objects; None where the
+    def read(self, data: bytes, begin: int) -> tuple[dict[str, Any], list[T]] | None:
+        """Header and converted events of a trace whose events are JSON objects; None where the
         general reader must decide.
 
         The header is everything but the events, decoded by ``json`` (it is small); the events
@@ -446,7 +465,7 @@ class _Typed(NamedTuple):
         if data[last:closing].strip():
             return None  # something other than event objects (the general reader tells what)
         view = memoryview(data)
-        events: list[RawEvent] = []
+        events: list[T] = []
         pos = events_begin
         while pos < last:
             end = self._batch_end(data, view, pos, last, events)
@@ -455,7 +474,7 @@ class _Typed(NamedTuple):
             pos = _SEPARATOR_BYTES.match(data, end).end()  # type: ignore[union-attr]
         return header, events
 
-    def _batch_end(self, data: bytes, view: memoryview, pos: int, last: int, out: list[RawEvent]) -> int | None:
+    def _batch_end(self, data: bytes, view: memoryview, pos: int, last: int, out: list[T]) -> int | None:
         """Decode the events from ``pos`` up to a cut a megabyte on (or ``last``) into ``out``;
         where they end, or None where no cut decodes or an event is unexpected."""
         search = pos + _TYPED_BATCH
@@ -469,7 +488,7 @@ class _Typed(NamedTuple):
                     return None
                 search = cut.end()  # a cut inside a string or a nested object: try the next
                 continue
-            return end if _typed_events(batch, out, self.unset) else None
+            return end if self.convert(batch, out) else None
         return None
 
 
@@ -501,137 +520,3 @@ def _closing_bracket(data: bytes, begin: int, key: int) -> tuple[dict[str, Any],
             return None
         return header, closing
     return None
-
-
-@functools.cache
-def _typed_reader() -> _Typed | None:
-    """msgspec's reader, or None without the ``[fast]`` extra; imported on first use (0.1 s)."""
-    try:
-        import msgspec
-    except ImportError:
-        return None
-    from . import events  # here, not at the top: events.py imports this module
-
-    unset = msgspec.UNSET
-    dim3 = tuple[int, int, int] | None
-    args = msgspec.defstruct(
-        "TraceArgs",
-        [
-            ("external", int | None, None),
-            ("external_lower", int | None, None),
-            ("correlation", int | None, None),
-            ("stream", int | None | msgspec.UnsetType, unset),
-            ("device", int | None, None),
-            ("grid", dim3, None),
-            ("block", dim3, None),
-            ("nbytes", int | None, None),
-            ("input_types", list[str] | None, None),
-        ],
-        rename={
-            "external": "External id",
-            "external_lower": "external id",
-            "nbytes": "bytes",
-            "input_types": "Input type",
-        },
-        gc=False,
-    )
-    event = msgspec.defstruct(
-        "TraceEvent",
-        [
-            ("ph", str | None, None),
-            ("cat", str | None, None),
-            ("name", str | msgspec.UnsetType, unset),
-            ("ts", float | msgspec.UnsetType, unset),
-            ("dur", float, 0.0),
-            ("tid", int | str, 0),
-            ("args", args | None, None),
-        ],
-        gc=False,
-    )
-    decoder = msgspec.json.Decoder(list[event])  # type: ignore[valid-type]  # a class made at run time
-    return _Typed(decoder.decode, (msgspec.DecodeError, RecursionError), unset, events.raw_event_from_chrome)
-
-
-def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
-    """Append what ``events.raw_event_from_chrome`` makes of each event; False where it would raise.
-
-    The same rules, field by field, on records whose types msgspec has checked; a negative
-    duration or an impossible time also returns False, so that the general reader reports
-    it. A change to that adapter needs the same change here: tests/test_load_trace_readers.py
-    compares the two.
-    """
-    from .events import (
-        _CPU_RANGES,
-        CATEGORIES,
-        IGNORED,
-        KERNEL,
-        MAX_DURATION_NS,
-        MAX_TIME_NS,
-        OP,
-        RUNTIME,
-        _cpu_event,
-        _gpu_event,
-        _runtime_event,
-        thread_id,
-        typed_op_event,
-    )
-
-    cpu_ranges, max_time, max_duration = _CPU_RANGES, MAX_TIME_NS, MAX_DURATION_NS
-    intern, append = sys.intern, out.append
-    nearest = float.__round__  # round() of a float, without looking the method up on every call
-    category_of: dict[str | None, str] = {None: IGNORED}  # a batch has a handful of categories
-    try:
-        for ev in batch:
-            if ev.ph != "X":
-                continue
-            category = category_of.get(ev.cat)
-            if category is None:
-                cat = ev.cat
-                category = category_of[cat] = CATEGORIES.get(cat) or CATEGORIES.get(cat.lower(), IGNORED)
-            if category == IGNORED:
-                continue
-            name, ts, dur, args = ev.name, ev.ts, ev.dur, ev.args
-            if name is unset or ts is unset or dur < 0:
-                return False
-            start = nearest(ts * 1000)
-            end = start + nearest(dur * 1000)
-            if not (-max_time < start < max_time and end - start <= max_duration):
-                return False
-            if args is None:
-                external = 0
-            else:
-                external = args.external
-                if external is None:
-                    external = args.external_lower
-                external = external or 0
-            if category in cpu_ranges:  # the common case first
-                tid = ev.tid
-                thread = tid if type(tid) is int else thread_id(tid)
-                types = args.input_types if args is not None and category == OP else None
-                if types:
-                    append(typed_op_event(intern(name), start, end, thread, external, tuple(types)))
-                else:
-                    append(_cpu_event(category, intern(name), start, end, thread, external))
-                continue
-            correlation = 0 if args is None else args.correlation or 0
-            if category == RUNTIME:
-                tid = ev.tid
-                thread = tid if type(tid) is int else thread_id(tid)
-                append(_runtime_event(intern(name), start, end, thread, correlation, external))
-            elif args is None:
-                stream = ev.tid
-                stream = int(stream) if stream else 0
-                append(_gpu_event(category, intern(name), start, end, stream, correlation, external, None, None, None))
-            else:
-                stream = ev.tid if args.stream is unset else args.stream
-                stream = int(stream) if stream else 0
-                device, grid, block = args.device, args.grid, args.block
-                nbytes = args.nbytes if category != KERNEL else None
-                append(
-                    _gpu_event(
-                        category, intern(name), start, end, stream, correlation, external, device, grid, block, nbytes
-                    )
-                )
-    except (ValueError, OverflowError):  # int() of a text tid, round() of an infinite time
-        return False
-    return True
