@@ -63,7 +63,8 @@ def test_a_dot_product_is_one_gemm_of_its_inputs_dtype(kernelprof: kp.Profiler, 
     ],
 )
 def test_library_work_is_placed_by_name_or_by_its_op(kernelprof: kp.Profiler, work: Callable[[], object]) -> None:
-    prof = kernelprof.profile(work)
+    # Iterative solvers (eigh's Jacobi sweeps) may run a different number of kernels per call.
+    prof = kernelprof.profile(work, allow_variation=True)
     assert not prof.kernels.unplaced(), prof.kernels.table()
     assert all(k.kind != "other" for k in prof.kernels), prof.kernels.table()
 
