@@ -234,3 +234,31 @@ def test_no_unknowns_no_warning() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warn_undecided("count(kind='gemm')", [])
+
+
+def test_every_matching_taught_rule_gives_the_facts_earlier_ones_did_not() -> None:
+    decoder = Decoder().teach_lines(
+        ["_geglu*: kind=pointwise family=liger", "_geglu_tanh_*: dtype=bf16 kind=gemm"], "ini"
+    )
+    decoded = decoder.decode("_geglu_tanh_forward_kernel")
+    assert (decoded.kind, decoded.family, decoded.dtype) == ("pointwise", "liger", "bf16")
+    chained = Decoder().teach("k*", kind="attention", dtype="bf16").teach("k*", kind="pointwise").decode("k1")
+    assert (chained.kind, chained.dtype) == ("pointwise", "bf16")
+
+
+def test_teach_lines_takes_a_list_not_one_string() -> None:
+    with pytest.raises(TypeError, match="a list of 'GLOB: field=value ...' strings, got one str"):
+        Decoder().teach_lines("x: kind=gemm", "src")
+
+
+def test_cudnn_sdpa_f16_names_no_dtype_its_inputs_do() -> None:
+    # The same name ran for bf16 and fp16 inputs (tests/data/zoo): "f16" is any 16-bit type.
+    name = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"
+    assert parse_kernel_name(name).dtype is None
+    on_bf16 = BUILT_IN.decode(name, "aten::_cudnn_attention_forward", ("c10::BFloat16",) * 3)
+    assert (on_bf16.dtype, on_bf16.evidence.dtype) == ("bf16", "op-inputs")
+
+
+def test_a_mangled_fp16_cudnn_convolution_is_fp16_not_int8() -> None:
+    name = "_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS_6half_tELi8ENS_5ArrayIfLi4ELb1EEEEEvNT_6ParamsE"
+    assert (parse_kernel_name(name).kind, parse_kernel_name(name).dtype) == ("convolution", "fp16")

@@ -62,6 +62,8 @@ class Profiler:
         self.forbid = tuple(forbid)
         self.stacks = stacks
         self.modules = modules
+        if not isinstance(decoder, Decoder):
+            raise TypeError(f"decoder must be a pytest_kernelprof.Decoder, got {type(decoder).__name__}")
         self.decoder = decoder
         self.captures: list[Capture] = []
 

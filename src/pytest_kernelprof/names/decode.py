@@ -17,11 +17,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from .facts import Evidence, KernelName
 from .grammar import _INDUCTOR_KINDS, RULES
 from .ops import dtype_of_inputs, kind_of_op
-from .teach import TAUGHT_FIELDS, Teaching, parse_teachings
+from .teach import TAUGHT_FIELDS, Teaching, check_teaching, parse_teachings
 from .templates import demangled, split_head, template_dtype
 
 _VOID = "void "
@@ -94,8 +95,17 @@ def _with_op(decoded: KernelName, op: str | None, input_types: tuple[str, ...]) 
     return replace(decoded, kind=kind or decoded.kind, dtype=dtype or decoded.dtype, evidence=evidence)
 
 
-def _taught(decoded: KernelName, teaching: Teaching) -> KernelName:
-    given = {fact: getattr(teaching, fact) for fact in TAUGHT_FIELDS if getattr(teaching, fact) is not None}
+def _taught(decoded: KernelName, teachings: Sequence[Teaching]) -> KernelName:
+    """``decoded`` with the facts of every matching taught rule; for each fact the earliest
+    rule that gives it wins, as for the other sources."""
+    given: dict[str, Any] = {}
+    for teaching in teachings:
+        for fact in TAUGHT_FIELDS:
+            value = getattr(teaching, fact)
+            if value is not None:
+                given.setdefault(fact, value)
+    if not given:
+        return decoded
     evidence = replace(decoded.evidence, **{fact: "user" for fact in given if fact != "part_of"})
     return replace(decoded, **given, evidence=evidence)
 
@@ -127,13 +137,16 @@ class Decoder:
         part_of: str | None = None,
         origin: str = "teach()",
     ) -> Decoder:
-        """A decoder that gives kernels matching the glob ``pattern`` these facts, before
-        anything else this decoder knows."""
-        taught = Teaching(pattern, kind=kind, family=family, dtype=dtype, layout=layout, part_of=part_of, origin=origin)
-        return Decoder((taught, *self.taught))
+        """A new decoder that gives kernels matching the glob ``pattern`` these facts, before
+        anything else this decoder knows; this one is unchanged (``d = d.teach(...)``)."""
+        __tracebackhide__ = True
+        facts = {"kind": kind, "family": family, "dtype": dtype, "layout": layout, "part_of": part_of}
+        check_teaching(pattern, origin, facts)
+        return Decoder((Teaching(pattern, origin=origin, **facts), *self.taught))
 
     def teach_lines(self, lines: Iterable[str], origin: str) -> Decoder:
-        """A decoder that also knows ``GLOB: field=value ...`` lines; earlier lines win."""
+        """A new decoder that also knows ``GLOB: field=value ...`` lines; earlier lines win."""
+        __tracebackhide__ = True
         return Decoder((*parse_teachings(lines, origin), *self.taught))
 
     def families(self) -> tuple[str, ...]:
@@ -152,10 +165,8 @@ class Decoder:
             if not isinstance(name, str):
                 raise TypeError(f"parse_kernel_name() takes a kernel name (str), got {type(name).__name__}")
             found = _with_op(_by_name(name), op, input_types)
-            for teaching in self.taught:
-                if teaching.matches(name):
-                    found = _taught(found, teaching)
-                    break
+            if self.taught:
+                found = _taught(found, [teaching for teaching in self.taught if teaching.matches(name)])
             if len(self._cache) < 65536:  # a profile repeats a few names; a cap bounds a long session
                 self._cache[key] = found
         return found

@@ -42,7 +42,7 @@ _DTYPE_TOKENS = (
     (re.compile(r"[gc]cgemm|Cgemm"), "complex64"),
     (re.compile(r"zgemm|Zgemm"), "complex128"),
     (re.compile(r"(?<![A-Za-z])f32|fp32|(?<![bB])float(?!\d)|sgemm"), "fp32"),
-    (re.compile(r"int8|i8|imma|i16\d{2,4}gemm|_s8_"), "int8"),
+    (re.compile(r"int8|(?<![A-Za-z])i8|imma|i16\d{2,4}gemm|_s8_"), "int8"),
 )
 
 
@@ -343,6 +343,18 @@ def _magma_dtype(name: str) -> str | None:
     return _BLAS_TYPES[found.group(1)] if found else None
 
 
+# cuDNN's generated SDPA kernels say "f16" for any 16-bit input, bf16 included (the same
+# cudnn_generated_fort_native_sdpa_*_f16_* name ran for c10::BFloat16 and c10::Half inputs on
+# an H100): the name gives no dtype there, and the op's inputs may.
+_AMBIGUOUS_F16 = re.compile(r"(?:^|_)f16(?:_|$)")
+
+
+def _cudnn_sdpa_dtype(name: str) -> str | None:
+    if _AMBIGUOUS_F16.search(name) and not re.search(r"bf16|bfloat16", name):
+        return None
+    return _first_dtype(name)
+
+
 def _copy_op(_: str) -> tuple[str, ...]:
     return ("copy",)
 
@@ -477,7 +489,7 @@ RULES: tuple[Rule, ...] = (
     ),
     # cuDNN's SDPA backward helpers (cudnn::fusion::fmha_reduce_head, compute_dot_do_o, convert_dq)
     # come before the mem-efficient rule: "fmha" is in their names too.
-    _rule(r"cudnn\w*(sdpa|fmha|attention)|cudnn::fusion::", "attention", "cudnn"),
+    _rule(r"cudnn\w*(sdpa|fmha|attention)|cudnn::fusion::", "attention", "cudnn", dtype=_cudnn_sdpa_dtype),
     _rule(r"^aiter::.*?(?:fmha|attention|mha_)", "attention", "aiter"),
     _rule(r"fmha|AttentionKernel|attention_kernel|efficient_attention|mem_eff", "attention", "mem_efficient"),
     _rule(r"^nvjet_", "gemm", "nvjet", layout=_nvjet_layout, dtype=_nvjet_dtype, fused_ops=_gemm_epilogue),
@@ -524,7 +536,7 @@ RULES: tuple[Rule, ...] = (
         r"cask_cudnn\w*::compute\w*OffsetsKernel|cask_cudnn\w*::\w*Offsets", "indexing", "cudnn", part_of="convolution"
     ),
     # cuDNN's CUTLASS convolutions (cuDNN 8/9): some names lose "fprop"/"wgrad" when shortened.
-    _rule(r"^cutlass_cudnn|^cutlass__5x_cudnn", "convolution", "cudnn", dtype=_gemm_dtype),
+    _rule(r"^cutlass_cudnn|^cutlass__5x_cudnn", "convolution", "cudnn", dtype=_gemm_dtype, template_dtype_first=True),
     _rule(r"cudnn::cnn::im2col|cudnn::\w*::im2col", "resampling", "cudnn", part_of="convolution"),
     # cuDNN's FFT and Winograd convolutions: the transforms of input and filter, and the filter flip.
     _rule(r"^fft[123]d_(?:r2c|c2r|c2c)|^DSE::", "fft", "cudnn", part_of="convolution"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import TeachingError
@@ -37,16 +37,8 @@ class Teaching:
     origin: str = "teach()"  # where it was taught, for error messages and the evidence listing
 
     def __post_init__(self) -> None:
-        if not isinstance(self.pattern, str) or not self.pattern.strip():
-            raise TeachingError(f"{self.origin}: a taught rule needs a glob, got {self.pattern!r}")
-        given = {name: getattr(self, name) for name in TAUGHT_FIELDS if getattr(self, name) is not None}
-        if not given:
-            raise TeachingError(
-                f"{self.origin}: {self.pattern!r} teaches nothing; give at least one of "
-                f"{', '.join(f'{name}=' for name in TAUGHT_FIELDS)}"
-            )
-        for name, value in given.items():
-            _check_value(self.origin, name, value)
+        __tracebackhide__ = True
+        check_teaching(self.pattern, self.origin, {name: getattr(self, name) for name in TAUGHT_FIELDS})
 
     def matches(self, name: str) -> bool:
         if fnmatch.fnmatchcase(name, self.pattern):
@@ -58,7 +50,24 @@ class Teaching:
         return f"{self.pattern}: {facts}"
 
 
+def check_teaching(pattern: object, origin: str, facts: Mapping[str, object]) -> None:
+    """Raise TeachingError, saying where and what to write, unless ``pattern`` and ``facts``
+    make a rule (called before a Teaching is made, so that a failure shows the user's line)."""
+    __tracebackhide__ = True
+    if not isinstance(pattern, str) or not pattern.strip():
+        raise TeachingError(f"{origin}: a taught rule needs a glob, got {pattern!r}")
+    given = {name: value for name, value in facts.items() if value is not None}
+    if not given:
+        raise TeachingError(
+            f"{origin}: {pattern!r} teaches nothing; give at least one of "
+            f"{', '.join(f'{name}=' for name in TAUGHT_FIELDS)}"
+        )
+    for name, value in given.items():
+        _check_value(origin, name, value)
+
+
 def _check_value(origin: str, name: str, value: object) -> None:
+    __tracebackhide__ = True
     if not isinstance(value, str):
         raise TeachingError(f"{origin}: {name}= takes a string, got {value!r}")
     choices = _CHOICES.get(name)
@@ -93,6 +102,9 @@ def parse_teaching(line: str, origin: str) -> Teaching:
 
 def parse_teachings(lines: Iterable[str], origin: str) -> tuple[Teaching, ...]:
     """Every non-blank line that is not a ``#`` comment, numbered in ``origin``."""
+    __tracebackhide__ = True
+    if isinstance(lines, str):
+        raise TypeError(f"{origin}: teaching lines are a list of 'GLOB: field=value ...' strings, got one str")
     taught: list[Teaching] = []
     for number, line in enumerate(lines, 1):
         if line.strip() and not line.strip().startswith("#"):
