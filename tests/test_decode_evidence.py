@@ -219,10 +219,10 @@ def test_the_warning_names_the_kernels_and_the_lines_that_would_teach_them() -> 
     with pytest.warns(UndecodedKernelWarning) as caught:
         warn_undecided("count(kind='gemm')", kernels)
     message = str(caught[0].message)
-    assert message.startswith("count(kind='gemm') could be wrong: 7 kernel(s)")
-    assert "  my_ext::kernel_0*  (unknown kind)" in message
+    assert message.startswith("count(kind='gemm') may not hold: 7 kernel(s) of unknown kind could change it:")
+    assert "  my_ext::kernel_0<float>  (unknown kind)" in message
     assert "... and 2 more" in message
-    assert "    my_ext::kernel_0*: kind=...  family=..." in message
+    assert "    *::kernel_0*: kind=... family=..." in message
     assert "--kernelprof-strict-decode" in message
 
 
@@ -262,3 +262,36 @@ def test_cudnn_sdpa_f16_names_no_dtype_its_inputs_do() -> None:
 def test_a_mangled_fp16_cudnn_convolution_is_fp16_not_int8() -> None:
     name = "_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS_6half_tELi8ENS_5ArrayIfLi4ELb1EEEEEvNT_6ParamsE"
     assert (parse_kernel_name(name).kind, parse_kernel_name(name).dtype) == ("convolution", "fp16")
+
+
+def test_a_teaching_glob_names_the_function_not_its_namespace() -> None:
+    from pytest_kernelprof.unknowns import teaching_glob
+
+    name = "at::native::(anonymous namespace)::fill_index_and_segment_kernel(int2*, int, at::cuda::detail::IntDivider<unsigned int>)"
+    glob = teaching_glob(name)
+    assert glob == "*::fill_index_and_segment_kernel*"
+    assert Decoder().teach(glob, kind="sort").decode(name).kind == "sort"
+    assert Decoder().teach(glob, kind="sort").decode("void at::native::other_kernel<float>(float*)").kind != "sort"
+    assert teaching_glob("_geglu_tanh_forward_kernel") == "_geglu_tanh_forward_kernel"
+
+
+def test_names_copied_from_a_table_match_their_kernels() -> None:
+    # Issue 21 item 3: tables drop "void " and shorten names; a shown name pasted into a query matches.
+    from pytest_kernelprof import load_trace
+
+    prof = load_trace("tests/data/h200_geglu_eager.json.gz")
+    for line in prof.kernels.table().splitlines()[1:]:
+        shown = line.split("  ")[-1].strip()
+        assert prof.kernels.count(shown) >= 1, shown
+
+
+def test_one_says_which_unknown_kernels_could_be_the_answer() -> None:
+    import warnings
+
+    from pytest_kernelprof import load_trace
+
+    prof = load_trace("tests/data/h200_geglu_liger.json.gz")
+    with warnings.catch_warnings(), pytest.raises(AssertionError) as failure:
+        warnings.simplefilter("ignore")
+        prof.kernels.one(kind="pointwise")
+    assert "1 kernel(s) of unknown kind (#2) could be it: teach the decoder" in str(failure.value)

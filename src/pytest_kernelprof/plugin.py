@@ -432,18 +432,21 @@ class UnplacedKernels:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if hasattr(self.config, "workerinput") or not self.seen:
             return
-        from .unknowns import how_to_teach, teaching_glob
+        from .names import KernelName
+        from .report import display_name
+        from .unknowns import how_to_teach
 
         names = sorted(self.seen)
         terminalreporter.write_sep("-", f"kernelprof: {len(names)} kernel name(s) no evidence could place")
         for name in names[:UNPLACED_SHOWN]:
             op, nodeid = self.seen[name]
             launched = f"launched by {op}; " if op else ""
-            terminalreporter.write_line(f"{teaching_glob(name)}  ({launched}{nodeid})")
+            terminalreporter.write_line(f"{display_name(name, 100)}  ({launched}{nodeid})")
         if len(names) > UNPLACED_SHOWN:
             terminalreporter.write_line(f"... and {len(names) - UNPLACED_SHOWN} more")
         terminalreporter.write_line("Kind and dtype questions warn about them. Teach the decoder what they are (ini):")
-        for line in how_to_teach(names[:UNPLACED_SHOWN]):
+        taught = [KernelName(name, "other", "unknown") for name in names[:UNPLACED_SHOWN]]
+        for line in how_to_teach(taught):
             terminalreporter.write_line(f"  {line}")
 
 

@@ -34,6 +34,7 @@ from .errors import CannotTellError, ForbiddenError, NoDeviceActivityError
 from .health import format_bytes
 from .metrics import METRICS, read_metric
 from .model import Kernel, KernelProfile, kernel_table
+from .model.kernels import name_matches_shown
 from .names import DTYPES, KINDS, LAYOUTS, RULES
 from .report import format_us, render_table
 from .unknowns import warn_undecided
@@ -130,10 +131,8 @@ class Rule:
 
 
 def _glob(name: str, pattern: str) -> bool:
-    # Tables show kernel names without a leading "void ": a name copied from one must match.
-    return fnmatch.fnmatchcase(name, pattern) or (
-        name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern)
-    )
+    # Tables show kernel names without a leading "void ", shortened: a name copied from one must match.
+    return fnmatch.fnmatchcase(name, pattern) or name_matches_shown(name, pattern)
 
 
 def _number(value: float) -> str:
@@ -290,7 +289,11 @@ def _metric_violation(prof: KernelProfile, rule: Rule) -> str | None:
 def check_rules(prof: KernelProfile, rules: Sequence[Rule]) -> None:
     """Raise :class:`ForbiddenError` naming every rule ``prof`` breaks."""
     __tracebackhide__ = True
-    broken = [(rule, found) for rule in rules if (found := violation(prof, rule)) is not None]
+    broken = []
+    for rule in rules:  # a loop, not a comprehension: its frame would show in a failure
+        found = violation(prof, rule)
+        if found is not None:
+            broken.append((rule, found))
     if not broken:
         return
     parts = []

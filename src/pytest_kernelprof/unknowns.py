@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .errors import UndecodedKernelWarning
 from .names import KernelName
 from .names.templates import split_head
+from .report import display_name
 
 SHOWN = 5  # kernels listed in one warning; the rest are counted
 
@@ -38,26 +39,41 @@ def could_match(
     return open_fact
 
 
+_ANONYMOUS = "(anonymous namespace)::"
+
+
 def teaching_glob(name: str) -> str:
-    """A glob that names ``name``'s kernel and its template siblings: the head, then ``*``."""
+    """A glob for ``name``'s kernel and its template siblings, and no other: the function's own
+    name, with ``*`` for its namespaces and arguments (``*::fill_index_and_segment_kernel*``);
+    a plain name stays as it is."""
     text = name[len("void ") :] if name.startswith("void ") else name
-    head, rest = split_head(text)
-    return f"{head}*" if rest else head
+    head, rest = split_head(text.replace(_ANONYMOUS, ""))
+    own = head.rpartition("::")[2] or head
+    if own != head:
+        own = f"*::{own}"
+    return f"{own}*" if rest else own
 
 
-def how_to_teach(names: Iterable[str]) -> list[str]:
-    """The ini lines that would teach the decoder ``names`` (kinds left for the user to fill)."""
-    globs = list(dict.fromkeys(teaching_glob(name) for name in names))
-    return ["kernelprof_kernels =", *(f"    {glob}: kind=...  family=..." for glob in globs)]
+def missing(kernel: KernelName) -> tuple[str, ...]:
+    """The facts of ``kernel`` that no evidence gave, of those kind questions ask."""
+    return ("kind", "family") if kernel.unplaced else ("dtype",)
+
+
+def how_to_teach(kernels: Iterable[KernelName]) -> list[str]:
+    """The ini lines that would teach the decoder ``kernels``, asking for what is missing."""
+    lines: dict[str, str] = {}
+    for kernel in kernels:
+        glob = teaching_glob(kernel.name)
+        lines.setdefault(glob, " ".join(f"{fact}=..." for fact in missing(kernel)))
+    return ["kernelprof_kernels =", *(f"    {glob}: {facts}" for glob, facts in lines.items())]
 
 
 def describe(kernels: Sequence[KernelName]) -> list[str]:
     lines = []
     for kernel in kernels[:SHOWN]:
-        facts = "kind" if kernel.unplaced else "dtype"
         op = getattr(kernel, "op", None)
         launched = f", launched by {op}" if op else ""
-        lines.append(f"  {teaching_glob(kernel.name)}  (unknown {facts}{launched})")
+        lines.append(f"  {display_name(kernel.name, 100)}  (unknown {missing(kernel)[0]}{launched})")
     if len(kernels) > SHOWN:
         lines.append(f"  ... and {len(kernels) - SHOWN} more")
     return lines
@@ -82,11 +98,12 @@ def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
     if not kernels:
         return
     distinct = list({kernel.name: kernel for kernel in kernels}.values())
+    unknown = sorted({missing(kernel)[0] for kernel in distinct})
     lines = [
-        f"{question} could be wrong: {len(kernels)} kernel(s) of unknown kind or dtype could match it:",
+        f"{question} may not hold: {len(kernels)} kernel(s) of unknown {' or '.join(unknown)} could change it:",
         *describe(distinct),
-        "Teach the decoder what they are (pytest.ini), or kernelprof.teach(GLOB, kind=...) in the test:",
-        *(f"  {line}" for line in how_to_teach(k.name for k in distinct[:SHOWN])),
-        "(--kernelprof-strict-decode makes this a failure)",
+        "Teach the decoder what they are (pytest.ini), or kernelprof.teach(GLOB, ...) in the test:",
+        *(f"  {line}" for line in how_to_teach(distinct[:SHOWN])),
+        "(an error under --kernelprof-strict-decode)",
     ]
     warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=_callers_level())

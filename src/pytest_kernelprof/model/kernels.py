@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from typing import Any, Protocol
 
 from ..modules import MODULE_RANGE_PREFIX
 from ..names import KINDS, KernelName
-from ..report import display_name, format_us, nearest, render_table
+from ..report import NAME_WIDTH, display_name, format_us, nearest, render_table
 from ..unknowns import could_match, warn_undecided
 from .measured import UNMEASURED_TABLE, _Records, plural
 
@@ -128,11 +129,25 @@ def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
         return True
     if isinstance(pattern, re.Pattern):
         return pattern.search(kernel.name) is not None
-    # Tables show names without a leading "void ": a name copied from one must match.
-    name = kernel.name
-    return fnmatch.fnmatchcase(name, pattern) or (
-        name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern)
-    )
+    return fnmatch.fnmatchcase(kernel.name, pattern) or name_matches_shown(kernel.name, pattern)
+
+
+def name_matches_shown(name: str, pattern: str) -> bool:
+    """Whether the glob matches ``name`` as tables, failures and "nearest names" lines show it:
+    without a leading "void ", and shortened (report.display_name) to their widths. A name
+    copied from any of them matches its kernel."""
+    if name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern):
+        return True
+    return any(fnmatch.fnmatchcase(shown, pattern) for shown in _shown_names(name))
+
+
+SHOWN_WIDTHS = (NAME_WIDTH, 80, 60)  # kernel tables, "nearest names" and diffs, a Kernel's repr
+
+
+@functools.lru_cache(maxsize=4096)
+def _shown_names(name: str) -> tuple[str, ...]:
+    # Cached: a query tests every kernel, and a profile repeats a few names.
+    return tuple(dict.fromkeys(display_name(name, width) for width in SHOWN_WIDTHS))
 
 
 def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
@@ -239,12 +254,17 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         return KernelList([k for k in self._items() if k.unplaced])
 
+    def _undecided(self, pattern: Pattern | None, kind: str | None) -> list[int]:
+        """Positions of the kernels whose unknown kind could make them ``kind`` ones."""
+        if kind is None or kind == "other":
+            return []
+        return [i for i, k in enumerate(self._items()) if _name_matches(k, pattern) and could_match(k, kinds=(kind,))]
+
     def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None) -> None:
         __tracebackhide__ = True
-        if kind is None or kind == "other":
-            return
-        undecided = [k for k in self._items() if _name_matches(k, pattern) and could_match(k, kinds=(kind,))]
-        warn_undecided(_query(method, pattern, kind), undecided)
+        undecided = [self._loaded()[i] for i in self._undecided(pattern, kind)]
+        question = f"of_kind({kind!r})" if method == "of_kind" else _query(method, pattern, kind)
+        warn_undecided(question, undecided)
 
     def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> KernelCount:
         """How many kernels match ``pattern`` and ``kind`` (all kernels when both are None).
@@ -283,6 +303,10 @@ class KernelList(_Records[Kernel]):
         )
         lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}:"]
         lines.append(self.table(marked=matched))
+        undecided = self._undecided(pattern, kind)
+        if undecided:
+            rows = ", ".join(f"#{i}" for i in undecided)
+            lines.append(f"{len(undecided)} kernel(s) of unknown kind ({rows}) could be it: teach the decoder")
         if not found:
             lines.extend(self.nearest_lines(pattern))
         raise AssertionError("\n".join(lines))
