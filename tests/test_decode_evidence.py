@@ -291,7 +291,8 @@ def test_one_says_which_unknown_kernels_could_be_the_answer() -> None:
     from pytest_kernelprof import load_trace
 
     prof = load_trace("tests/data/h200_geglu_liger.json.gz")
-    with warnings.catch_warnings(), pytest.raises(AssertionError) as failure:
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        prof.kernels.one(kind="pointwise")
+        with pytest.raises(AssertionError) as failure:
+            prof.kernels.one(kind="pointwise")
     assert "1 kernel(s) of unknown kind (#2) could be it: teach the decoder" in str(failure.value)
