@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import TraceError, chrome, load_trace
+from pytest_kernelprof import NoDeviceActivityError, TraceError, chrome, load_trace
 from pytest_kernelprof import traces as traces_module
 
 
@@ -196,3 +196,19 @@ def test_the_standard_library_reader_batches_any_layout_too(
     for layout, variant in {"kineto": text, **_layouts(text)}.items():
         assert events(variant) == expected, layout
         assert batched.pop() == total - 1, layout  # all but the last, which ends the list
+
+
+def test_a_trace_of_another_accelerator_says_what_it_holds(tmp_path: Path) -> None:
+    # Issue 21 item 21: an MTIA trace read as "the callable launched no GPU work".
+    events = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "ts": 0, "dur": 100, "tid": 1}]
+    events += [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1 + i, "dur": 1, "tid": 1} for i in range(3)]
+    events += [
+        {"ph": "X", "cat": "mtia_ccp_events", "name": f"k{i}", "ts": 2 + i, "dur": 1, "tid": 9} for i in range(4)
+    ]
+    path = tmp_path / "mtia.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    prof = load_trace(path)
+    with pytest.raises(
+        NoDeviceActivityError, match=r"it holds 4 'mtia_ccp_events' events, which this plugin does not read"
+    ):
+        len(prof.kernels)

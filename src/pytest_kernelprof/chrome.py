@@ -21,6 +21,7 @@ from .errors import RecordingError, TraceError
 from .events import (
     CATEGORIES,
     CPU_RANGES,
+    GPU_CATEGORIES,
     IGNORED,
     KERNEL,
     OP,
@@ -286,7 +287,28 @@ def events_from_trace_file(path: str | os.PathLike[str]) -> tuple[Source, list[R
     """
     __tracebackhide__ = hide_trace_errors
     header, events = read_chrome_trace(path)
-    return chrome_source(header, os.fspath(path)), events
+    source = chrome_source(header, os.fspath(path))
+    if not any(event.category in GPU_CATEGORIES for event in events):
+        # Rare, and said once: read the file again for what it holds instead of GPU records.
+        source = source.with_unread(_unread_categories(path))
+    return source, events
+
+
+def _unread_categories(path: str | os.PathLike[str]) -> tuple[tuple[str, int], ...]:
+    """(category, count) of the trace's complete events of categories the plugin does not read."""
+    _, categories = read_trace(path, _unread_category)
+    counts: dict[str, int] = {}
+    for category in categories:
+        counts[category] = counts.get(category, 0) + 1
+    return tuple(sorted(counts.items(), key=lambda item: -item[1]))
+
+
+def _unread_category(ev: dict[str, Any]) -> str | None:
+    cat = ev.get("cat")
+    if ev.get("ph") != "X" or type(cat) is not str:
+        return None
+    known = CATEGORIES.get(cat) or CATEGORIES.get(cat.lower(), IGNORED)
+    return cat if known == IGNORED else None
 
 
 def chrome_source(trace: Mapping[str, Any], label: str) -> Source:

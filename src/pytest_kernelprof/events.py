@@ -249,11 +249,17 @@ class Source:
     do not say so); saved in a trace's ``"kernelprof"`` key, read back from it.
     """
 
+    def with_unread(self, unread: tuple[tuple[str, int], ...]) -> Source:
+        return Source(self.label, self.device, self.arch, self.gpu_requested, self.triton_kernels, unread)
+
     label: str
     device: str | None = None
     arch: str | None = None
     gpu_requested: bool = False
     triton_kernels: frozenset[str] = frozenset()
+    # A trace with no GPU record: (category, events) of the complete events it holds that the
+    # plugin does not read, such as another accelerator's (MTIA's), for saying what it holds.
+    unread: tuple[tuple[str, int], ...] = ()
 
 
 def dim3(value: Any) -> Dim3 | None:

@@ -162,6 +162,13 @@ def no_activity_reason(source: Source) -> str:
             "no GPU activity was recorded because CUDA is not available: only CPU ops were profiled. "
             "Mark GPU tests with @pytest.mark.gpu so they skip here."
         )
+    if source.unread:
+        held = ", ".join(f"{count} '{category}'" for category, count in source.unread[:5])
+        return (
+            f"the trace holds no GPU kernel, memcpy or memset records ('kernel', 'gpu_memcpy', 'gpu_memset' "
+            f"events, what CUDA and ROCm profiles hold); it holds {held} events, which this plugin does not "
+            "read (another accelerator's, such as MTIA's?)"
+        )
     return (
         "the profiler recorded no GPU activity: the callable launched no GPU work (are its tensors on "
         "the CPU?) or CUPTI recorded nothing (another CUPTI client such as nsys/ncu attached, or "
