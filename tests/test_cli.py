@@ -166,3 +166,17 @@ def test_a_device_that_never_ends_exits_2_at_once(capsys: pytest.CaptureFixture[
         "kernelprof: error: /dev/zero: not a Chrome trace: it starts with "
         r"b'\x00\x00\x00\x00\x00\x00\x00\x00', not with '{'" + "\n"
     )
+
+
+def test_show_names_the_kernels_no_evidence_placed_and_takes_teaching(capsys: pytest.CaptureFixture[str]) -> None:
+    trace = str(Path(__file__).parent / "data" / "h200_geglu_liger.json.gz")
+    assert main(["show", trace]) == 0
+    out = capsys.readouterr().out
+    assert "1 kernel name(s) no evidence could place (kind 'other'); teach them with --kernels:" in out
+    assert "  --kernels '_geglu_tanh_forward_kernel: kind=... family=...'" in out
+    assert main(["show", trace, "--kernels", "_geglu_tanh_forward_kernel: kind=pointwise family=liger"]) == 0
+    taught = capsys.readouterr().out
+    assert "pointwise (user)  liger" in taught
+    assert "no evidence could place" not in taught
+    assert main(["show", trace, "--kernels", "_geglu*: kind=matmul"]) == 2
+    assert "--kernels, line 1: unknown kind 'matmul'" in capsys.readouterr().err

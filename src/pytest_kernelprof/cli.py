@@ -22,6 +22,7 @@ from .api import load_trace
 from .compare import count_changes, diff_kernels, render_diff, time_change
 from .errors import IncompleteProfileError, KernelProfError
 from .model import CallProfile, KernelProfile, OpTable
+from .names import BUILT_IN, Decoder
 from .report import format_us, render_table
 
 
@@ -38,7 +39,13 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument(
         "--html", metavar="OUT.html", help="also write a self-contained timeline page of the trace to OUT.html"
     )
+    kernels_help = (
+        "what kernels are, for names the decoder cannot place, as the ini's kernelprof_kernels lines: "
+        "'GLOB: kind=... family=...'; may be given again"
+    )
+    show.add_argument("--kernels", action="append", default=[], metavar="LINE", help=kernels_help)
     diff = sub.add_parser("diff", help="what changed between two traces; exit 1 when the kernels differ")
+    diff.add_argument("--kernels", action="append", default=[], metavar="LINE", help=kernels_help)
     diff.add_argument("a", help="the trace before (- reads standard input)")
     diff.add_argument("b", help="the trace after (- reads standard input)")
     diff.add_argument(
@@ -115,36 +122,36 @@ def _shown(path: str) -> str:
     return STDIN_NAME if path == STDIN else path
 
 
-def _load(path: str) -> KernelProfile:
+def _load(path: str, decoder: Decoder = BUILT_IN) -> KernelProfile:
     """The profile of the trace at ``path``, or of standard input for ``-`` (copied to a
     temporary file: the reader takes a file, gzipped or not)."""
     if path != STDIN:
-        return _load_file(path, path)
+        return _load_file(path, path, decoder)
     with tempfile.TemporaryDirectory(prefix="kernelprof-") as folder:
         copy = os.path.join(folder, "stdin")
         with open(copy, "wb") as handle:
             shutil.copyfileobj(sys.stdin.buffer, handle, 1 << 20)
         try:
-            return _load_file(copy, STDIN_NAME)
+            return _load_file(copy, STDIN_NAME, decoder)
         except KernelProfError as exc:  # it names the file: name what the user gave
             raise type(exc)(str(exc).replace(copy, STDIN_NAME)) from None
 
 
-def _load_file(path: str, name: str) -> KernelProfile:
+def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfile:
     """Load for reading: a trace that lost some GPU records is shown, with a warning; one that
     lost every kernel record is refused, as the error says (its table would be empty)."""
     try:
-        return load_trace(path, allow_variation=True)
+        return load_trace(path, allow_variation=True, decoder=decoder)
     except IncompleteProfileError as exc:
-        prof = load_trace(path, allow_variation=True, check_complete=False)
+        prof = load_trace(path, allow_variation=True, check_complete=False, decoder=decoder)
         if not prof.has_device_activity or not any(len(call.kernels) for call in prof.calls):
             raise IncompleteProfileError(f"{name}: {exc}") from None
         print(f"kernelprof: warning: {name}: {exc}", file=sys.stderr)
         return prof
 
 
-def show(path: str, calls: bool, ops: bool, html: str | None = None) -> int:
-    prof = _load(path)
+def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: Decoder = BUILT_IN) -> int:
+    prof = _load(path, decoder)
     print(_head(_shown(path), prof))
     views = prof.calls if calls else (prof.call,)
     for view in views:
@@ -161,6 +168,13 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None) -> int:
             print(f"runtime calls: {_counts(dict(view.runtime))}")
         if ops:
             print(op_tree(view.ops))
+    if prof.has_device_activity and prof.kernels.unplaced():
+        from .unknowns import how_to_teach
+
+        unplaced = list({k.name: k for k in prof.kernels.unplaced()}.values())
+        print(f"{len(unplaced)} kernel name(s) no evidence could place (kind 'other'); teach them with --kernels:")
+        for line in how_to_teach(unplaced)[1:]:
+            print(f"  --kernels '{line.strip()}'")
     if html:
         from .timeline import write_page
 
@@ -169,10 +183,10 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None) -> int:
     return 0
 
 
-def diff(path_a: str, path_b: str, by: str) -> int:
+def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     if path_a == path_b == STDIN:
         raise KernelProfError(f"only one of the traces can be standard input ('{STDIN}')")
-    a, b = _load(path_a), _load(path_b)
+    a, b = _load(path_a, decoder), _load(path_b, decoder)
     path_a, path_b = _shown(path_a), _shown(path_b)
     print(f"a = {_head(path_a, a)}")
     print(f"b = {_head(path_b, b)}")
@@ -200,10 +214,11 @@ def diff(path_a: str, path_b: str, by: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        decoder = BUILT_IN.teach_lines(args.kernels, "--kernels") if args.kernels else BUILT_IN
         status = (
-            show(args.trace, args.calls, args.ops, args.html)
+            show(args.trace, args.calls, args.ops, args.html, decoder)
             if args.command == "show"
-            else diff(args.a, args.b, args.by)
+            else diff(args.a, args.b, args.by, decoder)
         )
         sys.stdout.flush()  # a reader gone early shows here, not in the flush at exit
         return status
