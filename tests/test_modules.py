@@ -15,7 +15,7 @@ import pytest_kernelprof as kp
 from pytest_kernelprof import Decoder, ModuleNotRecordedError, NoDeviceActivityError, load_trace
 from pytest_kernelprof.capture import profiler_running
 from pytest_kernelprof.modules import module_names
-from tests.test_build import Stream
+from tests.helpers import Stream
 
 cpu_only = pytest.mark.skipif(torch.cuda.is_available(), reason="pins the CPU-only behaviour")
 

@@ -3,24 +3,14 @@ out, and the Triton family of kernels whose names do not say it (hand-made trace
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
-from typing import Any
 
-from pytest_kernelprof import Kernel, KernelProfile, load_trace
-from tests.test_build import Stream
+from pytest_kernelprof import Kernel, load_trace
+from tests.helpers import Stream, triton_trace, write
 
 REGION = "Torch-Compiled Region: 0/0"
 GRAPH = "## Call CompiledFxGraph fabc123 ##"
-
-
-def write(tmp_path: Path, stream: Stream, **top: Any) -> Path:
-    trace = stream.trace()
-    trace.update(top)
-    path = tmp_path / "trace.json"
-    path.write_text(json.dumps(trace))
-    return path
 
 
 def compiled_training_call(s: Stream, t: float = 0.0) -> None:
@@ -103,18 +93,6 @@ def test_a_chain_is_the_same_in_every_call_and_in_the_median_call(tmp_path: Path
 def test_a_kernel_made_by_hand_has_its_op_as_chain() -> None:
     assert Kernel(name="k", kind="other", family="unknown", op="aten::mm").ops == ("aten::mm",)
     assert Kernel(name="k", kind="other", family="unknown").ops == ()
-
-
-def triton_trace(tmp_path: Path, **top: Any) -> KernelProfile:
-    s = Stream()
-    s.step(0, 0, 100)
-    op = s.op("LigerRMSNormFunction", 1, 20)
-    s.launch(op, "_rms_norm_forward_kernel", 2)
-    mm = s.op("aten::mm", 30, 20)
-    s.launch(mm, "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT", 31)
-    cuda = s.op("my_ext::fused", 60, 20)
-    s.launch(cuda, "my_fused_cuda_kernel", 61)
-    return load_trace(write(tmp_path, s, **top))
 
 
 def test_kernels_capture_learned_are_triton_kernels_offline(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import torch
 import pytest_kernelprof as kp
 from pytest_kernelprof import RecordingError, TraceError
 from pytest_kernelprof.chrome import append_kernelprof_key
-from tests.test_op_chains import triton_trace
+from tests.helpers import triton_trace
 
 
 @pytest.mark.parametrize(
