@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent
 CPU_TORCH = "torch==2.13.0+cpu"
 CPU_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 COMMANDS = {
-    "tests": [],  # testpaths in pyproject.toml: tests/
+    # testpaths in pyproject.toml: tests/; on every core (pytest-xdist is in the test extra)
+    "tests": ["-n", "auto"],
     "examples": ["examples", "-rs"],
 }
 
