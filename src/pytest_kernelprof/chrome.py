@@ -303,9 +303,13 @@ def _unread_categories(path: str | os.PathLike[str]) -> tuple[tuple[str, int], .
     return tuple(sorted(counts.items(), key=lambda item: -item[1]))
 
 
+# Categories of CUDA and CPU profiles that the plugin does not read and that are no device's work.
+_ANCILLARY = frozenset(("gpu_user_annotation", "ac2g", "trace", "overhead", "cpu_instant_event", "fwdbwd", "flow"))
+
+
 def _unread_category(ev: dict[str, Any]) -> str | None:
     cat = ev.get("cat")
-    if ev.get("ph") != "X" or type(cat) is not str:
+    if ev.get("ph") != "X" or type(cat) is not str or cat.lower() in _ANCILLARY:
         return None
     known = CATEGORIES.get(cat) or CATEGORIES.get(cat.lower(), IGNORED)
     return cat if known == IGNORED else None

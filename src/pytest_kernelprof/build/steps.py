@@ -165,9 +165,9 @@ def no_activity_reason(source: Source) -> str:
     if source.unread:
         held = ", ".join(f"{count} '{category}'" for category, count in source.unread[:5])
         return (
-            f"the trace holds no GPU kernel, memcpy or memset records ('kernel', 'gpu_memcpy', 'gpu_memset' "
-            f"events, what CUDA and ROCm profiles hold); it holds {held} events, which this plugin does not "
-            "read (another accelerator's, such as MTIA's?)"
+            f"no GPU activity in this trace: it holds no GPU kernel, memcpy or memset records ('kernel', "
+            f"'gpu_memcpy', 'gpu_memset' events, what CUDA and ROCm profiles hold) but {held} events, "
+            "which this plugin does not read (another accelerator's, such as MTIA's?)"
         )
     return (
         "the profiler recorded no GPU activity: the callable launched no GPU work (are its tensors on "
