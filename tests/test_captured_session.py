@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import api, capture
+from pytest_kernelprof import Profiler, api, capture, load_trace
 from pytest_kernelprof.capture import CapturedSession, capture_callable
 from pytest_kernelprof.chrome import events_from_trace_file
 from pytest_kernelprof.events import ANNOTATION, KERNEL, STEP_PREFIX, gpu_event
@@ -97,3 +99,34 @@ def test_kinetos_own_serialisation_gives_the_adapters_events_for_a_live_session(
 
     assert rows(saved, base) == rows(events_from_kineto(results.events()), 0)
     assert rows(session.events, 0) == rows(events_from_kineto(results.events()), 0)
+
+
+def test_a_captures_trace_can_be_exported_more_than_once(tmp_path: Path) -> None:
+    # torch saves a session's trace once ("Trace is already saved"); capture itself exports it
+    # where the raw events lack Python frames (torch 2.11 with stacks=True), and the plugin
+    # exports it again for --kernelprof-trace-dir: that ended in an INTERNALERROR on an H100.
+    profiler = Profiler()
+    profiler.profile(lambda: torch.ones(3).sum().item(), stacks=True)
+    capture = profiler.captures[-1]
+    capture.export_trace(tmp_path / "first.json.gz")
+    capture.export_trace(tmp_path / "second.json")
+    first, second = load_trace(tmp_path / "first.json.gz"), load_trace(tmp_path / "second.json")
+    assert len(first.calls) == len(second.calls) == 3
+    assert first.ops.names == second.ops.names
+
+
+def test_a_failing_test_that_exported_its_trace_still_gets_its_trace_saved(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import torch
+
+        def test_exports_then_fails(kernelprof):
+            kernelprof.profile(lambda: torch.ones(3).sum().item(), stacks=True)
+            kernelprof.captures[-1].export_trace("mine.json")
+            assert False
+        """
+    )
+    result = pytester.runpytest_subprocess("--kernelprof-trace-dir", "traces")
+    result.assert_outcomes(failed=1)
+    assert "INTERNALERROR" not in result.stdout.str()
+    assert len(list((pytester.path / "traces").glob("*.json.gz"))) == 1
