@@ -101,30 +101,29 @@ def kineto_events(torch_profiler: Any) -> Any | None:
     return events() if events is not None else None
 
 
-class ExportedOnce:
-    """A finished session whose Chrome trace can be written more than once.
+def export_once(session: Any) -> Any:
+    """``session`` (a finished torch profiler session), its Chrome trace writable more than once.
 
     torch (2.11 at least) saves a session's trace once: a second ``export_chrome_trace`` raises
     "Trace is already saved". Capture exports it itself where the raw events lack Python frames
     (``raw_events``), and the plugin exports it again for ``--kernelprof-trace-dir``: the first
-    export is kept (its bytes) and later ones write that copy. Anything else is the session's.
+    export is kept (its bytes) and later ones write that copy. The session keeps its type; its
+    ``export_chrome_trace`` is replaced on the instance.
     """
+    export = session.export_chrome_trace
+    saved: list[bytes] = []
 
-    def __init__(self, session: Any) -> None:
-        self._session = session
-        self._saved: bytes | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session, name)
-
-    def export_chrome_trace(self, path: str) -> None:
-        if self._saved is None:
-            self._session.export_chrome_trace(path)
+    def export_chrome_trace(path: str) -> None:
+        if not saved:
+            export(path)
             with open(path, "rb") as handle:
-                self._saved = handle.read()
+                saved.append(handle.read())
         else:
             with open(path, "wb") as handle:
-                handle.write(self._saved)
+                handle.write(saved[0])
+
+    session.export_chrome_trace = export_chrome_trace
+    return session
 
 
 def raw_events(torch_profiler: Any, *, python_frames: bool = False) -> list[RawEvent]:
@@ -624,7 +623,7 @@ def _finished(
     """The session of a stopped profiler: its events (read with the collector paused, as a
     build runs) and what was read beside them."""
     __tracebackhide__ = True
-    prof = ExportedOnce(prof)
+    prof = export_once(prof)
     with paused_gc():
         events = raw_events(prof, python_frames=stacks)
         triton = _learned_triton(events, launched)
