@@ -180,3 +180,11 @@ def test_show_names_the_kernels_no_evidence_placed_and_takes_teaching(capsys: py
     assert "no evidence could place" not in taught
     assert main(["show", trace, "--kernels", "_geglu*: kind=matmul"]) == 2
     assert "--kernels, line 1: unknown kind 'matmul'" in capsys.readouterr().err
+
+
+def test_diff_says_when_unknown_kernels_make_its_kind_counts_uncertain(capsys: pytest.CaptureFixture[str]) -> None:
+    data = Path(__file__).parent / "data"
+    main(["diff", str(data / "h200_geglu_eager.json.gz"), str(data / "h200_geglu_liger.json.gz")])
+    assert "(1 kernel(s) of unknown kind: the counts by kind may not hold" in capsys.readouterr().out
+    main(["diff", str(data / "h200_geglu_eager.json.gz"), str(data / "h200_geglu_compiled.json.gz")])
+    assert "of unknown kind" not in capsys.readouterr().out

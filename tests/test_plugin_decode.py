@@ -217,3 +217,22 @@ def test_a_dtype_rule_never_passes_silently_on_an_unknown_dtype(pytester: pytest
     )
     strict = pytester.runpytest_subprocess("--kernelprof-strict-decode")
     strict.assert_outcomes(failed=1)
+
+
+def test_a_failed_kind_count_names_the_unknown_kernels_that_could_be_it(extension_project: pytest.Pytester) -> None:
+    extension_project.makepyfile(
+        """
+        def test_count(kernelprof):
+            prof = kernelprof.load_trace("ext.json")
+            assert prof.kernels.count(kind="gemm") == 1
+        """
+    )
+    result = extension_project.runpytest_subprocess()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*kernels.count(kind='gemm') matched 0 of 5 kernels",
+            "*1 kernel(s) of unknown kind (#4) could be it: teach the decoder",
+            "*#  kind *",
+        ]
+    )

@@ -206,6 +206,9 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     changed_kinds = count_changes(list(ka), list(kb))
     if changed_kinds:
         print("count changes: " + "; ".join(changed_kinds))
+    unplaced = sum(k.unplaced for k in ka) + sum(k.unplaced for k in kb)
+    if unplaced:  # "other" on both sides whatever they are: the kind counts cannot show them change
+        print(f"({unplaced} kernel(s) of unknown kind: the counts by kind may not hold; teach them with --kernels)")
     print("\n".join(render_diff(result, "a", "b")))
     print("same kernels" if result.same else "the kernels differ")
     return 0 if result.same else 1

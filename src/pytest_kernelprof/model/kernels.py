@@ -260,6 +260,14 @@ class KernelList(_Records[Kernel]):
             return []
         return [i for i, k in enumerate(self._items()) if _name_matches(k, pattern) and could_match(k, kinds=(kind,))]
 
+    def undecided_lines(self, pattern: Pattern | None, kind: str | None) -> list[str]:
+        """A line for a failed kind query, naming the kernels of unknown kind that could answer it."""
+        undecided = self._undecided(pattern, kind)
+        if not undecided:
+            return []
+        rows = ", ".join(f"#{i}" for i in undecided)
+        return [f"{len(undecided)} kernel(s) of unknown kind ({rows}) could be it: teach the decoder"]
+
     def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None) -> None:
         __tracebackhide__ = True
         undecided = [self._loaded()[i] for i in self._undecided(pattern, kind)]
@@ -303,10 +311,7 @@ class KernelList(_Records[Kernel]):
         )
         lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}:"]
         lines.append(self.table(marked=matched))
-        undecided = self._undecided(pattern, kind)
-        if undecided:
-            rows = ", ".join(f"#{i}" for i in undecided)
-            lines.append(f"{len(undecided)} kernel(s) of unknown kind ({rows}) could be it: teach the decoder")
+        lines.extend(self.undecided_lines(pattern, kind))
         if not found:
             lines.extend(self.nearest_lines(pattern))
         raise AssertionError("\n".join(lines))
