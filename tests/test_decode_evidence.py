@@ -296,3 +296,11 @@ def test_one_says_which_unknown_kernels_could_be_the_answer() -> None:
         with pytest.raises(AssertionError) as failure:
             prof.kernels.one(kind="pointwise")
     assert "1 kernel(s) of unknown kind (#2) could be it: teach the decoder" in str(failure.value)
+
+
+def test_unplaced_kernels_of_a_profile_that_measured_nothing_raise() -> None:
+    import pytest_kernelprof as kp
+
+    prof = kp.profile(lambda: None)  # CPU only here: no GPU activity recorded
+    with pytest.raises(kp.NoDeviceActivityError):
+        prof.kernels.unplaced()

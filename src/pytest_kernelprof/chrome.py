@@ -234,21 +234,9 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
                 tid = ev.tid
                 thread = tid if type(tid) is int else thread_id(tid)
                 append(runtime_event(intern(name), start, end, thread, correlation, external))
-            elif args is None:
-                stream = ev.tid
-                append(
-                    gpu_event(
-                        category=category,
-                        name=intern(name),
-                        start=start,
-                        end=end,
-                        stream=int(stream) if stream else 0,
-                        correlation=correlation,
-                        linked=external,
-                    )
-                )
             else:
-                stream = ev.tid if args.stream is unset else args.stream
+                has_args = args is not None
+                stream = args.stream if has_args and args.stream is not unset else ev.tid
                 append(
                     gpu_event(
                         category=category,
@@ -258,10 +246,10 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
                         stream=int(stream) if stream else 0,
                         correlation=correlation,
                         linked=external,
-                        device=args.device,
-                        grid=args.grid,
-                        block=args.block,
-                        nbytes=args.nbytes if category != KERNEL else None,
+                        device=args.device if has_args else None,
+                        grid=args.grid if has_args else None,
+                        block=args.block if has_args else None,
+                        nbytes=args.nbytes if has_args and category != KERNEL else None,
                     )
                 )
     except (ValueError, OverflowError):  # int() of a text tid, round() of an infinite time

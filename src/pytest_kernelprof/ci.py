@@ -24,6 +24,7 @@ import pytest
 
 from .errors import ForbiddenError, KernelProfError
 from .fixtures import PROFILERS_KEY
+from .settings import run_was_narrowed
 
 ATTRIBUTE = "kernelprof_ci"
 
@@ -232,13 +233,7 @@ class ReportHooks:
         session = BaselineSession()
         for nodeid in self.ran:
             session.add_report(nodeid, self.baseline_properties.get(nodeid, ()), passed=nodeid not in self.not_passed)
-        option = self.config.option
-        narrowed = self.deselected or bool(
-            option.keyword
-            or option.markexpr
-            or getattr(option, "lf", False)
-            or any("::" in arg for arg in self.config.args)
-        )
+        narrowed = run_was_narrowed(self.config, self.deselected)
         return session.summary(self.config.rootpath, narrowed=narrowed)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

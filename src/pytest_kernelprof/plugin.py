@@ -36,6 +36,7 @@ from .settings import (
     parse_names,
     parse_percent,
     parse_save,
+    run_was_narrowed,
     setting_name,
 )
 
@@ -84,13 +85,7 @@ class BaselineHooks:
         session = BaselineSession()
         for nodeid in self.ran:
             session.add_report(nodeid, self.properties.get(nodeid, ()), passed=nodeid not in self.not_passed)
-        option = self.config.option
-        narrowed = self.deselected or bool(
-            option.keyword
-            or option.markexpr
-            or getattr(option, "lf", False)
-            or any("::" in arg for arg in self.config.args)
-        )
+        narrowed = run_was_narrowed(self.config, self.deselected)
         prune = bool(self.config.getoption("kernelprof_prune"))
         blocked = (
             "the run was narrowed (-k, -m, --lf or node ids): run the whole suite to prune"

@@ -44,6 +44,15 @@ def setting_name(config: pytest.Config, dest: str) -> str:
     return f"ini option {dest}"
 
 
+def run_was_narrowed(config: pytest.Config, deselected: bool) -> bool:
+    """Whether the run left tests of the suite out (-k, -m, --lf, node ids, deselection): what
+    baselines that went unused then say nothing about."""
+    option = config.option
+    return deselected or bool(
+        option.keyword or option.markexpr or getattr(option, "lf", False) or any("::" in arg for arg in config.args)
+    )
+
+
 def ini_value(config: pytest.Config, key: str) -> Any:
     """``config.getini(key)``, with a bad value reported as a UsageError that names the key
     (pytest's own message for a bad boolean names only the value)."""
