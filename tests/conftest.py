@@ -1,14 +1,11 @@
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-DATA = Path(__file__).parent / "data"
-
+from tests.helpers import DATA
 
 NO_CUDA_CONFTEST = """
 import torch
@@ -26,9 +23,22 @@ def pytest_unconfigure(config):
 @pytest.fixture(autouse=True)
 def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     """The suite's pytester sessions write no job summary or annotations into a real GitHub
-    Actions job that runs the suite (tests/test_plugin_reports.py sets these where it needs them)."""
+    Actions job that runs the suite (tests/plugin/test_reports.py sets these where it needs them)."""
     for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
         monkeypatch.delenv(name, raising=False)
+
+
+# Plugins an inner pytest run does without. Each pytester run is a fresh process that loads
+# every installed plugin: hypothesis's alone took 0.9 s of a 3.1 s run on the 2-core VM, and
+# no inner run tests these. A test that needs one names it again (``-p benchmark`` unblocks it).
+INNER_RUN_OPTIONS = "-p no:hypothesispytest -p no:benchmark -p no:cov"
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytest's own pytester (it clears ``PYTEST_ADDOPTS``), with the plugins above left out."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_RUN_OPTIONS)
+    return pytester
 
 
 @pytest.fixture
@@ -50,60 +60,7 @@ def trace() -> Any:
     return path
 
 
-class RecordedKinetoEvent:
-    """Replays one ``_KinetoEvent`` that tools/record_traces.py dumped on the GPU machine.
-
-    Only the methods that torch had there exist here: a method recorded as missing
-    raises AttributeError, as it did live (torch 2.11 has no ``activity_type``).
-    """
-
-    def __init__(self, row: dict[str, str]) -> None:
-        self._row = row
-
-    def __getattr__(self, method: str) -> Any:
-        value = self._row.get(method)
-        if value is None or value.startswith("<AttributeError"):
-            raise AttributeError(method)
-        return lambda: _parse(value)
-
-
-def _parse(value: str) -> Any:
-    if value in ("True", "False"):
-        return value == "True"
-    try:
-        return int(value)
-    except ValueError:
-        return value
-
-
-def recorded_kineto_events(name: str) -> list[RecordedKinetoEvent]:
-    rows = json.loads(gzip.decompress((DATA / f"h200_{name}.kineto.json.gz").read_bytes()))
-    return [RecordedKinetoEvent(row) for row in rows]
-
-
-class TypedKinetoEvent:
-    """A ``_KinetoEvent`` of torch 2.12+ (``activity_type``) with the fields a host event is
-    read for; ``name=None`` raises as a name cut inside a multi-byte character did live."""
-
-    def __init__(self, name: str | None, start: int, activity: str = "python_function", correlation: int = 0) -> None:
-        self._name, self._start, self._activity, self._correlation = name, start, activity, correlation
-
-    def name(self) -> str:
-        if self._name is None:
-            raise UnicodeDecodeError("utf-8", b"\x94", 0, 1, "invalid start byte")
-        return self._name
-
-    def activity_type(self) -> str:
-        return self._activity
-
-    def start_ns(self) -> int:
-        return self._start
-
-    def duration_ns(self) -> int:
-        return 10
-
-    def start_thread_id(self) -> int:
-        return 1
-
-    def correlation_id(self) -> int:
-        return self._correlation
+@pytest.fixture
+def data() -> Path:
+    """The folder of recorded traces and corpora (``tests/data``)."""
+    return DATA

@@ -1,13 +1,20 @@
-"""Hand-made Chrome traces for tests (times in us): not a test module, so that test modules
-share these without importing each other."""
+"""What test modules share, so that none imports another: the recorded data's folder,
+hand-made Chrome traces (times in us), the trace readers' test views, and replayed Kineto events."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_kernelprof import KernelProfile, load_trace
+import pytest
+
+from pytest_kernelprof import KernelProfile, TraceError, chrome, load_trace
+from pytest_kernelprof.events import RawEvent
+
+DATA = Path(__file__).parent / "data"
 
 
 class Stream:
@@ -87,3 +94,98 @@ def triton_trace(tmp_path: Path, **top: Any) -> KernelProfile:
     cuda = s.op("my_ext::fused", 60, 20)
     s.launch(cuda, "my_fused_cuda_kernel", 61)
     return load_trace(write(tmp_path, s, **top))
+
+
+def build(stream: Stream, **kwargs: bool) -> KernelProfile:
+    """The profile of the stream, through the path a saved trace takes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trace.json"
+        path.write_text(json.dumps(stream.trace()))
+        return load_trace(path, **kwargs)
+
+
+def kineto_text(trace: dict[str, Any]) -> str:
+    """A trace laid out as Kineto writes it: the header, then one event per line."""
+    head = "".join(
+        f"  {json.dumps(key)}: {json.dumps(value)},\n" for key, value in trace.items() if key != "traceEvents"
+    )
+    events = ",\n".join("  " + json.dumps(event) for event in trace["traceEvents"])
+    return "{\n" + head + '  "traceEvents": [\n' + events + "\n  ]\n}\n"
+
+
+def fields(events: list[RawEvent]) -> list[tuple[Any, ...]]:
+    return [tuple(getattr(event, slot) for slot in RawEvent.__slots__) for event in events]
+
+
+def read_with(path: Path, reader: str, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    """What ``read_trace`` gives with one reader: the header and every event's fields, or the error.
+
+    As text, so that a NaN in the header compares equal to itself.
+    """
+    with monkeypatch.context() as patch:
+        if reader == "json":
+            patch.setattr(chrome, "typed_reader", lambda: None)
+        try:
+            header, events = chrome.read_chrome_trace(path)
+        except TraceError as exc:
+            return "error", str(exc)
+    return "ok", repr((header, fields(events)))
+
+
+class RecordedKinetoEvent:
+    """Replays one ``_KinetoEvent`` that tools/record_traces.py dumped on the GPU machine.
+
+    Only the methods that torch had there exist here: a method recorded as missing
+    raises AttributeError, as it did live (torch 2.11 has no ``activity_type``).
+    """
+
+    def __init__(self, row: dict[str, str]) -> None:
+        self._row = row
+
+    def __getattr__(self, method: str) -> Any:
+        value = self._row.get(method)
+        if value is None or value.startswith("<AttributeError"):
+            raise AttributeError(method)
+        return lambda: _parse(value)
+
+
+def _parse(value: str) -> Any:
+    if value in ("True", "False"):
+        return value == "True"
+    try:
+        return int(value)
+    except ValueError:
+        return value
+
+
+def recorded_kineto_events(name: str) -> list[RecordedKinetoEvent]:
+    rows = json.loads(gzip.decompress((DATA / f"h200_{name}.kineto.json.gz").read_bytes()))
+    return [RecordedKinetoEvent(row) for row in rows]
+
+
+class TypedKinetoEvent:
+    """A ``_KinetoEvent`` of torch 2.12+ (``activity_type``) with the fields a host event is
+    read for; ``name=None`` raises as a name cut inside a multi-byte character did live."""
+
+    def __init__(self, name: str | None, start: int, activity: str = "python_function", correlation: int = 0) -> None:
+        self._name, self._start, self._activity, self._correlation = name, start, activity, correlation
+
+    def name(self) -> str:
+        if self._name is None:
+            raise UnicodeDecodeError("utf-8", b"\x94", 0, 1, "invalid start byte")
+        return self._name
+
+    def activity_type(self) -> str:
+        return self._activity
+
+    def start_ns(self) -> int:
+        return self._start
+
+    def duration_ns(self) -> int:
+        return 10
+
+    def start_thread_id(self) -> int:
+        return 1
+
+    def correlation_id(self) -> int:
+        return self._correlation

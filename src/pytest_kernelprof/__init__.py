@@ -4,7 +4,7 @@ The public names are imported on first use (PEP 562 ``__getattr__``): pytest imp
 package whenever it loads the plugin (``pytest_kernelprof.plugin``), in every session of an
 environment where it is installed, and a session that never profiles must not pay for the
 profile model. The imports below are for type checkers; at run time a name of ``__all__``
-is looked up in ``_SOURCES``, in order (``tests/test_plugin_cost.py`` checks they agree).
+is looked up in ``_SOURCES``, in order (``tests/plugin/test_cost.py`` checks they agree).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
     Raises KeyError, TypeError or ValueError on a malformed event; the trace reader turns
     those into a TraceError that names the file. The hot path of ``load_trace``: CPU ops
     (most events) take the fewest lookups. ``_typed_events`` applies the same rules to
-    msgspec's typed records: change both (tests/test_load_trace_readers.py compares them).
+    msgspec's typed records: change both (tests/unit/test_traces.py compares them).
     """
     if ev.get("ph") != "X":
         return None
@@ -189,7 +189,7 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
 
     The same rules, field by field, on records whose types msgspec has checked; a negative
     duration or an impossible time also returns False, so that the general reader reports
-    it. A change to that adapter needs the same change here: tests/test_load_trace_readers.py
+    it. A change to that adapter needs the same change here: tests/unit/test_traces.py
     compares the two.
     """
     cpu_ranges, max_time, max_duration = CPU_RANGES, MAX_TIME_NS, MAX_DURATION_NS

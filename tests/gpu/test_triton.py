@@ -1,0 +1,81 @@
+"""Triton kernels learned live (run with ``pytest -m gpu``): a user's ``@triton.jit`` kernel through
+the launch hook, through the JIT-cache scan alone, and launched by Inductor in a compiled region;
+the exported trace gives the same families."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import torch
+
+import pytest_kernelprof as kp
+from pytest_kernelprof import triton_kernels
+
+pytestmark = pytest.mark.gpu
+
+KERNEL = "user_add_kernel"
+
+
+@pytest.fixture
+def user_add() -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    pytest.importorskip("triton")
+    from tests.gpu.user_triton import user_add
+
+    return user_add
+
+
+@pytest.fixture
+def xy() -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.randn(4096, device="cuda"), torch.randn(4096, device="cuda")
+
+
+def test_the_launch_hook_names_a_user_kernel_and_the_trace_keeps_it(
+    kernelprof: kp.Profiler,
+    user_add: Callable[..., torch.Tensor],
+    xy: tuple[torch.Tensor, torch.Tensor],
+    tmp_path: Path,
+) -> None:
+    prof = kernelprof(user_add, *xy)
+    kernel = prof.kernels.one(KERNEL)
+    assert (kernel.kind, kernel.family) == ("other", "triton")
+    assert kernelprof.captures[-1].learned == {"triton_kernels": [KERNEL]}
+    path = tmp_path / "user.json.gz"
+    kernelprof.captures[-1].export_trace(path)
+    assert kp.load_trace(path).kernels.one(KERNEL).family == "triton"
+    chain = getattr(getattr(sys.modules["triton"], "knobs", None), "runtime", None)
+    hooks = getattr(getattr(chain, "launch_enter_hook", None), "calls", [])
+    assert not [h for h in hooks if getattr(h, "__self__", None).__class__ is triton_kernels.TritonWatch]
+
+
+def test_without_a_launch_hook_the_jit_caches_tell(
+    kernelprof: kp.Profiler,
+    user_add: Callable[..., torch.Tensor],
+    xy: tuple[torch.Tensor, torch.Tensor],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(triton_kernels, "_install", lambda triton, hook: None)  # a Triton without hooks
+    prof = kernelprof(user_add, *xy)
+    assert prof.kernels.one(KERNEL).family == "triton"
+    assert kernelprof.captures[-1].learned == {"triton_kernels": [KERNEL]}
+
+
+def test_a_user_kernel_inductor_launches_is_a_triton_kernel_of_the_compiled_region(
+    kernelprof: kp.Profiler, user_add: Callable[..., torch.Tensor], xy: tuple[torch.Tensor, torch.Tensor]
+) -> None:
+    @torch.compile
+    def fused(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return user_add(x * 2, y) + 1
+
+    prof = kernelprof(fused, *xy)
+    kernel = prof.kernels.one(KERNEL)
+    assert kernel.family == "triton"
+    assert kernel.op is not None
+    assert kernel.op.startswith("Torch-Compiled Region")
+    assert not kernel.ops[-1].startswith(KERNEL)  # Inductor's range around the launch is left out
+    assert prof.kernels.count("triton_poi_*") >= 1  # Inductor's own kernels around it
+    # The user's kernel is Triton's, of a kind its name does not say: kind questions say so.
+    with pytest.warns(kp.UndecodedKernelWarning, match="user_add_kernel"):
+        prof.kernels.count(kind="pointwise")

@@ -1,0 +1,117 @@
+"""What --kernelprof-update says it wrote, --kernelprof-prune, and the diff's `=` lines."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.baseline import Signature, compare
+from pytest_kernelprof.paths import baseline_file_name
+from tests.helpers import DATA
+
+
+def test_equal_lines_show_this_runs_name_when_only_the_tile_changed() -> None:
+    eager = Signature.of(load_trace(DATA / "h200_geglu_eager.json.gz"))
+    old_tile = "nvjet_sm90_tst_128x256_64x4_2x1_v_bz_TNN"
+    stored = replace(eager, kernels=tuple(replace(k, name=old_tile) if k.kind == "gemm" else k for k in eager.kernels))
+    compiled = Signature.of(load_trace(DATA / "h200_geglu_compiled.json.gz"))
+    lines = compare(stored, compiled, "stable")
+    assert lines is not None
+    now = compiled.kernels[0].name
+    at = lines.index(f"= gemm/nvjet tn  {now}")
+    assert lines[at + 1] == f"    named in baseline: {old_tile}"
+    # Where the names agree, no second line.
+    same = compare(eager, compiled, "stable")
+    assert same is not None
+    assert not any("named in" in line for line in same)
+
+
+PROJECT = """
+import os
+from pathlib import Path
+from pytest_kernelprof import load_trace
+
+DATA = Path({data!r})
+
+def prof():
+    return load_trace(DATA / ("h200_" + Path("which.txt").read_text().strip() + ".json.gz"))
+
+def test_a(kernel_baseline):
+    kernel_baseline.check(prof())
+    kernel_baseline.check(load_trace(DATA / "h200_linear_eager.json.gz"), name="linear")
+
+def test_b(kernel_baseline):
+    assert prof() == kernel_baseline
+
+def test_c(kernel_baseline):
+    kernel_baseline.check(load_trace(DATA / "h200_linear_eager.json.gz"))
+    assert not Path("fail.txt").exists()
+"""
+
+
+def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_u=PROJECT.format(data=str(DATA)))
+    (pytester.path / "which.txt").write_text("geglu_compiled")
+    folder = pytester.path / "__kernelprof__" / "test_u"
+
+    result = pytester.runpytest("--kernelprof-update", "-n", "2")  # the counts reach the xdist controller
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        ["*- kernelprof: 4 baselines written -*", f"written {folder / 'test_a.json'}: sm90/linear"]
+    )
+
+    (pytester.path / "which.txt").write_text("geglu_eager")
+    result = pytester.runpytest("--kernelprof-update")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        ["*- kernelprof: 2 baselines updated, 2 unchanged -*", f"updated {folder / 'test_b.json'}: sm90/default"]
+    )
+    assert f"{folder / 'test_c.json'}" not in result.stdout.str()  # unchanged files are not listed
+    assert oct((folder / "test_a.json").stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+
+    a = folder / "test_a.json"
+    data = json.loads(a.read_text())
+    data["archs"]["sm90"]["gone"] = data["archs"]["sm90"]["default"]
+    a.write_text(json.dumps(data))
+    orphan = folder / baseline_file_name("test_removed")
+    orphan.write_text("{}")
+
+    result = pytester.runpytest("--kernelprof-prune", "-k", "test_a or test_c")
+    result.assert_outcomes(passed=2, deselected=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*- kernelprof: 1 unused baseline entry -*",
+            f"{a}: sm90/gone",
+            "not deleted: the run was narrowed (-k, -m, --lf or node ids): run the whole suite to prune",
+        ]
+    )
+    (pytester.path / "fail.txt").write_text("")
+    result = pytester.runpytest("--kernelprof-prune")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*2 unused baseline entries*", "not deleted: the run did not pass (exit status 1)"])
+    assert orphan.exists()
+    assert "gone" in json.loads(a.read_text())["archs"]["sm90"]
+
+    (pytester.path / "fail.txt").unlink()
+    result = pytester.runpytest("--kernelprof-prune")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        ["*- kernelprof: deleted 2 baseline entries -*", f"{a}: sm90/gone", f"{orphan} (no test of that name ran)"]
+    )
+    assert not orphan.exists()
+    assert sorted(json.loads(a.read_text())["archs"]["sm90"]) == ["default", "linear"]
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=3)
+    result.stdout.no_fnmatch_line("*kernelprof: *unused*")
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

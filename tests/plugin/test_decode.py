@@ -1,0 +1,239 @@
+"""Teaching the decoder (ini kernelprof_kernels, kernelprof.teach), loud unknowns in tests and
+rules, --kernelprof-strict-decode, and the end-of-run list of names no evidence placed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import DATA
+
+ZOO_LINEAR_FP32 = DATA / "zoo" / "h100" / "gemm_linear_256_8_b64_fp32.json.gz"
+
+# Kernels of the extension libraries users bring, as real runs named them (names_corpus.tsv;
+# fbgemm_gpu's as its sources name the kernel), each with the op that launches it.
+FLASH_ATTN = (
+    "void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, 0, 0, bfloat16_t, "
+    "Flash_kernel_traits<128, 64, 128, 4, bfloat16_t>>, 0, 0, 0, 0, 1, 0, 1, 0>(Flash_fwd_params)"
+)
+XFORMERS = "fmha_cutlassF_bf16_aligned_64x128_rf_sm80"
+VLLM = (
+    "void vllm::rms_norm_kernel<c10::BFloat16, 8, 2>(c10::BFloat16*, c10::BFloat16 const*, long, long, long, "
+    "long, long, c10::BFloat16 const*, float, int, int)"
+)
+FBGEMM = "split_embedding_codegen_forward_unweighted_kernel"
+MINE = "void my_ext::tiled_matmul<float>(float const*, float const*, float*)"
+EXTENSION_KERNELS = (
+    ("flash_attn::_flash_attn_forward", FLASH_ATTN),
+    ("xformers::efficient_attention_forward_cutlass", XFORMERS),
+    ("_C::rms_norm", VLLM),
+    ("fbgemm::split_embedding_codegen_lookup_sgd_function", FBGEMM),
+    ("my_ext::matmul", MINE),
+)
+
+
+def one_call_trace(kernels: tuple[tuple[str, str], ...]) -> str:
+    """A Chrome trace of one profiled call that launches each (op, kernel) in turn."""
+    events: list[dict[str, object]] = []
+
+    def x(cat: str, name: str, ts: float, dur: float, tid: int, **args: object) -> None:
+        events.append({"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur, "pid": 1, "tid": tid, "args": args})
+
+    x("user_annotation", "ProfilerStep#0", 0, 1000, 1, **{"External id": 1})
+    for i, (op, kernel) in enumerate(kernels):
+        ident, corr, ts = 10 + i, 100 + i, 10 + 100 * i
+        x("cpu_op", op, ts, 50, 1, **{"External id": ident})
+        x("cuda_runtime", "cudaLaunchKernel", ts + 10, 5, 1, correlation=corr, **{"External id": ident})
+        x("kernel", kernel, ts + 20, 30, 7, correlation=corr, stream=7, device=0, **{"External id": ident})
+    trace = {"deviceProperties": [{"name": "Fake GPU", "computeMajor": 8, "computeMinor": 0}], "traceEvents": events}
+    return json.dumps(trace)
+
+
+@pytest.fixture
+def extension_project(pytester: pytest.Pytester) -> pytest.Pytester:
+    (pytester.path / "ext.json").write_text(one_call_trace(EXTENSION_KERNELS))
+    return pytester
+
+
+def test_ini_lines_teach_the_extension_kernels_users_bring(extension_project: pytest.Pytester) -> None:
+    extension_project.makeini(
+        """
+        [pytest]
+        kernelprof_kernels =
+            # earlier lines win; a glob matches with or without "void "
+            my_ext::tiled_matmul*: kind=gemm family=my-ext dtype=fp32 layout=nn
+            flash_fwd*: family=flash-attn
+            fmha_cutlassF_*: family=xformers
+            split_embedding_codegen_*: family=fbgemm-tbe
+        kernelprof_forbid =
+            no-my-ext: family=my-ext dtype=fp16 | the taught family is a family rules may name
+        """
+    )
+    extension_project.makepyfile(
+        """
+        def test_taught(kernelprof):
+            prof = kernelprof.load_trace("ext.json")
+            facts = [(k.kind, k.family, k.dtype) for k in prof.kernels]
+            assert facts == [
+                ("attention", "flash-attn", "bf16"),
+                ("attention", "xformers", "bf16"),
+                ("reduction", "vllm", "bf16"),
+                ("indexing", "fbgemm-tbe", None),
+                ("gemm", "my-ext", "fp32"),
+            ]
+            mine = prof.kernels.one(kind="gemm")
+            assert (mine.layout, mine.evidence.kind, mine.evidence.dtype) == ("nn", "user", "user")
+            assert prof.kernels[0].evidence.family == "user" and prof.kernels[0].evidence.kind == "name"
+            assert not prof.kernels.unplaced()
+        """
+    )
+    result = extension_project.runpytest_subprocess("-W", "error::pytest_kernelprof.UndecodedKernelWarning")
+    result.assert_outcomes(passed=1)
+    assert "no evidence could place" not in result.stdout.str()
+
+
+def test_untaught_a_kernel_is_listed_at_the_end_with_how_to_teach_it(extension_project: pytest.Pytester) -> None:
+    extension_project.makepyfile(
+        """
+        def test_untaught(kernelprof):
+            prof = kernelprof.load_trace("ext.json")
+            assert [k.name for k in prof.kernels.unplaced()] == [prof.kernels[4].name]
+        """
+    )
+    for args in ((), ("-n", "2")):
+        result = extension_project.runpytest_subprocess(*args)
+        result.assert_outcomes(passed=1)
+        result.stdout.fnmatch_lines(
+            [
+                "*- kernelprof: 1 kernel name(s) no evidence could place -*",
+                "my_ext::tiled_matmul<float>  (launched by my_ext::matmul; *.py::test_untaught)",
+                "Kind and dtype questions warn about them. Teach the decoder what they are (ini):",
+                "  kernelprof_kernels =",
+                "      *::tiled_matmul*: kind=... family=...",
+            ]
+        )
+
+
+KIND_QUESTION = """
+    def test_counts_gemms(kernelprof):
+        prof = kernelprof.load_trace("ext.json")
+        assert prof.kernels.count(kind="gemm") == 0
+"""
+
+
+def test_a_kind_question_unknown_kernels_could_change_warns(extension_project: pytest.Pytester) -> None:
+    extension_project.makepyfile(KIND_QUESTION)
+    result = extension_project.runpytest_subprocess()
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*UndecodedKernelWarning: count(kind='gemm') may not hold: 1 kernel(s) of unknown kind could change it:",
+            "*my_ext::tiled_matmul<float>  (unknown kind, launched by my_ext::matmul)",
+        ]
+    )
+
+
+@pytest.mark.parametrize("how", ["option", "ini"])
+def test_strict_decode_fails_the_question_at_the_tests_line(extension_project: pytest.Pytester, how: str) -> None:
+    extension_project.makepyfile(KIND_QUESTION)
+    if how == "ini":
+        extension_project.makeini("[pytest]\nkernelprof_strict_decode = true\n")
+    result = extension_project.runpytest_subprocess(*(["--kernelprof-strict-decode"] if how == "option" else []))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            '>       assert prof.kernels.count(kind="gemm") == 0',
+            "E       pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
+        ]
+    )
+    assert "unknowns.py" not in result.stdout.str()
+
+
+def test_kernelprof_teach_places_the_kernel_for_the_profiles_after_it(extension_project: pytest.Pytester) -> None:
+    extension_project.makepyfile(
+        """
+        def test_teach(kernelprof):
+            before = kernelprof.load_trace("ext.json")
+            kernelprof.teach("my_ext::*", kind="gemm", family="my-ext")
+            after = kernelprof.load_trace("ext.json")
+            assert before.kernels[4].unplaced
+            assert (after.kernels[4].kind, after.kernels[4].family) == ("gemm", "my-ext")
+            assert after.kernels.count(kind="gemm") == 1
+        """
+    )
+    result = extension_project.runpytest_subprocess("--kernelprof-strict-decode")
+    result.assert_outcomes(passed=1)
+
+
+def test_a_bad_teaching_line_is_a_usage_error_naming_the_line(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nkernelprof_kernels =\n    flash_fwd*: kind=attention\n    my_ext*: kind=matmul\n")
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*ini option kernelprof_kernels, line 2: unknown kind 'matmul'; one of: gemm, convolution*"]
+    )
+
+
+def test_the_fp32_linear_on_an_h100_breaks_the_fp32_gemm_rule(pytester: pytest.Pytester) -> None:
+    # nn.Linear(256, 8) in fp32 at batch 64 ran sgemm_largek_lds64, scal_kernel and cuBLASLt's bias
+    # epilogue on an H100 (tests/data/zoo): one GEMM, and the rule sees it.
+    pytester.makeini("[pytest]\nkernelprof_forbid =\n    fp32-gemm: kind=gemm dtype=fp32 | bf16 models only\n")
+    pytester.makepyfile(
+        f"""
+        def test_linear(kernelprof):
+            kernelprof.load_trace({str(ZOO_LINEAR_FP32)!r})
+        """
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*kernelprof_forbid rule 'fp32-gemm' (kind=gemm dtype=fp32) is broken: bf16 models only",
+            "*1 of 3 kernels per call match:",
+            "*gemm*cublas*sgemm_largek_lds64*",
+        ]
+    )
+
+
+def test_a_dtype_rule_never_passes_silently_on_an_unknown_dtype(pytester: pytest.Pytester) -> None:
+    # A GEMM whose name says nothing: placed by its op (aten::mm), its dtype unknown.
+    (pytester.path / "mm.json").write_text(one_call_trace((("aten::mm", "mystery_tile_op_v3"),)))
+    pytester.makeini("[pytest]\nkernelprof_forbid =\n    fp32-gemm: kind=gemm dtype=fp32\n")
+    pytester.makepyfile(
+        """
+        def test_mm(kernelprof):
+            prof = kernelprof.load_trace("mm.json")
+            assert prof.kernels.one(kind="gemm").evidence.kind == "op"
+        """
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*UndecodedKernelWarning: kernelprof_forbid rule 'fp32-gemm' (kind=gemm dtype=fp32) may not hold*",
+            "*mystery_tile_op_v3  (unknown dtype, launched by aten::mm)",
+        ]
+    )
+    strict = pytester.runpytest_subprocess("--kernelprof-strict-decode")
+    strict.assert_outcomes(failed=1)
+
+
+def test_a_failed_kind_count_names_the_unknown_kernels_that_could_be_it(extension_project: pytest.Pytester) -> None:
+    extension_project.makepyfile(
+        """
+        def test_count(kernelprof):
+            prof = kernelprof.load_trace("ext.json")
+            assert prof.kernels.count(kind="gemm") == 1
+        """
+    )
+    result = extension_project.runpytest_subprocess()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*kernels.count(kind='gemm') matched 0 of 5 kernels",
+            "*1 kernel(s) of unknown kind (#4) could be it: teach the decoder",
+            "*#  kind *",
+        ]
+    )

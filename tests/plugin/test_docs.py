@@ -1,0 +1,116 @@
+"""Every ```python block of README.md and docs/ is run here, or marked as not runnable.
+
+A block is not run when the line right before its fence is ``<!-- not run: REASON -->`` (the
+reason is required: a GPU, a model of the reader's own, ...). Of the others, a block that
+defines a test (``def test_``) is a test file: all of them are written into one pytester
+project and run in one pytest subprocess, where they must pass or skip (GPU tests skip without a
+GPU). Any other block is a snippet, executed in a fresh namespace from the repository root, so
+that ``tests/data/...`` paths resolve as they do in a checkout. Blocks in other languages
+(bash, ini, toml, text) are not run. CONTRIBUTING.md describes the convention.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+# A fence at any indentation, its info string, its body, and the closing fence at the same indentation.
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
+NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(?P<reason>.*?)\s*-->\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    page: Path
+    line: int  # of the opening fence, 1-based
+    info: str
+    code: str
+    not_run: str | None  # the reason, for a block marked not runnable
+
+    @property
+    def id(self) -> str:
+        return f"{self.page.relative_to(ROOT).as_posix()}:{self.line}"
+
+    @property
+    def is_python(self) -> bool:
+        return self.info.split(maxsplit=1)[0].lower() in ("python", "py") if self.info.strip() else False
+
+    @property
+    def is_test_file(self) -> bool:
+        return re.search(r"^def test_", self.code, re.MULTILINE) is not None
+
+
+def blocks(page: Path) -> list[Block]:
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for match in FENCE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        marker = NOT_RUN.match(before)
+        found.append(
+            Block(
+                page=page,
+                line=line,
+                info=match["info"].strip(),
+                code=textwrap.dedent(match["body"]),
+                not_run=None if marker is None else marker["reason"],
+            )
+        )
+    return found
+
+
+ALL = [block for page in PAGES for block in blocks(page)]
+PYTHON = [block for block in ALL if block.is_python]
+SNIPPETS = [block for block in PYTHON if block.not_run is None and not block.is_test_file]
+TEST_FILES = [block for block in PYTHON if block.not_run is None and block.is_test_file]
+
+
+def test_the_pages_have_python_blocks() -> None:
+    assert (ROOT / "docs").is_dir()
+    assert SNIPPETS
+    assert TEST_FILES
+
+
+@pytest.mark.parametrize("block", [b for b in PYTHON if b.not_run is not None], ids=lambda b: b.id)
+def test_a_block_marked_not_run_says_why(block: Block) -> None:
+    assert len(block.not_run or "") >= 8, f"{block.id}: write why the block is not run: <!-- not run: REASON -->"
+
+
+def test_fences_are_closed() -> None:
+    """An unclosed fence would hide the blocks after it from this module."""
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        rest = FENCE.sub("", text)
+        assert not re.search(r"^[ \t]*(`{3,}|~{3,})", rest, re.MULTILINE), f"{page}: an unclosed code fence"
+
+
+@pytest.mark.parametrize("block", SNIPPETS, ids=lambda b: b.id)
+def test_snippet_runs(block: Block, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    code = compile(block.code, block.id, "exec")
+    exec(code, {"__name__": "__doc_snippet__"})
+
+
+def test_test_blocks_pass(pytester: pytest.Pytester) -> None:
+    """The test files of the pages, each its own module, in one pytest run: nothing fails or errors."""
+    files = {}
+    for block in TEST_FILES:
+        name = "test_doc_" + re.sub(r"\W", "_", block.id.removesuffix(".md").replace(".md:", "_"))
+        files[name] = block.code
+    pytester.makepyfile(**files)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rfEs", "-v")
+    outcomes = result.parseoutcomes()
+    bad = {key: outcomes[key] for key in ("failed", "error", "errors") if outcomes.get(key)}
+    assert not bad, result.stdout.str()
+    for name in files:  # each file was collected and ran
+        assert f"{name}.py::" in result.stdout.str(), f"{name} ran no test:\n{result.stdout.str()}"

@@ -1,0 +1,97 @@
+"""Options and ini keys -> the session's Settings, and bad values -> usage errors.
+
+``pytester.parseconfigure`` configures a session in this process without running tests (no
+torch import, no subprocess), so every source of every setting is checked here; the
+pytester runs in the other tests/plugin modules check that the settings take effect.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_kernelprof.settings import SETTINGS_KEY, Settings
+
+
+def _settings(pytester: pytest.Pytester, *args: str, ini: tuple[str, ...] = ()) -> Settings:
+    if ini:
+        pytester.makeini("\n".join(("[pytest]", *ini)))
+    return pytester.parseconfigure(*args).stash[SETTINGS_KEY]
+
+
+def test_defaults(pytester: pytest.Pytester) -> None:
+    assert _settings(pytester) == Settings(
+        warmup=2, calls=3, require_gpu=False, trace_dir=None, save="none", update=False, names="stable"
+    )
+
+
+def test_options(pytester: pytest.Pytester) -> None:
+    settings = _settings(
+        pytester,
+        "--kernelprof-warmup=0",
+        "--kernelprof-calls=2",
+        "--kernelprof-require-gpu",
+        "--kernelprof-trace-dir=traces",
+        "--kernelprof-update",
+        "--kernelprof-baseline-names=exact",
+    )
+    traces = pytester.path / "traces"
+    assert settings == Settings(
+        warmup=0, calls=2, require_gpu=True, trace_dir=traces, save="failed", update=True, names="exact"
+    )
+    for save in ("all", "none"):
+        assert _settings(pytester, "--kernelprof-trace-dir=traces", f"--kernelprof-save={save}").save == save
+
+
+def test_ini_keys(pytester: pytest.Pytester) -> None:
+    ini = (
+        "kernelprof_warmup = 1",
+        "kernelprof_calls = 1",
+        "kernelprof_require_gpu = true",
+        "kernelprof_baseline_names = loose",
+    )
+    settings = _settings(pytester, ini=ini)
+    assert (settings.warmup, settings.calls, settings.require_gpu, settings.names) == (1, 1, True, "loose")
+
+
+def test_options_win_over_ini_keys(pytester: pytest.Pytester) -> None:
+    ini = ("kernelprof_warmup = 1", "kernelprof_calls = 1", "kernelprof_baseline_names = loose")
+    settings = _settings(pytester, "--kernelprof-warmup=0", "--kernelprof-baseline-names=exact", ini=ini)
+    assert (settings.warmup, settings.calls, settings.names) == (0, 1, "exact")
+
+
+@pytest.mark.parametrize(
+    ("args", "ini", "message"),
+    [
+        (["--kernelprof-calls", "0"], (), "--kernelprof-calls must be at least 1, got 0"),
+        (["--kernelprof-warmup", "-1"], (), "--kernelprof-warmup must be at least 0, got -1"),
+        (["--kernelprof-warmup", "two"], (), "--kernelprof-warmup takes an integer, got 'two'"),
+        ([], ("kernelprof_calls = 0",), "kernelprof.calls must be at least 1, got 0"),
+        ([], ("kernelprof_baseline_names = bogus",), "kernelprof.baseline.names takes one of stable, exact, loose"),
+        (["--kernelprof-save", "all"], (), "--kernelprof-save=all needs --kernelprof-trace-dir DIR"),
+        (["--kernelprof-save", "some"], (), "--kernelprof-save: invalid choice: 'some'"),
+    ],
+)
+def test_bad_values_are_usage_errors(
+    pytester: pytest.Pytester, args: list[str], ini: tuple[str, ...], message: str
+) -> None:
+    with pytest.raises(pytest.UsageError, match=message):
+        _settings(pytester, *args, ini=ini)
+
+
+def test_a_usage_error_reaches_the_user(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest("--kernelprof-save", "all")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--kernelprof-save=all needs --kernelprof-trace-dir DIR*"])
+
+
+def test_help_lists_the_options(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(
+        [
+            "GPU kernel assertions (pytest-kernelprof):",
+            "*--kernelprof-require-gpu*",
+            "*--kernelprof-warmup=N*",
+            "*--kernelprof-calls=N*",
+        ]
+    )

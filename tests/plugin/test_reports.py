@@ -1,0 +1,382 @@
+"""The CI outputs through pytester, from recorded H200 traces: the Markdown job summary, the
+GitHub annotations, the JUnit XML properties and the timeline pages (ci.py and its modules).
+
+The recorded profiles reach the plugin as a live one would: ``kernelprof.load_trace(path)``
+holds them to the suite's rules and keeps them for the test's report (and its saved traces).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.baseline import baseline_paths, record
+from pytest_kernelprof.paths import trace_file_name
+from tests.helpers import DATA
+
+SYNC_TRACE = DATA / "h200_sync_item_stacks.json.gz"
+
+CONFTEST = f"""
+from pathlib import Path
+
+import pytest
+
+DATA = Path({str(DATA)!r})
+
+
+@pytest.fixture
+def recorded(kernelprof):
+    # A recorded profile, held to the suite's rules and kept for the report as a live one is.
+    return lambda name: kernelprof.load_trace(DATA / f"h200_{{name}}.json.gz")
+"""
+
+INI = """
+[pytest]
+kernelprof_forbid =
+    no-syncs: syncs>0 | a training step must not wait for the GPU
+"""
+
+SUITE = """
+import torch
+import pytest
+
+
+@pytest.mark.kernelprof_allow("no-syncs")
+def test_sync_assert(recorded):
+    prof = recorded("sync_item_stacks")
+    assert not prof.syncs
+
+
+def test_rule_broken(recorded):
+    recorded("sync_item_stacks")
+
+
+@pytest.mark.kernelprof_allow("no-syncs")
+def test_baseline_regression(recorded, kernel_baseline):
+    kernel_baseline.check(recorded("geglu_eager"))
+
+
+def test_passes(recorded):
+    recorded("geglu_liger")  # a Liger Triton kernel the decoder cannot place
+
+
+def test_cpu_profile(kernelprof):
+    kernelprof(torch.relu, torch.randn(4))
+
+
+def test_unrelated_failure():
+    assert 1 == 2
+"""
+
+# The line of each test's failing statement in SUITE (1-based, as the file is written).
+LINES = {name: i + 1 for i, line in enumerate(SUITE.strip().splitlines()) for name in [line.strip()] if name}
+SYNC_ASSERT_LINE = LINES["assert not prof.syncs"]
+RULE_LINE = LINES['recorded("sync_item_stacks")']
+BASELINE_LINE = LINES['kernel_baseline.check(recorded("geglu_eager"))']
+
+
+@pytest.fixture
+def project(cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"):
+        monkeypatch.delenv(name, raising=False)
+    cpu_pytester.makeconftest(cpu_pytester.path.joinpath("conftest.py").read_text() + CONFTEST)
+    cpu_pytester.makeini(INI)
+    module = cpu_pytester.makepyfile(test_ci=SUITE)
+    path, _ = baseline_paths(module, "test_ci.py::test_baseline_regression")
+    record(path, "sm90", "default", load_trace(DATA / "h200_geglu_compiled.json.gz"))
+    return cpu_pytester
+
+
+def test_the_suite_lines_are_where_the_tests_expect() -> None:
+    lines = SUITE.strip().splitlines()
+    assert lines[SYNC_ASSERT_LINE - 1].strip() == "assert not prof.syncs"
+    assert lines[RULE_LINE - 1].strip() == 'recorded("sync_item_stacks")'
+
+
+def test_summary_lists_the_failed_profiles_worst_first(project: pytest.Pytester) -> None:
+    result = project.runpytest("--kernelprof-summary", "out/summary.md")
+    result.assert_outcomes(passed=2, failed=4)
+    text = (project.path / "out" / "summary.md").read_text()
+    assert text.startswith("## pytest-kernelprof")
+    assert "3 tests failed on the GPU profile (1 rule, 1 baseline, 1 syncs)" in text
+    rule, baseline, syncs = (
+        text.index(f"test_ci.py::{name}")
+        for name in ("test_rule_broken", "test_baseline_regression", "test_sync_assert")
+    )
+    assert rule < baseline < syncs  # worst first
+    assert f"at <code>test_ci.py:{RULE_LINE}</code>" in text
+    assert (
+        "kernelprof_forbid rule 'no-syncs' (syncs&gt;0)" in text
+        or "kernelprof_forbid rule 'no-syncs' (syncs>0)" in text
+    )
+    assert "cudaStreamSynchronize" in text  # the rule's table of syncs
+    assert "kernel signature differs from the baseline sm90/default" in text
+    assert "test_unrelated_failure" not in text
+    assert "<code>test_ci.py::test_passes</code>" not in text  # not among the failures
+    # Undecoded kernel names, the most frequent first, with the tests that ran them.
+    assert "### 1 kernel name not decoded" in text
+    assert "| `_geglu_tanh_forward_kernel` | 1 | 1 | `test_ci.py::test_passes` |" in text
+
+
+def test_summary_goes_to_github_step_summary_and_appends(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = project.path / "step_summary.md"
+    target.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(target))
+    project.runpytest("-k", "rule_broken").assert_outcomes(failed=1)
+    text = target.read_text()
+    assert text.startswith("earlier step\n## pytest-kernelprof")
+    assert "test_ci.py::test_rule_broken" in text
+    project.runpytest("-k", "rule_broken", "--kernelprof-summary", "none").assert_outcomes(failed=1)
+    assert target.read_text() == text
+    # What the run did to baselines.
+    project.runpytest("-k", "baseline", "--kernelprof-update").assert_outcomes(passed=1)
+    added = target.read_text()[len(text) :]
+    assert "### Kernel baselines" in added
+    assert "**1 baseline updated**" in added
+    assert "test_baseline_regression.json: sm90/default" in added
+
+
+def test_summary_limits_the_failures_it_shows() -> None:
+    from pytest_kernelprof.ci_summary import MAX_FAILURES, render_summary
+
+    facts = {
+        f"t.py::test_{i:02}": {"failure": {"category": "kernels", "message": "m", "file": "t.py", "line": i}}
+        for i in range(MAX_FAILURES + 3)
+    }
+    text = render_summary(facts, [], rootpath=Path("."))
+    assert text.count("<details>") == MAX_FAILURES
+    assert "... and 3 more failed tests" in text
+    assert render_summary({}, [], rootpath=Path(".")) == ""
+
+
+def _annotations(output: list[str]) -> list[str]:
+    return [line for line in output if line.startswith("::")]
+
+
+def test_annotations_point_at_the_test_lines_and_the_sync(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = project.runpytest()
+    result.assert_outcomes(passed=2, failed=4)
+    found = _annotations(result.outlines)
+    rule = f"::error file=test_ci.py,line={RULE_LINE},title=kernelprof%3A rule broken::test_ci.py::test_rule_broken%0A"
+    assert any(line.startswith(rule) for line in found), found
+    baseline = f"::error file=test_ci.py,line={BASELINE_LINE},title=kernelprof%3A baseline regression::"
+    assert any(line.startswith(baseline) for line in found), found
+    # The sync's own line, from the recorded stack (the profiler names the function's def line).
+    sync = "::error file=main_ace.py,line=40,title=kernelprof%3A host sync::host sync cudaStreamSynchronize"
+    syncs = [line for line in found if line.startswith(sync)]
+    assert len(syncs) == 2, found  # the rule break and the assertion on syncs
+    assert all("\n" not in line for line in found)
+    assert not any("test_unrelated_failure" in line or "test_passes" in line for line in found)
+
+
+def test_annotations_are_off_outside_github_actions(project: pytest.Pytester) -> None:
+    result = project.runpytest()
+    result.assert_outcomes(passed=2, failed=4)
+    assert not _annotations(result.outlines)
+    result = project.runpytest("--kernelprof-annotations", "on", "-k", "rule_broken")
+    assert len(_annotations(result.outlines)) == 2  # the sync and the test line
+
+
+def test_annotation_paths_are_relative_to_the_workspace(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project.path.parent))
+    result = project.runpytest("-k", "rule_broken")
+    assert f"::error file={project.path.name}/test_ci.py,line={RULE_LINE}," in "\n".join(result.outlines)
+
+
+def _properties(xml: Path) -> dict[str, dict[str, list[str]]]:
+    found: dict[str, dict[str, list[str]]] = {}
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        props = found.setdefault(case.get("name", ""), {})
+        for prop in case.iter("property"):
+            props.setdefault(prop.get("name", ""), []).append(prop.get("value", ""))
+    return found
+
+
+def test_junit_properties_carry_the_numbers(project: pytest.Pytester) -> None:
+    result = project.runpytest("--junitxml", "out.xml")
+    result.assert_outcomes(passed=2, failed=4)
+    props = _properties(project.path / "out.xml")
+    sync = load_trace(SYNC_TRACE)
+    rule = props["test_rule_broken"]
+    assert rule["kernelprof.profiles"] == ["1"]
+    assert rule["kernelprof.kernels"] == [str(len(sync.kernels))] == ["18"]
+    assert rule["kernelprof.launches"] == [str(sync.launches)]
+    assert rule["kernelprof.syncs"] == ["1"]
+    assert rule["kernelprof.dtoh_copies"] == ["1"]
+    assert rule["kernelprof.gpu_busy_us"] == [str(round(sync.gpu_busy_us, 1))]
+    assert rule["kernelprof.kernel_us"] == [str(round(sync.kernels.total_us, 1))]
+    # A trace cannot tell bytes, graph breaks or recompiles: left out, not 0.
+    for name in ("peak_bytes", "retained_bytes", "graph_breaks", "recompiles"):
+        assert f"kernelprof.{name}" not in rule
+    # A live CPU profile tells what torch.compile did, and no GPU figure.
+    assert props["test_cpu_profile"] == {
+        "kernelprof.profiles": ["1"],
+        "kernelprof.graph_breaks": ["0"],
+        "kernelprof.recompiles": ["0"],
+    }
+    assert "kernelprof.profiles" not in props["test_unrelated_failure"]
+
+
+def test_junit_properties_of_several_profiles() -> None:
+    from pytest_kernelprof.junit import properties
+
+    pairs = dict(properties([load_trace(SYNC_TRACE), load_trace(DATA / "h200_linear_eager.json.gz")]))
+    assert pairs["kernelprof.profiles"] == 2
+    assert pairs["kernelprof.kernels"] == 18
+    assert pairs["kernelprof.2.kernels"] == 1
+    assert pairs["kernelprof.2.syncs"] == 0
+
+
+def test_everything_under_xdist(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = project.runpytest("-n", "2", "--junitxml", "out.xml", "--kernelprof-summary", "summary.md")
+    result.assert_outcomes(passed=2, failed=4)
+    text = (project.path / "summary.md").read_text()
+    assert "3 tests failed on the GPU profile (1 rule, 1 baseline, 1 syncs)" in text
+    assert "_geglu_tanh_forward_kernel" in text
+    assert len(_annotations(result.outlines)) == 4  # the sync twice, the rule break, the baseline
+    assert _properties(project.path / "out.xml")["test_rule_broken"]["kernelprof.kernels"] == ["18"]
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.sources: list[str] = []
+        self.data = ""
+        self._in_data = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        values = dict(attrs)
+        for key in ("src", "href"):
+            if values.get(key):
+                self.sources.append(str(values[key]))
+        self._in_data = values.get("id") == "data"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_data:
+            self.data += data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_data = False
+
+
+def parse_page(path: Path) -> tuple[_Page, dict[str, object]]:
+    import json
+
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    page.close()
+    return page, json.loads(page.data)
+
+
+def test_failing_tests_get_a_page_beside_their_trace(project: pytest.Pytester) -> None:
+    result = project.runpytest("--kernelprof-trace-dir", "traces")
+    result.assert_outcomes(passed=2, failed=4)
+    traces = project.path / "traces"
+    rule_trace = traces / trace_file_name("test_ci.py::test_rule_broken", 0)
+    page_file = rule_trace.with_name(rule_trace.name.removesuffix(".json.gz") + ".html")
+    assert rule_trace.exists()
+    assert page_file.exists()
+    result.stdout.fnmatch_lines(["*- kernelprof timeline pages -*", f"*{page_file.name}"])
+    page, data = parse_page(page_file)
+    assert page.sources == []  # self-contained: no script, style or image from anywhere
+    calls = data["calls"]
+    assert isinstance(calls, list)
+    sync = load_trace(SYNC_TRACE)
+    assert [len(c["kernels"]) for c in calls] == [len(c.kernels) for c in sync.calls]
+    assert all(len(c["launches"]) == 18 and c["host"] for c in calls)  # read from the trace beside it
+    assert [len(c["copies"]) for c in calls] == [1, 1, 1]
+    # The baseline regression's page has the baseline and the run side by side.
+    baseline_page = traces / trace_file_name("test_ci.py::test_baseline_regression", 0).replace(".json.gz", ".html")
+    text = baseline_page.read_text()
+    assert "baseline sm90/default" in text
+    assert 'class="side"' in text
+    assert '<tr class="add">' in text or '<tr class="chg">' in text
+    # Passing tests get none (their traces are not saved by default either).
+    assert not any("test_passes" in p.name for p in traces.iterdir())
+
+
+def test_show_html_writes_one_self_contained_page(pytester: pytest.Pytester) -> None:
+    out = pytester.path / "page.html"
+    result = pytester.run(sys.executable, "-m", "pytest_kernelprof", "show", str(SYNC_TRACE), "--html", str(out))
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"timeline page: {out}"])
+    page, data = parse_page(out)
+    assert page.sources == []
+    assert "svg" in page.tags
+    assert page.tags.count("script") == 2
+    assert sum(len(c["kernels"]) for c in data["calls"]) == 3 * 18  # type: ignore[attr-defined]
+    assert out.stat().st_size < 60_000
+
+
+def test_baseline_table_aligns_the_diff() -> None:
+    from pytest_kernelprof.timeline import baseline_table
+
+    compiled = load_trace(DATA / "h200_geglu_compiled.json.gz").kernels
+    eager = load_trace(DATA / "h200_geglu_eager.json.gz").kernels
+    same = baseline_table(list(compiled), list(compiled))
+    assert same.count('<tr class="same">') == len(compiled)
+    diff = baseline_table(list(compiled), list(eager))
+    rows = re.findall(r'<tr class="(\w+)">', diff)
+    assert len(rows) >= max(len(compiled), len(eager))
+    assert set(rows) - {"same"}
+
+
+def test_a_page_without_gpu_activity_or_trace() -> None:
+    import torch
+
+    from pytest_kernelprof import profile
+    from pytest_kernelprof.timeline import render_page
+
+    text = render_page(profile(torch.relu, torch.randn(4)), title="cpu <relu>")
+    assert "<title>cpu &lt;relu&gt; - kernelprof</title>" in text
+    page = _Page()
+    page.feed(text)
+    data = __import__("json").loads(page.data)
+    assert [c["kernels"] for c in data["calls"]] == [[], [], []]  # the default 3 calls
+    assert not data["calls"][0]["host"]
+    assert "aten::relu" in text  # the op table
+
+
+def test_what_a_failure_was_about() -> None:
+    from pytest_kernelprof.ci import category
+    from pytest_kernelprof.errors import ForbiddenError, NoDeviceActivityError
+
+    assert category(ForbiddenError("kernelprof_forbid rule 'x' (kind=gemm) is broken"), True) == "rule"
+    assert category(AssertionError("kernel signature differs from the baseline sm90/default"), True) == "baseline"
+    assert category(AssertionError("assert not SyncList of 1: Sync(...)"), True) == "syncs"
+    assert category(AssertionError("assert 2 == 1\n +  where 2 = KernelCount(...)"), True) == "kernels"
+    assert category(NoDeviceActivityError("no GPU activity"), False) == "kernels"
+    # A profiled test that failed on its numbers, and a test that profiled nothing.
+    assert category(AssertionError("assert tensor(False)\n +  where tensor(False) = allclose(a, b)"), True) is None
+    assert category(AssertionError("assert 1 == 2"), False) is None
+
+
+def test_sync_locations_and_escapes() -> None:
+    from pytest_kernelprof.annotations import command, relative
+    from pytest_kernelprof.ci import sync_location
+
+    assert sync_location("main_ace.py(40): train_step_item") == ("main_ace.py", 40, "train_step_item")
+    assert sync_location("/repo/src/train.py:41") == ("/repo/src/train.py", 41, "")
+    assert sync_location("<built-in method item>") is None
+    assert relative("/repo/src/train.py", Path("/repo")) == "src/train.py"
+    assert relative("/elsewhere/x.py", Path("/repo")) == "/elsewhere/x.py"
+    line = command("error", "50% of\nit: a, b", file="a,b:c.py", line=3, title="t: x")
+    assert line == "::error file=a%2Cb%3Ac.py,line=3,title=t%3A x::50%25 of%0Ait: a, b"

@@ -1,0 +1,1 @@
+"""Tests of ``src/pytest_kernelprof/build/``: pytest does not collect folders named ``build``."""

@@ -1,0 +1,165 @@
+"""Copies, launches and the GPU's idle share, on traces recorded on an H200 under torch 2.11."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import MemoryOp, NoDeviceActivityError, load_trace
+from pytest_kernelprof.syncs import memcpy_kind
+from tests.helpers import Stream, build
+
+Trace = Callable[[str], Path]
+
+
+@pytest.mark.parametrize(
+    ("name", "direction", "host"),
+    [
+        ("Memcpy DtoH (Device -> Pageable)", "DtoH", "pageable"),
+        ("Memcpy DtoH (Device -> Pinned)", "DtoH", "pinned"),
+        ("Memcpy HtoD (Pageable -> Device)", "HtoD", "pageable"),
+        ("Memcpy HtoD (Pinned -> Device)", "HtoD", "pinned"),
+        ("Memcpy DtoD (Device -> Device)", "DtoD", None),
+        ("Memcpy PtoP (Device -> Device)", "DtoD", None),  # peer copy between two GPUs
+        ("Memcpy HtoH (Pinned -> Pageable)", "HtoH", "pageable"),
+        ("Memcpy DtoA (Device -> Array)", "DtoD", None),
+        ("Memcpy HtoD (Managed -> Device)", "HtoD", None),
+        ("Memcpy DtoH", "DtoH", None),  # older Kineto: no memory kinds
+        ("Memset (Device)", None, None),
+        ("Memset (Unknown)", None, None),
+    ],
+)
+def test_direction_and_host_memory_come_from_the_record_name(name: str, direction: str, host: str) -> None:
+    assert memcpy_kind(name) == (direction, host)
+
+
+@pytest.mark.parametrize(
+    ("name", "direction", "host"),
+    [
+        ("sync_cpu_copy", "DtoH", "pageable"),
+        ("copy_dtoh_pinned_nonblocking", "DtoH", "pinned"),
+        ("copy_htod_pageable_nonblocking", "HtoD", "pageable"),
+        ("copy_htod_pinned_nonblocking", "HtoD", "pinned"),
+        ("copy_dtod", "DtoD", None),
+    ],
+)
+def test_copies_of_4_mib(trace: Trace, name: str, direction: str, host: str) -> None:
+    prof = load_trace(trace(name))
+    (copy,) = prof.copies
+    assert (copy.direction, copy.host_memory, copy.bytes, copy.op) == (direction, host, 4 << 20, "aten::copy_")
+    assert prof.copies.count(direction) == 1
+    assert prof.copies.count(host_memory="pinned") == (host == "pinned")
+    assert prof.copies.count(host_memory="pageable") == (host == "pageable")
+    assert all(len(c.copies) == 1 for c in prof.calls)
+
+
+def test_copies_leave_memsets_out(trace: Trace) -> None:
+    prof = load_trace(trace("sync_tensor_bool"))  # a cuBLAS-free sum with a memset, then bool()
+    assert [m.kind for m in prof.memory_ops] == ["memset", "memcpy"]
+    memset = prof.memory_ops[0]
+    assert (memset.direction, memset.host_memory, memset.bytes) == (None, None, 4)
+    assert [c.bytes for c in prof.copies] == [1]
+    assert prof.copies.count("DtoH", host_memory="pinned") == 1
+
+
+def test_copy_durations_are_medians(trace: Trace) -> None:
+    prof = load_trace(trace("sync_cpu_copy"))
+    per_call = sorted(c.copies[0].duration_us for c in prof.calls)
+    assert prof.copies[0].duration_us == pytest.approx(per_call[1])
+
+
+def test_a_copy_only_workload_is_device_activity(trace: Trace) -> None:
+    prof = load_trace(trace("copy_htod_pageable"))  # x.to("cuda") from pageable memory, no kernel
+    assert prof.has_device_activity
+    assert len(prof.kernels) == 0
+    assert prof.launches == 0
+    assert prof.copies.count("HtoD") == 1
+    assert [s.kind for s in prof.syncs] == ["copy", "stream"]
+    assert 0 < prof.gpu_idle_fraction < 0.6
+
+
+def test_copy_count_fails_with_the_copies(trace: Trace) -> None:
+    copies = load_trace(trace("sync_cpu_copy")).copies
+    count = copies.count(direction="DtoH")
+    assert count == 1
+    lines = count.explain()
+    assert lines[0] == "1 copies with direction='DtoH' of 1:"
+    assert lines[1].split() == ["#", "direction", "host", "bytes", "us", "op", "name"]
+    assert lines[2].split()[:4] == ["0", "DtoH", "pageable", "4194304"]
+    assert repr(copies) == "CopyList of 1: Memcpy DtoH (Device -> Pageable) 4194304 B by aten::copy_"
+    with pytest.raises(ValueError, match="unknown direction 'D2H'; the directions are: HtoD, DtoH, DtoD, HtoH"):
+        copies.count("D2H")
+    with pytest.raises(ValueError, match="unknown host memory 'managed'"):
+        copies.count(host_memory="managed")
+
+
+def test_launches_count_kernel_launch_calls_of_every_api(trace: Trace) -> None:
+    eager = load_trace(trace("decode_eager"))
+    assert eager.launches == 49 == len(eager.kernels)
+    assert eager.graph_launches == 0
+    compiled = load_trace(trace("decode_compiled"))  # mm through the runtime, Triton through the driver
+    assert compiled.runtime["cudaLaunchKernel"] == compiled.runtime["cuLaunchKernel"] == 12
+    assert compiled.launches == 24
+    item = load_trace(trace("sync_item_stacks"))  # ATen, cuBLAS ExC and cuLaunchKernel; a memset and a memcpy
+    assert item.launches == 18 == len(item.kernels)
+    assert item.runtime["cudaMemsetAsync"] == item.runtime["cudaMemcpyAsync"] == 1  # not launches
+
+
+def test_a_graph_launch_is_one_launch_of_many_kernels(trace: Trace) -> None:
+    prof = load_trace(trace("decode_graphs"))  # torch.compile(mode="reduce-overhead")
+    assert prof.graph_launches == 1
+    assert prof.launches == 2  # the graph and the input copy's kernel
+    assert len(prof.kernels) == 25
+    assert prof.runtime["cudaStreamIsCapturing"] == 1  # neither a launch nor a sync
+
+
+def test_wall_busy_and_idle_per_call_and_as_medians(trace: Trace) -> None:
+    prof = load_trace(trace("decode_eager"))
+    walls = sorted(c.wall_us for c in prof.calls)
+    assert prof.wall_us == pytest.approx(walls[1])
+    assert walls[2] > walls[1]  # the first call carries the profiler's start-up
+    for call in prof.calls:
+        assert 0 < call.gpu_busy_us < call.wall_us
+        assert call.gpu_busy_us <= sum(k.duration_us for k in call.kernels) + 1e-6
+        assert call.gpu_idle_fraction == pytest.approx(1 - call.gpu_busy_us / call.wall_us)
+    assert prof.gpu_idle_fraction == pytest.approx(sorted(c.gpu_idle_fraction for c in prof.calls)[1])
+    assert prof.gpu_idle_fraction > 0.85  # 49 tiny kernels: launch-bound
+    assert prof.gpu_busy_us == pytest.approx(sorted(c.gpu_busy_us for c in prof.calls)[1])
+
+
+def test_busy_time_is_the_union_clipped_to_the_call() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    mm = s.op("aten::mm", 1, 90)
+    s.launch(mm, "a", 2, dur=10)  # GPU 7-17
+    s.launch(mm, "b", 3, dur=10)  # GPU 8-18: overlaps a
+    s.launch(mm, "c", 50, dur=20)  # GPU 55-75
+    s.launch(mm, "d", 90, dur=30)  # GPU 95-125: runs past the call's end at 100
+    call = build(s).call
+    assert call.gpu_busy_us == pytest.approx(11 + 20 + 5)
+    assert call.wall_us == pytest.approx(100)
+    assert call.gpu_idle_fraction == pytest.approx(1 - 36 / 100)
+    assert call.launches == 4
+
+
+def test_no_gpu_activity_raises_for_every_gpu_query() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    s.op("aten::add", 1, 10)
+    s.x("cuda_runtime", "cudaDeviceSynchronize", 20, 5, correlation=5)
+    prof = build(s)
+    assert prof.wall_us == pytest.approx(100)  # the host span needs no GPU
+    for query in ("copies", "launches", "graph_launches", "gpu_busy_us", "gpu_idle_fraction"):
+        with pytest.raises(NoDeviceActivityError, match="no GPU activity"):
+            getattr(prof, query)
+        with pytest.raises(NoDeviceActivityError, match="no GPU activity"):
+            getattr(prof.calls[0], query)
+    with pytest.raises(NoDeviceActivityError, match="no GPU activity"):
+        assert not prof.syncs  # the cudaDeviceSynchronize in the call is not "no sync" either
+
+
+def test_memory_op_keeps_its_positional_fields() -> None:
+    op = MemoryOp("Memset (Device)", "memset", 1.0, 7, 0, "aten::zero_")
+    assert (op.direction, op.host_memory, op.bytes) == (None, None, None)

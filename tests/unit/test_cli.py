@@ -1,0 +1,191 @@
+"""``kernelprof show`` and ``kernelprof diff`` on recorded traces, and their exit statuses."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import IncompleteProfileError, load_trace
+from pytest_kernelprof.cli import CLOSED_PIPE, main
+from pytest_kernelprof.compare import diff_kernels
+from tests.helpers import DATA
+
+Trace = Callable[[str], Path]
+
+
+def test_show_prints_the_kernel_table(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(trace("geglu_eager"))]) == 0
+    out = capsys.readouterr().out
+    assert "NVIDIA H200 (sm90), 3 call(s)" in out
+    assert "launched by" in out
+    assert out.count("nvjet_sm90_tst_") == 3
+    assert "memory ops: Memset (Device) x2" in out
+    assert "runtime calls: cuLaunchKernelEx x3, cudaLaunchKernel x2, cudaMemsetAsync x2" in out
+
+
+def test_show_calls_and_ops(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(trace("linear_eager")), "--calls", "--ops"]) == 0
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if line.startswith("call ")] == ["call 0:", "call 1:", "call 2:"]
+    assert "\n  aten::t " in out  # the tree is indented under aten::linear
+    assert "\n    aten::transpose " in out
+
+
+def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
+    out = capsys.readouterr().out
+    assert "- pointwise/aten [gelu]" in out
+    assert "- pointwise/aten [mul]" in out
+    assert "+ pointwise/inductor [_unsafe_view,gelu,mul]  triton_poi_fused__unsafe_view_gelu_mul_0" in out
+    assert "fused: gelu (aten pointwise) + mul (aten pointwise) -> triton_poi_fused__unsafe_view_gelu_mul_0" in out
+    assert "count changes: pointwise: 2 -> 1" in out
+    assert "GPU time per call: " in out
+    assert "the kernels differ" in out
+
+
+def test_diff_of_a_trace_with_itself_is_clean(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(trace("geglu_compiled"))
+    assert main(["diff", path, path]) == 0
+    assert "same kernels" in capsys.readouterr().out
+
+
+def test_renamed_kernels_of_the_same_shape_pair_up(trace: Trace) -> None:
+    from pytest_kernelprof import Kernel
+
+    tile_a = Kernel(name="nvjet_sm90_tst_64x8_64x16_1x2_h_bz_TNT", kind="gemm", family="nvjet", layout="tn")
+    tile_b = Kernel(name="nvjet_sm90_tst_128x64_64x4_1x2_h_bz_TNT", kind="gemm", family="nvjet", layout="tn")
+    gelu = Kernel(name="gelu_kernel", kind="pointwise", family="aten", fused_ops=("gelu",))
+    renamed = diff_kernels([tile_a, gelu], [tile_b, gelu])
+    assert [c.mark for c in renamed.changes] == ["~", "="]
+    assert not renamed.same
+    assert diff_kernels([tile_a, gelu], [tile_b, gelu], by="shape").same
+
+    eager = list(load_trace(trace("linear_eager")).kernels)
+    other_layout = list(load_trace(trace("matmul_add_compiled")).kernels)  # an nvjet GEMM with layout nn
+    assert [c.mark for c in diff_kernels(eager, other_layout).changes] == ["-", "+"]  # tn vs nn is no rename
+
+
+def test_diff_by_shape_ignores_tile_names(trace: Trace, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The same profile with cuBLAS's GEMM on another tile, as on another card of the arch.
+    a = trace("linear_eager")
+    tile, other_tile = "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT", "nvjet_sm90_tst_128x64_64x4_1x2_h_bz_bias_TNT"
+    text = gzip.decompress(a.read_bytes()).decode()
+    assert tile in text
+    b = tmp_path / "other_tile.json.gz"
+    b.write_bytes(gzip.compress(text.replace(tile, other_tile).encode()))
+    assert main(["diff", str(a), str(b)]) == 1
+    assert "renamed in b: " + other_tile in capsys.readouterr().out
+    assert main(["diff", str(a), str(b), "--by", "shape"]) == 0
+    assert "same kernels" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [["show", "missing.json"], ["diff", "missing.json", "missing.json"]])
+def test_errors_exit_2_with_one_line_and_no_traceback(tmp_path: Path, command: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_kernelprof", *command], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "kernelprof: error: missing.json: no such trace file"
+    assert "Traceback" not in done.stderr
+
+
+def test_a_corrupt_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json.gz"
+    bad.write_bytes(b"\x1f\x8b\x08\x00broken")
+    assert main(["show", str(bad)]) == 2
+    assert "gzip stream is truncated or corrupt" in capsys.readouterr().err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["frobnicate"])
+    assert info.value.code == 2
+
+
+def test_a_trace_that_lost_gpu_records_is_shown_with_a_warning(
+    tmp_path: Path, trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gzip
+    import json
+
+    data = json.loads(gzip.decompress(trace("geglu_eager").read_bytes()))
+    kernel = next(e for e in data["traceEvents"] if e.get("cat") == "kernel")
+    data["traceEvents"].remove(kernel)  # as if the profiler dropped it
+    path = tmp_path / "lossy.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(IncompleteProfileError, match="1 of 15 kernel launches"):
+        load_trace(path)
+    assert main(["show", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "kernelprof: warning: " in captured.err
+    assert "lost GPU records" in captured.err
+    assert "launched by" in captured.out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.metadata
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"kernelprof {importlib.metadata.version('pytest-kernelprof')}\n"
+
+
+def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(trace: Trace) -> None:
+    """`kernelprof show trace | head`: no error line, the status of a process ended by SIGPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest_kernelprof", "show", str(trace("train_liger")), "--calls", "--ops"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode == CLOSED_PIPE == 141
+
+
+def test_deeply_nested_json_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text('{"traceEvents": [' + "[" * 100_000 + "]" * 100_000 + "]}")
+    assert main(["show", str(path)]) == 2
+    assert capsys.readouterr().err == f"kernelprof: error: {path}: JSON nested too deeply to be a trace (line 1)\n"
+
+
+def test_a_device_that_never_ends_exits_2_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "/dev/zero"]) == 2
+    assert capsys.readouterr().err == (
+        "kernelprof: error: /dev/zero: not a Chrome trace: it starts with "
+        r"b'\x00\x00\x00\x00\x00\x00\x00\x00', not with '{'" + "\n"
+    )
+
+
+def test_show_names_the_kernels_no_evidence_placed_and_takes_teaching(capsys: pytest.CaptureFixture[str]) -> None:
+    trace = str(DATA / "h200_geglu_liger.json.gz")
+    assert main(["show", trace]) == 0
+    out = capsys.readouterr().out
+    assert "1 kernel name(s) no evidence could place (kind 'other'); teach them with --kernels:" in out
+    assert "  --kernels '_geglu_tanh_forward_kernel: kind=... family=...'" in out
+    assert main(["show", trace, "--kernels", "_geglu_tanh_forward_kernel: kind=pointwise family=liger"]) == 0
+    taught = capsys.readouterr().out
+    assert "pointwise (user)  liger" in taught
+    assert "no evidence could place" not in taught
+    assert main(["show", trace, "--kernels", "_geglu*: kind=matmul"]) == 2
+    assert "--kernels, line 1: unknown kind 'matmul'" in capsys.readouterr().err
+
+
+def test_diff_says_when_unknown_kernels_make_its_kind_counts_uncertain(capsys: pytest.CaptureFixture[str]) -> None:
+    data = DATA
+    main(["diff", str(data / "h200_geglu_eager.json.gz"), str(data / "h200_geglu_liger.json.gz")])
+    assert "(1 kernel(s) of unknown kind: the counts by kind may not hold" in capsys.readouterr().out
+    main(["diff", str(data / "h200_geglu_eager.json.gz"), str(data / "h200_geglu_compiled.json.gz")])
+    assert "of unknown kind" not in capsys.readouterr().out
