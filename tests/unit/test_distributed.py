@@ -69,8 +69,8 @@ def test_a_failing_rank_fails_with_its_traceback(stops: list[bool]) -> None:
 
 def test_a_hanging_rank_fails_at_the_time_limit(stops: list[bool]) -> None:
     start = time.monotonic()
-    with pytest.raises(RankError, match=r"did not finish within 5 s"):
-        profile_ranks(hanging_step, 2, timeout_s=5)
+    with pytest.raises(RankError, match=r"did not finish within 2 s"):
+        profile_ranks(hanging_step, 2, timeout_s=2)
     assert time.monotonic() - start < 60
     assert stops == [True]  # terminated at once, no wait for ranks past the time limit
     assert not multiprocessing.active_children()
