@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "pytest_kernelprof"
 # capture -> events -> build -> model, assembled by api: what each may import from.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("events",),
+    ("trace_json",),
     ("traces",),
     ("chrome",),
     ("names",),
