@@ -26,7 +26,9 @@ from typing import Any
 
 import torch
 
-from pytest_kernelprof import api, capture, compile_watch
+from pytest_kernelprof import api, compile_watch
+from pytest_kernelprof.capture import profiler as torch_session
+from pytest_kernelprof.capture import run as capture
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 TIMES: dict[str, list[float]] = {}
@@ -140,7 +142,7 @@ def main() -> None:
             for name, value in stages.items():
                 TIMES.setdefault(name, []).append(value)
     where = torch.cuda.get_device_name() if DEVICE == "cuda" else "CPU"
-    session = "autograd profiler" if capture._direct_session_is_equivalent(torch) else "torch.profiler.profile"
+    session = "autograd profiler" if torch_session._direct_session_is_equivalent(torch) else "torch.profiler.profile"
     print(f"{where}, torch {torch.__version__}, {rounds} rounds, capture's session: {session}")
     for name, values in TIMES.items():
         print(f"{name:34s} {statistics.median(values):9.1f}")

@@ -12,7 +12,8 @@ import sys
 
 import torch
 
-from pytest_kernelprof import Profiler, capture
+from pytest_kernelprof import Profiler
+from pytest_kernelprof.capture import profiler as capture
 
 
 def main(workload: str) -> int:

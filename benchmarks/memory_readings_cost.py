@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import capture
+from pytest_kernelprof.capture import run as capture
 
 
 def per_call_us(fn: Callable[[], Any], n: int = 2000) -> float:

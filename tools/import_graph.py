@@ -2,10 +2,10 @@
 
     python tools/import_graph.py          # prints the graph; exit 1 on a cycle or an upward import
 
-Nodes are the modules of ``src/pytest_kernelprof`` and its packages (``build/``, ``model/``,
-``names/``) as one node each; edges are the relative imports (``from .x import``, also inside
-functions). ``LAYERS`` orders the pipeline, lowest first: a module may import only from its
-own layer's packages or lower ones.
+Nodes are the modules of ``src/pytest_kernelprof`` and its packages (``baseline/``, ``build/``,
+``capture/``, ``events/``, ``health/``, ``model/``, ``names/``) as one node each; edges are the
+relative imports (``from .x import``, also inside functions). ``LAYERS`` orders the pipeline,
+lowest first: a module may import only from its own layer's packages or lower ones.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "pytest_kernelprof"
 # capture -> events -> build -> model, assembled by api: what each may import from.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("events",),
+    ("trace_json",),
     ("traces",),
     ("chrome",),
     ("names",),

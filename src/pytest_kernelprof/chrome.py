@@ -35,7 +35,8 @@ from .events import (
     runtime_event,
     typed_op_event,
 )
-from .traces import TypedReader, hide_trace_errors, read_trace
+from .trace_json import hide_trace_errors
+from .traces import TypedReader, read_trace
 
 # -- one event ----------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """pytest hooks: options, the gpu marker, the header, skips and failure reports.
 
-Each hook hands off: settings to settings.py, GPU per xdist worker to gpus.py, what a test
-report gets to session.py, baseline bookkeeping to baseline.py.
+Each hook hands off: options and settings to settings.py, GPU per xdist worker to gpus.py,
+what a test report gets to session.py, baseline bookkeeping to baseline/.
 
 pytest imports this module in every session of an environment where the plugin is
 installed, so it imports only what every session needs; the profile model, the
@@ -10,35 +10,19 @@ that a session that does not costs next to nothing over ``-p no:kernelprof``."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Generator, Sequence
 from typing import Any, NoReturn
 
 import pytest
 
-from .defaults import DEFAULT_CALLS, DEFAULT_MEMORY_TOLERANCE, DEFAULT_WARMUP, NAME_MODES
 from .errors import GpuSpecError
 from .fixtures import BASELINE_NOTES_KEY, FIXTURES, PROFILERS_KEY
 from .fixtures import kernel_baseline as kernel_baseline  # re-exported so pytest finds the fixtures
 from .fixtures import kernel_benchmark as kernel_benchmark
 from .fixtures import kernelprof as kernelprof
 from .gpus import assignment_line, choose_gpus, gpu_for_worker, gpus_needed, take_worker_gpu, visible_gpu_count
-from .settings import (
-    SAVE_CHOICES,
-    SETTINGS_KEY,
-    Settings,
-    assertion_budget,
-    ini_value,
-    parse_count,
-    parse_forbid,
-    parse_kernels,
-    parse_names,
-    parse_percent,
-    parse_save,
-    run_was_narrowed,
-    setting_name,
-)
+from .settings import SETTINGS_KEY, add_options, assertion_budget, read_settings, reports_asked, run_was_narrowed
 
 GPU_MARKER = "gpu"
 ALLOW_MARKER = "kernelprof_allow"
@@ -101,162 +85,7 @@ class BaselineHooks:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("kernelprof", "GPU kernel assertions (pytest-kernelprof)")
-    group.addoption(
-        "--kernelprof-require-gpu",
-        action="store_true",
-        dest="kernelprof_require_gpu",
-        default=None,
-        help="Fail gpu-marked tests instead of skipping them where CUDA is missing; default: off",
-    )
-    group.addoption(
-        "--kernelprof-warmup",
-        action="store",
-        dest="kernelprof_warmup",
-        default=None,
-        metavar="N",
-        help=f"Unprofiled warm-up calls before profiling (compile, autotune); default: {DEFAULT_WARMUP}",
-    )
-    group.addoption(
-        "--kernelprof-calls",
-        action="store",
-        dest="kernelprof_calls",
-        default=None,
-        metavar="N",
-        help=f"Profiled calls per kernelprof(fn) call, each compared with the first; default: {DEFAULT_CALLS}",
-    )
-    group.addoption(
-        "--kernelprof-modules",
-        action="store_true",
-        dest="kernelprof_modules",
-        default=None,
-        help="Record which nn.Module launched each kernel (a range per module call) when the profiled "
-        "callable is an nn.Module; default: off",
-    )
-    group.addoption(
-        "--kernelprof-trace-dir",
-        action="store",
-        dest="kernelprof_trace_dir",
-        default=None,
-        metavar="DIR",
-        help="Write a gzipped Chrome trace per profiled test into DIR (see --kernelprof-save); default: none",
-    )
-    group.addoption(
-        "--kernelprof-save",
-        action="store",
-        dest="kernelprof_save",
-        default=None,
-        choices=SAVE_CHOICES,
-        help="Which tests' traces to write: failed, all or none; default: failed once --kernelprof-trace-dir is set",
-    )
-    group.addoption(
-        "--kernelprof-update",
-        action="store_true",
-        dest="kernelprof_update",
-        default=False,
-        help="Write or rewrite the kernel baselines of the tests that run, instead of comparing; default: off",
-    )
-    group.addoption(
-        "--kernelprof-prune",
-        action="store_true",
-        dest="kernelprof_prune",
-        default=False,
-        help="Delete the unused baseline entries and files the run reports, when it ran the whole suite and "
-        "passed; default: off",
-    )
-    group.addoption(
-        "--kernelprof-baseline-names",
-        action="store",
-        dest="kernelprof_baseline_names",
-        default=None,
-        choices=NAME_MODES,
-        help="Kernel names compared with baselines: stable (Inductor and user kernels), exact or loose; "
-        "default: stable",
-    )
-    group.addoption(
-        "--kernelprof-gpus",
-        action="store",
-        dest="kernelprof_gpus",
-        default=None,
-        metavar="SPEC",
-        help="Under pytest -n, one GPU per worker: auto, a count N, or indices such as 0,2,5 into the "
-        "visible GPUs; default: off",
-    )
-    group.addoption(
-        "--kernelprof-stacks",
-        action="store_true",
-        dest="kernelprof_stacks",
-        default=None,
-        help="Record Python stacks in every profile, so that syncs and kernels name the user's code "
-        "(costs host time); default: off",
-    )
-    group.addoption(
-        "--kernelprof-memory-tolerance",
-        action="store",
-        dest="kernelprof_memory_tolerance",
-        default=None,
-        metavar="PERCENT",
-        help="How far a baseline's peak_bytes may grow before it fails (and shrink before it counts as "
-        # argparse %-formats help text: a literal percent sign must be doubled.
-        f"improved); default: {DEFAULT_MEMORY_TOLERANCE:.0%}".replace("%", "%%"),
-    )
-    group.addoption(
-        "--kernelprof-summary",
-        action="store",
-        dest="kernelprof_summary",
-        default=None,
-        metavar="PATH",
-        help="Append a Markdown summary (failed profiles, baselines, undecoded kernels) to PATH at the end, "
-        "or none; default: $GITHUB_STEP_SUMMARY where it is set",
-    )
-    group.addoption(
-        "--kernelprof-annotations",
-        action="store",
-        dest="kernelprof_annotations",
-        default="auto",
-        choices=("auto", "on", "off"),
-        help="Write GitHub '::error file=,line=::' annotations for rule breaks, baseline regressions and "
-        "host syncs; default: auto (on where GITHUB_ACTIONS=true)",
-    )
-    group.addoption(
-        "--kernelprof-strict-decode",
-        action="store_true",
-        dest="kernelprof_strict_decode",
-        default=None,
-        help="Fail a test whose kind or dtype question (count(kind=...), a kernelprof_forbid rule, a baseline) "
-        "kernels of unknown kind or dtype could answer otherwise, instead of warning; default: off",
-    )
-    parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
-    parser.addini("kernelprof_strict_decode", "Same as --kernelprof-strict-decode", type="bool", default=False)
-    parser.addini(
-        "kernelprof_kernels",
-        "What kernels are, for names the decoder cannot place, one a line: 'GLOB: field=value ...' with kind, "
-        "family, dtype, layout, part_of (docs: How kernels are decoded); default: none",
-        type="linelist",
-        default=[],
-    )
-    parser.addini("kernelprof_stacks", "Same as --kernelprof-stacks", type="bool", default=False)
-    parser.addini(
-        "kernelprof_memory_tolerance",
-        "Same as --kernelprof-memory-tolerance",
-        default=f"{DEFAULT_MEMORY_TOLERANCE:.0%}",
-    )
-    parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
-    parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default=str(DEFAULT_WARMUP))
-    parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default=str(DEFAULT_CALLS))
-    parser.addini(
-        "kernelprof_forbid",
-        "Rules every profile of the suite must satisfy, one a line: 'NAME: CONDITION ... | REASON' "
-        "(README: Suite-wide rules); default: none",
-        type="linelist",
-        default=[],
-    )
-    parser.addini("kernelprof_modules", "Same as --kernelprof-modules", type="bool", default=False)
-
-
-def _setting(config: pytest.Config, name: str) -> Any:
-    value = config.getoption(name)
-    return ini_value(config, name) if value is None else value
+    add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -270,53 +99,19 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{ALLOW_MARKER}(name, ...): exempt the test from these kernelprof_forbid rules of the ini file",
     )
-    trace_dir = config.getoption("kernelprof_trace_dir")
-    trace_path = None if trace_dir is None else config.invocation_params.dir / trace_dir
-    decoder = parse_kernels(config.getini("kernelprof_kernels"))
-    strict_decode = bool(_setting(config, "kernelprof_strict_decode"))
-    if strict_decode:
+    settings = read_settings(config)
+    if settings.strict_decode:
         # Strict is the warning made an error, through pytest's own filters: the test fails at
         # the line that asked, with the warning's message.
         config.addinivalue_line("filterwarnings", f"error::{UNDECODED_WARNING}")
-    config.stash[SETTINGS_KEY] = Settings(
-        warmup=parse_count(setting_name(config, "kernelprof_warmup"), _setting(config, "kernelprof_warmup"), 0),
-        calls=parse_count(setting_name(config, "kernelprof_calls"), _setting(config, "kernelprof_calls"), 1),
-        require_gpu=bool(_setting(config, "kernelprof_require_gpu")),
-        modules=bool(_setting(config, "kernelprof_modules")),
-        trace_dir=trace_path,
-        save=parse_save(config.getoption("kernelprof_save"), trace_path),
-        update=bool(config.getoption("kernelprof_update")),
-        names=parse_names(
-            _setting(config, "kernelprof_baseline_names"), setting_name(config, "kernelprof_baseline_names")
-        ),
-        forbid=parse_forbid(config.getini("kernelprof_forbid"), decoder),
-        decoder=decoder,
-        strict_decode=strict_decode,
-        stacks=bool(_setting(config, "kernelprof_stacks")),
-        memory_tolerance=parse_percent(
-            setting_name(config, "kernelprof_memory_tolerance"), _setting(config, "kernelprof_memory_tolerance")
-        ),
-    )
+    config.stash[SETTINGS_KEY] = settings
     config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
     config.pluginmanager.register(DeviceLines(config), "kernelprof-device-lines")
     config.pluginmanager.register(UnplacedKernels(config), "kernelprof-unplaced-kernels")
-    if _reports_asked(config):
+    if reports_asked(config):
         from .ci import ReportHooks  # only here: a session that asks for no report does not import it
 
         config.pluginmanager.register(ReportHooks(config), "kernelprof-reports")
-
-
-def _reports_asked(config: pytest.Config) -> bool:
-    """Whether a CI output is asked for: a job summary, annotations, JUnit XML or timeline pages."""
-    summary = config.getoption("kernelprof_summary")
-    annotations = config.getoption("kernelprof_annotations")
-    return bool(
-        (summary != "none" and (summary or os.environ.get("GITHUB_STEP_SUMMARY")))
-        or annotations == "on"
-        or (annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true")
-        or getattr(config.option, "xmlpath", None)
-        or config.getoption("kernelprof_trace_dir") is not None
-    )
 
 
 GPUS_KEY = pytest.StashKey[list[str]]()
@@ -373,20 +168,10 @@ def _uses_kernelprof(item: pytest.Item) -> bool:
 
 
 def device_line(config: pytest.Config) -> str:
-    """``kernelprof: NVIDIA H200 (sm90), CUDA 12.8, torch ..., triton ...``: imports torch and
-    asks CUDA, so it is made only for sessions that have tests that use the plugin."""
-    from .capture import device_facts, package_versions
+    """The GPU facts line (imports torch and asks CUDA: only for sessions whose tests use the plugin)."""
+    from .session import device_line as line
 
-    versions = ", ".join(
-        f"{dist} {version or 'not installed'}" for dist, version in package_versions("torch", "triton").items()
-    )
-    device, arch = device_facts()
-    if device is None:
-        mode = "fail (--kernelprof-require-gpu)" if config.stash[SETTINGS_KEY].require_gpu else "skip"
-        return f"kernelprof: no CUDA GPU, gpu tests {mode}; {versions}"
-    import torch
-
-    return f"kernelprof: {device} ({arch}), CUDA {torch.version.cuda}, {versions}"
+    return line(config.stash[SETTINGS_KEY].require_gpu)
 
 
 def pytest_report_collectionfinish(config: pytest.Config, items: Sequence[pytest.Item]) -> list[str]:
@@ -407,7 +192,6 @@ DEVICE_SENT = pytest.StashKey[bool]()
 UNDECODED_WARNING = "pytest_kernelprof.errors.UndecodedKernelWarning"
 # A kernel name no evidence placed, seen by a test: "name|launching op".
 UNPLACED_PROPERTY = "kernelprof_unplaced"
-UNPLACED_SHOWN = 20
 
 
 class UnplacedKernels:
@@ -427,35 +211,12 @@ class UnplacedKernels:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if hasattr(self.config, "workerinput") or not self.seen:
             return
-        from .names import KernelName
-        from .report import display_name
-        from .unknowns import how_to_teach
+        from .unknowns import unplaced_summary
 
-        names = sorted(self.seen)
-        terminalreporter.write_sep("-", f"kernelprof: {len(names)} kernel name(s) no evidence could place")
-        for name in names[:UNPLACED_SHOWN]:
-            op, nodeid = self.seen[name]
-            launched = f"launched by {op}; " if op else ""
-            terminalreporter.write_line(f"{display_name(name, 100)}  ({launched}{nodeid})")
-        if len(names) > UNPLACED_SHOWN:
-            terminalreporter.write_line(f"... and {len(names) - UNPLACED_SHOWN} more")
-        terminalreporter.write_line("Kind and dtype questions warn about them. Teach the decoder what they are (ini):")
-        taught = [KernelName(name, "other", "unknown") for name in names[:UNPLACED_SHOWN]]
-        for line in how_to_teach(taught):
-            terminalreporter.write_line(f"  {line}")
-
-
-def _unplaced(captures: Sequence[Any]) -> list[str]:
-    """``name|op`` of each distinct kernel of the profiles that no evidence placed."""
-    found: dict[str, str] = {}
-    for capture in captures:
-        prof = capture.profile
-        if not prof.has_device_activity:
-            continue
-        for kernel in prof.kernels:
-            if kernel.unplaced:
-                found.setdefault(kernel.name, kernel.op or "")
-    return [f"{name}|{op}" for name, op in found.items()]
+        title, *lines = unplaced_summary(self.seen)
+        terminalreporter.write_sep("-", title)
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 class DeviceLines:
@@ -576,10 +337,10 @@ def pytest_runtest_makereport(
     if report.when == "call":
         captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
         if captures:
-            from .session import report_sections
+            from .session import report_sections, unplaced_kernels
 
             settings = item.config.stash[SETTINGS_KEY]
-            report.user_properties.extend((UNPLACED_PROPERTY, value) for value in _unplaced(captures))
+            report.user_properties.extend((UNPLACED_PROPERTY, value) for value in unplaced_kernels(captures))
             report.sections.extend(
                 report_sections(
                     item.nodeid, captures, failed=report.failed, trace_dir=settings.trace_dir, save=settings.save

@@ -1,4 +1,5 @@
-"""Validated command-line settings, kept on ``config.stash`` for the session."""
+"""The plugin's options and ini keys, and the settings read from them: each value validated
+(a UsageError names the setting), kept on ``config.stash`` for the session."""
 
 from __future__ import annotations
 
@@ -157,3 +158,205 @@ def parse_percent(option: str, value: str) -> float:
     if not 0 <= percent <= 1000:
         raise pytest.UsageError(f"{option} must be between 0% and 1000%, got {value!r}")
     return percent / 100
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """The plugin's command-line options and ini keys (``pytest_addoption``)."""
+    group = parser.getgroup("kernelprof", "GPU kernel assertions (pytest-kernelprof)")
+    group.addoption(
+        "--kernelprof-require-gpu",
+        action="store_true",
+        dest="kernelprof_require_gpu",
+        default=None,
+        help="Fail gpu-marked tests instead of skipping them where CUDA is missing; default: off",
+    )
+    group.addoption(
+        "--kernelprof-warmup",
+        action="store",
+        dest="kernelprof_warmup",
+        default=None,
+        metavar="N",
+        help=f"Unprofiled warm-up calls before profiling (compile, autotune); default: {DEFAULT_WARMUP}",
+    )
+    group.addoption(
+        "--kernelprof-calls",
+        action="store",
+        dest="kernelprof_calls",
+        default=None,
+        metavar="N",
+        help=f"Profiled calls per kernelprof(fn) call, each compared with the first; default: {DEFAULT_CALLS}",
+    )
+    group.addoption(
+        "--kernelprof-modules",
+        action="store_true",
+        dest="kernelprof_modules",
+        default=None,
+        help="Record which nn.Module launched each kernel (a range per module call) when the profiled "
+        "callable is an nn.Module; default: off",
+    )
+    group.addoption(
+        "--kernelprof-trace-dir",
+        action="store",
+        dest="kernelprof_trace_dir",
+        default=None,
+        metavar="DIR",
+        help="Write a gzipped Chrome trace per profiled test into DIR (see --kernelprof-save); default: none",
+    )
+    group.addoption(
+        "--kernelprof-save",
+        action="store",
+        dest="kernelprof_save",
+        default=None,
+        choices=SAVE_CHOICES,
+        help="Which tests' traces to write: failed, all or none; default: failed once --kernelprof-trace-dir is set",
+    )
+    group.addoption(
+        "--kernelprof-update",
+        action="store_true",
+        dest="kernelprof_update",
+        default=False,
+        help="Write or rewrite the kernel baselines of the tests that run, instead of comparing; default: off",
+    )
+    group.addoption(
+        "--kernelprof-prune",
+        action="store_true",
+        dest="kernelprof_prune",
+        default=False,
+        help="Delete the unused baseline entries and files the run reports, when it ran the whole suite and "
+        "passed; default: off",
+    )
+    group.addoption(
+        "--kernelprof-baseline-names",
+        action="store",
+        dest="kernelprof_baseline_names",
+        default=None,
+        choices=NAME_MODES,
+        help="Kernel names compared with baselines: stable (Inductor and user kernels), exact or loose; "
+        "default: stable",
+    )
+    group.addoption(
+        "--kernelprof-gpus",
+        action="store",
+        dest="kernelprof_gpus",
+        default=None,
+        metavar="SPEC",
+        help="Under pytest -n, one GPU per worker: auto, a count N, or indices such as 0,2,5 into the "
+        "visible GPUs; default: off",
+    )
+    group.addoption(
+        "--kernelprof-stacks",
+        action="store_true",
+        dest="kernelprof_stacks",
+        default=None,
+        help="Record Python stacks in every profile, so that syncs and kernels name the user's code "
+        "(costs host time); default: off",
+    )
+    group.addoption(
+        "--kernelprof-memory-tolerance",
+        action="store",
+        dest="kernelprof_memory_tolerance",
+        default=None,
+        metavar="PERCENT",
+        help="How far a baseline's peak_bytes may grow before it fails (and shrink before it counts as "
+        # argparse %-formats help text: a literal percent sign must be doubled.
+        f"improved); default: {DEFAULT_MEMORY_TOLERANCE:.0%}".replace("%", "%%"),
+    )
+    group.addoption(
+        "--kernelprof-summary",
+        action="store",
+        dest="kernelprof_summary",
+        default=None,
+        metavar="PATH",
+        help="Append a Markdown summary (failed profiles, baselines, undecoded kernels) to PATH at the end, "
+        "or none; default: $GITHUB_STEP_SUMMARY where it is set",
+    )
+    group.addoption(
+        "--kernelprof-annotations",
+        action="store",
+        dest="kernelprof_annotations",
+        default="auto",
+        choices=("auto", "on", "off"),
+        help="Write GitHub '::error file=,line=::' annotations for rule breaks, baseline regressions and "
+        "host syncs; default: auto (on where GITHUB_ACTIONS=true)",
+    )
+    group.addoption(
+        "--kernelprof-strict-decode",
+        action="store_true",
+        dest="kernelprof_strict_decode",
+        default=None,
+        help="Fail a test whose kind or dtype question (count(kind=...), a kernelprof_forbid rule, a baseline) "
+        "kernels of unknown kind or dtype could answer otherwise, instead of warning; default: off",
+    )
+    parser.addini("kernelprof_baseline_names", "Same as --kernelprof-baseline-names", default="stable")
+    parser.addini("kernelprof_strict_decode", "Same as --kernelprof-strict-decode", type="bool", default=False)
+    parser.addini(
+        "kernelprof_kernels",
+        "What kernels are, for names the decoder cannot place, one a line: 'GLOB: field=value ...' with kind, "
+        "family, dtype, layout, part_of (docs: How kernels are decoded); default: none",
+        type="linelist",
+        default=[],
+    )
+    parser.addini("kernelprof_stacks", "Same as --kernelprof-stacks", type="bool", default=False)
+    parser.addini(
+        "kernelprof_memory_tolerance",
+        "Same as --kernelprof-memory-tolerance",
+        default=f"{DEFAULT_MEMORY_TOLERANCE:.0%}",
+    )
+    parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
+    parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default=str(DEFAULT_WARMUP))
+    parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default=str(DEFAULT_CALLS))
+    parser.addini(
+        "kernelprof_forbid",
+        "Rules every profile of the suite must satisfy, one a line: 'NAME: CONDITION ... | REASON' "
+        "(README: Suite-wide rules); default: none",
+        type="linelist",
+        default=[],
+    )
+    parser.addini("kernelprof_modules", "Same as --kernelprof-modules", type="bool", default=False)
+
+
+def setting(config: pytest.Config, name: str) -> Any:
+    """An option's value where it was given on the command line, else its ini value."""
+    value = config.getoption(name)
+    return ini_value(config, name) if value is None else value
+
+
+def reports_asked(config: pytest.Config) -> bool:
+    """Whether a CI output is asked for: a job summary, annotations, JUnit XML or timeline pages."""
+    summary = config.getoption("kernelprof_summary")
+    annotations = config.getoption("kernelprof_annotations")
+    return bool(
+        (summary != "none" and (summary or os.environ.get("GITHUB_STEP_SUMMARY")))
+        or annotations == "on"
+        or (annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true")
+        or getattr(config.option, "xmlpath", None)
+        or config.getoption("kernelprof_trace_dir") is not None
+    )
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """The session's settings from its options and ini file, each checked (a UsageError names
+    the setting that is wrong)."""
+    trace_dir = config.getoption("kernelprof_trace_dir")
+    trace_path = None if trace_dir is None else config.invocation_params.dir / trace_dir
+    decoder = parse_kernels(config.getini("kernelprof_kernels"))
+    strict_decode = bool(setting(config, "kernelprof_strict_decode"))
+    return Settings(
+        warmup=parse_count(setting_name(config, "kernelprof_warmup"), setting(config, "kernelprof_warmup"), 0),
+        calls=parse_count(setting_name(config, "kernelprof_calls"), setting(config, "kernelprof_calls"), 1),
+        require_gpu=bool(setting(config, "kernelprof_require_gpu")),
+        modules=bool(setting(config, "kernelprof_modules")),
+        trace_dir=trace_path,
+        save=parse_save(config.getoption("kernelprof_save"), trace_path),
+        update=bool(config.getoption("kernelprof_update")),
+        names=parse_names(
+            setting(config, "kernelprof_baseline_names"), setting_name(config, "kernelprof_baseline_names")
+        ),
+        forbid=parse_forbid(config.getini("kernelprof_forbid"), decoder),
+        decoder=decoder,
+        strict_decode=strict_decode,
+        stacks=bool(setting(config, "kernelprof_stacks")),
+        memory_tolerance=parse_percent(
+            setting_name(config, "kernelprof_memory_tolerance"), setting(config, "kernelprof_memory_tolerance")
+        ),
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from .errors import UndecodedKernelWarning
 from .names import KernelName
@@ -107,3 +107,23 @@ def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
         "(an error under --kernelprof-strict-decode)",
     ]
     warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=_callers_level())
+
+
+UNPLACED_SHOWN = 20
+
+
+def unplaced_summary(seen: Mapping[str, tuple[str, str]]) -> list[str]:
+    """The end-of-run section on the kernel names no evidence placed (``name -> (launching op,
+    first node id)``): its title, then its lines, with how to teach the first of them."""
+    names = sorted(seen)
+    lines = [f"kernelprof: {len(names)} kernel name(s) no evidence could place"]
+    for name in names[:UNPLACED_SHOWN]:
+        op, nodeid = seen[name]
+        launched = f"launched by {op}; " if op else ""
+        lines.append(f"{display_name(name, 100)}  ({launched}{nodeid})")
+    if len(names) > UNPLACED_SHOWN:
+        lines.append(f"... and {len(names) - UNPLACED_SHOWN} more")
+    lines.append("Kind and dtype questions warn about them. Teach the decoder what they are (ini):")
+    taught = [KernelName(name, "other", "unknown") for name in names[:UNPLACED_SHOWN]]
+    lines.extend(f"  {line}" for line in how_to_teach(taught))
+    return lines

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import capture
+from pytest_kernelprof.capture import run as capture
 
 pytestmark = pytest.mark.gpu
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import capture
+from pytest_kernelprof.capture import profiler as capture
 from pytest_kernelprof.capture import profiler_running
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="these tests pin the CPU-only behaviour")

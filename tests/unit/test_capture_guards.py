@@ -11,8 +11,8 @@ import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import capture
 from pytest_kernelprof.capture import profiler_running
+from pytest_kernelprof.capture import run as capture
 from pytest_kernelprof.events import RawEvent
 
 X = torch.randn(8, 8)

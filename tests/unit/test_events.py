@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import os
 import pickle
 import sys
 import types
@@ -95,7 +96,7 @@ def test_a_small_process_id_costs_one_device_type_call_per_index_unless_it_is_a_
     assert {e.device_index() for e in recorded} == {HOST_INDEX, 0, -1}
     fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(device_count=lambda: gpus))
     monkeypatch.setitem(sys.modules, "torch", fake_torch)
-    monkeypatch.setattr(events.os, "getpid", lambda: pid)
+    monkeypatch.setattr(os, "getpid", lambda: pid)
     calls: Counter[str] = Counter()
     adapted = events.events_from_kineto([_InContainer(e, calls) for e in recorded])
     offline = Counter((e.category, e.name) for e in events_from_trace_file(trace("train_compiled"))[1])

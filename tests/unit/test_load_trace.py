@@ -100,7 +100,8 @@ def test_recorded_traces_take_the_batched_path(
 ) -> None:
     from pytest_kernelprof import traces
     from pytest_kernelprof.chrome import raw_event_from_chrome
-    from pytest_kernelprof.traces import _read_event_batches, _Reader
+    from pytest_kernelprof.trace_json import _Reader
+    from pytest_kernelprof.traces import _read_event_batches
 
     text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
     if layout == "one line":

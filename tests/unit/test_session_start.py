@@ -18,9 +18,9 @@ import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import capture
 from pytest_kernelprof.api import capture_profile
 from pytest_kernelprof.capture import KinetoSession, profiler_running
+from pytest_kernelprof.capture import profiler as capture
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="these tests pin the CPU-only behaviour")
 

@@ -1,7 +1,8 @@
 """Decode a GPU kernel from evidence: kind, family, layout, dtype, fused ops, and where each came from.
 
-``grammar`` reads library naming conventions, ``templates`` the types in template arguments,
-``ops`` the launching op and its inputs, ``teach`` what users say; ``decode`` puts them in order.
+``grammar`` reads library naming conventions (with ``extractors``), ``templates`` the types
+in template arguments, ``ops`` the launching op and its inputs, ``teach`` what users say;
+``decode`` puts them in order.
 No torch import anywhere here: usable on names read from a trace file, testable anywhere.
 
 ``fused_ops`` means "the operations this kernel computes, as far as its name tells":

@@ -19,8 +19,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from .extractors import INDUCTOR_KINDS
 from .facts import Evidence, KernelName
-from .grammar import _INDUCTOR_KINDS, RULES
+from .grammar import RULES
 from .ops import dtype_of_inputs, kind_of_op
 from .teach import TAUGHT_FIELDS, Teaching, check_teaching, parse_teachings
 from .templates import demangled, split_head, template_dtype
@@ -39,7 +40,7 @@ def _by_name(name: str) -> KernelName:
         kind = rule.kind
         if rule.family == "inductor" and rule.places_kind:
             # One rule for all Inductor kernels; the three letters after "triton_" say the kind.
-            kind = _INDUCTOR_KINDS[text[len("triton_") : len("triton_") + 3]]
+            kind = INDUCTOR_KINDS[text[len("triton_") : len("triton_") + 3]]
         dtype, dtype_source = None, "template"
         if rule.template_dtype_first:
             dtype = template_dtype(arguments)

@@ -20,7 +20,8 @@ import pytest
 import torch
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.capture import SyncLines, _flagging_syncs, capture_callable, raw_events
+from pytest_kernelprof.capture import SyncLines, capture_callable, raw_events
+from pytest_kernelprof.capture.sync_lines import _flagging_syncs
 from pytest_kernelprof.events import PYTHON, events_from_kineto
 from pytest_kernelprof.syncs import FlaggedSync, assign_lines, is_user_file, user_frames
 from tests.helpers import TypedKinetoEvent, recorded_kineto_events

@@ -1,0 +1,39 @@
+"""Run a callable (or a ``with`` block) under torch.profiler and hand back what it recorded.
+
+``run.py`` runs the calls, ``profiler.py`` starts, stops and reads the torch session,
+``meter.py`` reads the allocator around each call, ``sync_lines.py`` finds the user's line of
+each sync, ``guards.py`` words what went wrong. ``api.py`` builds the profile from the
+``CapturedSession`` a capture ends with.
+"""
+
+from __future__ import annotations
+
+from .meter import AllocatorMeter
+from .profiler import (
+    KinetoSession,
+    device_facts,
+    kineto_events,
+    package_versions,
+    profiler_running,
+    raw_events,
+    synchronize,
+)
+from .run import Capture, CapturedSession, Recording, capture_callable, record_block
+from .sync_lines import SyncLines
+
+__all__ = [
+    "AllocatorMeter",
+    "Capture",
+    "CapturedSession",
+    "KinetoSession",
+    "Recording",
+    "SyncLines",
+    "capture_callable",
+    "device_facts",
+    "kineto_events",
+    "package_versions",
+    "profiler_running",
+    "raw_events",
+    "record_block",
+    "synchronize",
+]

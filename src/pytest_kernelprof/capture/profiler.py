@@ -1,0 +1,247 @@
+"""The torch profiler session: started (below ``torch.profiler.profile`` where that records
+the same), stopped on every path, its events read; and the live machine's facts (device,
+versions) and synchronization.
+
+Every path out of a session stops the profiler, so a failing callable never leaves one
+running for the next test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.metadata
+import os
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from ..chrome import events_from_trace_file
+from ..errors import ProfilerBusyError, ProfilerStartError
+from ..events import PYTHON, RawEvent, arch_name, events_from_kineto
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - torch is a dependency
+        raise ImportError("pytest-kernelprof needs PyTorch: pip install torch") from exc
+    return torch
+
+
+def device_facts() -> tuple[str | None, str | None]:
+    """(GPU name, arch such as "sm90") of the current CUDA device, or (None, None)."""
+    torch = _torch()
+    if not torch.cuda.is_available():
+        return None, None
+    return _facts_of_device(int(torch.cuda.current_device()))
+
+
+@functools.cache
+def _facts_of_device(index: int) -> tuple[str, str]:
+    # A device's name and compute capability cannot change within a process; every
+    # profile asks for them, and each read goes through the CUDA runtime's properties.
+    torch = _torch()
+    major, minor = torch.cuda.get_device_capability(index)
+    return torch.cuda.get_device_name(index), arch_name(major, minor)
+
+
+def package_versions(*dists: str) -> dict[str, str | None]:
+    """The installed version of each distribution, None where it is not installed."""
+    versions: dict[str, str | None] = {}
+    for dist in dists:
+        try:
+            versions[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            versions[dist] = None
+    return versions
+
+
+def synchronize() -> None:
+    torch = _torch()
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def _no_sync() -> None:
+    return None
+
+
+def _synchronizer(torch: Any) -> Callable[[], None]:
+    """``synchronize`` with the CUDA check made once, for a capture's several synchronizations."""
+    return torch.cuda.synchronize if torch.cuda.is_available() else _no_sync
+
+
+def profiler_running() -> bool:
+    """Whether a torch profiler session is active in this process (False where torch cannot tell)."""
+    probe = getattr(_torch()._C._autograd, "_profiler_enabled", None)
+    return bool(probe()) if probe is not None else False
+
+
+def kineto_events(torch_profiler: Any) -> Any | None:
+    """The raw Kineto events of a finished session, or None where this torch lacks them."""
+    results = getattr(getattr(torch_profiler, "profiler", None), "kineto_results", None)
+    events = getattr(results, "events", None)
+    return events() if events is not None else None
+
+
+def export_once(session: Any) -> Any:
+    """``session`` (a finished torch profiler session), its Chrome trace writable more than once.
+
+    torch (2.11 at least) saves a session's trace once: a second ``export_chrome_trace`` raises
+    "Trace is already saved". Capture exports it itself where the raw events lack Python frames
+    (``raw_events``), and the plugin exports it again for ``--kernelprof-trace-dir``: the first
+    export is kept (its bytes) and later ones write that copy. The session keeps its type; its
+    ``export_chrome_trace`` is replaced on the instance.
+    """
+    export = session.export_chrome_trace
+    saved: list[bytes] = []
+
+    def export_chrome_trace(path: str) -> None:
+        if not saved:
+            export(path)
+            with open(path, "rb") as handle:
+                saved.append(handle.read())
+        else:
+            with open(path, "wb") as handle:
+                handle.write(saved[0])
+
+    session.export_chrome_trace = export_chrome_trace
+    return session
+
+
+def raw_events(torch_profiler: Any, *, python_frames: bool = False) -> list[RawEvent]:
+    """Raw Kineto events when available (fast); otherwise the exported Chrome trace (slow, same builder).
+
+    ``python_frames``: the session recorded stacks, which torch 2.11 and older keep out of
+    the raw events (no ``is_python_function``); their Chrome trace has them.
+    """
+    events = kineto_events(torch_profiler)
+    if events is not None and not (python_frames and events and not hasattr(events[0], "is_python_function")):
+        adapted = events_from_kineto(events)
+        if not python_frames or any(e.category == PYTHON for e in adapted):
+            return adapted
+    with tempfile.TemporaryDirectory(prefix="kernelprof-") as tmp:
+        path = os.path.join(tmp, "trace.json")
+        torch_profiler.export_chrome_trace(path)
+        return events_from_trace_file(path)[1]
+
+
+_CLEARS_EVENTS = "Profiler clears events"
+
+
+def _clears_events_warning_pending(torch: Any) -> bool:
+    """Whether torch may still emit its "Profiler clears events" warning (torch 2.10+).
+
+    torch shows it once per process and records what it has shown (a private set, probed;
+    without it, assume pending). Silencing it costs a ``warnings.catch_warnings``, which
+    resets Python's warning caches, so it is done only until torch has shown it once.
+    """
+    shown = getattr(getattr(torch.profiler, "profiler", None), "_WARNINGS_SHOWN", None)
+    if not isinstance(shown, set):
+        return True
+    return not any(_CLEARS_EVENTS in str(message) for message in shown)
+
+
+class KinetoSession:
+    """A session started below ``torch.profiler.profile``, on the autograd profiler it wraps.
+
+    Offers what capture uses of ``torch.profiler.profile``: the autograd profiler as
+    ``profiler`` (``kineto_results`` after the stop) and ``export_chrome_trace``.
+    """
+
+    def __init__(self, profiler: Any, metadata: Mapping[str, str], add_metadata: Callable[[str, str], None]) -> None:
+        self.profiler = profiler
+        self._metadata = metadata
+        self._add_metadata = add_metadata
+
+    def __enter__(self) -> KinetoSession:
+        self.profiler._prepare_trace()
+        self.profiler._start_trace()
+        for key, value in self._metadata.items():
+            self._add_metadata(key, value)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.profiler.__exit__(None, None, None)
+
+    def export_chrome_trace(self, path: str) -> None:
+        self.profiler.export_chrome_trace(path)
+
+
+def _direct_session_is_equivalent(torch: Any) -> bool:
+    """Whether starting below ``torch.profiler.profile`` records what it would record.
+
+    ``torch.profiler.profile`` starts with ``if hasattr(torch, "_inductor"): import
+    torch._inductor.config``, only to read ``triton.cudagraphs`` for a CUPTI workaround
+    (CUDA graphs before CUDA 12.6). ``hasattr`` imports Inductor, Dynamo and sympy: over
+    3 s, most of a process's first profiled call (3.4 s of 3.4 s on an H200). Where
+    Inductor is not imported yet, that setting is its default, the environment's
+    ``TORCHINDUCTOR_CUDAGRAPHS``; where Inductor is imported, its config says (read here
+    too: a session through ``torch.profiler.profile`` costs more, 0.1 ms on the CPU VM).
+    Where that is off, the workaround is skipped and the rest of ``torch.profiler.profile``'s
+    start is the autograd profiler's own, but for trace metadata: ``with_stack`` (added
+    here) and a distributed run's ``distributedInfo`` (so a process in a distributed run
+    takes ``torch.profiler.profile``).
+    """
+    if "torch._inductor" in sys.modules:
+        config = sys.modules.get("torch._inductor.config")
+        cudagraphs = getattr(getattr(config, "triton", None), "cudagraphs", None)
+        if cudagraphs is not False:
+            return False  # on, or a config this cannot read: torch.profiler.profile applies the workaround
+    elif os.environ.get("TORCHINDUCTOR_CUDAGRAPHS") == "1":
+        return False
+    distributed = sys.modules.get("torch.distributed")
+    if distributed is not None and distributed.is_available() and distributed.is_initialized():
+        return False
+    profile = getattr(getattr(torch.autograd, "profiler", None), "profile", None)
+    return all(hasattr(profile, m) for m in ("_prepare_trace", "_start_trace", "export_chrome_trace"))
+
+
+def _new_session(torch: Any, stacks: bool) -> Any:
+    cuda = torch.cuda.is_available()
+    add_metadata = getattr(torch.autograd, "_add_metadata_json", None)
+    if add_metadata is not None and _direct_session_is_equivalent(torch):
+        profiler = torch.autograd.profiler.profile(
+            use_kineto=True, use_device="cuda" if cuda else None, with_stack=stacks
+        )
+        return KinetoSession(profiler, {"with_stack": "1"} if stacks else {}, add_metadata)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if cuda:
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    return torch.profiler.profile(activities=activities, with_stack=stacks)
+
+
+@contextlib.contextmanager
+def _session(*, stacks: bool = False) -> Iterator[Any]:
+    torch = _torch()
+    if profiler_running():
+        raise ProfilerBusyError(
+            "a torch profiler session is already running in this process; pytest-kernelprof cannot start "
+            "another inside it. Profile outside the running session, or stop it first."
+        )
+    prof = _new_session(torch, stacks)
+    try:
+        # Only torch.profiler.profile gives that warning.
+        if not isinstance(prof, KinetoSession) and _clears_events_warning_pending(torch):
+            with warnings.catch_warnings():
+                # torch 2.10+ warns at a session's start that events are cleared between
+                # cycles; each session here is one cycle, and suites run with -W error.
+                warnings.filterwarnings("ignore", message=".*Profiler clears events", category=UserWarning)
+                prof.__enter__()
+        else:
+            prof.__enter__()
+    except Exception as exc:
+        with contextlib.suppress(Exception):
+            prof.__exit__(None, None, None)
+        raise ProfilerStartError(
+            f"torch.profiler failed to start: {exc}. If the message mentions CUPTI, another profiler "
+            "(nsys, ncu) may be attached or the driver refuses profiling to this user "
+            "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): see NVIDIA's ERR_NVGPUCTRPERM page."
+        ) from exc
+    try:
+        yield prof
+    finally:
+        prof.__exit__(None, None, None)

@@ -1,0 +1,60 @@
+"""How events get in: ``RawEvent`` and its factories (``records.py``), and the live Kineto
+adapter (``kineto.py``); the Chrome trace adapter is ``chrome.py``'s."""
+
+from __future__ import annotations
+
+from .kineto import events_from_kineto
+from .records import (
+    ANNOTATION,
+    CATEGORIES,
+    CPU_RANGES,
+    GPU_CATEGORIES,
+    IGNORED,
+    KERNEL,
+    KERNEL_LAUNCHES,
+    MEMCPY,
+    MEMSET,
+    OP,
+    PYTHON,
+    RUNTIME,
+    STEP_PREFIX,
+    Dim3,
+    RawEvent,
+    Source,
+    arch_name,
+    cpu_event,
+    dim3,
+    gpu_event,
+    is_graph_launch,
+    is_kernel_launch,
+    runtime_event,
+    typed_op_event,
+)
+
+__all__ = [
+    "ANNOTATION",
+    "CATEGORIES",
+    "CPU_RANGES",
+    "Dim3",
+    "GPU_CATEGORIES",
+    "IGNORED",
+    "KERNEL",
+    "KERNEL_LAUNCHES",
+    "MEMCPY",
+    "MEMSET",
+    "OP",
+    "PYTHON",
+    "RUNTIME",
+    "RawEvent",
+    "STEP_PREFIX",
+    "Source",
+    "arch_name",
+    "cpu_event",
+    "dim3",
+    "events_from_kineto",
+    "gpu_event",
+    "is_graph_launch",
+    "is_kernel_launch",
+    "runtime_event",
+    "typed_op_event",
+]
