@@ -47,7 +47,7 @@ SYNC_WARNING = "called a synchronizing CUDA operation"
         ("/home/me/code/email/test_train.py", True),  # stdlib names as plain directories
         ("/usr/lib/python3/site-packages/torch/nn/functional.py", False),
         ("/venv/lib/python3.12/site-packages/transformers/models/llama.py", True),  # a library is user code
-        ("/work/checkout/src/pytest_kernelprof/capture.py", False),
+        ("/work/checkout/src/pytest_kernelprof/capture/run.py", False),
         (str(Path(warnings.__file__)), False),
     ],
 )
