@@ -1,5 +1,10 @@
 """Teaching the decoder (ini kernelprof_kernels, kernelprof.teach), loud unknowns in tests and
-rules, --kernelprof-strict-decode, and the end-of-run list of names no evidence placed."""
+rules, --kernelprof-strict-decode, and the end-of-run list of names no evidence placed.
+
+Each project below holds one inner test per behaviour and is run once per configuration
+(plain, strict under xdist, taught in the ini, a dtype rule with and without strict decode);
+each assertion is tied to its inner test's own failure section, warning or outcome line.
+"""
 
 from __future__ import annotations
 
@@ -50,14 +55,119 @@ def one_call_trace(kernels: tuple[tuple[str, str], ...]) -> str:
     return json.dumps(trace)
 
 
+def section(result: pytest.RunResult, test: str) -> pytest.LineMatcher:
+    """The lines of ``test``'s own failure section (from its ``___ test ___`` header to the next
+    header), so that what is asserted on them cannot come from another inner test's failure."""
+    lines = result.outlines
+    start = next(i for i, line in enumerate(lines) if line.strip("_ ") == test and line.startswith("_"))
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("___", "===")) or " Captured " in lines[i]),
+        len(lines),
+    )
+    return pytest.LineMatcher(lines[start:end])
+
+
+def warnings_of(result: pytest.RunResult, nodeid: str) -> pytest.LineMatcher:
+    """The lines the warnings summary shows under ``nodeid`` (up to the next blank line)."""
+    lines = result.outlines
+    start = lines.index(nodeid)
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
+    return pytest.LineMatcher(lines[start:end])
+
+
+UNKNOWN_SUITE = """
+def test_untaught_is_listed(kernelprof):
+    prof = kernelprof.load_trace("ext.json")
+    assert [k.name for k in prof.kernels.unplaced()] == [prof.kernels[4].name]
+
+
+def test_kind_question(kernelprof):
+    prof = kernelprof.load_trace("ext.json")
+    assert prof.kernels.count(kind="gemm") == 0
+
+
+def test_failed_kind_count(kernelprof):
+    prof = kernelprof.load_trace("ext.json")
+    assert prof.kernels.count(kind="gemm") == 1
+
+
+def test_teach(kernelprof):
+    before = kernelprof.load_trace("ext.json")
+    kernelprof.teach("my_ext::*", kind="gemm", family="my-ext")
+    after = kernelprof.load_trace("ext.json")
+    assert before.kernels[4].unplaced
+    assert (after.kernels[4].kind, after.kernels[4].family) == ("gemm", "my-ext")
+    assert after.kernels.count(kind="gemm") == 1
+"""
+
+END_OF_RUN_LIST = [
+    "*- kernelprof: 1 kernel name(s) no evidence could place -*",
+    "my_ext::tiled_matmul<float>  (launched by my_ext::matmul; test_unknown.py::{first})",
+    "Kind and dtype questions warn about them. Teach the decoder what they are (ini):",
+    "  kernelprof_kernels =",
+    "      *::tiled_matmul*: kind=... family=...",
+]
+
+
 @pytest.fixture
-def extension_project(pytester: pytest.Pytester) -> pytest.Pytester:
+def unknown_project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """The extension kernels, the last one (my_ext) known to no evidence, and the suite above."""
     (pytester.path / "ext.json").write_text(one_call_trace(EXTENSION_KERNELS))
+    pytester.makepyfile(test_unknown=UNKNOWN_SUITE)
     return pytester
 
 
-def test_ini_lines_teach_the_extension_kernels_users_bring(extension_project: pytest.Pytester) -> None:
-    extension_project.makeini(
+def test_unknown_kernels_warn_name_themselves_and_are_listed_at_the_end(unknown_project: pytest.Pytester) -> None:
+    result = unknown_project.runpytest_subprocess("-rA")
+    result.assert_outcomes(passed=3, failed=1, warnings=2)
+    # A kind question that an unknown kernel could change warns, naming it.
+    warnings_of(result, "test_unknown.py::test_kind_question").fnmatch_lines(
+        [
+            "*UndecodedKernelWarning: count(kind='gemm') may not hold: 1 kernel(s) of unknown kind could change it:",
+            "*my_ext::tiled_matmul<float>  (unknown kind, launched by my_ext::matmul)",
+        ]
+    )
+    result.stdout.fnmatch_lines(["PASSED test_unknown.py::test_kind_question"])
+    # A failed kind count names the unknown kernels that could be it.
+    section(result, "test_failed_kind_count").fnmatch_lines(
+        [
+            "*kernels.count(kind='gemm') matched 0 of 5 kernels",
+            "*1 kernel(s) of unknown kind (#4) could be it: teach the decoder",
+            "*#  kind *",
+        ]
+    )
+    # kernelprof.teach places the kernel for the profiles taken after it.
+    result.stdout.fnmatch_lines(["PASSED test_unknown.py::test_teach"])
+    # Untaught, a kernel is listed at the end of the run with how to teach it.
+    result.stdout.fnmatch_lines([line.format(first="test_untaught_is_listed") for line in END_OF_RUN_LIST])
+    result.stdout.fnmatch_lines(["PASSED test_unknown.py::test_untaught_is_listed"])
+
+
+def test_strict_decode_fails_the_question_at_the_tests_line_under_xdist_too(unknown_project: pytest.Pytester) -> None:
+    result = unknown_project.runpytest_subprocess("-rA", "-n", "2", "--kernelprof-strict-decode")
+    result.assert_outcomes(passed=2, failed=2)
+    section(result, "test_kind_question").fnmatch_lines(
+        [
+            '>       assert prof.kernels.count(kind="gemm") == 0',
+            "E       pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
+        ]
+    )
+    section(result, "test_failed_kind_count").fnmatch_lines(
+        [
+            '>       assert prof.kernels.count(kind="gemm") == 1',
+            "E       pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
+        ]
+    )
+    assert "unknowns.py" not in result.stdout.str()
+    # Taught, the question has its answer under strict decode.
+    result.stdout.fnmatch_lines(["PASSED test_unknown.py::test_teach"])
+    # The xdist controller lists the unknown kernels its workers saw.
+    result.stdout.fnmatch_lines([line.format(first="test_*") for line in END_OF_RUN_LIST])
+
+
+def test_ini_lines_teach_the_extension_kernels_users_bring(pytester: pytest.Pytester) -> None:
+    (pytester.path / "ext.json").write_text(one_call_trace(EXTENSION_KERNELS))
+    pytester.makeini(
         """
         [pytest]
         kernelprof_kernels =
@@ -70,7 +180,7 @@ def test_ini_lines_teach_the_extension_kernels_users_bring(extension_project: py
             no-my-ext: family=my-ext dtype=fp16 | the taught family is a family rules may name
         """
     )
-    extension_project.makepyfile(
+    pytester.makepyfile(
         """
         def test_taught(kernelprof):
             prof = kernelprof.load_trace("ext.json")
@@ -88,82 +198,9 @@ def test_ini_lines_teach_the_extension_kernels_users_bring(extension_project: py
             assert not prof.kernels.unplaced()
         """
     )
-    result = extension_project.runpytest_subprocess("-W", "error::pytest_kernelprof.UndecodedKernelWarning")
+    result = pytester.runpytest_subprocess("-W", "error::pytest_kernelprof.UndecodedKernelWarning")
     result.assert_outcomes(passed=1)
     assert "no evidence could place" not in result.stdout.str()
-
-
-def test_untaught_a_kernel_is_listed_at_the_end_with_how_to_teach_it(extension_project: pytest.Pytester) -> None:
-    extension_project.makepyfile(
-        """
-        def test_untaught(kernelprof):
-            prof = kernelprof.load_trace("ext.json")
-            assert [k.name for k in prof.kernels.unplaced()] == [prof.kernels[4].name]
-        """
-    )
-    for args in ((), ("-n", "2")):
-        result = extension_project.runpytest_subprocess(*args)
-        result.assert_outcomes(passed=1)
-        result.stdout.fnmatch_lines(
-            [
-                "*- kernelprof: 1 kernel name(s) no evidence could place -*",
-                "my_ext::tiled_matmul<float>  (launched by my_ext::matmul; *.py::test_untaught)",
-                "Kind and dtype questions warn about them. Teach the decoder what they are (ini):",
-                "  kernelprof_kernels =",
-                "      *::tiled_matmul*: kind=... family=...",
-            ]
-        )
-
-
-KIND_QUESTION = """
-    def test_counts_gemms(kernelprof):
-        prof = kernelprof.load_trace("ext.json")
-        assert prof.kernels.count(kind="gemm") == 0
-"""
-
-
-def test_a_kind_question_unknown_kernels_could_change_warns(extension_project: pytest.Pytester) -> None:
-    extension_project.makepyfile(KIND_QUESTION)
-    result = extension_project.runpytest_subprocess()
-    result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*UndecodedKernelWarning: count(kind='gemm') may not hold: 1 kernel(s) of unknown kind could change it:",
-            "*my_ext::tiled_matmul<float>  (unknown kind, launched by my_ext::matmul)",
-        ]
-    )
-
-
-@pytest.mark.parametrize("how", ["option", "ini"])
-def test_strict_decode_fails_the_question_at_the_tests_line(extension_project: pytest.Pytester, how: str) -> None:
-    extension_project.makepyfile(KIND_QUESTION)
-    if how == "ini":
-        extension_project.makeini("[pytest]\nkernelprof_strict_decode = true\n")
-    result = extension_project.runpytest_subprocess(*(["--kernelprof-strict-decode"] if how == "option" else []))
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            '>       assert prof.kernels.count(kind="gemm") == 0',
-            "E       pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
-        ]
-    )
-    assert "unknowns.py" not in result.stdout.str()
-
-
-def test_kernelprof_teach_places_the_kernel_for_the_profiles_after_it(extension_project: pytest.Pytester) -> None:
-    extension_project.makepyfile(
-        """
-        def test_teach(kernelprof):
-            before = kernelprof.load_trace("ext.json")
-            kernelprof.teach("my_ext::*", kind="gemm", family="my-ext")
-            after = kernelprof.load_trace("ext.json")
-            assert before.kernels[4].unplaced
-            assert (after.kernels[4].kind, after.kernels[4].family) == ("gemm", "my-ext")
-            assert after.kernels.count(kind="gemm") == 1
-        """
-    )
-    result = extension_project.runpytest_subprocess("--kernelprof-strict-decode")
-    result.assert_outcomes(passed=1)
 
 
 def test_a_bad_teaching_line_is_a_usage_error_naming_the_line(pytester: pytest.Pytester) -> None:
@@ -176,64 +213,62 @@ def test_a_bad_teaching_line_is_a_usage_error_naming_the_line(pytester: pytest.P
     )
 
 
-def test_the_fp32_linear_on_an_h100_breaks_the_fp32_gemm_rule(pytester: pytest.Pytester) -> None:
-    # nn.Linear(256, 8) in fp32 at batch 64 ran sgemm_largek_lds64, scal_kernel and cuBLASLt's bias
-    # epilogue on an H100 (tests/data/zoo): one GEMM, and the rule sees it.
-    pytester.makeini("[pytest]\nkernelprof_forbid =\n    fp32-gemm: kind=gemm dtype=fp32 | bf16 models only\n")
-    pytester.makepyfile(
-        f"""
-        def test_linear(kernelprof):
-            kernelprof.load_trace({str(ZOO_LINEAR_FP32)!r})
-        """
-    )
-    result = pytester.runpytest_subprocess()
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
+RULE_SUITE = f"""
+def test_linear(kernelprof):
+    # nn.Linear(256, 8) in fp32 at batch 64 ran sgemm_largek_lds64, scal_kernel and cuBLASLt's
+    # bias epilogue on an H100 (tests/data/zoo): one GEMM, and the rule sees it.
+    kernelprof.load_trace({str(ZOO_LINEAR_FP32)!r})
+
+
+def test_unknown_dtype(kernelprof):
+    # A GEMM whose name says nothing: placed by its op (aten::mm), its dtype unknown.
+    prof = kernelprof.load_trace("mm.json")
+    assert prof.kernels.one(kind="gemm").evidence.kind == "op"
+"""
+
+RULE_INI = "[pytest]\nkernelprof_forbid =\n    fp32-gemm: kind=gemm dtype=fp32 | bf16 models only\n"
+
+
+@pytest.fixture
+def rule_project(pytester: pytest.Pytester) -> pytest.Pytester:
+    (pytester.path / "mm.json").write_text(one_call_trace((("aten::mm", "mystery_tile_op_v3"),)))
+    pytester.makepyfile(test_rule=RULE_SUITE)
+    return pytester
+
+
+def test_a_dtype_rule_sees_the_fp32_gemm_and_warns_on_an_unknown_dtype(rule_project: pytest.Pytester) -> None:
+    rule_project.makeini(RULE_INI)
+    result = rule_project.runpytest_subprocess("-rA")
+    result.assert_outcomes(passed=1, failed=1, warnings=1)
+    section(result, "test_linear").fnmatch_lines(
         [
             "*kernelprof_forbid rule 'fp32-gemm' (kind=gemm dtype=fp32) is broken: bf16 models only",
             "*1 of 3 kernels per call match:",
             "*gemm*cublas*sgemm_largek_lds64*",
         ]
     )
-
-
-def test_a_dtype_rule_never_passes_silently_on_an_unknown_dtype(pytester: pytest.Pytester) -> None:
-    # A GEMM whose name says nothing: placed by its op (aten::mm), its dtype unknown.
-    (pytester.path / "mm.json").write_text(one_call_trace((("aten::mm", "mystery_tile_op_v3"),)))
-    pytester.makeini("[pytest]\nkernelprof_forbid =\n    fp32-gemm: kind=gemm dtype=fp32\n")
-    pytester.makepyfile(
-        """
-        def test_mm(kernelprof):
-            prof = kernelprof.load_trace("mm.json")
-            assert prof.kernels.one(kind="gemm").evidence.kind == "op"
-        """
-    )
-    result = pytester.runpytest_subprocess()
-    result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines(
+    # The rule never passes silently on a GEMM whose dtype is unknown.
+    warnings_of(result, "test_rule.py::test_unknown_dtype").fnmatch_lines(
         [
             "*UndecodedKernelWarning: kernelprof_forbid rule 'fp32-gemm' (kind=gemm dtype=fp32) may not hold*",
             "*mystery_tile_op_v3  (unknown dtype, launched by aten::mm)",
         ]
     )
-    strict = pytester.runpytest_subprocess("--kernelprof-strict-decode")
-    strict.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["PASSED test_rule.py::test_unknown_dtype"])
 
 
-def test_a_failed_kind_count_names_the_unknown_kernels_that_could_be_it(extension_project: pytest.Pytester) -> None:
-    extension_project.makepyfile(
-        """
-        def test_count(kernelprof):
-            prof = kernelprof.load_trace("ext.json")
-            assert prof.kernels.count(kind="gemm") == 1
-        """
-    )
-    result = extension_project.runpytest_subprocess()
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
+def test_strict_decode_in_the_ini_fails_the_rule_on_an_unknown_dtype(rule_project: pytest.Pytester) -> None:
+    rule_project.makeini(RULE_INI + "kernelprof_strict_decode = true\n")
+    result = rule_project.runpytest_subprocess("-rA")
+    result.assert_outcomes(failed=2)
+    section(result, "test_unknown_dtype").fnmatch_lines(
         [
-            "*kernels.count(kind='gemm') matched 0 of 5 kernels",
-            "*1 kernel(s) of unknown kind (#4) could be it: teach the decoder",
-            "*#  kind *",
+            '>       prof = kernelprof.load_trace("mm.json")',
+            "E       pytest_kernelprof.errors.UndecodedKernelWarning: kernelprof_forbid rule 'fp32-gemm'"
+            " (kind=gemm dtype=fp32) may not hold*",
         ]
     )
+    section(result, "test_linear").fnmatch_lines(
+        ["*kernelprof_forbid rule 'fp32-gemm' (kind=gemm dtype=fp32) is broken*"]
+    )
+    assert "unknowns.py" not in result.stdout.str()

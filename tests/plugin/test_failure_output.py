@@ -1,6 +1,10 @@
 """Failures that read like pytest's own, through pytester: whole aligned tables (inline where
 pytest shows them whole, else in a report section), no plugin frames, ini errors that name
-the ini key."""
+the ini key.
+
+One project holds a failing test per case; one run at the default verbosity checks each
+case on its own failure section, and short runs that import no torch check the other
+verbosities and CI."""
 
 from __future__ import annotations
 
@@ -53,85 +57,165 @@ def _off_ci(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
-def test_failures_show_whole_tables_and_no_plugin_frames(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _off_ci(monkeypatch)
-    pytester.makepyfile(test_s=SUITE.format(data=str(DATA)))
-    rows = _rows()
-    for verbosity in ((), ("-v",)):
-        result = pytester.runpytest(*verbosity)
-        result.assert_outcomes(failed=7)
-        out = result.stdout
-        out.fnmatch_lines(
-            [
-                "E       AssertionError: assert 0 == 1",
-                "E         kernels.count('triton_poi_fused_*gelu*mul*') matched 0 of 5 kernels",
-                "E         (the rest, 6 lines, is in the 'kernelprof assertion' section below; -vv shows it here)",
-                "*- kernelprof assertion -*",
-                "kernels.count('triton_poi_fused_*gelu*mul*') matched 0 of 5 kernels",
-                *rows,  # whole, aligned, one line each
-            ],
-            consecutive=False,
-        )
-        # A table that fits is shown inline, the matches starred.
-        out.fnmatch_lines(
-            [
-                "E         kernels.count(kind='gemm') matched 1 of 1 kernels: #0",
-                "E          #  kind  family  layout  ops    us  launched by  name",
-                "E         *0  gemm  nvjet   tn      bias  2.7  aten::addmm  "
-                "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
-            ]
-        )
-        out.fnmatch_lines(
-            [
-                "E       AssertionError: assert KernelList(1 kernel) == "
-                "['nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN']",
-                "E         the kernel names differ: 1 expected, 1 ran (- expected, + this run)",
-                "E         - nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN",
-                "E         + nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
-            ]
-        )
-        out.fnmatch_lines(
-            [
-                "E       AssertionError: assert KernelProfile == kernel_baseline failed:",
-                "E         no kernel baseline sm90/default in *test_baseline_eq.json",
-                "E         record it with: pytest --kernelprof-update 'test_s.py::test_baseline_eq'",
-            ]
-        )
-        text = out.str()
-        assert "\\n" not in text
-        out.fnmatch_lines(["E       TypeError: kernelprof cannot profile gen: it is a generator function*"])
-        for plugin_source in (
-            "def one(",
-            "def check(",
-            "raise AssertionError",
-            "def _compare(",
-            "def capture_callable(",
-        ):
-            assert plugin_source not in text, plugin_source
-
-    result = pytester.runpytest("-vv", "-k", "test_count and not small")
-    result.assert_outcomes(failed=1, deselected=6)
-    result.stdout.fnmatch_lines(
-        ["E         kernels.count(*) matched 0 of 5 kernels", *(f"E         {row}" for row in rows)]
+def section(result: pytest.RunResult, test: str) -> pytest.LineMatcher:
+    """The lines of ``test``'s own failure section (from its ``___ test ___`` header to the next
+    header), so that what is asserted on them cannot come from another inner test's failure."""
+    lines = result.outlines
+    start = next(i for i, line in enumerate(lines) if line.strip("_ ") == test and line.startswith("_"))
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("___", "===")) or " Captured " in lines[i]),
+        len(lines),
     )
-    result.stdout.no_fnmatch_line("*kernelprof assertion*")
+    return pytest.LineMatcher(lines[start:end])
 
 
-@pytest.mark.parametrize("var", ["CI", "BUILD_NUMBER"])
-def test_on_ci_the_table_is_inline_as_pytest_shows_it_whole(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, var: str
-) -> None:
+UNREADABLE = """
+from pytest_kernelprof import load_trace
+
+def test_missing():
+    load_trace("nope.json.gz")
+
+def test_malformed():
+    load_trace("bad.json")
+"""
+
+MEASURED_NOTHING = """
+import torch
+
+def test_syncs(kernelprof):
+    assert kernelprof(torch.relu, torch.ones(4)).syncs.count() == 0
+
+def test_copies(kernelprof):
+    assert len(kernelprof(torch.relu, torch.ones(4)).copies) == 0
+
+def test_launches(kernelprof):
+    assert kernelprof(torch.relu, torch.ones(4)).launches == 0
+"""
+
+# The tests of SUITE that use no fixture: a run of only these imports no torch.
+NO_FIXTURE = "not baseline and not generator"
+
+
+@pytest.fixture
+def project(cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """SUITE and unreadable traces at the root, whose tests import no torch, and tests that
+    profile in ``cpu/``, under cpu_pytester's conftest (CUDA reads as unavailable there)."""
     _off_ci(monkeypatch)
-    monkeypatch.setenv(var, "1")
-    pytester.makepyfile(test_s=SUITE.format(data=str(DATA)))
-    result = pytester.runpytest("-k", "test_count and not small")
+    cpu = cpu_pytester.mkdir("cpu")
+    (cpu_pytester.path / "conftest.py").rename(cpu / "conftest.py")
+    (cpu / "test_nothing.py").write_text(MEASURED_NOTHING)
+    cpu_pytester.makepyfile(test_s=SUITE.format(data=str(DATA)), test_t=UNREADABLE)
+    cpu_pytester.path.joinpath("bad.json").write_text(
+        '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": -1}]}', encoding="utf-8"
+    )
+    return cpu_pytester
+
+
+def _tables_cut_to_a_section_or_inline(result: pytest.RunResult) -> None:
+    """Below -vv and off CI: a table too long for pytest's cut goes whole to a report section,
+    one that fits is shown inline; kernel names are diffed."""
+    section(result, "test_count").fnmatch_lines(
+        [
+            "E       AssertionError: assert 0 == 1",
+            "E         kernels.count('triton_poi_fused_*gelu*mul*') matched 0 of 5 kernels",
+            "E         (the rest, 6 lines, is in the 'kernelprof assertion' section below; -vv shows it here)",
+            "*- kernelprof assertion -*",
+            "kernels.count('triton_poi_fused_*gelu*mul*') matched 0 of 5 kernels",
+            *_rows(),  # whole, aligned, one line each
+        ],
+        consecutive=False,
+    )
+    # A table that fits is shown inline, the matches starred.
+    section(result, "test_count_small").fnmatch_lines(
+        [
+            "E         kernels.count(kind='gemm') matched 1 of 1 kernels: #0",
+            "E          #  kind  family  layout  ops    us  launched by  name",
+            "E         *0  gemm  nvjet   tn      bias  2.7  aten::addmm  nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
+        ]
+    )
+    section(result, "test_count_small").no_fnmatch_line("*kernelprof assertion*")
+    section(result, "test_names").fnmatch_lines(
+        [
+            "E       AssertionError: assert KernelList(1 kernel) == ['nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN']",
+            "E         the kernel names differ: 1 expected, 1 ran (- expected, + this run)",
+            "E         - nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN",
+            "E         + nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
+        ]
+    )
+    assert "\\n" not in result.stdout.str()
+
+
+def _no_plugin_frames(result: pytest.RunResult) -> None:
+    text = result.stdout.str()
+    for plugin_source in ("def one(", "def check(", "raise AssertionError", "def _compare(", "def capture_callable("):
+        assert plugin_source not in text, plugin_source
+
+
+def test_failures_show_whole_tables_at_the_tests_line_and_no_plugin_frames(project: pytest.Pytester) -> None:
+    result = project.runpytest()
+    result.assert_outcomes(failed=12)
+    _tables_cut_to_a_section_or_inline(result)
+    section(result, "test_baseline_eq").fnmatch_lines(
+        [
+            "E       AssertionError: assert KernelProfile == kernel_baseline failed:",
+            "E         no kernel baseline sm90/default in *test_baseline_eq.json",
+            "E         record it with: pytest --kernelprof-update 'test_s.py::test_baseline_eq'",
+        ]
+    )
+    section(result, "test_generator").fnmatch_lines(
+        ["E       TypeError: kernelprof cannot profile gen: it is a generator function*"]
+    )
+    # A trace that cannot be read fails at the test's line, without the reader's frames.
+    section(result, "test_missing").fnmatch_lines(
+        [
+            '>       load_trace("nope.json.gz")',
+            "E       pytest_kernelprof.errors.TraceError: nope.json.gz: no such trace file",
+        ]
+    )
+    section(result, "test_malformed").fnmatch_lines(
+        [
+            '>       load_trace("bad.json")',
+            "E       pytest_kernelprof.errors.TraceError: bad.json: event 0 has a negative duration*",
+        ]
+    )
+    # A profile that measured nothing fails at the test's line, whatever was asked of it.
+    for test in ("test_syncs", "test_copies", "test_launches"):
+        section(result, test).fnmatch_lines(
+            [
+                ">       assert *kernelprof(torch.relu, torch.ones(4))*",
+                "E       pytest_kernelprof.errors.NoDeviceActivityError: no GPU activity*",
+            ]
+        )
+    _no_plugin_frames(result)
+    for plugin_file in ("traces.py", "events.py", "api.py", "model*.py"):
+        result.stdout.no_fnmatch_line(f"*pytest_kernelprof*{plugin_file}*")
+
+
+def test_at_v_the_tables_are_cut_as_at_the_default_verbosity(project: pytest.Pytester) -> None:
+    result = project.runpytest("-v", "test_s.py", "-k", NO_FIXTURE)
+    result.assert_outcomes(failed=4, deselected=3)
+    _tables_cut_to_a_section_or_inline(result)
+    _no_plugin_frames(result)
+
+
+def _whole_table_inline(result: pytest.RunResult) -> None:
     result.assert_outcomes(failed=1, deselected=6)
     result.stdout.fnmatch_lines(
         ["E         kernels.count(*) matched 0 of 5 kernels", *(f"E         {row}" for row in _rows())]
     )
     result.stdout.no_fnmatch_line("*kernelprof assertion*")
+
+
+def test_at_vv_the_table_is_inline_as_pytest_shows_it_whole(project: pytest.Pytester) -> None:
+    _whole_table_inline(project.runpytest("-vv", "test_s.py", "-k", "test_count and not small"))
+
+
+@pytest.mark.parametrize("var", ["CI", "BUILD_NUMBER"])
+def test_on_ci_the_table_is_inline_as_pytest_shows_it_whole(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, var: str
+) -> None:
+    monkeypatch.setenv(var, "1")
+    _whole_table_inline(project.runpytest("test_s.py", "-k", "test_count and not small"))
 
 
 def test_ini_errors_name_the_ini_key(pytester: pytest.Pytester) -> None:
@@ -146,53 +230,3 @@ def test_ini_errors_name_the_ini_key(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(
         ["*ini option kernelprof_require_gpu: invalid truth value 'maybe'; it takes true or false (or yes/no*"]
     )
-
-
-def test_a_trace_that_cannot_be_read_fails_at_the_tests_line_without_reader_frames(pytester: pytest.Pytester) -> None:
-    pytester.path.joinpath("bad.json").write_text(
-        '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": -1}]}', encoding="utf-8"
-    )
-    pytester.makepyfile(
-        test_t="""
-        from pytest_kernelprof import load_trace
-
-        def test_missing():
-            load_trace("nope.json.gz")
-
-        def test_malformed():
-            load_trace("bad.json")
-        """
-    )
-    result = pytester.runpytest()
-    result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(
-        [
-            '>       load_trace("nope.json.gz")',
-            "E       pytest_kernelprof.errors.TraceError: nope.json.gz: no such trace file",
-            '>       load_trace("bad.json")',
-            "E       pytest_kernelprof.errors.TraceError: bad.json: event 0 has a negative duration*",
-        ]
-    )
-    for reader_frame in ("traces.py", "events.py", "api.py"):
-        result.stdout.no_fnmatch_line(f"*pytest_kernelprof*{reader_frame}*")
-
-
-def test_a_profile_that_measured_nothing_fails_at_the_tests_line(cpu_pytester: pytest.Pytester) -> None:
-    cpu_pytester.makepyfile(
-        test_t="""
-        import torch
-
-        def test_syncs(kernelprof):
-            assert kernelprof(torch.relu, torch.ones(4)).syncs.count() == 0
-
-        def test_copies(kernelprof):
-            assert len(kernelprof(torch.relu, torch.ones(4)).copies) == 0
-
-        def test_launches(kernelprof):
-            assert kernelprof(torch.relu, torch.ones(4)).launches == 0
-        """
-    )
-    result = cpu_pytester.runpytest()
-    result.assert_outcomes(failed=3)
-    assert result.stdout.str().count("E       pytest_kernelprof.errors.NoDeviceActivityError: no GPU activity") == 3
-    result.stdout.no_fnmatch_line("*pytest_kernelprof*model*.py*")

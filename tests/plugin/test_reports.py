@@ -93,17 +93,8 @@ def project(cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> p
     return cpu_pytester
 
 
-def test_the_suite_lines_are_where_the_tests_expect() -> None:
-    lines = SUITE.strip().splitlines()
-    assert lines[SYNC_ASSERT_LINE - 1].strip() == "assert not prof.syncs"
-    assert lines[RULE_LINE - 1].strip() == 'recorded("sync_item_stacks")'
-
-
-def test_summary_lists_the_failed_profiles_worst_first(project: pytest.Pytester) -> None:
-    result = project.runpytest("--kernelprof-summary", "out/summary.md")
-    result.assert_outcomes(passed=2, failed=4)
-    text = (project.path / "out" / "summary.md").read_text()
-    assert text.startswith("## pytest-kernelprof")
+def _summary_of_the_failures(text: str) -> None:
+    """What the Markdown summary of a run of SUITE says about its failures."""
     assert "3 tests failed on the GPU profile (1 rule, 1 baseline, 1 syncs)" in text
     rule, baseline, syncs = (
         text.index(f"test_ci.py::{name}")
@@ -124,26 +115,6 @@ def test_summary_lists_the_failed_profiles_worst_first(project: pytest.Pytester)
     assert "| `_geglu_tanh_forward_kernel` | 1 | 1 | `test_ci.py::test_passes` |" in text
 
 
-def test_summary_goes_to_github_step_summary_and_appends(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    target = project.path / "step_summary.md"
-    target.write_text("earlier step\n")
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(target))
-    project.runpytest("-k", "rule_broken").assert_outcomes(failed=1)
-    text = target.read_text()
-    assert text.startswith("earlier step\n## pytest-kernelprof")
-    assert "test_ci.py::test_rule_broken" in text
-    project.runpytest("-k", "rule_broken", "--kernelprof-summary", "none").assert_outcomes(failed=1)
-    assert target.read_text() == text
-    # What the run did to baselines.
-    project.runpytest("-k", "baseline", "--kernelprof-update").assert_outcomes(passed=1)
-    added = target.read_text()[len(text) :]
-    assert "### Kernel baselines" in added
-    assert "**1 baseline updated**" in added
-    assert "test_baseline_regression.json: sm90/default" in added
-
-
 def test_summary_limits_the_failures_it_shows() -> None:
     from pytest_kernelprof.ci_summary import MAX_FAILURES, render_summary
 
@@ -161,13 +132,8 @@ def _annotations(output: list[str]) -> list[str]:
     return [line for line in output if line.startswith("::")]
 
 
-def test_annotations_point_at_the_test_lines_and_the_sync(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    result = project.runpytest()
-    result.assert_outcomes(passed=2, failed=4)
-    found = _annotations(result.outlines)
+def _annotations_of_the_failures(found: list[str]) -> None:
+    """The GitHub annotations of a run of SUITE: the failing tests' lines and the sync's."""
     rule = f"::error file=test_ci.py,line={RULE_LINE},title=kernelprof%3A rule broken::test_ci.py::test_rule_broken%0A"
     assert any(line.startswith(rule) for line in found), found
     baseline = f"::error file=test_ci.py,line={BASELINE_LINE},title=kernelprof%3A baseline regression::"
@@ -176,25 +142,9 @@ def test_annotations_point_at_the_test_lines_and_the_sync(
     sync = "::error file=main_ace.py,line=40,title=kernelprof%3A host sync::host sync cudaStreamSynchronize"
     syncs = [line for line in found if line.startswith(sync)]
     assert len(syncs) == 2, found  # the rule break and the assertion on syncs
+    assert len(found) == 4, found  # and nothing for the other tests
     assert all("\n" not in line for line in found)
     assert not any("test_unrelated_failure" in line or "test_passes" in line for line in found)
-
-
-def test_annotations_are_off_outside_github_actions(project: pytest.Pytester) -> None:
-    result = project.runpytest()
-    result.assert_outcomes(passed=2, failed=4)
-    assert not _annotations(result.outlines)
-    result = project.runpytest("--kernelprof-annotations", "on", "-k", "rule_broken")
-    assert len(_annotations(result.outlines)) == 2  # the sync and the test line
-
-
-def test_annotation_paths_are_relative_to_the_workspace(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    monkeypatch.setenv("GITHUB_WORKSPACE", str(project.path.parent))
-    result = project.runpytest("-k", "rule_broken")
-    assert f"::error file={project.path.name}/test_ci.py,line={RULE_LINE}," in "\n".join(result.outlines)
 
 
 def _properties(xml: Path) -> dict[str, dict[str, list[str]]]:
@@ -206,10 +156,8 @@ def _properties(xml: Path) -> dict[str, dict[str, list[str]]]:
     return found
 
 
-def test_junit_properties_carry_the_numbers(project: pytest.Pytester) -> None:
-    result = project.runpytest("--junitxml", "out.xml")
-    result.assert_outcomes(passed=2, failed=4)
-    props = _properties(project.path / "out.xml")
+def _junit_numbers(props: dict[str, dict[str, list[str]]]) -> None:
+    """The JUnit XML properties of a run of SUITE: a profiled test's numbers, and no others."""
     sync = load_trace(SYNC_TRACE)
     rule = props["test_rule_broken"]
     assert rule["kernelprof.profiles"] == ["1"]
@@ -239,18 +187,6 @@ def test_junit_properties_of_several_profiles() -> None:
     assert pairs["kernelprof.kernels"] == 18
     assert pairs["kernelprof.2.kernels"] == 1
     assert pairs["kernelprof.2.syncs"] == 0
-
-
-def test_everything_under_xdist(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("xdist")
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    result = project.runpytest("-n", "2", "--junitxml", "out.xml", "--kernelprof-summary", "summary.md")
-    result.assert_outcomes(passed=2, failed=4)
-    text = (project.path / "summary.md").read_text()
-    assert "3 tests failed on the GPU profile (1 rule, 1 baseline, 1 syncs)" in text
-    assert "_geglu_tanh_forward_kernel" in text
-    assert len(_annotations(result.outlines)) == 4  # the sync twice, the rule break, the baseline
-    assert _properties(project.path / "out.xml")["test_rule_broken"]["kernelprof.kernels"] == ["18"]
 
 
 class _Page(HTMLParser):
@@ -286,9 +222,9 @@ def parse_page(path: Path) -> tuple[_Page, dict[str, object]]:
     return page, json.loads(page.data)
 
 
-def test_failing_tests_get_a_page_beside_their_trace(project: pytest.Pytester) -> None:
-    result = project.runpytest("--kernelprof-trace-dir", "traces")
-    result.assert_outcomes(passed=2, failed=4)
+def _pages_beside_the_traces(project: pytest.Pytester, result: pytest.RunResult) -> None:
+    """The timeline pages of a run of SUITE with --kernelprof-trace-dir traces: one beside each
+    failing test's trace, self-contained, and none for the passing tests."""
     traces = project.path / "traces"
     rule_trace = traces / trace_file_name("test_ci.py::test_rule_broken", 0)
     page_file = rule_trace.with_name(rule_trace.name.removesuffix(".json.gz") + ".html")
@@ -311,6 +247,66 @@ def test_failing_tests_get_a_page_beside_their_trace(project: pytest.Pytester) -
     assert '<tr class="add">' in text or '<tr class="chg">' in text
     # Passing tests get none (their traces are not saved by default either).
     assert not any("test_passes" in p.name for p in traces.iterdir())
+
+
+def test_a_failing_run_on_github_actions_gets_its_summary_annotations_junit_properties_and_pages(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = project.runpytest(
+        "--kernelprof-summary", "out/summary.md", "--junitxml", "out.xml", "--kernelprof-trace-dir", "traces"
+    )
+    result.assert_outcomes(passed=2, failed=4)
+    # The job summary lists the failed profiles, worst first.
+    text = (project.path / "out" / "summary.md").read_text()
+    assert text.startswith("## pytest-kernelprof")
+    _summary_of_the_failures(text)
+    # Annotations point at the test lines and the sync, relative to the rootdir.
+    _annotations_of_the_failures(_annotations(result.outlines))
+    _junit_numbers(_properties(project.path / "out.xml"))
+    _pages_beside_the_traces(project, result)
+
+
+def test_everything_under_xdist_with_paths_relative_to_the_workspace(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project.path.parent))
+    result = project.runpytest("-n", "2", "--junitxml", "out.xml", "--kernelprof-summary", "summary.md")
+    result.assert_outcomes(passed=2, failed=4)
+    text = (project.path / "summary.md").read_text()
+    assert "3 tests failed on the GPU profile (1 rule, 1 baseline, 1 syncs)" in text
+    assert "_geglu_tanh_forward_kernel" in text
+    found = _annotations(result.outlines)
+    assert len(found) == 4, found  # the sync twice, the rule break, the baseline
+    # Annotation paths are relative to $GITHUB_WORKSPACE, the checkout.
+    rule = f"::error file={project.path.name}/test_ci.py,line={RULE_LINE},title=kernelprof%3A rule broken::"
+    assert any(line.startswith(rule) for line in found), found
+    assert _properties(project.path / "out.xml")["test_rule_broken"]["kernelprof.kernels"] == ["18"]
+
+
+def test_off_github_actions_the_summary_goes_to_github_step_summary_and_no_annotations_are_made(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = project.path / "step_summary.md"
+    target.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(target))
+    result = project.runpytest("--kernelprof-update")
+    result.assert_outcomes(passed=3, failed=3)  # the baseline is updated, so its test passes
+    assert not _annotations(result.outlines)
+    text = target.read_text()
+    assert text.startswith("earlier step\n## pytest-kernelprof")  # appended
+    assert "test_ci.py::test_rule_broken" in text
+    # What the run did to baselines.
+    assert "### Kernel baselines" in text
+    assert "**1 baseline updated**" in text
+    assert "test_baseline_regression.json: sm90/default" in text
+    # --kernelprof-summary none writes none; --kernelprof-annotations on makes them anyway.
+    result = project.runpytest("-k", "rule_broken", "--kernelprof-summary", "none", "--kernelprof-annotations", "on")
+    result.assert_outcomes(failed=1)
+    assert target.read_text() == text
+    assert len(_annotations(result.outlines)) == 2  # the sync and the test line
 
 
 def test_show_html_writes_one_self_contained_page(pytester: pytest.Pytester) -> None:

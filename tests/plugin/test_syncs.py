@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_kernelprof import Profiler
 from tests.helpers import DATA
-
-
-def test_stacks_are_off_by_default() -> None:
-    assert Profiler().stacks is False
 
 
 def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.Pytester) -> None:

@@ -11,6 +11,7 @@ import pytest
 from pytest_kernelprof.paths import trace_file_name
 
 FAILS, FAILS_2 = trace_file_name("test_suite.py::test_fails", 0), trace_file_name("test_suite.py::test_fails", 1)
+EXPORTED = trace_file_name("test_suite.py::test_exports_then_fails", 0)
 
 SUITE = """
 import torch
@@ -25,6 +26,11 @@ def test_fails(kernelprof):
 
 def test_no_profile():
     assert False
+
+def test_exports_then_fails(kernelprof):
+    kernelprof.profile(lambda: torch.ones(3).sum().item(), stacks=True)
+    kernelprof.captures[-1].export_trace("mine.json")
+    assert False
 """
 
 
@@ -36,10 +42,13 @@ def _written(pytester: pytest.Pytester) -> list[str]:
 def test_failed_tests_get_their_traces_by_default(cpu_pytester: pytest.Pytester) -> None:
     cpu_pytester.makepyfile(test_suite=SUITE)
     result = cpu_pytester.runpytest("--kernelprof-trace-dir", "traces")
-    result.assert_outcomes(passed=1, failed=2)
-    # Each failing test's trace, and its timeline page beside it (timeline.py).
-    pages = [name.replace(".json.gz", ".html") for name in (FAILS_2, FAILS)]
-    assert _written(cpu_pytester) == sorted([FAILS_2, FAILS, *pages])
+    result.assert_outcomes(passed=1, failed=3)
+    assert "INTERNALERROR" not in result.stdout.str()
+    # Each failing test's trace, and its timeline page beside it (timeline.py); a test that
+    # exported its trace itself still gets it saved.
+    traces = (FAILS_2, FAILS, EXPORTED)
+    assert _written(cpu_pytester) == sorted([*traces, *(name.replace(".json.gz", ".html") for name in traces)])
+    assert (cpu_pytester.path / "mine.json").exists()
     result.stdout.fnmatch_lines(["*- kernelprof traces -*", f"*traces/{FAILS}  (kernelprof show *"])
 
 
@@ -49,20 +58,3 @@ def test_long_and_odd_test_ids_make_safe_unique_names() -> None:
     assert a != b
     assert len(a) < 140
     assert trace_file_name("t.py::test[x/y: z]", 1).startswith("t.py__test_x_y_z-")
-
-
-def test_a_failing_test_that_exported_its_trace_still_gets_its_trace_saved(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        """
-        import torch
-
-        def test_exports_then_fails(kernelprof):
-            kernelprof.profile(lambda: torch.ones(3).sum().item(), stacks=True)
-            kernelprof.captures[-1].export_trace("mine.json")
-            assert False
-        """
-    )
-    result = pytester.runpytest_subprocess("--kernelprof-trace-dir", "traces")
-    result.assert_outcomes(failed=1)
-    assert "INTERNALERROR" not in result.stdout.str()
-    assert len(list((pytester.path / "traces").glob("*.json.gz"))) == 1
