@@ -189,3 +189,27 @@ class TypedKinetoEvent:
 
     def correlation_id(self) -> int:
         return self._correlation
+
+
+# What one inner test of a pytester run showed, so that a consolidated run's assertions
+# cannot be met by another inner test's output.
+
+
+def section(result: pytest.RunResult, test: str) -> pytest.LineMatcher:
+    """The lines of ``test``'s own failure section (from its ``___ test ___`` header to the next
+    header), so that what is asserted on them cannot come from another inner test's failure."""
+    lines = result.outlines
+    start = next(i for i, line in enumerate(lines) if line.strip("_ ") == test and line.startswith("_"))
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("___", "===")) or " Captured " in lines[i]),
+        len(lines),
+    )
+    return pytest.LineMatcher(lines[start:end])
+
+
+def warnings_of(result: pytest.RunResult, nodeid: str) -> pytest.LineMatcher:
+    """The lines the warnings summary shows under ``nodeid`` (up to the next blank line)."""
+    lines = result.outlines
+    start = lines.index(nodeid)
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
+    return pytest.LineMatcher(lines[start:end])

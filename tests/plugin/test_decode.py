@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.helpers import DATA
+from tests.helpers import DATA, section, warnings_of
 
 ZOO_LINEAR_FP32 = DATA / "zoo" / "h100" / "gemm_linear_256_8_b64_fp32.json.gz"
 
@@ -53,26 +53,6 @@ def one_call_trace(kernels: tuple[tuple[str, str], ...]) -> str:
         x("kernel", kernel, ts + 20, 30, 7, correlation=corr, stream=7, device=0, **{"External id": ident})
     trace = {"deviceProperties": [{"name": "Fake GPU", "computeMajor": 8, "computeMinor": 0}], "traceEvents": events}
     return json.dumps(trace)
-
-
-def section(result: pytest.RunResult, test: str) -> pytest.LineMatcher:
-    """The lines of ``test``'s own failure section (from its ``___ test ___`` header to the next
-    header), so that what is asserted on them cannot come from another inner test's failure."""
-    lines = result.outlines
-    start = next(i for i, line in enumerate(lines) if line.strip("_ ") == test and line.startswith("_"))
-    end = next(
-        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("___", "===")) or " Captured " in lines[i]),
-        len(lines),
-    )
-    return pytest.LineMatcher(lines[start:end])
-
-
-def warnings_of(result: pytest.RunResult, nodeid: str) -> pytest.LineMatcher:
-    """The lines the warnings summary shows under ``nodeid`` (up to the next blank line)."""
-    lines = result.outlines
-    start = lines.index(nodeid)
-    end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
-    return pytest.LineMatcher(lines[start:end])
 
 
 UNKNOWN_SUITE = """

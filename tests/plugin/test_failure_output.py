@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_kernelprof import load_trace
-from tests.helpers import DATA
+from tests.helpers import DATA, section
 
 SUITE = """
 from pathlib import Path
@@ -55,18 +55,6 @@ def _off_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     # pytest never cuts an explanation short on CI (CI or BUILD_NUMBER set), and neither do we.
     for var in ("CI", "BUILD_NUMBER"):
         monkeypatch.delenv(var, raising=False)
-
-
-def section(result: pytest.RunResult, test: str) -> pytest.LineMatcher:
-    """The lines of ``test``'s own failure section (from its ``___ test ___`` header to the next
-    header), so that what is asserted on them cannot come from another inner test's failure."""
-    lines = result.outlines
-    start = next(i for i, line in enumerate(lines) if line.strip("_ ") == test and line.startswith("_"))
-    end = next(
-        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("___", "===")) or " Captured " in lines[i]),
-        len(lines),
-    )
-    return pytest.LineMatcher(lines[start:end])
 
 
 UNREADABLE = """
