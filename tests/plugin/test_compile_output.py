@@ -2,84 +2,100 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pytest_kernelprof.health import CompileFacts, MemoryReading, compile_report, memory_report
 from tests.helpers import DATA
 
+INNER = f"""
+import pytest
+import torch
 
-def test_a_failing_compiled_test_shows_no_torch_trace_log_lines(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        """
-        import torch
+import pytest_kernelprof as kp
 
-        def double(x):
-            return torch.sin(x) * 2
 
-        def test_compiled(kernelprof):
-            compiled = torch.compile(double, backend="eager")
-            prof = kernelprof(compiled, torch.randn(4))
-            assert prof.compile.frames == 99
-        """
-    )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1)
+def double(x):
+    return torch.sin(x) * 2
+
+
+def test_compiled_with_the_fixture(kernelprof):
+    compiled = torch.compile(double, backend="eager")
+    prof = kernelprof(compiled, torch.randn(4))
+    assert prof.compile.frames == 99
+
+
+def triple(x):
+    return torch.cos(x) * 3
+
+
+@pytest.fixture
+def compiled():
+    return torch.compile(triple, backend="eager")(torch.randn(4))
+
+
+def test_compiled_without_the_fixture(compiled):
+    torch.compile(triple, backend="eager")(torch.randn(5))
+    assert compiled is None
+
+
+def broken(x):
+    y = torch.sin(x) * 2
+    print("a graph break")
+    return torch.cos(y)
+
+
+def test_where_compile_report():
+    prof = kp.profile(torch.compile(broken, backend="eager"), torch.randn(4))
+    assert prof.compile.regions == 5
+
+
+def test_where_memory_report():
+    prof = kp.load_trace({str(DATA / "h200_memory_leak.json.gz")!r})
+    assert prof.memory.malloc_calls == 5
+"""
+
+
+def failure_sections(result: pytest.RunResult) -> dict[str, str]:
+    """Each failed test's section of the report (``____ test_x ____`` to the next), by test name."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in result.outlines:
+        header = re.fullmatch(r"_{3,} (test_\w+) _{3,}", line)
+        if header:
+            current = sections.setdefault(header[1], [])
+        elif line.startswith("====="):
+            current = None
+        elif current is not None:
+            current.append(line)
+    return {name: "\n".join(section) for name, section in sections.items()}
+
+
+def test_failing_compiled_tests_show_no_trace_log_and_report_reprs_on_one_line(pytester: pytest.Pytester) -> None:
+    """A compile in a test, with the fixture or without it (in a fixture of the test's own, at
+    DEBUG log level), logs no torch.__trace lines into the report; the ``where`` lines of a
+    failed assert on a compile or memory report read on one line."""
+    pytester.makepyfile(test_compiled=INNER)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--log-level=DEBUG")
+    result.assert_outcomes(failed=4)
     assert "torch.__trace" not in result.stdout.str()
-
-
-def test_a_compile_in_a_test_without_the_fixture_logs_nothing_either(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        """
-        import pytest
-        import torch
-
-        def triple(x):
-            return torch.cos(x) * 3
-
-        @pytest.fixture
-        def compiled():
-            return torch.compile(triple, backend="eager")(torch.randn(4))
-
-        def test_compiled(compiled):
-            torch.compile(triple, backend="eager")(torch.randn(5))
-            assert compiled is None
-        """
+    sections = failure_sections(result)
+    assert sorted(sections) == [
+        "test_compiled_with_the_fixture",
+        "test_compiled_without_the_fixture",
+        "test_where_compile_report",
+        "test_where_memory_report",
+    ]
+    compile_where = "E        +  where 2 = CompileReport(regions=2, frames=2, graph_breaks=1, recompiles=0).regions"
+    memory_where = (
+        "E        +  where 1 = MemoryReport(malloc_calls=1, free_calls=0; peak_bytes, retained_bytes: "
+        "cannot tell, see .table()).malloc_calls"
     )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--log-level=DEBUG")
-    result.assert_outcomes(errors=0, failed=1)
-    assert "torch.__trace" not in result.stdout.str()
-
-
-def test_the_reports_of_a_where_line_read_on_one_line(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        f"""
-        import torch
-        import pytest_kernelprof as kp
-
-        def broken(x):
-            y = torch.sin(x) * 2
-            print("a graph break")
-            return torch.cos(y)
-
-        def test_compiled():
-            prof = kp.profile(torch.compile(broken, backend="eager"), torch.randn(4))
-            assert prof.compile.regions == 5
-
-        def test_trace():
-            prof = kp.load_trace({str(DATA / "h200_memory_leak.json.gz")!r})
-            assert prof.memory.malloc_calls == 5
-        """
-    )
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(
-        [
-            "E        +  where 2 = CompileReport(regions=2, frames=2, graph_breaks=1, recompiles=0).regions",
-            "E        +  where 1 = MemoryReport(malloc_calls=1, free_calls=0; peak_bytes, retained_bytes: "
-            "cannot tell, see .table()).malloc_calls",
-        ]
-    )
-    assert "\\n" not in result.stdout.str()
+    assert compile_where in sections["test_where_compile_report"].splitlines()
+    assert memory_where in sections["test_where_memory_report"].splitlines()
+    # No report's repr spills an escaped newline into a line of the failures.
+    assert not [line for line in result.outlines if line.startswith("E ") and "\\n" in line]
 
 
 def test_report_reprs_stay_short_for_many_calls_and_tell_what_they_cannot() -> None:

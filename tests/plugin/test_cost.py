@@ -1,6 +1,7 @@
-"""What the plugin costs where it is not used, and the gpu(count=N) rule: a session that uses
-neither the fixtures nor the gpu marker imports no torch and no profile model, and the GPU
-facts are told once tests use them (below "collected", or at the end under xdist)."""
+"""What the plugin costs where it is not used: a session that uses neither the fixtures nor the
+gpu marker imports no torch and no profile model, says nothing, and imports the CI outputs only
+where they are asked for. Where tests use the plugin, the GPU facts are told (below "collected",
+or at the end under xdist): tests/plugin/test_gpu_skips.py and tests/plugin/test_gpus.py."""
 
 from __future__ import annotations
 
@@ -88,66 +89,3 @@ def test_the_ci_outputs_are_imported_where_asked_for(pytester: pytest.Pytester) 
     pytester.runpytest("--junitxml", "out.xml").assert_outcomes(passed=1)
     pytester.runpytest("--kernelprof-summary", "summary.md").assert_outcomes(passed=1)
     assert not (pytester.path / "summary.md").exists()  # nothing to say, nothing written
-
-
-FAKE_GPUS = """
-import torch
-
-_real = {name: getattr(torch.cuda, name) for name in
-         ("is_available", "device_count", "current_device", "get_device_name", "get_device_capability")}
-
-def pytest_configure(config):
-    # A machine with one GPU, as far as the plugin can tell, on a CPU-only torch.
-    torch.cuda.is_available = lambda: True
-    torch.cuda.device_count = lambda: 1
-    torch.cuda.current_device = lambda: 0
-    torch.cuda.get_device_name = lambda *args: "Fake GPU"
-    torch.cuda.get_device_capability = lambda *args: (9, 0)
-
-def pytest_unconfigure(config):
-    for name, real in _real.items():
-        setattr(torch.cuda, name, real)
-"""
-
-GPU_COUNTS = """
-import pytest
-
-@pytest.mark.gpu
-def test_one_gpu():
-    pass
-
-@pytest.mark.gpu(count=2)
-def test_two_gpus():
-    pass
-
-@pytest.mark.gpu(2)
-def test_bad_marker():
-    pass
-
-def test_plain():
-    pass
-"""
-
-
-def test_gpu_count_rule_and_the_device_line(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(FAKE_GPUS)
-    pytester.makepyfile(test_gpus=GPU_COUNTS)
-    result = pytester.runpytest("-rsf")
-    result.assert_outcomes(passed=2, skipped=1, errors=1)
-    result.stdout.fnmatch_lines(
-        [
-            "collected 4 items",
-            "kernelprof: Fake GPU (sm90), CUDA *, torch *, triton *",
-            "*SKIPPED*needs 2 CUDA GPUs, found 1*",
-        ]
-    )
-    result.stdout.fnmatch_lines(["*@pytest.mark.gpu: takes only count=N, got (2)*"])
-
-    result = pytester.runpytest("--kernelprof-require-gpu", "-k", "not bad_marker")
-    result.assert_outcomes(passed=2, errors=1)
-    result.stdout.fnmatch_lines(["*needs 2 CUDA GPUs, found 1 (--kernelprof-require-gpu)*"])
-
-    pytest.importorskip("xdist")
-    result = pytester.runpytest("-n", "2", "-k", "not bad_marker")
-    result.assert_outcomes(passed=2, skipped=1)
-    result.stdout.fnmatch_lines(["kernelprof: Fake GPU (sm90), CUDA *, torch *, triton * (gw*)"])

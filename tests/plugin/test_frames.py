@@ -1,151 +1,131 @@
-"""A failure caused by what the test asked shows the test's line, not the plugin's frames (issue 21)."""
+"""A failure caused by what the test asked shows the test's line, not the plugin's frames (issue 21).
+
+Every case is its own test in one inner project, run once; each case's failure section is read
+on its own, so that no case passes on another's output.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from tests.helpers import DATA
 
+GRAPH_BREAK = str(DATA / "h200_compile_graph_break.json.gz")
+LINEAR = str(DATA / "h200_linear_eager.json.gz")
 
-@pytest.mark.parametrize(
-    "read",
-    [
-        "prof.compile.frames",
-        "prof.compile.graph_breaks",
-        "prof.compile.recompiles",
-        "prof.compile.recompile_reasons",
-        "prof.memory.peak_bytes",
-        "prof.memory.retained_bytes",
-        "prof.calls[0].memory.peak_bytes",
-    ],
-)
-def test_what_a_trace_cannot_tell_fails_without_plugin_frames(pytester: pytest.Pytester, read: str) -> None:
-    pytester.makepyfile(
-        f"""
-        import pytest_kernelprof as kp
+# What a loaded trace cannot tell: inner test name -> the read.
+CANNOT_TELL = {
+    "compile_frames": "prof.compile.frames",
+    "compile_graph_breaks": "prof.compile.graph_breaks",
+    "compile_recompiles": "prof.compile.recompiles",
+    "compile_recompile_reasons": "prof.compile.recompile_reasons",
+    "memory_peak_bytes": "prof.memory.peak_bytes",
+    "memory_retained_bytes": "prof.memory.retained_bytes",
+    "call_memory_peak_bytes": "prof.calls[0].memory.peak_bytes",
+}
 
-        def test_read():
-            prof = kp.load_trace({str(DATA / "h200_compile_graph_break.json.gz")!r})
-            assert {read} == 0
-        """
-    )
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*CannotTellError: prof.*", "test_what_a_trace_cannot_tell*.py:5: CannotTellError"])
-    assert "/pytest_kernelprof/" not in result.stdout.str()
+# A "kernelprof" key of a trace that is not what the plugin writes: inner test name -> the key.
+BAD_SECTIONS: dict[str, object] = {
+    "not_an_object": 5,
+    "kernel_names_not_a_list": {"version": 1, "triton_kernels": "triton_poi_fused_0"},
+}
 
-
-@pytest.mark.parametrize(
-    "section",
-    [5, {"version": 1, "triton_kernels": "triton_poi_fused_0"}],
-    ids=["not-an-object", "kernel-names-not-a-list"],
-)
-def test_a_bad_kernelprof_key_in_a_trace_fails_without_plugin_frames(
-    pytester: pytest.Pytester, section: object
-) -> None:
-    event = {"ph": "X", "cat": "kernel", "name": "k", "ts": 1.0, "dur": 1.0, "tid": 7, "args": {"correlation": 1}}
-    pytester.path.joinpath("trace.json").write_text(json.dumps({"traceEvents": [event], "kernelprof": section}))
-    pytester.makepyfile(
-        """
-        import pytest_kernelprof as kp
-
-        def test_read():
-            kp.load_trace("trace.json")
-        """
-    )
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        ["*TraceError: trace.json: *'kernelprof*", "test_a_bad_kernelprof_key*.py:4: TraceError"]
-    )
-    assert "/pytest_kernelprof/" not in result.stdout.str()
+# Model queries that cannot be answered: inner test name -> (the query, the error).
+QUERIES = {
+    "overlap_on_cpu": ("kp.profile(lambda: None).overlap()", "NoDeviceActivityError"),
+    "call_overlap_on_cpu": ("kp.profile(lambda: None).calls[0].overlap()", "NoDeviceActivityError"),
+    "module_not_recorded": (f"kp.load_trace({LINEAR!r}).module('x')", "ModuleNotRecordedError"),
+    "unknown_sync_kind": (f"kp.load_trace({LINEAR!r}).syncs.count(kind='weird')", "ValueError"),
+}
 
 
-def test_a_trace_whose_calls_differ_fails_at_the_tests_line_with_advice_for_traces(pytester: pytest.Pytester) -> None:
-    # Issue 21 items 12 and 17: build frames showed with their locals, and the advice was "Raise
-    # warmup=", which load_trace does not take.
+def varied_calls_trace() -> dict[str, object]:
+    """Two profiled calls that launched different kernels (k_a, k_b, then k_a, k_c)."""
     events: list[dict[str, object]] = []
     for call, kernels in enumerate((("k_a", "k_b"), ("k_a", "k_c"))):
         base = 1000 * call
+        step = {"External id": 1 + 10 * call}
         events.append(
-            {
-                "ph": "X",
-                "cat": "user_annotation",
-                "name": f"ProfilerStep#{call}",
-                "ts": base,
-                "dur": 900,
-                "tid": 1,
-                "args": {"External id": 1 + 10 * call},
-            }
+            {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{call}", "ts": base, "dur": 900, "tid": 1}
+            | {"args": step}
         )
         for i, name in enumerate(kernels):
             corr = 100 * (call + 1) + i
-            events.append(
-                {
-                    "ph": "X",
-                    "cat": "cuda_runtime",
-                    "name": "cudaLaunchKernel",
-                    "ts": base + 10 + 100 * i,
-                    "dur": 5,
-                    "tid": 1,
-                    "args": {"correlation": corr},
-                }
-            )
-            events.append(
-                {
-                    "ph": "X",
-                    "cat": "kernel",
-                    "name": name,
-                    "ts": base + 20 + 100 * i,
-                    "dur": 30,
-                    "tid": 7,
-                    "args": {"correlation": corr, "stream": 7, "device": 0},
-                }
-            )
-    pytester.path.joinpath("varied.json").write_text(json.dumps({"traceEvents": events}))
-    pytester.makepyfile(
-        """
-        import pytest_kernelprof as kp
+            launch = {"ts": base + 10 + 100 * i, "dur": 5, "tid": 1, "args": {"correlation": corr}}
+            events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel"} | launch)
+            kernel = {"ts": base + 20 + 100 * i, "dur": 30, "tid": 7}
+            args = {"correlation": corr, "stream": 7, "device": 0}
+            events.append({"ph": "X", "cat": "kernel", "name": name} | kernel | {"args": args})
+    return {"traceEvents": events}
 
-        def test_read():
-            kp.load_trace("varied.json")
-        """
-    )
+
+def inner_tests() -> tuple[str, dict[str, tuple[int, str]]]:
+    """The inner module, and per inner test the line it fails at and what that line raises."""
+    lines = ["import pytest_kernelprof as kp", ""]
+    fails_at: dict[str, tuple[int, str]] = {}
+
+    def add(name: str, body: list[str], error: str) -> None:
+        lines.extend(["", f"def test_{name}():", *(f"    {line}" for line in body)])
+        fails_at[f"test_{name}"] = (len(lines), error)
+        lines.append("")
+
+    for name, read in CANNOT_TELL.items():
+        add(name, [f"prof = kp.load_trace({GRAPH_BREAK!r})", f"assert {read} == 0"], "CannotTellError")
+    for name in BAD_SECTIONS:
+        add(f"bad_key_{name}", [f"kp.load_trace('{name}.json')"], "TraceError")
+    add("calls_differ", ["kp.load_trace('varied.json')"], "KernelSequenceMismatchError")
+    for name, (query, error) in QUERIES.items():
+        add(name, [query], error)
+    return "\n".join(lines), fails_at
+
+
+def failure_sections(result: pytest.RunResult) -> dict[str, pytest.LineMatcher]:
+    """Each failed test's section of the report (``____ test_x ____`` to the next), by test name."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in result.outlines:
+        header = re.fullmatch(r"_{3,} (test_\w+) _{3,}", line)
+        if header:
+            current = sections.setdefault(header[1], [])
+        elif line.startswith("====="):
+            current = None
+        elif current is not None:
+            current.append(line)
+    return {name: pytest.LineMatcher(section) for name, section in sections.items()}
+
+
+def test_failures_of_what_the_test_asked_show_the_tests_line_not_plugin_frames(pytester: pytest.Pytester) -> None:
+    event = {"ph": "X", "cat": "kernel", "name": "k", "ts": 1.0, "dur": 1.0, "tid": 7, "args": {"correlation": 1}}
+    for name, section in BAD_SECTIONS.items():
+        pytester.path.joinpath(f"{name}.json").write_text(json.dumps({"traceEvents": [event], "kernelprof": section}))
+    pytester.path.joinpath("varied.json").write_text(json.dumps(varied_calls_trace()))
+    source, fails_at = inner_tests()
+    pytester.makepyfile(test_reads=source)
+
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
+
+    result.assert_outcomes(failed=len(fails_at))
+    assert "/pytest_kernelprof/" not in result.stdout.str()
+    sections = failure_sections(result)
+    assert sorted(sections) == sorted(fails_at)
+    for name, (line, error) in fails_at.items():
+        # The last frame shown is the test's own line (captured output may follow it).
+        frames = [each for each in sections[name].lines if re.fullmatch(r"\S+\.py:\d+: \w+", each)]
+        assert frames[-1:] == [f"test_reads.py:{line}: {error}"], name
+    for name in CANNOT_TELL:
+        sections[f"test_{name}"].fnmatch_lines(["E *CannotTellError: prof.*"])
+    for name in BAD_SECTIONS:
+        sections[f"test_bad_key_{name}"].fnmatch_lines([f"E *TraceError: {name}.json: *'kernelprof*"])
+    # Issue 21 items 12 and 17: build frames showed with their locals, and the advice was "Raise
+    # warmup=", which load_trace does not take.
+    calls_differ = sections["test_calls_differ"]
+    calls_differ.fnmatch_lines(
         [
-            "*KernelSequenceMismatchError: the profiled calls launched different kernel sequences*"
-            "Pass allow_variation=True to load_trace*",
-            "test_a_trace_whose_calls_differ*.py:4: KernelSequenceMismatchError",
+            "E *KernelSequenceMismatchError: the profiled calls launched different kernel sequences*"
+            "Pass allow_variation=True to load_trace*"
         ]
     )
-    assert "/pytest_kernelprof/" not in result.stdout.str()
-    assert "Raise warmup=" not in result.stdout.str()
-
-
-@pytest.mark.parametrize(
-    ("read", "error"),
-    [
-        ("kp.profile(lambda: None).overlap()", "NoDeviceActivityError"),
-        ("kp.profile(lambda: None).calls[0].overlap()", "NoDeviceActivityError"),
-        (f"kp.load_trace({str(DATA / 'h200_linear_eager.json.gz')!r}).module('x')", "ModuleNotRecordedError"),
-        (f"kp.load_trace({str(DATA / 'h200_linear_eager.json.gz')!r}).syncs.count(kind='weird')", "ValueError"),
-    ],
-    ids=["overlap-on-cpu", "call-overlap-on-cpu", "module-not-recorded", "unknown-sync-kind"],
-)
-def test_model_queries_fail_at_the_tests_line(pytester: pytest.Pytester, read: str, error: str) -> None:
-    pytester.makepyfile(
-        f"""
-        import pytest_kernelprof as kp
-
-        def test_read():
-            {read}
-        """
-    )
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([f"test_model_queries_fail*.py:4: {error}"])
-    assert "/pytest_kernelprof/" not in result.stdout.str()
+    calls_differ.no_fnmatch_line("*Raise warmup=*")

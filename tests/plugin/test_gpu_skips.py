@@ -1,35 +1,13 @@
-"""GPU skips name the test (issue 21): where pytest's own skip marks put it, the line the
-decorators start on."""
+"""gpu(count=N) on a machine with GPUs (faked on this CPU machine), without xdist: a test runs
+where enough GPUs are visible and skips, naming its own location (issue 21), where too few
+are; a malformed marker is an error; the GPU facts are told below "collected".
+
+Without CUDA: tests/plugin/test_gpu_marker.py; one GPU per xdist worker: tests/plugin/test_gpus.py.
+"""
 
 from __future__ import annotations
 
 import pytest
-
-GPU_TESTS = """
-import pytest
-
-@pytest.mark.gpu
-def test_one_gpu():
-    pass
-
-@pytest.mark.gpu(count=2)
-def test_two_gpus():
-    pass
-"""
-
-
-def test_a_gpu_skip_names_the_tests_own_location(cpu_pytester: pytest.Pytester) -> None:
-    cpu_pytester.makepyfile(test_gpu=GPU_TESTS)
-    result = cpu_pytester.runpytest("-rs")
-    result.assert_outcomes(skipped=2)
-    result.stdout.fnmatch_lines(
-        [
-            "SKIPPED [[]1[]] test_gpu.py:3: needs a CUDA GPU: torch.cuda.is_available() is False",
-            "SKIPPED [[]1[]] test_gpu.py:7: needs 2 CUDA GPUs, found 0",
-        ]
-    )
-    assert "plugin.py" not in result.stdout.str()
-
 
 # torch on this CPU machine made to see the GPUs that CUDA_VISIBLE_DEVICES lists.
 FAKE_GPUS_CONFTEST = """
@@ -46,35 +24,53 @@ torch.cuda.get_device_capability = lambda index=None: (9, 0)
 torch.cuda.get_device_name = lambda index=None: "Fake H100"
 """
 
+# The decorators of test_three_gpus start on line 11.
+GPU_COUNTS = """
+import pytest
 
-@pytest.mark.parametrize(("option", "outcome"), [((), "skipped"), (("--kernelprof-require-gpu",), "errors")])
-def test_tests_no_worker_can_run_are_told_at_collection_and_why(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, option: tuple[str, ...], outcome: str
-) -> None:
-    pytest.importorskip("xdist")
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
-    pytester.makeconftest(FAKE_GPUS_CONFTEST)
-    pytester.makepyfile(test_gpu=GPU_TESTS)
-    result = pytester.runpytest("-n", "2", "--kernelprof-gpus", "auto", "-rsE", *option)
-    result.assert_outcomes(passed=1, **{outcome: 1})
-    verb = "fail" if option else "skip"
-    result.stdout.fnmatch_lines(
-        [
-            "kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): gw0 -> GPU 0, gw1 -> GPU 1",
-            f"kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 {verb}: "
-            "run them without -n (-n 0)",
-            "*needs 2 CUDA GPUs, and --kernelprof-gpus gives each xdist worker one (GPU ? here): "
-            "run it without -n (-n 0)*",
-        ]
-    )
+@pytest.mark.gpu
+def test_one_gpu():
+    pass
+
+@pytest.mark.gpu(count=2)
+def test_two_gpus():
+    pass
+
+@pytest.mark.gpu(count=3)
+def test_three_gpus():
+    pass
+
+@pytest.mark.gpu(2)
+def test_bad_marker():
+    pass
+
+def test_plain():
+    pass
+"""
 
 
-def test_without_a_gpu_per_worker_two_gpus_run_a_two_gpu_test(
+def test_with_two_gpus_the_count_decides_and_the_device_line_follows_collected(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
     pytester.makeconftest(FAKE_GPUS_CONFTEST)
-    pytester.makepyfile(test_gpu=GPU_TESTS)
-    result = pytester.runpytest("-p", "no:xdist")
-    result.assert_outcomes(passed=2)
+    pytester.makepyfile(test_gpu=GPU_COUNTS)
+    result = pytester.runpytest("-p", "no:xdist", "-v", "-rs")
+    result.assert_outcomes(passed=3, skipped=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*collected 5 items", "kernelprof: Fake H100 (sm90), CUDA *, torch *, triton *"], consecutive=True
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "test_gpu.py::test_one_gpu PASSED*",
+            "test_gpu.py::test_two_gpus PASSED*",
+            "test_gpu.py::test_three_gpus SKIPPED*",
+            "test_gpu.py::test_bad_marker ERROR*",
+            "test_gpu.py::test_plain PASSED*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        ["*_ ERROR at setup of test_bad_marker _*", "@pytest.mark.gpu: takes only count=N, got (2)"]
+    )
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] test_gpu.py:11: needs 3 CUDA GPUs, found 2"])
     assert "each worker sees one GPU" not in result.stdout.str()

@@ -1,4 +1,5 @@
-"""--kernelprof-gpus: which GPU each xdist worker gets (CPU-testable through CUDA_VISIBLE_DEVICES)."""
+"""--kernelprof-gpus: which GPU each xdist worker gets, and what becomes of a gpu(count=N) test
+that no worker can run (CPU-testable through CUDA_VISIBLE_DEVICES, torch made to see those GPUs)."""
 
 from __future__ import annotations
 
@@ -45,27 +46,94 @@ def test_visible_gpus_index_into_the_callers_selection() -> None:
     assert visible_gpus("", 2) == []
 
 
+# torch on this CPU machine made to see the GPUs that CUDA_VISIBLE_DEVICES lists.
+FAKE_GPUS_CONFTEST = """
+import os
+import torch
+
+def _count():
+    return len([d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()])
+
+torch.cuda.is_available = lambda: _count() > 0
+torch.cuda.device_count = _count
+torch.cuda.current_device = lambda: 0
+torch.cuda.get_device_capability = lambda index=None: (9, 0)
+torch.cuda.get_device_name = lambda index=None: "Fake H100"
+"""
+
+# Each worker writes the CUDA_VISIBLE_DEVICES it saw; the decorators of test_two_gpus start on line 15.
 SUITE = """
 import os
+
+import pytest
 
 def test_a(worker_id):
     open(f"gpu_{worker_id}.txt", "w").write(os.environ.get("CUDA_VISIBLE_DEVICES", "unset"))
 
 def test_b(worker_id):
     open(f"gpu_{worker_id}.txt", "w").write(os.environ.get("CUDA_VISIBLE_DEVICES", "unset"))
+
+@pytest.mark.gpu
+def test_one_gpu():
+    pass
+
+@pytest.mark.gpu(count=2)
+def test_two_gpus():
+    pass
 """
 
 
-def test_each_worker_gets_its_gpu(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_worker_gets_its_gpu_and_a_test_no_worker_can_run_skips(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("xdist")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4,5,6")
+    pytester.makeconftest(FAKE_GPUS_CONFTEST)
     pytester.makepyfile(test_w=SUITE)
-    result = pytester.runpytest("-n", "2", "--kernelprof-gpus", "1,2")
-    result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): gw0 -> GPU 5, gw1 -> GPU 6"])
+    result = pytester.runpytest("-n", "2", "--kernelprof-gpus", "1,2", "-rs")
+    result.assert_outcomes(passed=3, skipped=1)
+    # Told at collection, by the controller: which GPU each worker gets, and what that skips.
+    result.stdout.fnmatch_lines(
+        [
+            "kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): gw0 -> GPU 5, gw1 -> GPU 6",
+            "kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 skip: "
+            "run them without -n (-n 0)",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED [[]1[]] test_w.py:15: needs 2 CUDA GPUs, and --kernelprof-gpus gives each xdist worker one "
+            "(GPU [56] here): run it without -n (-n 0)"
+        ]
+    )
+    # The GPU facts of the workers whose tests used the plugin, at the end.
+    result.stdout.fnmatch_lines(["kernelprof: Fake H100 (sm90), CUDA *, torch *, triton * (gw*)"])
     seen = {p.name: p.read_text() for p in pytester.path.glob("gpu_gw*.txt")}
     assert seen  # each worker that ran a test wrote what it saw
     assert all(seen[name] == {"gpu_gw0.txt": "5", "gpu_gw1.txt": "6"}[name] for name in seen)
+
+
+def test_require_gpu_fails_a_test_no_worker_can_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    pytester.makeconftest(FAKE_GPUS_CONFTEST)
+    pytester.makepyfile(test_w=SUITE)
+    result = pytester.runpytest("-n", "1", "--kernelprof-gpus", "auto", "--kernelprof-require-gpu", "-k", "gpu")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): gw0 -> GPU 0",
+            "kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 fail: "
+            "run them without -n (-n 0)",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*_ ERROR at setup of test_two_gpus _*",
+            "needs 2 CUDA GPUs, and --kernelprof-gpus gives each xdist worker one (GPU 0 here): "
+            "run it without -n (-n 0) (--kernelprof-require-gpu)",
+        ]
+    )
 
 
 def test_without_xdist_it_does_nothing(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
