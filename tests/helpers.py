@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -213,3 +214,34 @@ def warnings_of(result: pytest.RunResult, nodeid: str) -> pytest.LineMatcher:
     start = lines.index(nodeid)
     end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
     return pytest.LineMatcher(lines[start:end])
+
+
+def failure_sections(result: pytest.RunResult) -> dict[str, pytest.LineMatcher]:
+    """Each failed test's section of the report (``____ test_x ____`` to the next), by test name."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in result.outlines:
+        header = re.fullmatch(r"_{3,} (test_\w+) _{3,}", line)
+        if header:
+            current = sections.setdefault(header[1], [])
+        elif line.startswith("====="):
+            current = None
+        elif current is not None:
+            current.append(line)
+    return {name: pytest.LineMatcher(section) for name, section in sections.items()}
+
+
+# A machine with GPUs, as far as the plugin can tell, on a CPU-only torch.
+FAKE_GPUS_CONFTEST = """
+import os
+import torch
+
+def _count():
+    return len([d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()])
+
+torch.cuda.is_available = lambda: _count() > 0
+torch.cuda.device_count = _count
+torch.cuda.current_device = lambda: 0
+torch.cuda.get_device_capability = lambda index=None: (9, 0)
+torch.cuda.get_device_name = lambda index=None: "Fake H100"
+"""

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from pytest_kernelprof.health import CompileFacts, MemoryReading, compile_report, memory_report
-from tests.helpers import DATA
+from tests.helpers import DATA, failure_sections
 
 INNER = f"""
 import pytest
@@ -57,21 +55,6 @@ def test_where_memory_report():
 """
 
 
-def failure_sections(result: pytest.RunResult) -> dict[str, str]:
-    """Each failed test's section of the report (``____ test_x ____`` to the next), by test name."""
-    sections: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in result.outlines:
-        header = re.fullmatch(r"_{3,} (test_\w+) _{3,}", line)
-        if header:
-            current = sections.setdefault(header[1], [])
-        elif line.startswith("====="):
-            current = None
-        elif current is not None:
-            current.append(line)
-    return {name: "\n".join(section) for name, section in sections.items()}
-
-
 def test_failing_compiled_tests_show_no_trace_log_and_report_reprs_on_one_line(pytester: pytest.Pytester) -> None:
     """A compile in a test, with the fixture or without it (in a fixture of the test's own, at
     DEBUG log level), logs no torch.__trace lines into the report; the ``where`` lines of a
@@ -92,8 +75,8 @@ def test_failing_compiled_tests_show_no_trace_log_and_report_reprs_on_one_line(p
         "E        +  where 1 = MemoryReport(malloc_calls=1, free_calls=0; peak_bytes, retained_bytes: "
         "cannot tell, see .table()).malloc_calls"
     )
-    assert compile_where in sections["test_where_compile_report"].splitlines()
-    assert memory_where in sections["test_where_memory_report"].splitlines()
+    assert compile_where in sections["test_where_compile_report"].lines
+    assert memory_where in sections["test_where_memory_report"].lines
     # No report's repr spills an escaped newline into a line of the failures.
     assert not [line for line in result.outlines if line.startswith("E ") and "\\n" in line]
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.helpers import DATA
+from tests.helpers import DATA, failure_sections
 
 GRAPH_BREAK = str(DATA / "h200_compile_graph_break.json.gz")
 LINEAR = str(DATA / "h200_linear_eager.json.gz")
@@ -80,21 +80,6 @@ def inner_tests() -> tuple[str, dict[str, tuple[int, str]]]:
     for name, (query, error) in QUERIES.items():
         add(name, [query], error)
     return "\n".join(lines), fails_at
-
-
-def failure_sections(result: pytest.RunResult) -> dict[str, pytest.LineMatcher]:
-    """Each failed test's section of the report (``____ test_x ____`` to the next), by test name."""
-    sections: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in result.outlines:
-        header = re.fullmatch(r"_{3,} (test_\w+) _{3,}", line)
-        if header:
-            current = sections.setdefault(header[1], [])
-        elif line.startswith("====="):
-            current = None
-        elif current is not None:
-            current.append(line)
-    return {name: pytest.LineMatcher(section) for name, section in sections.items()}
 
 
 def test_failures_of_what_the_test_asked_show_the_tests_line_not_plugin_frames(pytester: pytest.Pytester) -> None:

@@ -9,20 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers import FAKE_GPUS_CONFTEST
+
 # torch on this CPU machine made to see the GPUs that CUDA_VISIBLE_DEVICES lists.
-FAKE_GPUS_CONFTEST = """
-import os
-import torch
-
-def _count():
-    return len([d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()])
-
-torch.cuda.is_available = lambda: _count() > 0
-torch.cuda.device_count = _count
-torch.cuda.current_device = lambda: 0
-torch.cuda.get_device_capability = lambda index=None: (9, 0)
-torch.cuda.get_device_name = lambda index=None: "Fake H100"
-"""
 
 # The decorators of test_three_gpus start on line 11.
 GPU_COUNTS = """

@@ -7,6 +7,7 @@ import pytest
 
 from pytest_kernelprof import GpuSpecError
 from pytest_kernelprof.gpus import gpu_for_worker, parse_gpu_spec, visible_gpus
+from tests.helpers import FAKE_GPUS_CONFTEST
 
 
 @pytest.mark.parametrize(
@@ -47,19 +48,6 @@ def test_visible_gpus_index_into_the_callers_selection() -> None:
 
 
 # torch on this CPU machine made to see the GPUs that CUDA_VISIBLE_DEVICES lists.
-FAKE_GPUS_CONFTEST = """
-import os
-import torch
-
-def _count():
-    return len([d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()])
-
-torch.cuda.is_available = lambda: _count() > 0
-torch.cuda.device_count = _count
-torch.cuda.current_device = lambda: 0
-torch.cuda.get_device_capability = lambda index=None: (9, 0)
-torch.cuda.get_device_name = lambda index=None: "Fake H100"
-"""
 
 # Each worker writes the CUDA_VISIBLE_DEVICES it saw; the decorators of test_two_gpus start on line 15.
 SUITE = """
