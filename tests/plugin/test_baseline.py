@@ -1,8 +1,9 @@
-"""The kernel_baseline fixture through pytester: compare, update, the names option, unused entries.
+"""The kernel_baseline fixture through pytester: compare, update, the names option, unused
+entries, and the peak-memory metric with its tolerance.
 
-Which signatures count as equal is test_baseline.py's, the fixture under xdist
+Which signatures count as equal is tests/unit/test_baseline.py's, the fixture under xdist
 tests/plugin/test_xdist.py's; here one project holds a test per situation, its baselines seeded
-beforehand, and each run checks all of them at once.
+beforehand, and each of its two runs (compare, update) checks all of them at once.
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import load_trace
+from pytest_kernelprof import KernelProfile, load_trace
 from pytest_kernelprof.baseline import record
+from pytest_kernelprof.build import build_profile
+from pytest_kernelprof.chrome import events_from_trace_file
+from pytest_kernelprof.health import CompileFacts, MemoryReading
 from tests.helpers import DATA
 
 MODULE = """
@@ -23,12 +27,21 @@ from pathlib import Path
 import torch
 
 from pytest_kernelprof import load_trace
+from pytest_kernelprof.build import build_profile
+from pytest_kernelprof.chrome import events_from_trace_file
+from pytest_kernelprof.health import CompileFacts, MemoryReading
 
 DATA = Path({data!r})
 
 
 def trace(name):
     return load_trace(DATA / f"h200_{{name}}.json.gz")
+
+
+def peak_profile(peak):
+    source, events = events_from_trace_file(DATA / "h200_geglu_compiled.json.gz")
+    readings = [MemoryReading(0, peak, 0)] * 3
+    return build_profile(events, source, memory=readings, compile_facts=CompileFacts("test", frames=1))
 
 
 def test_new(kernel_baseline):
@@ -61,7 +74,25 @@ def test_corrupt(kernel_baseline):
 
 def test_cpu(kernelprof, kernel_baseline):
     kernel_baseline.check(kernelprof(torch.relu, torch.randn(4)))
+
+
+def test_peak_grew(kernel_baseline):
+    kernel_baseline.check(peak_profile(1_200_000))
+
+
+def test_peak_within_tolerance(kernel_baseline):
+    kernel_baseline.check(peak_profile(1_080_000))
+
+
+def test_peak_shrank(kernel_baseline):
+    kernel_baseline.check(peak_profile(800_000))
 """
+
+# The peak-memory tests' baselines hold this peak; the tests above measure +20%, +8% and -20%.
+PEAK = 1_000_000
+PEAK_TESTS = ("test_peak_grew", "test_peak_within_tolerance", "test_peak_shrank")
+# The ini's tolerance, which the option of the compare run overrides.
+INI = "[pytest]\nkernelprof_memory_tolerance = 1%\n"
 
 CORRUPT = '{"format": 1, "archs": {"sm90": {"default": {"kernels": [{"kind": 3}]}}}}'
 
@@ -78,6 +109,13 @@ def _kinds(pytester: pytest.Pytester, test: str) -> list[str]:
     return [k["kind"] for k in _entry(pytester, test)["kernels"]]
 
 
+def _peak_profile(peak: int) -> KernelProfile:
+    """The compiled MLP with the given peak memory (what the module's peak_profile builds)."""
+    source, events = events_from_trace_file(DATA / "h200_geglu_compiled.json.gz")
+    readings = [MemoryReading(0, peak, 0)] * 3
+    return build_profile(events, source, memory=readings, compile_facts=CompileFacts("test", frames=1))
+
+
 def _seed_other_tiles(pytester: pytest.Pytester) -> None:
     """test_other_tiles' baseline: the compiled MLP, its first cuBLAS kernel with other tiles."""
     path = _folder(pytester) / "test_other_tiles.json"
@@ -90,8 +128,10 @@ def _seed_other_tiles(pytester: pytest.Pytester) -> None:
 
 @pytest.fixture
 def project(cpu_pytester: pytest.Pytester) -> pytest.Pytester:
-    """The module above, every test but test_new and test_cpu with a baseline of the compiled MLP."""
+    """The module above, every test but test_new and test_cpu with a baseline of the compiled MLP
+    (the peak-memory tests' with a peak of PEAK bytes)."""
     cpu_pytester.makepyfile(test_b=MODULE.format(data=str(DATA)))
+    cpu_pytester.makeini(INI)
     folder = _folder(cpu_pytester)
     compiled = load_trace(DATA / "h200_geglu_compiled.json.gz")
     for test in ("test_same", "test_same_eq", "test_unfused", "test_unfused_eq"):
@@ -103,6 +143,8 @@ def project(cpu_pytester: pytest.Pytester) -> pytest.Pytester:
     (folder / "test_removed.json").write_text("{}")
     _seed_other_tiles(cpu_pytester)
     (folder / "test_corrupt.json").write_text(CORRUPT)
+    for test in PEAK_TESTS:
+        record(folder / f"{test}.json", "sm90", "default", _peak_profile(PEAK))
     return cpu_pytester
 
 
@@ -115,9 +157,19 @@ UNUSED = [
 
 def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> None:
     before = {p.name: p.read_bytes() for p in _folder(project).iterdir()}
-    result = project.runpytest("--kernelprof-baseline-names", "exact")
-    result.assert_outcomes(passed=2, failed=6)  # test_same and test_same_eq pass
-    failed = ("test_new", "test_unfused", "test_unfused_eq", "test_other_tiles", "test_corrupt", "test_cpu")
+    result = project.runpytest("--kernelprof-baseline-names", "exact", "--kernelprof-memory-tolerance=10%", "-rfEp")
+    result.assert_outcomes(passed=4, failed=7)
+    passed = ("test_same", "test_same_eq", "test_peak_within_tolerance", "test_peak_shrank")
+    failed = (
+        "test_new",
+        "test_unfused",
+        "test_unfused_eq",
+        "test_other_tiles",
+        "test_corrupt",
+        "test_cpu",
+        "test_peak_grew",
+    )
+    result.stdout.fnmatch_lines([f"PASSED test_b.py::{test}" for test in passed])
     result.stdout.fnmatch_lines([f"FAILED test_b.py::{test} - *" for test in failed])
     result.stdout.fnmatch_lines(
         [
@@ -154,6 +206,21 @@ def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> 
         ["*BaselineError: *test_corrupt.json: entry sm90/default: kernels[[]0].name is missing*"]
     )
     result.stdout.fnmatch_lines(["FAILED test_b.py::test_cpu - *NoDeviceActivityError*"])
+    # Peak memory: beyond the option's tolerance (not the ini's 1%) fails, within it passes,
+    # and a drop passes and is reported as an improvement to lock in.
+    result.stdout.fnmatch_lines(
+        [
+            "*worse than the baseline sm90/default in *test_peak_grew.json (lower is better):",
+            "*peak_bytes: 1,000,000 -> 1,200,000 (+20.0%; tolerance 10%)",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*kernelprof: 1 baseline metric improved*",
+            "improved: test_peak_shrank peak_bytes 1,000,000 -> 800,000; "
+            "lock it in with --kernelprof-update 'test_b.py::test_peak_shrank'",
+        ]
+    )
     result.stdout.fnmatch_lines(UNUSED)
     assert "sm80/default" not in result.stdout.str()
     assert {p.name: p.read_bytes() for p in _folder(project).iterdir()} == before
@@ -164,7 +231,7 @@ def test_update_writes_what_a_run_matches_and_leaves_what_it_cannot_read(
 ) -> None:
     corrupt = (_folder(project) / "test_corrupt.json").read_bytes()
     result = project.runpytest("--kernelprof-update")
-    result.assert_outcomes(passed=6, failed=2)
+    result.assert_outcomes(passed=9, failed=2)
     result.stdout.fnmatch_lines(
         [
             "FAILED test_b.py::test_corrupt - *BaselineError*",
@@ -183,53 +250,20 @@ def test_update_writes_what_a_run_matches_and_leaves_what_it_cannot_read(
         expected = tmp_path / f"{recorded}.json"
         record(expected, "sm90", "default", load_trace(DATA / f"h200_{recorded}.json.gz"))
         assert (_folder(project) / f"{test}.json").read_bytes() == expected.read_bytes()
+    # The update takes this run's peak memory, better or worse.
+    peaks = {test: _entry(project, test)["metrics"]["peak_bytes"] for test in PEAK_TESTS}
+    assert peaks == {"test_peak_grew": 1_200_000, "test_peak_within_tolerance": 1_080_000, "test_peak_shrank": 800_000}
     assert (_folder(project) / "test_corrupt.json").read_bytes() == corrupt
     assert sorted(p.name for p in _folder(project).iterdir()) == [
         "test_corrupt.json",
         "test_new.json",
         "test_other_tiles.json",
+        "test_peak_grew.json",
+        "test_peak_shrank.json",
+        "test_peak_within_tolerance.json",
         "test_removed.json",
         "test_same.json",
         "test_same_eq.json",
         "test_unfused.json",
         "test_unfused_eq.json",
     ]  # nothing for test_cpu, no temporary file left
-
-
-METRICS_MODULE = """
-from pathlib import Path
-from pytest_kernelprof.build import build_profile
-from pytest_kernelprof.chrome import events_from_trace_file
-from pytest_kernelprof.health import CompileFacts, MemoryReading
-
-def test_peak(kernel_baseline):
-    source, events = events_from_trace_file({trace!r})
-    peak = int(Path("peak.txt").read_text())
-    readings = [MemoryReading(0, peak, 0)] * 3
-    kernel_baseline.check(build_profile(events, source, memory=readings, compile_facts=CompileFacts("test", frames=1)))
-"""
-
-
-def test_metric_baselines_fail_on_growth_take_tolerances_and_report_improvements(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_b=METRICS_MODULE.format(trace=str(DATA / "h200_geglu_compiled.json.gz")))
-    peak = pytester.path / "peak.txt"
-    peak.write_text("1000000")
-    pytester.runpytest("--kernelprof-update").assert_outcomes(passed=1)
-
-    peak.write_text("1200000")
-    result = pytester.runpytest()
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*(lower is better):", "*peak_bytes: 1,000,000 -> 1,200,000 (+20.0%; tolerance 5%)"])
-    pytester.runpytest("--kernelprof-memory-tolerance=25%").assert_outcomes(passed=1)
-
-    peak.write_text("800000")
-    pytester.makeini("[pytest]\nkernelprof_memory_tolerance = 1%\n")
-    result = pytester.runpytest()
-    result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*kernelprof: 1 baseline metric improved*",
-            "improved: test_peak peak_bytes 1,000,000 -> 800,000; "
-            "lock it in with --kernelprof-update 'test_b.py::test_peak'",
-        ]
-    )

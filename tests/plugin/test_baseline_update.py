@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.baseline import Signature, compare
+from pytest_kernelprof.baseline import Signature, compare, record
 from pytest_kernelprof.paths import baseline_file_name
 from tests.helpers import DATA
 
@@ -55,58 +55,62 @@ def test_c(kernel_baseline):
 def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     pytester.makepyfile(test_u=PROJECT.format(data=str(DATA)))
-    (pytester.path / "which.txt").write_text("geglu_compiled")
     folder = pytester.path / "__kernelprof__" / "test_u"
-
-    result = pytester.runpytest("--kernelprof-update", "-n", "2")  # the counts reach the xdist controller
-    result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(
-        ["*- kernelprof: 4 baselines written -*", f"written {folder / 'test_a.json'}: sm90/linear"]
-    )
-
-    (pytester.path / "which.txt").write_text("geglu_eager")
-    result = pytester.runpytest("--kernelprof-update")
-    result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(
-        ["*- kernelprof: 2 baselines updated, 2 unchanged -*", f"updated {folder / 'test_b.json'}: sm90/default"]
-    )
-    assert f"{folder / 'test_c.json'}" not in result.stdout.str()  # unchanged files are not listed
-    assert oct((folder / "test_a.json").stat().st_mode & 0o777) == oct(0o666 & ~_umask())
-
-    a = folder / "test_a.json"
-    data = json.loads(a.read_text())
-    data["archs"]["sm90"]["gone"] = data["archs"]["sm90"]["default"]
-    a.write_text(json.dumps(data))
+    a, b, c = (folder / f"test_{x}.json" for x in "abc")
+    # test_a has no baseline yet, test_b one of another trace (and an entry no check uses),
+    # test_c the one it will record; a removed test's file is left over.
+    record(b, "sm90", "default", load_trace(DATA / "h200_geglu_compiled.json.gz"))
+    record(b, "sm90", "gone", load_trace(DATA / "h200_geglu_compiled.json.gz"))
+    record(c, "sm90", "default", load_trace(DATA / "h200_linear_eager.json.gz"))
     orphan = folder / baseline_file_name("test_removed")
     orphan.write_text("{}")
+    (pytester.path / "which.txt").write_text("geglu_eager")
+    (pytester.path / "fail.txt").write_text("")  # test_c fails after its check
 
-    result = pytester.runpytest("--kernelprof-prune", "-k", "test_a or test_c")
+    # Under xdist the counts and the unused entries reach the controller; a failing run prunes nothing.
+    result = pytester.runpytest("--kernelprof-update", "--kernelprof-prune", "-n", "2")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*- kernelprof: 2 baselines written, 1 updated, 1 unchanged -*",
+            f"updated {b}: sm90/default",
+            f"written {a}: sm90/default",
+            f"written {a}: sm90/linear",
+        ]
+    )
+    result.stdout.no_fnmatch_line(f"* {c}: sm90/*")  # unchanged files are not listed
+    assert oct(a.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    result.stdout.fnmatch_lines(
+        [
+            "*- kernelprof: 2 unused baseline entries -*",
+            f"{b}: sm90/gone",
+            f"{orphan} (no test of that name ran)",
+            "not deleted: the run did not pass (exit status 1)",
+        ]
+    )
+    assert orphan.exists()
+    assert "gone" in json.loads(b.read_text())["archs"]["sm90"]
+
+    (pytester.path / "fail.txt").unlink()
+    result = pytester.runpytest("--kernelprof-prune", "-k", "test_b or test_c")
     result.assert_outcomes(passed=2, deselected=1)
     result.stdout.fnmatch_lines(
         [
             "*- kernelprof: 1 unused baseline entry -*",
-            f"{a}: sm90/gone",
+            f"{b}: sm90/gone",
             "not deleted: the run was narrowed (-k, -m, --lf or node ids): run the whole suite to prune",
         ]
     )
-    (pytester.path / "fail.txt").write_text("")
-    result = pytester.runpytest("--kernelprof-prune")
-    result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["*2 unused baseline entries*", "not deleted: the run did not pass (exit status 1)"])
-    assert orphan.exists()
-    assert "gone" in json.loads(a.read_text())["archs"]["sm90"]
 
-    (pytester.path / "fail.txt").unlink()
     result = pytester.runpytest("--kernelprof-prune")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
-        ["*- kernelprof: deleted 2 baseline entries -*", f"{a}: sm90/gone", f"{orphan} (no test of that name ran)"]
+        ["*- kernelprof: deleted 2 baseline entries -*", f"{b}: sm90/gone", f"{orphan} (no test of that name ran)"]
     )
-    assert not orphan.exists()
-    assert sorted(json.loads(a.read_text())["archs"]["sm90"]) == ["default", "linear"]
-    result = pytester.runpytest()
-    result.assert_outcomes(passed=3)
     result.stdout.no_fnmatch_line("*kernelprof: *unused*")
+    assert not orphan.exists()
+    assert sorted(json.loads(b.read_text())["archs"]["sm90"]) == ["default"]
+    assert sorted(json.loads(a.read_text())["archs"]["sm90"]) == ["default", "linear"]
 
 
 def _umask() -> int:

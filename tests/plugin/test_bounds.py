@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from pytest_kernelprof.api import Profiler
-from pytest_kernelprof.defaults import MAX_CALLS
 from pytest_kernelprof.fixtures import KernelBenchmark
 from pytest_kernelprof.settings import SETTINGS_KEY, Settings
 
@@ -17,10 +16,6 @@ def _settings(pytester: pytest.Pytester, *args: str, ini: tuple[str, ...] = ()) 
     if ini:
         pytester.makeini("\n".join(("[pytest]", *ini)))
     return pytester.parseconfigure(*args).stash[SETTINGS_KEY]
-
-
-def test_the_bound_is_a_thousand() -> None:
-    assert MAX_CALLS == 1000
 
 
 @pytest.mark.parametrize(
@@ -68,13 +63,11 @@ def test_too_many_benchmark_rounds_name_the_rounds() -> None:
 
 
 def test_a_runaway_count_ends_the_run_at_once(pytester: pytest.Pytester) -> None:
+    """A usage error on stderr before any test runs (this one would call print 10**20 times)."""
     pytester.makepyfile(test_x="def test_x(kernelprof):\n    kernelprof(print, 1)\n")
     result = pytester.runpytest_subprocess("--kernelprof-calls", HUGE)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: --kernelprof-calls must be at most 1000, got {HUGE}: *"])
-
-
-# -- item 16c: ini errors name the ini key -------------------------------------------------
 
 
 def test_a_bad_ini_tolerance_names_the_ini_key(pytester: pytest.Pytester) -> None:

@@ -147,19 +147,48 @@ def test_undecodable(kernel_baseline):
 """
 
 
+# A module whose baseline folder cannot be made: a file stands where it should be.
+UNWRITABLE = """
+from pathlib import Path
+from pytest_kernelprof import load_trace
+
+def test_α(kernel_baseline):
+    kernel_baseline.check(load_trace(Path({trace!r})))
+"""
+
+
+def _kernels(path: Path) -> int:
+    return len(json.loads(path.read_text())["archs"]["sm90"]["default"]["kernels"])
+
+
 def test_files_per_node_id_old_names_and_bad_files(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_p=PROJECT.format(data=str(DATA)))
     folder = pytester.path / "__kernelprof__" / "test_p"
     folder.mkdir(parents=True)
+    compiled = load_trace(DATA / "h200_geglu_compiled.json.gz")
     old = folder / "test_mlp_bf16.json"  # written by 0.1 for test_mlp[bf16]
-    record(old, "sm90", "default", load_trace(DATA / "h200_geglu_compiled.json.gz"))
+    record(old, "sm90", "default", compiled)
+    # One pair of tests that the old naming confused, each with its own signature on file;
+    # a shared file would hold one of them, and the other test would fail.
+    record(folder / baseline_file_name("test_k[a/b]"), "sm90", "default", compiled)
+    record(folder / baseline_file_name("test_k[a_b]"), "sm90", "default", load_trace(DATA / "h200_geglu_eager.json.gz"))
     undecodable = folder / baseline_file_name("test_undecodable")
     undecodable.write_bytes(b"\xff\xfe{}")
 
-    result = pytester.runpytest()
-    # The old file is still read (and passes); the rest have no baseline yet; the bad file
-    # fails its test alone, and the session ends with its summary line.
-    result.assert_outcomes(passed=1, failed=5)
+    result = pytester.runpytest("-rfEp")
+    # The old file is still read (and passes), so are the pair's; test_α and test_β have no
+    # baseline yet; the bad file fails its test alone, and the session ends with its summary line.
+    result.assert_outcomes(passed=3, failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED test_p.py::test_α - *",
+            "FAILED test_p.py::test_β - *",
+            "FAILED test_p.py::test_undecodable - *",
+            "PASSED test_p.py::test_k[[]a/b[]]",
+            "PASSED test_p.py::test_k[[]a_b[]]",
+            "PASSED test_p.py::test_mlp[[]bf16[]]",
+        ]
+    )
     result.stdout.fnmatch_lines(
         [
             f"*BaselineError: {undecodable}: not UTF-8 text (byte 0xff at offset 0)*",
@@ -169,24 +198,27 @@ def test_files_per_node_id_old_names_and_bad_files(pytester: pytest.Pytester) ->
     )
     result.stdout.no_fnmatch_line("*INTERNALERROR*")
     assert result.stdout.lines[-1].startswith("=")
-    assert "1 passed" in result.stdout.lines[-1]
+    assert "3 failed, 3 passed" in result.stdout.lines[-1]
 
-    result = pytester.runpytest("--kernelprof-update", "-k", "not undecodable")
-    result.assert_outcomes(passed=5, deselected=1)
-    result.stdout.fnmatch_lines(["*kernelprof: 4 baselines written, 1 unchanged; 1 file renamed*"])
+    (pytester.path / "__kernelprof__" / "test_q").write_text("a file where the folder should be")
+    pytester.makepyfile(test_q=UNWRITABLE.format(trace=str(DATA / "h200_geglu_compiled.json.gz")))
+    result = pytester.runpytest("--kernelprof-update", "-k", "not undecodable", "-rfEp")
+    result.assert_outcomes(passed=5, failed=1, deselected=1)
+    # test_α and test_β written, the pair and the old file unchanged, the old file moved.
+    result.stdout.fnmatch_lines(["*kernelprof: 2 baselines written, 3 unchanged; 1 file renamed*"])
     assert not old.exists()
     names = sorted(p.name for p in folder.iterdir())
     assert len(names) == 6  # five tests, five files, and the undecodable one
-    # Each test compares with its own signature: a shared file would fail one of each pair.
-    pytester.runpytest("-k", "not undecodable").assert_outcomes(passed=5, deselected=1)
-    eager = json.loads((folder / baseline_file_name("test_k[a_b]")).read_text())
-    assert len(eager["archs"]["sm90"]["default"]["kernels"]) == 5
-
-    (pytester.path / "__kernelprof__" / "test_q").write_text("a file where the folder should be")
-    pytester.makepyfile(test_q=f"{PROJECT.format(data=str(DATA))}\n")
-    result = pytester.runpytest("test_q.py", "-k", "test_α", "--kernelprof-update")
-    result.assert_outcomes(failed=1, deselected=5)
+    # Each of the two tests the old naming confused got its own file, with its own signature.
+    assert (_kernels(folder / baseline_file_name("test_α")), _kernels(folder / baseline_file_name("test_β"))) == (4, 5)
+    # The unwritable baseline fails its test with one line that names the path.
     target = pytester.path / "__kernelprof__" / "test_q" / baseline_file_name("test_α")
-    result.stdout.fnmatch_lines([f"E   *BaselineError: cannot write the baseline {target}: *test_q'"])
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_α _*",
+            f"E   *BaselineError: cannot write the baseline {target}: *test_q'",
+            "FAILED test_q.py::test_α - *",
+        ]
+    )
     result.stdout.no_fnmatch_line("*tempfile*")
     result.stdout.no_fnmatch_line("*def write_baseline*")  # the plugin's frames are hidden

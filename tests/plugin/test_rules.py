@@ -1,12 +1,16 @@
-"""kernelprof_forbid and @pytest.mark.kernelprof_allow in a user's suite, under xdist, through pytester.
+"""kernelprof_forbid and @pytest.mark.kernelprof_allow in a user's suite, through one pytester
+run that holds a test per case; a bad rule is a usage error.
 
-The suite compiles on the CPU (eager backend): dynamo state is per process, and each xdist
-worker has its own.
+The suite compiles on the CPU (eager backend), every case in one process, so each test's graph
+breaks and compile counts are its own, not the process's. The settings under xdist (each worker
+reads the ini) are tests/plugin/test_xdist.py's.
 """
 
 from __future__ import annotations
 
 import pytest
+
+from pytest_kernelprof.settings import SETTINGS_KEY
 
 INI = """
 [pytest]
@@ -67,37 +71,56 @@ def test_rules_fail_the_tests_that_break_them_and_markers_exempt(cpu_pytester: p
     pytester = cpu_pytester
     pytester.makeini(INI)
     pytester.makepyfile(test_suite=SUITE)
-    result = pytester.runpytest_subprocess("-n", "2")
+    result = pytester.runpytest_subprocess("-rfEp")
     result.assert_outcomes(passed=3, failed=3, errors=1)
     result.stdout.fnmatch_lines(
         [
-            "*kernelprof_forbid rule 'no-relu' (op=aten::relu) is broken: use gelu here",
-            "*ran in call 0:",
-            "*aten::relu *1*",
+            "FAILED test_suite.py::test_relu_breaks_a_rule - *",
+            "FAILED test_suite.py::test_a_graph_break_breaks_a_rule - *",
+            "FAILED test_suite.py::test_graph_breaks_in_a_failed_assertion - *",
+            "ERROR test_suite.py::test_a_marker_with_a_typo - *",
+            "PASSED test_suite.py::test_an_allowed_rule",
+            "PASSED test_suite.py::test_compile_health_of_a_clean_function",
+            "PASSED test_suite.py::test_kernel_rules_do_not_apply_without_gpu_activity",
         ]
     )
     result.stdout.fnmatch_lines(
         [
-            "*kernelprof_forbid rule 'no-breaks' (graph_breaks>0) is broken: compile the model whole",
-            "*graph_breaks = 1:",
-            "*test_suite.py:14: Failed to trace builtin operator*print*",
+            "*_ test_relu_breaks_a_rule _*",
+            "E   *kernelprof_forbid rule 'no-relu' (op=aten::relu) is broken: use gelu here",
+            "E   *ran in call 0:",
+            "E   *aten::relu *1*",
+            "E   *(a test that may break it: @pytest.mark.kernelprof_allow('no-relu'))",
         ]
-    )
-    result.stdout.fnmatch_lines(
-        ["*assert list == list failed; the graph breaks:", "*test_suite.py:30: Failed to trace builtin operator*"]
     )
     result.stdout.fnmatch_lines(
         [
-            "*@pytest.mark.kernelprof_allow names no kernelprof_forbid rule: 'no-relus'; "
-            "the rules are: no-relu, no-breaks, fp32-gemm"
+            "*_ test_a_graph_break_breaks_a_rule _*",
+            "E   *kernelprof_forbid rule 'no-breaks' (graph_breaks>0) is broken: compile the model whole",
+            "E   *graph_breaks = 1:",
+            "E   *test_suite.py:14: Failed to trace builtin operator*print*",
+            "E   *(a test that may break it: @pytest.mark.kernelprof_allow('no-breaks'))",
         ]
     )
-    assert "kernelprof_allow('no-breaks')" in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_graph_breaks_in_a_failed_assertion _*",
+            "E   *assert list == list failed; the graph breaks:",
+            "E   *test_suite.py:30: Failed to trace builtin operator*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*_ ERROR at setup of test_a_marker_with_a_typo _*",
+            "@pytest.mark.kernelprof_allow names no kernelprof_forbid rule: 'no-relus'; "
+            "the rules are: no-relu, no-breaks, fp32-gemm",
+        ]
+    )
 
 
 def test_a_bad_rule_is_a_usage_error_that_names_its_line(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nkernelprof_forbid =\n    fine: kind=gemm\n    oops kind=gemm | no name\n")
-    pytester.makepyfile(test_x="def test_x(): pass")
-    result = pytester.runpytest_subprocess()
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*kernelprof_forbid line 2 'oops kind=gemm | no name': expected 'NAME: CONDITION*"])
+    with pytest.raises(
+        pytest.UsageError, match=r"^kernelprof_forbid line 2 'oops kind=gemm \| no name': expected 'NAME: CONDITION"
+    ):
+        pytester.parseconfigure().stash[SETTINGS_KEY]

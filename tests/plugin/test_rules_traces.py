@@ -1,12 +1,15 @@
 """Suite rules on recorded traces: ``kernelprof.load_trace`` on the fixture checks the ini's
-``kernelprof_forbid`` rules and shows the profile of a failing test, as a live profile does;
-the rule parser takes every family a kernel can have."""
+``kernelprof_forbid`` rules, shows the profile of a failing test and saves its trace, as a live
+profile does (one pytester run, a test per case); the rule parser takes every family a kernel
+can have."""
 
 from __future__ import annotations
 
 import pytest
 
+from pytest_kernelprof import load_trace
 from pytest_kernelprof.names import RULES
+from pytest_kernelprof.paths import trace_file_name
 from pytest_kernelprof.rules import FAMILIES, parse_rule
 from tests.helpers import DATA
 
@@ -34,14 +37,18 @@ def test_an_allowed_rule(kernelprof):
 def test_a_failing_assertion_shows_the_loaded_profile(kernelprof):
     prof = kernelprof.load_trace(TRACE)
     assert len(prof.kernels) == 0
+
+@pytest.mark.kernelprof_allow("no-tanh")
+def test_saved(kernelprof):
+    kernelprof.load_trace(TRACE)
 """
 
 
-def test_rules_apply_to_recorded_traces(pytester: pytest.Pytester) -> None:
+def test_rules_apply_to_recorded_traces_and_a_saved_one_reads_back_the_same(pytester: pytest.Pytester) -> None:
     pytester.makeini(INI)
     pytester.makepyfile(test_suite=SUITE)
-    result = pytester.runpytest_subprocess()
-    result.assert_outcomes(passed=1, failed=2)
+    result = pytester.runpytest_subprocess("--kernelprof-trace-dir", "traces", "--kernelprof-save", "all")
+    result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines(
         [
             "*_ test_a_recorded_trace_breaks_a_rule _*",
@@ -58,22 +65,10 @@ def test_rules_apply_to_recorded_traces(pytester: pytest.Pytester) -> None:
         ]
     )
     assert "api.py" not in result.stdout.str()  # the plugin's frames are hidden
-
-
-def test_a_saved_loaded_trace_reads_back_the_same(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        test_saved=f"""
-def test_saved(kernelprof):
-    kernelprof.load_trace({str(DATA / "h200_decode_eager.json.gz")!r})
-"""
-    )
-    result = pytester.runpytest_subprocess("--kernelprof-trace-dir", "traces", "--kernelprof-save", "all")
-    result.assert_outcomes(passed=1)
-    saved = list((pytester.path / "traces").iterdir())
-    assert len(saved) == 1
-    from pytest_kernelprof import load_trace
-
-    assert load_trace(saved[0]).kernels.names == load_trace(DATA / "h200_decode_eager.json.gz").kernels.names
+    # --kernelprof-save all writes the loaded trace of a passing test; it reads back the same.
+    saved = pytester.path / "traces" / trace_file_name("test_suite.py::test_saved", 0)
+    assert [p for p in saved.parent.iterdir() if "test_saved" in p.name] == [saved]
+    assert load_trace(saved).kernels.names == load_trace(DATA / "h200_decode_eager.json.gz").kernels.names
 
 
 def test_every_family_a_kernel_can_have_is_a_rule_value() -> None:
