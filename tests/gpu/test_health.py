@@ -1,5 +1,5 @@
 """Compile health and GPU memory live on a real GPU (``pytest -m gpu``); the offline tests read
-the same facts from H200 traces (test_compile_health.py, test_memory.py)."""
+the same facts from H200 traces (tests/unit/test_health.py, test_memory.py)."""
 
 from __future__ import annotations
 

@@ -174,7 +174,7 @@ def test_kernel_benchmark_live(pytester: pytest.Pytester, monkeypatch: pytest.Mo
                 kernel_benchmark.profile(lin, (x,), rounds=10, end_to_end=True)
         """
     )
-    result = pytester.runpytest_subprocess("--benchmark-json=out.json", "--kernelprof-require-gpu")
+    result = pytester.runpytest_subprocess("-p", "benchmark", "--benchmark-json=out.json", "--kernelprof-require-gpu")
     result.assert_outcomes(passed=1)
     import json
 

@@ -66,7 +66,7 @@ def test_inductor_names_count_unless_loose(trace: Trace) -> None:
 
 
 def test_memory_operations_are_not_part_of_the_kernel_signature(trace: Trace) -> None:
-    # They are better lower, like the metrics: compare_metrics (test_trust_baseline_compare.py).
+    # They are better lower, like the metrics: compare_metrics (test_baseline_compare.py).
     sig = Signature.of(load_trace(trace("geglu_compiled")))
     for mode in ("stable", "exact", "loose"):
         assert compare(sig, replace(sig, memset=3, memcpy=1), mode) is None

@@ -14,7 +14,7 @@ from pytest_kernelprof import Kernel, RankError, distributed, profile_ranks
 from pytest_kernelprof.distributed import _stop
 from pytest_kernelprof.model import overlap_of
 
-pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU version is test_gpu_distributed.py")
+pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU version is tests/gpu/test_distributed.py")
 
 
 def all_reduce_step(rank: int, world_size: int) -> Any:
