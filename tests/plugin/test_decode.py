@@ -124,7 +124,7 @@ def test_unknown_kernels_warn_name_themselves_and_are_listed_at_the_end(unknown_
 
 
 def test_strict_decode_fails_the_question_at_the_tests_line_under_xdist_too(unknown_project: pytest.Pytester) -> None:
-    result = unknown_project.runpytest_subprocess("-rA", "-n", "2", "--kernelprof-strict-decode")
+    result = unknown_project.runpytest_subprocess("-rA", "-n", "1", "--kernelprof-strict-decode")
     result.assert_outcomes(passed=2, failed=2)
     section(result, "test_kind_question").fnmatch_lines(
         [

@@ -1,4 +1,5 @@
-"""--kernelprof-modules and ini kernelprof_modules: the fixture's default for modules=."""
+"""--kernelprof-modules: the fixture's default for modules=. (The ini key kernelprof_modules sets the
+same setting: tests/plugin/test_options.py.)"""
 
 from __future__ import annotations
 
@@ -27,12 +28,7 @@ def test_one_call_can_turn_them_off(kernelprof):
 """
 
 
-@pytest.mark.parametrize("how", ["option", "ini"])
-def test_modules_default_from_the_option_or_the_ini_file(cpu_pytester: pytest.Pytester, how: str) -> None:
+def test_the_option_gives_the_fixture_module_ranges(cpu_pytester: pytest.Pytester) -> None:
     cpu_pytester.makepyfile(test_suite=SUITE)
-    if how == "ini":
-        cpu_pytester.makeini("[pytest]\nkernelprof_modules = true\n")
-        result = cpu_pytester.runpytest_subprocess()
-    else:
-        result = cpu_pytester.runpytest_subprocess("--kernelprof-modules")
+    result = cpu_pytester.runpytest_subprocess("--kernelprof-modules")
     result.assert_outcomes(passed=3)

@@ -42,6 +42,8 @@ def test_options(pytester: pytest.Pytester) -> None:
         "--kernelprof-update",
         "--kernelprof-baseline-names=exact",
         "--kernelprof-memory-tolerance=25%",
+        "--kernelprof-modules",
+        "--kernelprof-stacks",
     )
     traces = pytester.path / "traces"
     assert settings == Settings(
@@ -53,6 +55,8 @@ def test_options(pytester: pytest.Pytester) -> None:
         update=True,
         names="exact",
         memory_tolerance=0.25,
+        modules=True,
+        stacks=True,
     )
     for save in ("all", "none"):
         assert _settings(pytester, "--kernelprof-trace-dir=traces", f"--kernelprof-save={save}").save == save
@@ -65,15 +69,13 @@ def test_ini_keys(pytester: pytest.Pytester) -> None:
         "kernelprof_require_gpu = true",
         "kernelprof_baseline_names = loose",
         "kernelprof_memory_tolerance = 1%",
+        "kernelprof_modules = true",
+        "kernelprof_stacks = true",
     )
     settings = _settings(pytester, ini=ini)
-    assert (settings.warmup, settings.calls, settings.require_gpu, settings.names, settings.memory_tolerance) == (
-        1,
-        1,
-        True,
-        "loose",
-        0.01,
-    )
+    read = (settings.warmup, settings.calls, settings.require_gpu, settings.names, settings.memory_tolerance)
+    assert read == (1, 1, True, "loose", 0.01)
+    assert (settings.modules, settings.stacks) == (True, True)
 
 
 def test_options_win_over_ini_keys(pytester: pytest.Pytester) -> None:

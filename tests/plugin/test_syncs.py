@@ -1,5 +1,6 @@
-"""The plugin's side of host syncs: the stacks option and ini key, and what a failing
-sync or copy assertion prints (on a trace recorded on an H200)."""
+"""The plugin's side of host syncs: the stacks ini key reaching the fixture, and what a failing
+sync or copy assertion prints (on a trace recorded on an H200). The option and the ini key set
+the same setting: tests/plugin/test_options.py."""
 
 from __future__ import annotations
 
@@ -45,15 +46,3 @@ def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.P
             "*1  cudaStreamSynchronize  stream                  3.6  aten::to > aten::_to_copy > aten::copy_  -",
         ]
     )
-
-
-def test_the_stacks_option(cpu_pytester: pytest.Pytester) -> None:
-    pytester = cpu_pytester
-    pytester.makepyfile(
-        test_opt="""
-        def test_option_turns_stacks_on(kernelprof):
-            assert kernelprof.stacks is True
-        """
-    )
-    result = pytester.runpytest_subprocess("--kernelprof-stacks")
-    result.assert_outcomes(passed=1)
