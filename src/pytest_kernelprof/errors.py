@@ -86,12 +86,6 @@ class CannotTellError(KernelProfError):
     compiled before the profile. The message says which and why."""
 
 
-def hide_cannot_tell(excinfo: Any) -> bool:
-    """A ``__tracebackhide__`` for pytest: a CannotTellError says what the test asked for and
-    why the profile cannot answer, so it fails at the test's line; any other error shows here."""
-    return bool(excinfo.errisinstance(CannotTellError))
-
-
 class ForbiddenError(KernelProfError, AssertionError):
     """A profile broke a ``kernelprof_forbid`` rule; the message names the rule, its reason
     and what broke it. An ``AssertionError``, so the test fails."""
