@@ -58,9 +58,3 @@ def trace() -> Any:
         return found
 
     return path
-
-
-@pytest.fixture
-def data() -> Path:
-    """The folder of recorded traces and corpora (``tests/data``)."""
-    return DATA
