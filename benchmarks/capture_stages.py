@@ -68,11 +68,11 @@ def _timed_cm(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _instrument() -> None:
-    for name in ("_meter", "raw_events", "_learned_triton", "_source"):
+    for name in ("meter_for", "raw_events", "_learned_triton", "_source"):
         setattr(capture, name, _timed(name, getattr(capture, name)))
-    synchronizer = capture._synchronizer
-    capture._synchronizer = lambda torch_module: _timed("synchronize", synchronizer(torch_module))
-    for name in ("watch_compiles", "_watched", "_session", "_flagging_syncs"):
+    synchronizer = capture.synchronizer
+    capture.synchronizer = lambda torch_module: _timed("synchronize", synchronizer(torch_module))
+    for name in ("watch_compiles", "_watched", "profiler_session", "flagging_syncs"):
         setattr(capture, name, _timed_cm(name, getattr(capture, name)))
     meter = capture.AllocatorMeter
     meter.before_call = _timed("meter.before_call", meter.before_call)  # type: ignore[method-assign]

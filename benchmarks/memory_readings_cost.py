@@ -56,7 +56,7 @@ def main() -> None:
     def tiny() -> torch.Tensor:
         return x + 1
 
-    real = capture._meter
+    real = capture.meter_for
     with_readings: list[float] = []
     without: list[float] = []
     for _ in range(3):
@@ -64,12 +64,12 @@ def main() -> None:
     try:
         for _ in range(40):
             for use, sink in ((True, with_readings), (False, without)):
-                capture._meter = real if use else (lambda torch_module: None)
+                capture.meter_for = real if use else (lambda torch_module: None)
                 start = time.perf_counter()
                 kp.profile(tiny)
                 sink.append(time.perf_counter() - start)
     finally:
-        capture._meter = real
+        capture.meter_for = real
     a, b = statistics.median(with_readings) * 1e3, statistics.median(without) * 1e3
     print(f"kp.profile(x + 1), 3 calls: {a:.3f} ms with the readings, {b:.3f} ms without: {a / b:.3f}x")
 

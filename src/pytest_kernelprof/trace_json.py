@@ -28,7 +28,7 @@ def hide_trace_errors(excinfo: Any) -> bool:
 _TOO_DEEP = "JSON nested too deeply to be a trace"
 
 
-class _Reader:
+class Reader:
     """A cursor over the trace text that decodes one JSON value at a time."""
 
     def __init__(self, text: str, name: str) -> None:
@@ -42,7 +42,7 @@ class _Reader:
         return TraceError(f"{self.name}: {what} (line {line})")
 
     def skip(self) -> str:
-        self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]  # "*" always matches
+        self.pos = SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]  # "*" always matches
         return self.text[self.pos : self.pos + 1]
 
     def expect(self, char: str, what: str) -> None:
@@ -65,10 +65,10 @@ class _Reader:
         return value
 
 
-_EXPORT_HINT = " (export one with prof.export_chrome_trace(path))"
+EXPORT_HINT = " (export one with prof.export_chrome_trace(path))"
 
 
-def _not_an_object(reader: _Reader) -> TraceError:
+def not_an_object(reader: Reader) -> TraceError:
     """What a file that does not start with ``{`` is instead: not JSON, or which JSON."""
     start = reader.pos
     shown = reader.text[start : start + 40].split("\n", 1)[0].rstrip()
@@ -81,24 +81,24 @@ def _not_an_object(reader: _Reader) -> TraceError:
         return reader.fail(f"not valid JSON, the file may be truncated ({exc.msg})")
     except RecursionError:
         return TraceError(f"{reader.name}: not valid JSON: nested too deeply to read (it starts with {shown!r})")
-    kind = _json_kind(value) + (f" ({len(value)} items)" if isinstance(value, list) else "")
+    kind = json_kind(value) + (f" ({len(value)} items)" if isinstance(value, list) else "")
     return TraceError(
         f"{reader.name}: a JSON {kind}, not an object with a 'traceEvents' list, so not a Chrome trace "
-        f"from torch.profiler{_EXPORT_HINT}"
+        f"from torch.profiler{EXPORT_HINT}"
     )
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
     kinds = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
     return "null" if value is None else kinds.get(type(value), type(value).__name__)
 
 
-_SPACE = re.compile(r"[ \t\n\r]*")
+SPACE = re.compile(r"[ \t\n\r]*")
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
 
 
-def _convert(
-    reader: _Reader, convert: Callable[[dict[str, Any]], T | None], event: Any, index: int, durations: bool = True
+def convert_event(
+    reader: Reader, convert: Callable[[dict[str, Any]], T | None], event: Any, index: int, durations: bool = True
 ) -> T | None:
     """``convert(event)``; with ``durations``, an event it keeps may not have a negative ``dur``."""
     __tracebackhide__ = hide_trace_errors
@@ -121,7 +121,7 @@ def _convert(
     return converted
 
 
-def _may_have_negative_durations(events: list[Any]) -> bool:
+def may_have_negative_durations(events: list[Any]) -> bool:
     """Whether a batch needs its durations checked event by event: one pass in C that says no for most."""
     try:
         # "not >= 0" also for NaN, after which min() sees no smaller value
@@ -144,8 +144,8 @@ def _shown(event: dict[str, Any]) -> str:
         return "(nested too deeply to show)"
 
 
-def _read_events_one_by_one(
-    reader: _Reader, convert: Callable[[dict[str, Any]], T | None], pos: int, out: list[T], index: int
+def read_events_one_by_one(
+    reader: Reader, convert: Callable[[dict[str, Any]], T | None], pos: int, out: list[T], index: int
 ) -> list[T]:
     """The events from ``pos`` (the next one's start, or the list's end) to the list's end,
     after ``out`` and the ``index`` events read before them."""
@@ -166,7 +166,7 @@ def _read_events_one_by_one(
         except RecursionError:
             raise reader.fail(_TOO_DEEP) from None
         reader.pos = pos
-        converted = _convert(reader, convert, event, index)
+        converted = convert_event(reader, convert, event, index)
         if converted is not None:
             append(converted)
         index += 1

@@ -27,15 +27,15 @@ from typing import Any, Generic, TypeVar
 
 from .errors import TraceError
 from .trace_json import (
-    _EXPORT_HINT,
-    _SPACE,
-    _convert,
-    _json_kind,
-    _may_have_negative_durations,
-    _not_an_object,
-    _read_events_one_by_one,
-    _Reader,
+    EXPORT_HINT,
+    SPACE,
+    Reader,
+    convert_event,
     hide_trace_errors,
+    json_kind,
+    may_have_negative_durations,
+    not_an_object,
+    read_events_one_by_one,
 )
 
 T = TypeVar("T")
@@ -188,13 +188,13 @@ def read_trace_data(
             return found
     text = _decoded_text(data, name)
     del data  # the text is all that is read from here on: keep one copy in memory
-    reader = _Reader(text, name)
+    reader = Reader(text, name)
     reader.pos = 1 if text.startswith("\ufeff") else 0
     first = reader.skip()  # not text.strip(): that would copy a text of hundreds of MB
     if not first:
         raise TraceError(f"{name}: the file is empty, not a Chrome trace")
     if first != "{":
-        raise _not_an_object(reader)
+        raise not_an_object(reader)
     reader.pos += 1
     header: dict[str, Any] = {}
     events: list[T] | None = None
@@ -214,24 +214,22 @@ def read_trace_data(
         raise reader.fail("not valid JSON: text after the end of the trace object")
     if events is None:
         if "traceEvents" in header:
-            what = f"its 'traceEvents' is a JSON {_json_kind(header['traceEvents'])}, not a list of events"
+            what = f"its 'traceEvents' is a JSON {json_kind(header['traceEvents'])}, not a list of events"
         else:
             keys = ", ".join(map(str, list(header)[:8])) + (", ..." if len(header) > 8 else "")
             what = f"a JSON object without a 'traceEvents' list (its keys: {keys or 'none'})"
-        raise TraceError(f"{name}: {what}, so not a Chrome trace from torch.profiler{_EXPORT_HINT}")
+        raise TraceError(f"{name}: {what}, so not a Chrome trace from torch.profiler{EXPORT_HINT}")
     return header, events
 
 
-def _read_events(reader: _Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
+def _read_events(reader: Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
     __tracebackhide__ = hide_trace_errors
     out: list[T] = []
     pos, index = _read_event_batches(reader, convert, out)
-    return _read_events_one_by_one(reader, convert, pos, out, index)
+    return read_events_one_by_one(reader, convert, pos, out, index)
 
 
-def _read_event_batches(
-    reader: _Reader, convert: Callable[[dict[str, Any]], T | None], out: list[T]
-) -> tuple[int, int]:
+def _read_event_batches(reader: Reader, convert: Callable[[dict[str, Any]], T | None], out: list[T]) -> tuple[int, int]:
     """Decode events a batch of about a megabyte at a time into ``out``, whatever the layout;
     where the events left to read start, and how many were read.
 
@@ -243,7 +241,7 @@ def _read_event_batches(
     """
     __tracebackhide__ = hide_trace_errors
     text = reader.text
-    pos = _SPACE.match(text, reader.pos + 1).end()  # type: ignore[union-attr]  # past the "["; "*" always matches
+    pos = SPACE.match(text, reader.pos + 1).end()  # type: ignore[union-attr]  # past the "["; "*" always matches
     index = 0
     loads = json.loads
     while True:
@@ -261,9 +259,9 @@ def _read_event_batches(
         else:
             return pos, index
         reader.pos = pos
-        durations = _may_have_negative_durations(events)
+        durations = may_have_negative_durations(events)
         for event in events:
-            converted = _convert(reader, convert, event, index, durations)
+            converted = convert_event(reader, convert, event, index, durations)
             if converted is not None:
                 out.append(converted)
             index += 1

@@ -183,7 +183,7 @@ def test_a_user_range_named_like_an_op_stays_an_annotation() -> None:
 
 def test_events_copy_and_pickle_whole() -> None:
     adapted = events.events_from_kineto(recorded_kineto_events("geglu_liger"))
-    assert {type(e).__name__ for e in adapted} == {"_HostEvent", "_RuntimeEvent", "_GpuEvent"}
+    assert {type(e).__name__ for e in adapted} == {"HostEvent", "RuntimeEvent", "GpuEvent"}
     every = (*_FIELDS, "grid", "block", "nbytes")
     for copied in ([copy.copy(e) for e in adapted], pickle.loads(pickle.dumps(adapted))):
         assert [[getattr(e, f) for f in every] for e in copied] == [[getattr(e, f) for f in every] for e in adapted]

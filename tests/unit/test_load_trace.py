@@ -100,14 +100,14 @@ def test_recorded_traces_take_the_batched_path(
 ) -> None:
     from pytest_kernelprof import traces
     from pytest_kernelprof.chrome import raw_event_from_chrome
-    from pytest_kernelprof.trace_json import _Reader
+    from pytest_kernelprof.trace_json import Reader
     from pytest_kernelprof.traces import _read_event_batches
 
     text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
     if layout == "one line":
         text = json.dumps(json.loads(text))
     monkeypatch.setattr(traces, "_BATCH_CHARS", 1)  # a batch of each event
-    reader = _Reader(text, "t")
+    reader = Reader(text, "t")
     reader.pos = text.index("[", text.index('"traceEvents"'))
     events: list[Any] = []
     pos, count = _read_event_batches(reader, raw_event_from_chrome, events)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import TraceError, chrome, load_trace, traces
+from pytest_kernelprof import TraceError, chrome, load_trace, trace_json, traces
 from tests.helpers import DATA, fields, kineto_text, read_with
 
 Trace = Callable[[str], Path]
@@ -227,5 +227,5 @@ def test_a_gzip_trace_from_a_pipe_is_read(trace: Trace) -> None:
 )
 def test_which_batches_get_their_durations_checked(durations: list[Any], suspect: bool) -> None:
     events: list[Any] = [{"ph": "X"}] + [{"ph": "X", "dur": d} for d in durations] + [1]
-    assert traces._may_have_negative_durations(events) is True  # 1 is not an event object
-    assert traces._may_have_negative_durations(events[:-1]) is suspect
+    assert trace_json.may_have_negative_durations(events) is True  # 1 is not an event object
+    assert trace_json.may_have_negative_durations(events[:-1]) is suspect

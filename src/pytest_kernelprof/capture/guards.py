@@ -12,20 +12,20 @@ from ..errors import ProfilerBusyError
 from ..events import ANNOTATION, STEP_PREFIX, RawEvent
 
 
-def _annotate(exc: BaseException, note: str) -> None:
+def annotate(exc: BaseException, note: str) -> None:
     add_note = getattr(exc, "add_note", None)
     if add_note is not None:
         add_note(note)
 
 
-def _check_counts(warmup: int, calls: int) -> None:
+def check_counts(warmup: int, calls: int) -> None:
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
     if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
         raise ValueError(f"calls must be an int >= 1, got {calls!r}")
 
 
-def _check_callable(fn: object) -> None:
+def check_callable(fn: object) -> None:
     """A TypeError for what cannot be profiled by calling it: a non-callable (``fn(x)`` passed
     instead of ``fn``), and generator or coroutine functions, whose call runs nothing."""
     __tracebackhide__ = True
@@ -52,7 +52,7 @@ def _check_callable(fn: object) -> None:
         )
 
 
-def _check_result(fn: object, result: object) -> None:
+def check_result(fn: object, result: object) -> None:
     """A TypeError where a call returned deferred work (a generator, coroutine or awaitable),
     which ran nothing; the object is closed so that it warns of nothing later."""
     __tracebackhide__ = True
@@ -75,7 +75,7 @@ def _check_result(fn: object, result: object) -> None:
     )
 
 
-def _interrupted(step: str, who: str = "the callable") -> ProfilerBusyError:
+def interrupted(step: str, who: str = "the callable") -> ProfilerBusyError:
     return ProfilerBusyError(
         f"the profiler session of pytest-kernelprof was stopped during {step}: {who} started or stopped "
         "a torch profiler itself (torch.profiler.profile, or start()/stop()), which ends the one session a "
@@ -84,7 +84,7 @@ def _interrupted(step: str, who: str = "the callable") -> ProfilerBusyError:
     )
 
 
-def _check_steps(events: Sequence[RawEvent], expected: int) -> None:
+def check_steps(events: Sequence[RawEvent], expected: int) -> None:
     """A ProfilerBusyError where the session lost its step marks: another profiler cleared its events."""
     __tracebackhide__ = True
     found = sum(1 for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX))

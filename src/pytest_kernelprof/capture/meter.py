@@ -67,5 +67,5 @@ class AllocatorMeter:
         self._before = current
 
 
-def _meter(torch: Any) -> AllocatorMeter | None:
+def meter_for(torch: Any) -> AllocatorMeter | None:
     return AllocatorMeter(torch) if torch.cuda.is_available() else None

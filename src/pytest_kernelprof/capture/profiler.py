@@ -23,7 +23,7 @@ from ..errors import ProfilerBusyError, ProfilerStartError
 from ..events import PYTHON, RawEvent, arch_name, events_from_kineto
 
 
-def _torch() -> Any:
+def import_torch() -> Any:
     try:
         import torch
     except ImportError as exc:  # pragma: no cover - torch is a dependency
@@ -33,7 +33,7 @@ def _torch() -> Any:
 
 def device_facts() -> tuple[str | None, str | None]:
     """(GPU name, arch such as "sm90") of the current CUDA device, or (None, None)."""
-    torch = _torch()
+    torch = import_torch()
     if not torch.cuda.is_available():
         return None, None
     return _facts_of_device(int(torch.cuda.current_device()))
@@ -43,7 +43,7 @@ def device_facts() -> tuple[str | None, str | None]:
 def _facts_of_device(index: int) -> tuple[str, str]:
     # A device's name and compute capability cannot change within a process; every
     # profile asks for them, and each read goes through the CUDA runtime's properties.
-    torch = _torch()
+    torch = import_torch()
     major, minor = torch.cuda.get_device_capability(index)
     return torch.cuda.get_device_name(index), arch_name(major, minor)
 
@@ -60,7 +60,7 @@ def package_versions(*dists: str) -> dict[str, str | None]:
 
 
 def synchronize() -> None:
-    torch = _torch()
+    torch = import_torch()
     if torch.cuda.is_available():
         torch.cuda.synchronize()
 
@@ -69,14 +69,14 @@ def _no_sync() -> None:
     return None
 
 
-def _synchronizer(torch: Any) -> Callable[[], None]:
+def synchronizer(torch: Any) -> Callable[[], None]:
     """``synchronize`` with the CUDA check made once, for a capture's several synchronizations."""
     return torch.cuda.synchronize if torch.cuda.is_available() else _no_sync
 
 
 def profiler_running() -> bool:
     """Whether a torch profiler session is active in this process (False where torch cannot tell)."""
-    probe = getattr(_torch()._C._autograd, "_profiler_enabled", None)
+    probe = getattr(import_torch()._C._autograd, "_profiler_enabled", None)
     return bool(probe()) if probe is not None else False
 
 
@@ -215,8 +215,8 @@ def _new_session(torch: Any, stacks: bool) -> Any:
 
 
 @contextlib.contextmanager
-def _session(*, stacks: bool = False) -> Iterator[Any]:
-    torch = _torch()
+def profiler_session(*, stacks: bool = False) -> Iterator[Any]:
+    torch = import_torch()
     if profiler_running():
         raise ProfilerBusyError(
             "a torch profiler session is already running in this process; pytest-kernelprof cannot start "

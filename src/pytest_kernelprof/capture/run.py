@@ -28,19 +28,19 @@ from ..names import parse_kernel_name
 from ..paths import atomic_path
 from ..syncs import FlaggedSync
 from ..triton_kernels import learn_triton_kernels, watch_triton_launches
-from .guards import _annotate, _check_callable, _check_counts, _check_result, _check_steps, _interrupted
-from .meter import AllocatorMeter, _meter
+from .guards import annotate, check_callable, check_counts, check_result, check_steps, interrupted
+from .meter import AllocatorMeter, meter_for
 from .profiler import (
-    _session,
-    _synchronizer,
-    _torch,
     device_facts,
     export_once,
+    import_torch,
     profiler_running,
+    profiler_session,
     raw_events,
     synchronize,
+    synchronizer,
 )
-from .sync_lines import SyncLines, _flagging_syncs
+from .sync_lines import SyncLines, flagging_syncs
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def _watched(model: Any | None) -> Iterator[Any]:
     with contextlib.ExitStack() as stack:
         watch = stack.enter_context(watch_triton_launches())
         if model is not None:
-            stack.enter_context(module_ranges(model, _torch()))
+            stack.enter_context(module_ranges(model, import_torch()))
         yield watch
 
 
@@ -130,25 +130,25 @@ def capture_callable(
     ``model`` (an nn.Module): a range per module call (see ``modules.py``).
     """
     __tracebackhide__ = True  # a failure shows the test's line and the callable's frames
-    _check_callable(fn)
-    _check_counts(warmup, calls)
-    torch = _torch()
+    check_callable(fn)
+    check_counts(warmup, calls)
+    torch = import_torch()
     kw = dict(kwargs or {})
     grad = torch.no_grad() if no_grad else contextlib.nullcontext()
-    meter = _meter(torch)
-    sync = _synchronizer(torch)
+    meter = meter_for(torch)
+    sync = synchronizer(torch)
     with watch_compiles() as watch, grad:
         for i in range(warmup):
             try:
                 result = fn(*args, **kw)
             except BaseException as exc:
-                _annotate(exc, f"pytest-kernelprof: raised in warm-up call {i + 1} of {warmup}, before profiling")
+                annotate(exc, f"pytest-kernelprof: raised in warm-up call {i + 1} of {warmup}, before profiling")
                 raise
             if i == 0:
-                _check_result(fn, result)
+                check_result(fn, result)
         sync()
         watch.profiled()
-        with _watched(model) as tritons, _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
+        with _watched(model) as tritons, profiler_session(stacks=stacks) as prof, flagging_syncs(stacks) as lines:
             for i in range(calls):
                 if lines is not None:
                     lines.call = i
@@ -161,14 +161,14 @@ def capture_callable(
                     if meter is not None:
                         meter.after_call()
                 except BaseException as exc:
-                    _annotate(
+                    annotate(
                         exc, f"pytest-kernelprof: raised in profiled call {i + 1} of {calls}; the profiler was stopped"
                     )
                     raise
                 if i == 0 and not warmup:
-                    _check_result(fn, result)
+                    check_result(fn, result)
                 if not profiler_running():
-                    raise _interrupted(f"profiled call {i + 1} of {calls}")
+                    raise interrupted(f"profiled call {i + 1} of {calls}")
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
     return _finished(prof, stacks, calls, tritons.names, label, meter, watch.facts(), lines)
 
@@ -190,7 +190,7 @@ def _finished(
     with paused_gc():
         events = raw_events(prof, python_frames=stacks)
         triton = _learned_triton(events, launched)
-    _check_steps(events, calls)
+    check_steps(events, calls)
     return CapturedSession(
         events=events,
         source=_source(label, triton),
@@ -211,7 +211,7 @@ class Recording:
         self._range: Any = None
         self._capture: Capture | None = None
         self._session: CapturedSession | None = None
-        self._meter = _meter(torch)
+        self._meter = meter_for(torch)
         self._lines: SyncLines | None = None
 
     def _open(self) -> None:
@@ -256,12 +256,12 @@ class Recording:
 def record_block(*, stacks: bool = False, model: Any | None = None) -> Iterator[Recording]:
     """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call. After the
     block, ``rec._session`` holds the session (``api.py`` builds ``rec.capture`` from it)."""
-    torch = _torch()
+    torch = import_torch()
     rec = Recording(torch)
     synchronize()
     with watch_compiles() as watch:
         watch.profiled()  # no warm-up here: every compile in the block is in a profiled call
-        with _watched(model) as tritons, _session(stacks=stacks) as prof, _flagging_syncs(stacks) as lines:
+        with _watched(model) as tritons, profiler_session(stacks=stacks) as prof, flagging_syncs(stacks) as lines:
             rec._lines = lines
             rec._open()
             try:
@@ -269,5 +269,5 @@ def record_block(*, stacks: bool = False, model: Any | None = None) -> Iterator[
             finally:
                 rec._close()
             if not profiler_running():
-                raise _interrupted("the `with kernelprof.record()` block", "code in the block")
+                raise interrupted("the `with kernelprof.record()` block", "code in the block")
     rec._session = _finished(prof, stacks, rec._index + 1, tritons.names, "record()", rec._meter, watch.facts(), lines)

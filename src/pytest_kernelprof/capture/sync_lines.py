@@ -13,7 +13,7 @@ from typing import TextIO
 
 from ..paths import short_path
 from ..syncs import FlaggedSync, is_user_file
-from .profiler import _torch
+from .profiler import import_torch
 
 _SYNC_WARNING = "called a synchronizing CUDA operation"
 _PLUGIN = __name__.partition(".")[0]
@@ -46,13 +46,13 @@ class SyncLines:
 
 
 @contextlib.contextmanager
-def _flagging_syncs(enabled: bool) -> Iterator[SyncLines | None]:
+def flagging_syncs(enabled: bool) -> Iterator[SyncLines | None]:
     """Turn torch's sync debug mode to "warn" and keep the line of each warning, not the warning.
 
     Only where the mode is off (a user's "warn" or "error" stays as it is) and CUDA is
     there. Other warnings pass through to the filters and display as they were.
     """
-    torch = _torch()
+    torch = import_torch()
     set_mode = getattr(torch.cuda, "set_sync_debug_mode", None)
     get_mode = getattr(torch.cuda, "get_sync_debug_mode", None)
     if not enabled or set_mode is None or get_mode is None or not torch.cuda.is_available() or get_mode() != 0:

@@ -25,12 +25,12 @@ from .records import (
     PYTHON,
     RUNTIME,
     Dim3,
+    GpuEvent,
+    HostEvent,
     RawEvent,
-    _GpuEvent,
-    _HostEvent,
-    _new_event,
-    _RuntimeEvent,
+    RuntimeEvent,
     dim3,
+    new_event,
 )
 
 
@@ -55,7 +55,7 @@ def _by_activity_type(events: list[Any]) -> list[RawEvent]:
     cpu_ranges = CPU_RANGES
     out: list[RawEvent] = []
     append = out.append
-    new, host_class, runtime_class, gpu_class = _new_event, _HostEvent, _RuntimeEvent, _GpuEvent
+    new, host_class, runtime_class, gpu_class = new_event, HostEvent, RuntimeEvent, GpuEvent
     e: RawEvent
     for ev in events:
         try:
@@ -161,7 +161,7 @@ def _without_activity_type(events: list[Any]) -> list[RawEvent]:
     gpu_kinds: dict[str, str] = {}
     out: list[RawEvent] = []
     append = out.append
-    new, host_class, runtime_class, gpu_class = _new_event, _HostEvent, _RuntimeEvent, _GpuEvent
+    new, host_class, runtime_class, gpu_class = new_event, HostEvent, RuntimeEvent, GpuEvent
     e: RawEvent
     for ev in events:
         try:

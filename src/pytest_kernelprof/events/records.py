@@ -156,7 +156,7 @@ def _keyword_event(fields: tuple[tuple[str, Any], ...]) -> RawEvent:
     return RawEvent(**dict(fields))
 
 
-_new_event = object.__new__
+new_event = object.__new__
 
 
 # What the adapters make: RawEvents whose fields a kind of event does not have are class
@@ -164,20 +164,20 @@ _new_event = object.__new__
 # Making an event is most of an adapter's own cost, and this halves the attributes it sets.
 # The shadowed fields are read-only on these (setting one raises AttributeError), which
 # holds the rule that an event is not changed once made.
-class _HostEvent(RawEvent):
+class HostEvent(RawEvent):
     __slots__ = ()
     stream = correlation = linked = 0
     device = grid = block = nbytes = None
     input_types = ()
 
 
-class _TypedOpEvent(RawEvent):  # a CPU op with its inputs' types recorded
+class TypedOpEvent(RawEvent):  # a CPU op with its inputs' types recorded
     __slots__ = ()
     stream = correlation = linked = 0
     device = grid = block = nbytes = None
 
 
-class _RuntimeEvent(RawEvent):
+class RuntimeEvent(RawEvent):
     __slots__ = ()
     category = RUNTIME
     stream = ident = 0
@@ -185,27 +185,27 @@ class _RuntimeEvent(RawEvent):
     input_types = ()
 
 
-class _GpuEvent(RawEvent):
+class GpuEvent(RawEvent):
     __slots__ = ()
     thread = ident = 0
     input_types = ()
 
 
 def cpu_event(category: str, name: str, start: int, end: int, thread: int, ident: int) -> RawEvent:
-    e: RawEvent = _new_event(_HostEvent)
+    e: RawEvent = new_event(HostEvent)
     e.category, e.name, e.start, e.end, e.thread, e.ident = category, name, start, end, thread, ident
     return e
 
 
 def typed_op_event(name: str, start: int, end: int, thread: int, ident: int, input_types: tuple[str, ...]) -> RawEvent:
-    e: RawEvent = _new_event(_TypedOpEvent)
+    e: RawEvent = new_event(TypedOpEvent)
     e.category, e.name, e.start, e.end, e.thread, e.ident = OP, name, start, end, thread, ident
     e.input_types = input_types
     return e
 
 
 def runtime_event(name: str, start: int, end: int, thread: int, correlation: int, linked: int) -> RawEvent:
-    e: RawEvent = _new_event(_RuntimeEvent)
+    e: RawEvent = new_event(RuntimeEvent)
     e.name, e.start, e.end, e.thread, e.correlation, e.linked = name, start, end, thread, correlation, linked
     return e
 
@@ -225,7 +225,7 @@ def gpu_event(
     nbytes: int | None = None,
 ) -> RawEvent:
     """A GPU record (kernel, memcpy, memset), made as the adapters make them."""
-    e: RawEvent = _new_event(_GpuEvent)
+    e: RawEvent = new_event(GpuEvent)
     e.category, e.name, e.start, e.end, e.stream = category, name, start, end, stream
     e.correlation, e.linked, e.device, e.grid, e.block = correlation, linked, device, grid, block
     e.nbytes = nbytes

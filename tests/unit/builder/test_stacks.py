@@ -21,7 +21,7 @@ import torch
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.capture import SyncLines, capture_callable, raw_events
-from pytest_kernelprof.capture.sync_lines import _flagging_syncs
+from pytest_kernelprof.capture.sync_lines import flagging_syncs
 from pytest_kernelprof.events import PYTHON, events_from_kineto
 from pytest_kernelprof.syncs import FlaggedSync, assign_lines, is_user_file, user_frames
 from tests.helpers import TypedKinetoEvent, recorded_kineto_events
@@ -150,7 +150,7 @@ def test_sync_warnings_become_lines_and_other_warnings_pass(monkeypatch: pytest.
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         warnings.simplefilter("error", UserWarning)  # as under -W error: the sync warning must not raise
-        with _flagging_syncs(True) as lines:
+        with flagging_syncs(True) as lines:
             assert lines is not None
             lines.call = 1
             user_code_that_syncs()
@@ -164,7 +164,7 @@ def test_sync_warnings_become_lines_and_other_warnings_pass(monkeypatch: pytest.
 
 
 def run_flagged(fn: Callable[[FakeSyncDebugMode], None], mode: FakeSyncDebugMode) -> None:
-    with _flagging_syncs(True):
+    with flagging_syncs(True):
         fn(mode)
 
 
@@ -185,9 +185,9 @@ def test_the_mode_is_restored_whatever_raises(monkeypatch: pytest.MonkeyPatch, f
 def test_a_users_own_sync_debug_mode_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     mode = FakeSyncDebugMode(mode=2)  # "error": the user wants syncs to raise
     mode.install(monkeypatch)
-    with _flagging_syncs(True) as lines:
+    with flagging_syncs(True) as lines:
         assert lines is None
-    with _flagging_syncs(False) as lines:
+    with flagging_syncs(False) as lines:
         assert lines is None
     assert mode.set == []
 
