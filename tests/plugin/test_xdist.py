@@ -1,8 +1,8 @@
 """The plugin under pytest-xdist, through one pytester run of ``pytest -n 2``.
 
-The workers profile, write traces and record baselines; the settings they use come from the
-ini file and the command line of the controller, which shows the workers' failure sections
-and gathers the baselines they used from their reports. What each of these does without
+The workers profile, hold profiles to the ini's rules, write traces and record baselines; the
+settings they use come from the ini file and the command line of the controller, which shows
+the workers' failure sections and gathers the baselines they used from their reports. What each of these does without
 xdist is the other tests/plugin modules'.
 """
 
@@ -15,7 +15,7 @@ import pytest
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.baseline import record
 from pytest_kernelprof.paths import trace_file_name
-from tests.helpers import DATA
+from tests.helpers import DATA, section
 
 TRACE = DATA / "h200_geglu_compiled.json.gz"
 
@@ -40,12 +40,18 @@ def test_fails(kernelprof):
 
 def test_baseline(kernel_baseline):
     kernel_baseline.check(load_trace({trace!r}))
+
+
+def test_rule(kernelprof):
+    kernelprof.load_trace({trace!r})  # its GEMMs break the ini's rule
 """
 
 
 def test_workers_profile_save_and_record_with_the_controllers_settings(cpu_pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    cpu_pytester.makeini("[pytest]\nkernelprof_warmup = 1\n")
+    cpu_pytester.makeini(
+        "[pytest]\nkernelprof_warmup = 1\nkernelprof_forbid =\n    no-gemm: kind=gemm | held on the workers too\n"
+    )
     cpu_pytester.makepyfile(test_w=SUITE.format(trace=str(TRACE)))
     folder = cpu_pytester.path / "__kernelprof__" / "test_w"
     record(folder / "test_baseline.json", "sm90", "old_check", load_trace(TRACE))
@@ -60,7 +66,8 @@ def test_workers_profile_save_and_record_with_the_controllers_settings(cpu_pytes
         "--kernelprof-update",
     )
 
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, failed=2)
+    section(result, "test_rule").fnmatch_lines(["*no-gemm*held on the workers too*"])
     result.stdout.fnmatch_lines(
         [
             "*- kernelprof profile 2 of 2 -*",
@@ -71,9 +78,10 @@ def test_workers_profile_save_and_record_with_the_controllers_settings(cpu_pytes
         ]
     )
     traces = cpu_pytester.path / "traces"
-    written = [("test_w.py::test_counts", 0), ("test_w.py::test_fails", 0), ("test_w.py::test_fails", 1)]
-    # --kernelprof-save=all: every test's trace; the failing test's with a timeline page beside each.
-    pages = [trace_file_name(*each).replace(".json.gz", ".html") for each in written[1:]]
+    failed = [("test_w.py::test_fails", 0), ("test_w.py::test_fails", 1), ("test_w.py::test_rule", 0)]
+    written = [("test_w.py::test_counts", 0), *failed]
+    # --kernelprof-save=all: every test's trace; each failing test's with a timeline page beside it.
+    pages = [trace_file_name(*each).replace(".json.gz", ".html") for each in failed]
     assert sorted(p.name for p in traces.iterdir()) == sorted([*(trace_file_name(*each) for each in written), *pages])
     prof = load_trace(traces / trace_file_name("test_w.py::test_fails", 1))
     assert prof.ops["aten::sigmoid"].count == 1
