@@ -209,6 +209,7 @@ def test_files_per_node_id_old_names_and_bad_files(pytester: pytest.Pytester) ->
     assert not old.exists()
     names = sorted(p.name for p in folder.iterdir())
     assert len(names) == 6  # five tests, five files, and the undecodable one
+    assert baseline_file_name("test_mlp[bf16]") in names  # the old file, under its new name
     # Each of the two tests the old naming confused got its own file, with its own signature.
     assert (_kernels(folder / baseline_file_name("test_α")), _kernels(folder / baseline_file_name("test_β"))) == (4, 5)
     # The unwritable baseline fails its test with one line that names the path.

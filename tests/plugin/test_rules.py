@@ -8,6 +8,8 @@ reads the ini) are tests/plugin/test_xdist.py's.
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import pytest
 
 from pytest_kernelprof.settings import SETTINGS_KEY
@@ -71,8 +73,14 @@ def test_rules_fail_the_tests_that_break_them_and_markers_exempt(cpu_pytester: p
     pytester = cpu_pytester
     pytester.makeini(INI)
     pytester.makepyfile(test_suite=SUITE)
-    result = pytester.runpytest_subprocess("-rfEp")
+    result = pytester.runpytest_subprocess("-rfEp", "--junitxml", "out.xml")
     result.assert_outcomes(passed=3, failed=3, errors=1)
+    # JUnit properties where no other CI output is asked for (GitLab, Jenkins): the numbers of
+    # each profiled test, there whether it failed or passed.
+    cases = ET.parse(pytester.path / "out.xml").getroot().iter("testcase")
+    props = {case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")} for case in cases}
+    assert props["test_relu_breaks_a_rule"]["kernelprof.profiles"] == "1"
+    assert props["test_an_allowed_rule"]["kernelprof.profiles"] == "1"
     result.stdout.fnmatch_lines(
         [
             "FAILED test_suite.py::test_relu_breaks_a_rule - *",

@@ -20,6 +20,7 @@ from tests.helpers import DATA, section
 TRACE = DATA / "h200_geglu_compiled.json.gz"
 
 SUITE = """
+import pytest
 import torch
 
 from pytest_kernelprof import load_trace
@@ -44,6 +45,11 @@ def test_baseline(kernel_baseline):
 
 def test_rule(kernelprof):
     kernelprof.load_trace({trace!r})  # its GEMMs break the ini's rule
+
+
+@pytest.mark.kernelprof_allow("no-gemm")
+def test_allowed(kernelprof):
+    kernelprof.load_trace({trace!r})
 """
 
 
@@ -66,7 +72,7 @@ def test_workers_profile_save_and_record_with_the_controllers_settings(cpu_pytes
         "--kernelprof-update",
     )
 
-    result.assert_outcomes(passed=2, failed=2)
+    result.assert_outcomes(passed=3, failed=2)
     section(result, "test_rule").fnmatch_lines(["*no-gemm*held on the workers too*"])
     result.stdout.fnmatch_lines(
         [
@@ -79,7 +85,7 @@ def test_workers_profile_save_and_record_with_the_controllers_settings(cpu_pytes
     )
     traces = cpu_pytester.path / "traces"
     failed = [("test_w.py::test_fails", 0), ("test_w.py::test_fails", 1), ("test_w.py::test_rule", 0)]
-    written = [("test_w.py::test_counts", 0), *failed]
+    written = [("test_w.py::test_counts", 0), ("test_w.py::test_allowed", 0), *failed]
     # --kernelprof-save=all: every test's trace; each failing test's with a timeline page beside it.
     pages = [trace_file_name(*each).replace(".json.gz", ".html") for each in failed]
     assert sorted(p.name for p in traces.iterdir()) == sorted([*(trace_file_name(*each) for each in written), *pages])
