@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError
 from ..modules import MODULE_RANGE_PREFIX
 from ..report import format_us, nearest, render_table
 from .kernels import KernelList
 from .measured import plural
+
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,31 @@ class Op:
 OpLoader = Callable[[], tuple[Sequence[str], Callable[[str], Op]]]
 
 
-class OpTable(Mapping[str, Op]):
+class _NamedTable(Mapping[str, V]):
+    """A mapping whose names are worked out on first use (``_loaded``), with the "did not run"
+    error naming the nearest names."""
+
+    __slots__ = ()
+
+    def _loaded(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def _not_run(self, what: str, name: str, names: tuple[str, ...]) -> str:
+        close = nearest(name, names)
+        hint = f"; nearest: {', '.join(close)}" if close else ""
+        return f"{what} {name!r} did not run in the profiled call{hint}"
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._loaded()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
+class OpTable(_NamedTable[Op]):
     """CPU ops of one call by name, in first-seen order.
 
     Built on first use: the op tree is not needed for kernel queries, and a trace of
@@ -92,21 +118,10 @@ class OpTable(Mapping[str, Op]):
             return op
         names = self._loaded()
         if name not in names:
-            close = nearest(name, names)
-            hint = f"; nearest: {', '.join(close)}" if close else ""
-            raise OpNotFoundError(f"op {name!r} did not run in the profiled call{hint}")
+            raise OpNotFoundError(self._not_run("op", name, names))
         assert self._make is not None
         op = self._made[name] = self._make(name)
         return op
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._loaded()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._loaded())
-
-    def __len__(self) -> int:
-        return len(self._loaded())
 
     @property
     def names(self) -> list[str]:
@@ -184,7 +199,7 @@ _NO_MODULES = (
 )
 
 
-class ModuleTable(Mapping[str, ModuleView]):
+class ModuleTable(_NamedTable[ModuleView]):
     """The modules of one call by name (``named_modules()`` names; the model under its class
     name), in the order they first ran. Empty is an error: a profile recorded without
     ``modules=True`` must not read as "no module launched anything"."""
@@ -208,19 +223,8 @@ class ModuleTable(Mapping[str, ModuleView]):
         __tracebackhide__ = True
         names = self._loaded()
         if name not in names:
-            close = nearest(name, names)
-            hint = f"; nearest: {', '.join(close)}" if close else ""
-            raise ModuleNotRecordedError(f"module {name!r} did not run in the profiled call{hint}")
+            raise ModuleNotRecordedError(self._not_run("module", name, names))
         return ModuleView(name, self._ops[MODULE_RANGE_PREFIX + name])
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._loaded()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._loaded())
-
-    def __len__(self) -> int:
-        return len(self._loaded())
 
     def table(self) -> str:
         rows = []
