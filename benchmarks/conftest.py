@@ -38,7 +38,8 @@ MAX_INNER = 64
 
 
 def _slow_down_the_plugins_build(passes: int) -> None:
-    from pytest_kernelprof import api, build, capture
+    from pytest_kernelprof import api, capture
+    from pytest_kernelprof import assemble as build
 
     original = build.build_profile
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pytest_kernelprof import Decoder, Profiler, load_trace
-from pytest_kernelprof.names import KernelName
+from pytest_kernelprof.decode import KernelName
 
 
 class NameOnly(Decoder):

@@ -40,11 +40,11 @@ from typing import Any
 import torch
 
 from pytest_kernelprof import Profiler
-from pytest_kernelprof.build import build_profile
+from pytest_kernelprof.assemble import build_profile
 from pytest_kernelprof.capture import run as capture
-from pytest_kernelprof.chrome import raw_event_from_chrome, typed_reader
-from pytest_kernelprof.events import RawEvent, events_from_kineto
-from pytest_kernelprof.traces import read_trace_data
+from pytest_kernelprof.traces import RawEvent, events_from_kineto
+from pytest_kernelprof.traces.chrome import raw_event_from_chrome, typed_reader
+from pytest_kernelprof.traces.files import read_trace_data
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 TINY = torch.ones(4, device=DEVICE)

@@ -21,7 +21,7 @@ import torch
 
 from examples.models import llama_ids, tiny_llama
 from pytest_kernelprof import Profiler
-from pytest_kernelprof.modules import module_ranges
+from pytest_kernelprof.capture.module_ranges import module_ranges
 
 ROUNDS = 7
 FORWARDS = 20

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import chrome, load_trace
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.traces import chrome
 
 ROUNDS = 3
 SMALL_ROUNDS = 7  # a trace of 20 MB or less: more rounds against the noise of a shared machine

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import KernelProfile, TraceError, chrome, load_trace
-from pytest_kernelprof.events import RawEvent
+from pytest_kernelprof import KernelProfile, TraceError, load_trace
+from pytest_kernelprof.traces import RawEvent, chrome
 
 DATA = Path(__file__).parent / "data"
 

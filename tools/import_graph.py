@@ -2,10 +2,11 @@
 
     python tools/import_graph.py          # prints the graph; exit 1 on a cycle or an upward import
 
-Nodes are the modules of ``src/pytest_kernelprof`` and its packages (``baseline/``, ``build/``,
-``capture/``, ``events/``, ``health/``, ``model/``, ``names/``) as one node each; edges are the
-relative imports (``from .x import``, also inside functions). ``LAYERS`` orders the pipeline,
-lowest first: a module may import only from its own layer's packages or lower ones.
+Nodes are the modules of ``src/pytest_kernelprof`` and its packages (``capture/``, ``traces/``,
+``decode/``, ``assemble/``, ``model/``, ``health/``, ``checks/``, ``api/``, ``reports/``,
+``plugin/``) as one node each; edges are the relative imports (``from .x import``, also inside
+functions). ``LAYERS`` orders the pipeline, lowest first: a module may import only from its own
+layer's packages or lower ones.
 """
 
 from __future__ import annotations
@@ -16,18 +17,22 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "pytest_kernelprof"
 
-# capture -> events -> build -> model, assembled by api: what each may import from.
+# Lowest first: the leaf modules, then the pipeline's stages in the order they may import each
+# other (decode and traces know nothing of profiles; model owns the interfaces it loads through;
+# assemble builds model values from traces and decode; capture runs a callable and hands its
+# session on; checks read profiles; api assembles; reports render; plugin and cli sit on top).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("events",),
-    ("trace_json",),
+    ("errors", "paths", "tables", "options"),
+    ("decode",),
     ("traces",),
-    ("chrome",),
-    ("names",),
+    ("health",),
     ("model",),
-    ("build",),
+    ("assemble",),
     ("capture",),
+    ("checks",),
     ("api",),
-    ("session", "distributed", "bench", "fixtures", "cli", "plugin"),
+    ("reports",),
+    ("plugin", "cli", "__main__", "__init__"),
 )
 _IMPORT = re.compile(r"^\s*from (\.+)([\w.]*) import ([\w, ()\n]+?)(?:$|#)", re.M)
 

@@ -13,9 +13,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Profiler, load_trace, profile
+    from .api import Profiler, load_trace, profile, profile_ranks
     from .capture import Capture, Recording
-    from .distributed import profile_ranks
+    from .decode import KINDS, Decoder, Evidence, KernelName, parse_kernel_name
     from .errors import (
         BaselineError,
         BenchmarkError,
@@ -55,9 +55,8 @@ if TYPE_CHECKING:
         Sync,
         SyncList,
     )
-    from .names import KINDS, Decoder, Evidence, KernelName, parse_kernel_name
 
-_SOURCES = ("errors", "names", "model", "health", "capture", "api", "distributed")
+_SOURCES = ("errors", "decode", "model", "health", "capture", "api")
 
 __all__ = [
     "KINDS",

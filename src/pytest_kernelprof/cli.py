@@ -18,12 +18,12 @@ import tempfile
 from collections import Counter
 from collections.abc import Sequence
 
-from .api import load_trace
-from .compare import count_changes, diff_kernels, render_diff, time_change
+from .api.profiler import load_trace
+from .checks.diff import count_changes, diff_kernels, render_diff, time_change
+from .decode import BUILT_IN, Decoder
 from .errors import IncompleteProfileError, KernelProfError
 from .model import CallProfile, KernelProfile, OpTable
-from .names import BUILT_IN, Decoder
-from .report import format_us, render_table
+from .tables import format_us, render_table
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -169,14 +169,14 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: De
         if ops:
             print(op_tree(view.ops))
     if prof.has_device_activity and prof.kernels.unplaced():
-        from .unknowns import how_to_teach
+        from .model.unknowns import how_to_teach
 
         unplaced = list({k.name: k for k in prof.kernels.unplaced()}.values())
         print(f"{len(unplaced)} kernel name(s) no evidence could place (kind 'other'); teach them with --kernels:")
         for line in how_to_teach(unplaced)[1:]:
             print(f"  --kernels '{line.strip()}'")
     if html:
-        from .timeline import write_page
+        from .reports.timeline import write_page
 
         write_page(html, prof, title=path, trace=path)
         print(f"timeline page: {html}")

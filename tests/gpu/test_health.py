@@ -90,7 +90,7 @@ def test_compile_health_with_inductor_and_its_trace(kernelprof: kp.Profiler, tmp
 
 
 def test_a_forbid_rule_on_a_live_gpu_profile() -> None:
-    from pytest_kernelprof.rules import parse_rules
+    from pytest_kernelprof.checks.rules import parse_rules
 
     torch.manual_seed(0)
     lin = torch.nn.Linear(256, 256, device="cuda")  # fp32
@@ -102,7 +102,7 @@ def test_a_forbid_rule_on_a_live_gpu_profile() -> None:
 
 
 def test_a_baseline_keeps_live_metrics_and_fails_on_worse_ones(kernelprof: kp.Profiler, tmp_path: Path) -> None:
-    from pytest_kernelprof.baseline import KernelBaseline
+    from pytest_kernelprof.checks.baseline import KernelBaseline
 
     x = torch.randn(1024, 1024, device="cuda")
 

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import triton_kernels
+from pytest_kernelprof.capture import triton_kernels
 
 pytestmark = pytest.mark.gpu
 

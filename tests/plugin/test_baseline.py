@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import KernelProfile, load_trace
-from pytest_kernelprof.baseline import record
-from pytest_kernelprof.build import build_profile
-from pytest_kernelprof.chrome import events_from_trace_file
+from pytest_kernelprof.assemble import build_profile
+from pytest_kernelprof.checks.baseline import record
 from pytest_kernelprof.health import CompileFacts, MemoryReading
+from pytest_kernelprof.traces.chrome import events_from_trace_file
 from tests.helpers import DATA
 
 MODULE = """
@@ -27,8 +27,8 @@ from pathlib import Path
 import torch
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.build import build_profile
-from pytest_kernelprof.chrome import events_from_trace_file
+from pytest_kernelprof.assemble import build_profile
+from pytest_kernelprof.traces.chrome import events_from_trace_file
 from pytest_kernelprof.health import CompileFacts, MemoryReading
 
 DATA = Path({data!r})

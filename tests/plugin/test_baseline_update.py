@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.baseline import Signature, compare, record
+from pytest_kernelprof.checks.baseline import Signature, compare, record
 from pytest_kernelprof.paths import baseline_file_name
 from tests.helpers import DATA
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_kernelprof.api import Profiler
-from pytest_kernelprof.fixtures import KernelBenchmark
-from pytest_kernelprof.settings import SETTINGS_KEY, Settings
+from pytest_kernelprof.plugin.fixtures import KernelBenchmark
+from pytest_kernelprof.plugin.settings import SETTINGS_KEY, Settings
 
 HUGE = str(10**20)
 

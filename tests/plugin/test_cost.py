@@ -17,12 +17,13 @@ import pytest_kernelprof
 
 LIGHT = {
     "pytest_kernelprof",
-    "pytest_kernelprof.defaults",
+    "pytest_kernelprof.options",
     "pytest_kernelprof.errors",
-    "pytest_kernelprof.fixtures",
-    "pytest_kernelprof.gpus",
+    "pytest_kernelprof.plugin.fixtures",
+    "pytest_kernelprof.plugin.gpus",
     "pytest_kernelprof.plugin",
-    "pytest_kernelprof.settings",
+    "pytest_kernelprof.plugin.hooks",
+    "pytest_kernelprof.plugin.settings",
 }
 
 
@@ -81,7 +82,7 @@ def test_the_ci_outputs_are_imported_where_asked_for(pytester: pytest.Pytester) 
         import sys
 
         def test_plain():
-            assert "pytest_kernelprof.ci" in sys.modules
+            assert "pytest_kernelprof.plugin.ci" in sys.modules
             assert "pytest_kernelprof.model" not in sys.modules
             assert "torch" not in sys.modules
         """

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import BaselineError, load_trace
-from pytest_kernelprof.baseline import read_baseline, record
+from pytest_kernelprof.checks.baseline import read_baseline, record
 from pytest_kernelprof.paths import (
     atomic_path,
     baseline_file_name,

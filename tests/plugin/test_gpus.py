@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_kernelprof import GpuSpecError
-from pytest_kernelprof.gpus import gpu_for_worker, parse_gpu_spec, visible_gpus
+from pytest_kernelprof.plugin.gpus import gpu_for_worker, parse_gpu_spec, visible_gpus
 from tests.helpers import FAKE_GPUS_CONFTEST
 
 

@@ -63,7 +63,7 @@ def test_without_pytest_benchmark_the_error_says_what_to_install(pytester: pytes
 
 
 def test_gpu_clock_advances_by_each_rounds_kernel_time() -> None:
-    from pytest_kernelprof.bench import GpuKernelClock
+    from pytest_kernelprof.plugin.benchmark import GpuKernelClock
 
     clock = GpuKernelClock([1.0, 2.5])
     before = clock()

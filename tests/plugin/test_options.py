@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_kernelprof.settings import SETTINGS_KEY, Settings
+from pytest_kernelprof.plugin.settings import SETTINGS_KEY, Settings
 
 
 def _settings(pytester: pytest.Pytester, *args: str, ini: tuple[str, ...] = ()) -> Settings:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.baseline import baseline_paths, record
+from pytest_kernelprof.checks.baseline import baseline_paths, record
 from pytest_kernelprof.paths import trace_file_name
 from tests.helpers import DATA
 
@@ -116,7 +116,7 @@ def _summary_of_the_failures(text: str) -> None:
 
 
 def test_summary_limits_the_failures_it_shows() -> None:
-    from pytest_kernelprof.ci_summary import MAX_FAILURES, render_summary
+    from pytest_kernelprof.reports.summary import MAX_FAILURES, render_summary
 
     facts = {
         f"t.py::test_{i:02}": {"failure": {"category": "kernels", "message": "m", "file": "t.py", "line": i}}
@@ -180,7 +180,7 @@ def _junit_numbers(props: dict[str, dict[str, list[str]]]) -> None:
 
 
 def test_junit_properties_of_several_profiles() -> None:
-    from pytest_kernelprof.junit import properties
+    from pytest_kernelprof.reports.junit import properties
 
     pairs = dict(properties([load_trace(SYNC_TRACE), load_trace(DATA / "h200_linear_eager.json.gz")]))
     assert pairs["kernelprof.profiles"] == 2
@@ -323,7 +323,7 @@ def test_show_html_writes_one_self_contained_page(pytester: pytest.Pytester) -> 
 
 
 def test_baseline_table_aligns_the_diff() -> None:
-    from pytest_kernelprof.timeline import baseline_table
+    from pytest_kernelprof.reports.timeline import baseline_table
 
     compiled = load_trace(DATA / "h200_geglu_compiled.json.gz").kernels
     eager = load_trace(DATA / "h200_geglu_eager.json.gz").kernels
@@ -339,7 +339,7 @@ def test_a_page_without_gpu_activity_or_trace() -> None:
     import torch
 
     from pytest_kernelprof import profile
-    from pytest_kernelprof.timeline import render_page
+    from pytest_kernelprof.reports.timeline import render_page
 
     text = render_page(profile(torch.relu, torch.randn(4)), title="cpu <relu>")
     assert "<title>cpu &lt;relu&gt; - kernelprof</title>" in text
@@ -352,8 +352,8 @@ def test_a_page_without_gpu_activity_or_trace() -> None:
 
 
 def test_what_a_failure_was_about() -> None:
-    from pytest_kernelprof.ci import category
     from pytest_kernelprof.errors import ForbiddenError, NoDeviceActivityError
+    from pytest_kernelprof.plugin.ci import category
 
     assert category(ForbiddenError("kernelprof_forbid rule 'x' (kind=gemm) is broken"), True) == "rule"
     assert category(AssertionError("kernel signature differs from the baseline sm90/default"), True) == "baseline"
@@ -366,8 +366,8 @@ def test_what_a_failure_was_about() -> None:
 
 
 def test_sync_locations_and_escapes() -> None:
-    from pytest_kernelprof.annotations import command, relative
-    from pytest_kernelprof.ci import sync_location
+    from pytest_kernelprof.plugin.ci import sync_location
+    from pytest_kernelprof.reports.annotations import command, relative
 
     assert sync_location("main_ace.py(40): train_step_item") == ("main_ace.py", 40, "train_step_item")
     assert sync_location("/repo/src/train.py:41") == ("/repo/src/train.py", 41, "")

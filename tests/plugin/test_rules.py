@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_kernelprof.settings import SETTINGS_KEY
+from pytest_kernelprof.plugin.settings import SETTINGS_KEY
 
 INI = """
 [pytest]

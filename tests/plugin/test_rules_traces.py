@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.names import RULES
+from pytest_kernelprof.checks.rules import FAMILIES, parse_rule
+from pytest_kernelprof.decode import RULES
 from pytest_kernelprof.paths import trace_file_name
-from pytest_kernelprof.rules import FAMILIES, parse_rule
 from tests.helpers import DATA
 
 INI = """

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.baseline import record
+from pytest_kernelprof.checks.baseline import record
 from pytest_kernelprof.paths import trace_file_name
 from tests.helpers import DATA, section
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
+from pytest_kernelprof.checks.diff import diff_kernels
 from pytest_kernelprof.cli import CLOSED_PIPE, main
-from pytest_kernelprof.compare import diff_kernels
 from tests.helpers import DATA
 
 Trace = Callable[[str], Path]

@@ -2,7 +2,7 @@
 
 ``run.py`` runs the calls, ``profiler.py`` starts, stops and reads the torch session,
 ``meter.py`` reads the allocator around each call, ``sync_lines.py`` finds the user's line of
-each sync, ``guards.py`` words what went wrong. ``api.py`` builds the profile from the
+each sync, ``guards.py`` words what went wrong. ``api/`` builds the profile from the
 ``CapturedSession`` a capture ends with.
 """
 

@@ -9,7 +9,7 @@ import inspect
 from collections.abc import Sequence
 
 from ..errors import ProfilerBusyError
-from ..events import ANNOTATION, STEP_PREFIX, RawEvent
+from ..traces import ANNOTATION, STEP_PREFIX, RawEvent
 
 
 def annotate(exc: BaseException, note: str) -> None:

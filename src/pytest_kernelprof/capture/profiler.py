@@ -18,9 +18,9 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..chrome import events_from_trace_file
 from ..errors import ProfilerBusyError, ProfilerStartError
-from ..events import PYTHON, RawEvent, arch_name, events_from_kineto
+from ..traces import PYTHON, RawEvent, arch_name, events_from_kineto
+from ..traces.chrome import events_from_trace_file
 
 
 def import_torch() -> Any:

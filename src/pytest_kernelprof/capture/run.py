@@ -2,7 +2,7 @@
 body of a ``with kernelprof.record()`` block, a step per ``rec.step()``.
 
 A capture ends with a ``CapturedSession``: the events and what was read beside them;
-``api.py`` builds the profile from it into a ``Capture``.
+``api/`` builds the profile from it into a ``Capture``.
 """
 
 from __future__ import annotations
@@ -15,21 +15,20 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..build import paused_gc
-from ..chrome import KERNELPROF_VERSION, append_kernelprof_key
-from ..compile_watch import watch_compiles
-from ..defaults import DEFAULT_CALLS, DEFAULT_WARMUP
+from ..assemble import paused_gc
+from ..decode import parse_kernel_name
+from ..decode.sync_calls import FlaggedSync
 from ..errors import RecordingError
-from ..events import KERNEL, STEP_PREFIX, RawEvent, Source
 from ..health import CompileFacts, MemoryReading
 from ..model import KernelProfile
-from ..modules import module_ranges
-from ..names import parse_kernel_name
+from ..options import DEFAULT_CALLS, DEFAULT_WARMUP
 from ..paths import atomic_path
-from ..syncs import FlaggedSync
-from ..triton_kernels import learn_triton_kernels, watch_triton_launches
+from ..traces import KERNEL, STEP_PREFIX, RawEvent, Source
+from ..traces.chrome import KERNELPROF_VERSION, append_kernelprof_key
+from .compile_watch import watch_compiles
 from .guards import annotate, check_callable, check_counts, check_result, check_steps, interrupted
 from .meter import AllocatorMeter, meter_for
+from .module_ranges import module_ranges
 from .profiler import (
     device_facts,
     export_once,
@@ -41,11 +40,12 @@ from .profiler import (
     synchronizer,
 )
 from .sync_lines import SyncLines, flagging_syncs
+from .triton_kernels import learn_triton_kernels, watch_triton_launches
 
 
 @dataclass(frozen=True)
 class CapturedSession:
-    """What a finished session recorded, for ``api.py`` to build a profile from.
+    """What a finished session recorded, for ``api/`` to build a profile from.
 
     ``events``: the session's RawEvents; ``source``: where they came from (device, label,
     the Triton kernels learned); ``memory``: one allocator reading per profiled call (None
@@ -127,7 +127,7 @@ def capture_callable(
 
     ``stacks``: record Python stacks (``with_stack``) and flag syncs with torch's sync
     debug mode, so that syncs and kernels carry the user's frames and syncs their line.
-    ``model`` (an nn.Module): a range per module call (see ``modules.py``).
+    ``model`` (an nn.Module): a range per module call (see ``module_ranges.py``).
     """
     __tracebackhide__ = True  # a failure shows the test's line and the callable's frames
     check_callable(fn)
@@ -255,7 +255,7 @@ class Recording:
 @contextlib.contextmanager
 def record_block(*, stacks: bool = False, model: Any | None = None) -> Iterator[Recording]:
     """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call. After the
-    block, ``rec._session`` holds the session (``api.py`` builds ``rec.capture`` from it)."""
+    block, ``rec._session`` holds the session (``api/`` builds ``rec.capture`` from it)."""
     torch = import_torch()
     rec = Recording(torch)
     synchronize()

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import TextIO
 
+from ..decode.sync_calls import FlaggedSync, is_user_file
 from ..paths import short_path
-from ..syncs import FlaggedSync, is_user_file
 from .profiler import import_torch
 
 _SYNC_WARNING = "called a synchronizing CUDA operation"

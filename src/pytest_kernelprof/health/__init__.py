@@ -2,7 +2,7 @@
 
 ``prof.compile`` (``compiled.py``) and ``prof.memory`` (``memory.py``) are made from two kinds
 of input: what the events hold, so that a loaded trace has it too, and what the capture saw
-live and a trace does not keep (:class:`CompileFacts` from ``compile_watch.py``,
+live and a trace does not keep (:class:`CompileFacts` from ``capture/compile_watch.py``,
 :class:`MemoryReading` per call from ``capture/``). Pure: no torch import.
 """
 

@@ -2,7 +2,7 @@
 
 :class:`CompileReport` is made from what the events hold (the ``Torch-Compiled Region: N/M``
 range of each compiled frame a call entered, so a loaded trace has it too) and from the
-:class:`CompileFacts` that ``compile_watch.py`` saw live. Pure: no torch import.
+:class:`CompileFacts` that ``capture/compile_watch.py`` saw live. Pure: no torch import.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import CannotTellError
 from ..paths import short_path as _short_path
-from ..report import render_table
+from ..tables import render_table
 
 REGION_PREFIX = "Torch-Compiled Region"
 

@@ -9,11 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..modules import MODULE_RANGE_PREFIX
-from ..names import KINDS, KernelName
-from ..report import NAME_WIDTH, display_name, format_us, nearest, render_table
-from ..unknowns import could_match, warn_undecided
-from .measured import UNMEASURED_TABLE, _Records, plural
+from ..decode import KINDS, KernelName
+from ..tables import NAME_WIDTH, display_name, format_us, nearest, render_table
+from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records, plural
+from .unknowns import could_match, warn_undecided
 
 Pattern = str | re.Pattern[str]
 

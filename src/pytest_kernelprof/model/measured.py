@@ -58,6 +58,10 @@ class _Measured:
 
 UNMEASURED_TABLE = "(unmeasured: no GPU activity recorded)"
 
+# The profiler range of one nn.Module call (capture/module_ranges.py writes it): the model owns
+# the names it reads, and capture imports them from here.
+MODULE_RANGE_PREFIX = "nn.Module: "
+
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"

@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError
-from ..modules import MODULE_RANGE_PREFIX
-from ..report import format_us, nearest, render_table
+from ..tables import format_us, nearest, render_table
 from .kernels import KernelList
-from .measured import plural
+from .measured import MODULE_RANGE_PREFIX, plural
 
 V = TypeVar("V")
 

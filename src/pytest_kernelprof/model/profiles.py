@@ -21,7 +21,7 @@ from ..health import (
     memory_report,
     region_ids,
 )
-from ..report import format_us
+from ..tables import format_us
 from .kernels import Kernel, KernelList, MemoryOp
 from .measured import needs_measurement, plural
 from .ops import ModuleTable, ModuleView, OpTable

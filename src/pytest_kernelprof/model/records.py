@@ -8,8 +8,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..report import format_us, render_table
-from ..syncs import DIRECTIONS, HOST_MEMORY, SYNC_KINDS, api_name, memcpy_kind
+from ..decode.sync_calls import DIRECTIONS, HOST_MEMORY, SYNC_KINDS, api_name, memcpy_kind
+from ..tables import format_us, render_table
 from .kernels import MemoryOp
 from .measured import _Measured, _Records, needs_measurement
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import MemoryOp, NoDeviceActivityError, load_trace
-from pytest_kernelprof.syncs import memcpy_kind
+from pytest_kernelprof.decode.sync_calls import memcpy_kind
 from tests.helpers import Stream, build
 
 Trace = Callable[[str], Path]

@@ -1,0 +1,162 @@
+"""Profile a function on N ranks of one host: torch.multiprocessing spawn, one process per GPU.
+
+Each rank joins a process group (NCCL with GPUs, gloo without), builds its step with
+``make_step(rank, world_size)``, and profiles it with the same capture as ``kernelprof``;
+its Chrome trace comes back to the test process, which loads it with ``load_trace``. So
+each rank's ``KernelProfile`` is built by the one builder, and nothing unpicklable crosses
+a process boundary.
+
+A rank that raises fails the whole run with its traceback; a run that outlives
+``timeout_s`` (a rank stuck in a collective, say) fails with the time limit. Either way
+every rank process is terminated before the error is raised.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import RankError
+from ..model import KernelProfile
+from ..options import DEFAULT_CALLS, DEFAULT_WARMUP
+from .profiler import capture_profile, load_trace
+
+# NVLink multicast (NVLS) can take shared machines' GPUs out of service; ranks keep it off
+# unless the caller set it explicitly.
+SAFE_NCCL_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _rank_main(
+    rank: int,
+    world_size: int,
+    make_step: Callable[[int, int], Callable[[], Any]],
+    port: int,
+    out_dir: str,
+    warmup: int,
+    calls: int,
+    results: Any,
+) -> None:
+    try:
+        import torch
+        import torch.distributed as dist
+
+        for key, value in SAFE_NCCL_ENV.items():
+            os.environ.setdefault(key, value)
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world_size))
+        gpu = torch.cuda.is_available()
+        if gpu:
+            torch.cuda.set_device(rank % torch.cuda.device_count())
+        dist.init_process_group("nccl" if gpu else "gloo", rank=rank, world_size=world_size)
+        try:
+            step = make_step(rank, world_size)
+            capture = capture_profile(step, warmup=warmup, calls=calls, allow_variation=True)
+            path = Path(out_dir) / f"rank{rank}.json.gz"
+            capture.export_trace(path)
+            dist.barrier()
+        finally:
+            dist.destroy_process_group()
+        results.put((rank, "ok", str(path)))
+    except BaseException:  # noqa: BLE001 - every failure goes back to the test process
+        results.put((rank, "error", traceback.format_exc()))
+
+
+def profile_ranks(
+    make_step: Callable[[int, int], Callable[[], Any]],
+    world_size: int = 2,
+    *,
+    warmup: int = DEFAULT_WARMUP,
+    calls: int = DEFAULT_CALLS,
+    timeout_s: float = 300.0,
+    trace_dir: str | os.PathLike[str] | None = None,
+) -> list[KernelProfile]:
+    """One KernelProfile per rank, rank order, of the step ``make_step(rank, world_size)`` returns.
+
+    ``make_step`` must be picklable (a module-level function): ranks are spawned processes.
+    Traces go to ``trace_dir`` when given (``rank0.json.gz``, ...), else to a temporary folder.
+    """
+    if world_size < 1:
+        raise ValueError(f"world_size must be at least 1, got {world_size}")
+    import torch
+    import torch.multiprocessing as mp
+
+    if torch.cuda.is_available() and torch.cuda.device_count() < world_size:
+        raise RankError(f"world_size={world_size} needs {world_size} GPUs; {torch.cuda.device_count()} are visible")
+    context = mp.get_context("spawn")
+    results = context.Queue()
+    with tempfile.TemporaryDirectory(prefix="kernelprof-ranks-") as tmp:
+        out_dir = os.fspath(trace_dir) if trace_dir is not None else tmp
+        os.makedirs(out_dir, exist_ok=True)
+        port = _free_port()
+        processes = [
+            context.Process(
+                target=_rank_main,
+                args=(rank, world_size, make_step, port, out_dir, warmup, calls, results),
+                daemon=True,
+            )
+            for rank in range(world_size)
+        ]
+        for process in processes:
+            process.start()
+        deadline = time.monotonic() + timeout_s
+        try:
+            paths = _collect(results, processes, world_size, deadline, timeout_s)
+        finally:
+            _stop(processes, hung=time.monotonic() >= deadline)
+        return [load_trace(paths[rank], allow_variation=True) for rank in range(world_size)]
+
+
+def _collect(results: Any, processes: list[Any], world_size: int, deadline: float, timeout_s: float) -> dict[int, str]:
+    paths: dict[int, str] = {}
+    while len(paths) < world_size:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            missing = sorted(set(range(world_size)) - set(paths))
+            raise RankError(f"ranks {missing} did not finish within {timeout_s:g} s (a hang in a collective?)")
+        try:
+            rank, status, payload = results.get(timeout=min(remaining, 1.0))
+        except queue.Empty:
+            dead = [
+                r
+                for r, p in enumerate(processes)
+                if not p.is_alive() and r not in paths and p.exitcode not in (0, None)
+            ]
+            if dead:
+                # Killed without reporting (a signal, the OOM killer): no traceback to show.
+                rank = dead[0]
+                raise RankError(f"rank {rank} died with exit code {processes[rank].exitcode}") from None
+            continue
+        if status != "ok":
+            raise RankError(f"rank {rank} failed:\n{payload}")
+        paths[rank] = payload
+    return paths
+
+
+def _stop(processes: list[Any], *, hung: bool) -> None:
+    """End every rank process: a moment to exit on its own, then SIGTERM, then SIGKILL.
+
+    Past the time limit (``hung``) a rank still running is stuck, in a collective say, and
+    waiting for it to exit on its own would only delay the error, so it is terminated at once.
+    """
+    if not hung:
+        for process in processes:
+            process.join(timeout=5)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+            process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join()

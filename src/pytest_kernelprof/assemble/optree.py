@@ -1,0 +1,231 @@
+"""CPU ops -> the op forest of one call: ops by name with children, kernels and device
+time; and each op's chain of enclosing ranges, which ``Kernel.ops`` reads."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+
+from ..model import Kernel, KernelList, Op
+from ..traces import RawEvent
+
+
+class _OpNode:
+    __slots__ = ("children", "device_ns", "end", "kernels", "name", "self_device_ns", "start", "subtree_kernels")
+
+    def __init__(self, event: RawEvent) -> None:
+        self.name = event.name
+        self.start = event.start
+        self.end = event.end
+        self.children: list[_OpNode] = []
+        self.kernels: list[tuple[int, Kernel]] = []  # (position in the call, kernel)
+        self.subtree_kernels: list[tuple[int, Kernel]] = self.kernels
+        self.self_device_ns = 0
+        self.device_ns = 0
+
+
+def ops_by_thread(ops: Sequence[RawEvent]) -> list[list[RawEvent]]:
+    """The ops of each thread, in nesting order: by start, the longer first."""
+    by_thread: dict[int, list[RawEvent]] = {}
+    for e in ops:
+        found = by_thread.get(e.thread)
+        if found is None:
+            by_thread[e.thread] = [e]
+        else:
+            found.append(e)
+    threads = list(by_thread.values())
+    for thread_events in threads:
+        # Two stable sorts by key functions: cheaper than one by a tuple key, and nearly free
+        # on events that arrive in order.
+        thread_events.sort(key=_negative_end)
+        thread_events.sort(key=_START)
+    return threads
+
+
+_START = operator.attrgetter("start")
+
+
+def _negative_end(e: RawEvent) -> int:
+    return -e.end
+
+
+def _parents(ops: Sequence[RawEvent]) -> dict[RawEvent, RawEvent | None] | None:
+    """Each op's innermost enclosing op (None for a root); None where ``ops`` are not
+    in nesting order on each thread (``ops_by_thread`` sorts them).
+
+    Ranges nest by time on their thread, as in the op forest. Kineto's events come in that
+    order, so one pass usually does.
+    """
+    parents: dict[RawEvent, RawEvent | None] = {}
+    stacks: dict[int, list[RawEvent]] = {}
+    thread: int | None = None
+    stack: list[RawEvent] = []
+    last_start, last_end = -1, 0
+    for e in ops:
+        if e.thread != thread:
+            thread = e.thread
+            stack = stacks.setdefault(thread, [])
+            # The thread's last event is on top of its stack: every event is pushed.
+            last_start, last_end = (stack[-1].start, stack[-1].end) if stack else (-1, 0)
+        start, end = e.start, e.end
+        if start < last_start or (start == last_start and end > last_end):
+            return None
+        last_start, last_end = start, end
+        while stack and stack[-1].end < end:
+            stack.pop()
+        parents[e] = stack[-1] if stack else None
+        stack.append(e)
+    return parents
+
+
+def op_forest(
+    threads: Sequence[Sequence[RawEvent]],
+    launched: Sequence[tuple[RawEvent, int, Kernel | None, int]],
+    device_recorded: bool,
+) -> tuple[list[str], Callable[[str], Op]]:
+    """The op tree of one call, from its ops per thread in nesting order (``ops_by_thread``), with
+    kernels and device time."""
+    nodes_by_event: dict[RawEvent, _OpNode] = {}
+    roots: list[_OpNode] = []
+    ordered_nodes: list[_OpNode] = []
+    for thread_events in threads:
+        stack: list[_OpNode] = []
+        for e in thread_events:
+            node = _OpNode(e)
+            nodes_by_event[e] = node
+            while stack and stack[-1].end < e.end:
+                stack.pop()
+            if stack:
+                stack[-1].children.append(node)
+            else:
+                roots.append(node)
+            stack.append(node)
+            ordered_nodes.append(node)
+    ordered_nodes.sort(key=lambda n: n.start)
+    for op_event, position, kernel, gpu_ns in launched:
+        launcher = nodes_by_event.get(op_event)
+        if launcher is not None:
+            if kernel is not None:
+                launcher.kernels.append((position, kernel))
+            launcher.self_device_ns += gpu_ns
+    for root in roots:
+        _sum_subtree(root)
+    return _op_table(ordered_nodes, device_recorded)
+
+
+def _sum_subtree(root: _OpNode) -> None:
+    """Device time and kernels of each node's subtree, computed once, bottom-up.
+
+    Iterative post-order: op trees of compiled graphs can be deeper than the recursion limit.
+    """
+    stack: list[tuple[_OpNode, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if not done:
+            stack.append((node, True))
+            stack.extend((child, False) for child in node.children)
+            continue
+        device_ns = node.self_device_ns
+        below: list[tuple[int, Kernel]] = []
+        for child in node.children:
+            device_ns += child.device_ns
+            below.extend(child.subtree_kernels)
+        node.device_ns = device_ns
+        if below:
+            node.subtree_kernels = sorted(node.kernels + below, key=lambda pair: pair[0])
+
+
+def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> tuple[list[str], Callable[[str], Op]]:
+    grouped: dict[str, list[_OpNode]] = {}
+    for node in nodes:
+        grouped.setdefault(node.name, []).append(node)
+
+    def make(name: str) -> Op:
+        group = grouped[name]
+        cpu_ns = sum(n.end - n.start for n in group)
+        self_cpu_ns = cpu_ns - sum(c.end - c.start for n in group for c in n.children)
+        kernels = [k for n in group for _, k in n.subtree_kernels]
+        first_children = tuple(c.name for c in group[0].children)
+        return Op(
+            name=name,
+            count=len(group),
+            cpu_time_us=cpu_ns / 1000.0,
+            self_cpu_time_us=self_cpu_ns / 1000.0,
+            child_names=first_children,
+            children_vary=any(tuple(c.name for c in n.children) != first_children for n in group[1:]),
+            kernels=KernelList(kernels, unavailable=None if device_recorded else _UNRECORDED),
+            subtree_device_us=sum(n.device_ns for n in group) / 1000.0 if device_recorded else None,
+            self_device_us=sum(n.self_device_ns for n in group) / 1000.0 if device_recorded else None,
+        )
+
+    return list(grouped), make
+
+
+_UNRECORDED = "no GPU activity was recorded in this profile, so no op has kernels or device time"
+
+
+def is_launch_range(range_name: str, kernel_name: str) -> bool:
+    """Whether a range is the one Inductor opens around a single Triton launch: named after the
+    kernel, or after its name in the generated code (``_rms_norm_forward_kernel_0`` for a user
+    kernel)."""
+    if not range_name.startswith(kernel_name):
+        return False
+    rest = range_name[len(kernel_name) :]
+    return not rest or (rest[0] == "_" and rest[1:].isdigit())
+
+
+def _is_graph_call(range_name: str) -> bool:
+    """Inductor's ``## Call CompiledFxGraph <hash> ##`` around a compiled graph: its hash changes
+    from run to run, so it is in a kernel's ``ops`` but never its ``op``."""
+    return range_name.startswith("## ") and range_name.endswith(" ##")
+
+
+class Chains:
+    """The op chains of one call: each op's enclosing ranges, from one walk over all its ops.
+
+    Made on first use: only kernels that Inductor launched need a chain at build time (for
+    their ``op``), and ``Kernel.ops`` is read by few tests; walking every call's ops would
+    otherwise add half to the build of a compiled training step. The call's kernels hold it
+    (``Kernel.chains``, the model's ``OpChains``) and resolve their ``ops`` through it.
+    """
+
+    __slots__ = ("_chains", "_ops", "_parents")
+
+    def __init__(self, ops: Sequence[RawEvent]) -> None:
+        self._ops = ops
+        self._parents: dict[RawEvent, RawEvent | None] | None = None
+        self._chains: dict[RawEvent, tuple[str, ...]] = {}
+
+    def of(self, launcher: RawEvent) -> tuple[str, ...]:
+        """The launcher's chain, outermost first, ending with the launcher itself."""
+        chain = self._chains.get(launcher)
+        if chain is not None:
+            return chain
+        parents = self._parents
+        if parents is None:
+            parents = _parents(self._ops)
+            if parents is None:
+                parents = _parents([e for thread in ops_by_thread(self._ops) for e in thread]) or {}
+            self._parents = parents
+        names = [launcher.name]
+        # A launcher outside the call's ops (it began before the call's range) is its own chain.
+        parent = parents.get(launcher)
+        while parent is not None:
+            names.append(parent.name)
+            parent = parents[parent]
+        chain = self._chains[launcher] = tuple(reversed(names))
+        return chain
+
+    def kernel_ops(self, launcher: RawEvent, kernel_name: str) -> tuple[str, ...]:
+        """A kernel's ``ops``: its launcher's chain, without Inductor's range around its launch."""
+        chain = self.of(launcher)
+        return chain[:-1] if is_launch_range(launcher.name, kernel_name) else chain
+
+
+def inductor_op(chain: tuple[str, ...]) -> str | None:
+    """The op of a kernel Inductor launched: the innermost range around its launch range
+    (``chain[-1]``) other than the graph call (``CompiledFunction``, ``Torch-Compiled Region: 0/0``)."""
+    for name in reversed(chain[:-1]):
+        if not _is_graph_call(name):
+            return name
+    return None

@@ -1,0 +1,124 @@
+"""Baseline files: read (every stored value checked), written atomically, an entry recorded,
+and where a test's file is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...errors import BaselineError
+from ...model import KernelProfile
+from ...paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
+from .signature import FORMAT_VERSION, MISSING, Signature, bad_value
+
+
+def read_baseline(path: Path) -> dict[str, Any]:
+    """The parsed file ({} when absent); a BaselineError when it exists but is not a baseline."""
+    __tracebackhide__ = True
+    fix = "fix it from version control, or delete it and run with --kernelprof-update to record it again"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    except UnicodeDecodeError as exc:
+        raise BaselineError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); {fix}"
+        ) from None
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read the baseline ({exc.strerror or exc})") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise BaselineError(f"{path}: not valid JSON ({exc}); {fix}") from None
+    except RecursionError:
+        raise BaselineError(f"{path}: not a pytest-kernelprof baseline (nested too deeply); {fix}") from None
+    if not isinstance(data, dict) or "format" not in data:
+        raise BaselineError(
+            f"{path}: not a pytest-kernelprof baseline (a JSON object with 'format' and 'archs' keys); {fix}"
+        )
+    version = data["format"]
+    if type(version) is int and version > FORMAT_VERSION:  # not "fix it": the file is good, the reader old
+        raise BaselineError(
+            f"{path}: baseline format {version} is newer than this pytest-kernelprof reads (format "
+            f"{FORMAT_VERSION}): upgrade pytest-kernelprof to compare against it"
+        )
+    if type(version) is not int or version != FORMAT_VERSION:
+        raise BaselineError(
+            f"{path}: unknown baseline format {version!r} (this pytest-kernelprof reads format {FORMAT_VERSION}); {fix}"
+        )
+    if not isinstance(data.get("archs"), dict):
+        raise BaselineError(f"{path}: {bad_value('archs', data.get('archs', MISSING), 'an object')}; {fix}")
+    for arch, entries in data["archs"].items():
+        if not isinstance(entries, dict):
+            raise BaselineError(f"{path}: entry {arch!r} is not an object; {fix}")
+        for name, entry in entries.items():
+            if not isinstance(entry, dict):
+                raise BaselineError(f"{path}: entry {arch}/{name} is not an object; {fix}")
+            try:
+                Signature.from_json(entry)
+            except ValueError as exc:
+                raise BaselineError(f"{path}: entry {arch}/{name}: {exc}; {fix}") from None
+    return data
+
+
+def write_baseline(path: Path, data: Mapping[str, Any]) -> None:
+    """Write atomically: a temporary file in the same folder, then a rename."""
+    __tracebackhide__ = True
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    try:
+        with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise BaselineError(f"cannot write the baseline {path}: {exc}") from None
+
+
+# What --kernelprof-update did to one entry.
+WRITTEN, UPDATED, UNCHANGED = "written", "updated", "unchanged"
+
+
+def record(path: Path, arch: str, name: str, prof: KernelProfile, *, legacy: Path | None = None) -> str:
+    """Write or replace the entry ``arch/name``, keeping every other entry of the file;
+    ``written`` (a new entry), ``updated`` or ``unchanged`` (the file is left as it was).
+
+    Where ``path`` does not exist yet and ``legacy`` (the file under the old naming) does,
+    its entries move into ``path`` and ``legacy`` is removed."""
+    __tracebackhide__ = True
+    data = read_baseline(path)
+    moved = False
+    if not data and legacy is not None and legacy != path:
+        data = read_baseline(legacy)
+        moved = bool(data)
+    data = data or {"format": FORMAT_VERSION, "archs": {}}
+    entry = Signature.of(prof).to_json(prof)
+    before = data["archs"].get(arch, {}).get(name)
+    outcome = WRITTEN if before is None else UNCHANGED if before == entry else UPDATED
+    if outcome != UNCHANGED or moved:
+        data["archs"].setdefault(arch, {})[name] = entry
+        write_baseline(path, data)
+    if moved and legacy is not None:
+        with contextlib.suppress(FileNotFoundError):  # another xdist worker moved it first
+            os.remove(legacy)
+    return outcome
+
+
+def entries(data: Mapping[str, Any]) -> Sequence[tuple[str, str]]:
+    """Every (arch, name) entry of a parsed baseline file."""
+    return [(arch, name) for arch, named in data.get("archs", {}).items() for name in named]
+
+
+def baseline_paths(module: Path, nodeid: str) -> tuple[Path, Path]:
+    """The baseline file of the test ``nodeid`` of ``module``, and its name under the old naming."""
+    folder = module.parent / "__kernelprof__" / module.stem
+    test = name_in_module(nodeid)
+    return folder / baseline_file_name(test), folder / legacy_baseline_file_name(_function_name(test))
+
+
+def _function_name(test: str) -> str:
+    """``TestX::test_k[a::b]`` -> ``test_k[a::b]``: the name without its classes (pytest's ``item.name``)."""
+    head, bracket, params = test.partition("[")
+    return head.rsplit("::", 1)[-1] + bracket + params

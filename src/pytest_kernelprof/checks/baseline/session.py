@@ -1,0 +1,224 @@
+"""What a run's baselines add up to, told at its end (``BaselineSession``): updates, improvements
+to lock in, files read under their old names, and stored entries or files no test used,
+which ``--kernelprof-prune`` removes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...errors import BaselineError
+from ...paths import name_in_module
+from .check import BASELINE_PROPERTY, IMPROVED_PROPERTY, LEGACY_PROPERTY, RENAMED, UPDATE_PROPERTY
+from .files import UNCHANGED, UPDATED, WRITTEN, baseline_paths, entries, read_baseline, write_baseline
+
+
+@dataclass(frozen=True)
+class Unused:
+    """A stored entry no test checked (``arch``/``name``), or a whole file (``arch`` None)."""
+
+    path: str
+    arch: str | None = None
+    name: str | None = None
+    note: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.arch}/{self.name}" if self.arch is not None else f"{self.path} ({self.note})"
+
+
+class BaselineSession:
+    """What a test session saw of baselines, gathered from test reports, so that it works in
+    the xdist controller too (where the items never are): which entries went unused, what
+    ``--kernelprof-update`` wrote, which files were read under their old names."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()  # "path|arch|name"
+        self.users: dict[str, set[str]] = {}  # path -> node ids that checked it
+        self.ran: set[str] = set()  # node ids
+        self.not_passed: set[str] = set()  # node ids with a failed or skipped phase
+        self.updates: set[str] = set()  # UPDATE_PROPERTY values
+        self.legacy: dict[str, set[str]] = {}  # old path -> the new paths that read it
+        self.improved: set[str] = set()  # IMPROVED_PROPERTY values
+
+    def add_report(self, nodeid: str, user_properties: Iterable[tuple[str, object]], *, passed: bool = True) -> None:
+        self.ran.add(nodeid)
+        if not passed:
+            self.not_passed.add(nodeid)
+        for key, value in user_properties:
+            text = str(value)
+            if key == BASELINE_PROPERTY:
+                self.used.add(text)
+                self.users.setdefault(text.split("|", 1)[0], set()).add(nodeid)
+            elif key == UPDATE_PROPERTY:
+                self.updates.add(text)
+            elif key == LEGACY_PROPERTY:
+                old, new = text.split("|", 1)
+                self.legacy.setdefault(old, set()).add(new)
+            elif key == IMPROVED_PROPERTY:
+                self.improved.add(text)
+
+    def unused(self, rootpath: Path, *, narrowed: bool) -> list[Unused]:
+        return unused_entries(self.used, self.ran, rootpath, look_for_orphans=not narrowed)
+
+    def summary(self, rootpath: Path, *, narrowed: bool, prune: bool = False, blocked: str = "") -> list[list[str]]:
+        """The terminal summary's sections, each a title and its lines.
+
+        ``prune`` deletes the unused entries, except those of files that a failed or skipped
+        test read (it may not have reached its other checks); ``blocked`` says why entries
+        asked to be pruned are not (a narrowed or failing run)."""
+        sections = [s for s in (self._update_section(), self._legacy_section(), self._improved_section()) if s]
+        unused = self.unused(rootpath, narrowed=narrowed)
+        kept: list[str] = []
+        if prune and not blocked:
+            unfinished = [u for u in unused if self.users.get(u.path, set()) & self.not_passed]
+            deleted, errors = prune_entries([u for u in unused if u not in unfinished])
+            if deleted:
+                sections.append([f"kernelprof: deleted {_entries(len(deleted))}", *map(str, deleted)])
+            unused = unfinished + [u for u in unused if u.path in errors]
+            kept = [*errors.values(), *(["kept: their tests failed or skipped"] if unfinished else [])]
+        elif prune:
+            kept = [f"not deleted: {blocked}"]
+        if unused:
+            tail = kept or [
+                "delete them with --kernelprof-prune on a complete, passing run, or by hand once the tests "
+                "they belonged to are gone"
+            ]
+            title = f"kernelprof: {len(unused)} unused baseline entr{'y' if len(unused) == 1 else 'ies'}"
+            sections.append([title, *map(str, unused), *tail])
+        return sections
+
+    def _update_section(self) -> list[str]:
+        counts: dict[str, int] = {}
+        changed = []
+        for value in sorted(self.updates):
+            outcome, rest = value.split("|", 1)
+            counts[outcome] = counts.get(outcome, 0) + 1
+            if outcome == RENAMED:
+                changed.append(f"renamed {rest.replace('|', ' -> ')}")
+            elif outcome != UNCHANGED:
+                path, arch, name = rest.split("|", 2)
+                changed.append(f"{outcome} {path}: {arch}/{name}")
+        if not counts:
+            return []
+        said = [(counts[o], o) for o in (WRITTEN, UPDATED, UNCHANGED) if counts.get(o)]
+        parts = [f"{n} {o}" if i else f"{_plural(n, 'baseline')} {o}" for i, (n, o) in enumerate(said)]
+        title = f"kernelprof: {', '.join(parts) or 'no baseline recorded'}"
+        if counts.get(RENAMED):
+            title += f"; {_plural(counts[RENAMED], 'file')} renamed to the new naming"
+        return [title, *changed]
+
+    def _improved_section(self) -> list[str]:
+        if not self.improved:
+            return []
+        lines = [f"kernelprof: {_plural(len(self.improved), 'baseline metric')} improved"]
+        for value in sorted(self.improved):
+            nodeid, check, metric, stored, current = value.split("|")
+            test = name_in_module(nodeid) + ("" if check == "default" else f" ({check})")
+            lines.append(
+                f"improved: {test} {metric} {int(stored):,} -> {int(current):,}; "
+                f"lock it in with --kernelprof-update '{nodeid}'"
+            )
+        return lines
+
+    def _legacy_section(self) -> list[str]:
+        if not self.legacy:
+            return []
+        lines = [f"kernelprof: {_plural(len(self.legacy), 'baseline file')} read under the old naming"]
+        for old, new in sorted(self.legacy.items()):
+            if len(new) == 1:
+                lines.append(f"mv '{old}' '{next(iter(new))}'")
+            else:
+                lines.append(f"{old} is shared by {len(new)} tests, so it holds one of their signatures: record each")
+                lines.extend(f"  into {path}" for path in sorted(new))
+        lines.append("or run pytest --kernelprof-update, which moves each file as it records it")
+        return lines
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _entries(count: int) -> str:
+    return f"{count} baseline entr{'y' if count == 1 else 'ies'}"
+
+
+def unused_entries(used: Iterable[str], ran: Iterable[str], rootpath: Path, *, look_for_orphans: bool) -> list[Unused]:
+    """Stored entries no test checked in a run.
+
+    ``used`` holds ``"path|arch|name"`` of each check made, ``ran`` the node ids of every test
+    that reported. An entry counts as unused when its file was checked in the run, for its
+    architecture, under another name; a whole file when its module ran but no test of its
+    name did (only asked for when the run was not narrowed by -k, -m or node ids).
+    """
+    checked: dict[str, set[tuple[str, str]]] = {}
+    for item in used:
+        path, arch, name = item.split("|", 2)
+        checked.setdefault(path, set()).add((arch, name))
+    found: list[Unused] = []
+    for path, seen in sorted(checked.items()):
+        archs = {arch for arch, _ in seen}
+        try:
+            stored = entries(read_baseline(Path(path)))
+        except BaselineError:
+            continue
+        found.extend(Unused(path, arch, name) for arch, name in stored if arch in archs and (arch, name) not in seen)
+    if look_for_orphans:
+        found.extend(_orphan_files(ran, rootpath, set(checked)))
+    return found
+
+
+def _orphan_files(ran: Iterable[str], rootpath: Path, read: set[str]) -> list[Unused]:
+    expected: dict[Path, set[str]] = {}
+    old_names: dict[Path, dict[str, list[str]]] = {}  # folder -> old name -> the new names it stands for
+    for nodeid in ran:
+        if "::" in nodeid:
+            new, old = baseline_paths(rootpath / nodeid.split("::", 1)[0], nodeid)
+            expected.setdefault(new.parent, set()).add(new.name)
+            old_names.setdefault(new.parent, {}).setdefault(old.name, []).append(new.name)
+    found: list[Unused] = []
+    for folder, names in sorted(expected.items()):
+        if not folder.is_dir():
+            continue
+        for file in sorted(folder.glob("*.json")):
+            if file.name in names or str(file) in read:
+                continue
+            news = old_names[folder].get(file.name)
+            if news is None:
+                found.append(Unused(str(file), note="no test of that name ran"))
+            elif all((folder / new).exists() for new in news):
+                found.append(Unused(str(file), note=f"the old name of {', '.join(sorted(set(news)))}"))
+    return found
+
+
+def prune_entries(unused: Sequence[Unused]) -> tuple[list[Unused], dict[str, str]]:
+    """Delete unused entries from their files (a file left without entries, and a whole
+    unused file, is removed): the entries deleted, and per path that could not be changed why."""
+    by_path: dict[str, list[Unused]] = {}
+    for item in unused:
+        by_path.setdefault(item.path, []).append(item)
+    deleted: list[Unused] = []
+    errors: dict[str, str] = {}
+    for path, items in sorted(by_path.items()):
+        target = Path(path)
+        try:
+            if any(item.arch is None for item in items):
+                target.unlink(missing_ok=True)
+                deleted.extend(items)
+                continue
+            data = read_baseline(target)
+            for item in items:
+                named = data["archs"].get(item.arch, {})
+                if named.pop(item.name, None) is not None:
+                    deleted.append(item)
+                if not named:
+                    data["archs"].pop(item.arch, None)
+            if data["archs"]:
+                write_baseline(target, data)
+            else:
+                target.unlink()
+        except (BaselineError, OSError) as exc:
+            errors[path] = f"not deleted: {exc}"
+            deleted = [d for d in deleted if d.path != path]
+    return deleted, errors

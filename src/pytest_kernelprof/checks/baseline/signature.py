@@ -1,0 +1,245 @@
+"""What a baseline stores of a profile and how two are compared: ``Signature`` (the kernel
+sequence as ``BaselineKernel`` records, the memory operations, the metrics), the checks of
+each stored value, and ``compare``/``compare_metrics`` for each ``--kernelprof-baseline-names``
+mode.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...decode import KINDS, LAYOUTS, KernelName
+from ...health import REGION_PREFIX
+from ...model import Kernel, KernelProfile
+from ..diff import count_changes, diff_kernels, render_diff, shape_key
+from ..metrics import METRICS, read_metric
+from ..rules import FAMILIES
+
+STABLE_NAME_FAMILIES = frozenset(("inductor", "triton", "unknown"))
+FORMAT_VERSION = 1
+
+
+# Metrics an entry keeps (names of metrics.METRICS), each better lower; those with a
+# relative tolerance (--kernelprof-memory-tolerance, default DEFAULT_MEMORY_TOLERANCE).
+BASELINE_METRICS = ("syncs", "dtoh_copies", "launches", "graph_breaks", "recompiles", "peak_bytes")
+TOLERANT_METRICS = frozenset(("peak_bytes",))
+
+# The kernel fields a baseline file stores. A fixed list, not every KernelName field: a
+# field added to the decoder must not change every stored baseline.
+STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op")
+
+
+# Dynamo numbers its compiled regions in the order it compiles them in the process
+# ("Torch-Compiled Region: 2/0"), so the numbers depend on which tests ran before.
+_COMPILE_IDS = re.compile(rf"^({re.escape(REGION_PREFIX)}): \d+/\d+$")
+# Inductor names the range around a compiled graph's call, which is what kernels replayed by
+# a CUDA graph are launched by, after the graph's hash: it changes from process to process.
+_GRAPH_HASH = re.compile(r"^## (Call CompiledFxGraph) \w+ ##$")
+
+
+def stable_op(op: str | None) -> str | None:
+    """A kernel's op as baselines store and compare it: a compiled region without its compile
+    ids, a compiled graph's call without its hash (``## Call CompiledFxGraph ##``)."""
+    if op is None:
+        return None
+    return _GRAPH_HASH.sub(r"## \1 ##", _COMPILE_IDS.sub(r"\1", op))
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineKernel(KernelName):
+    """One kernel of a stored signature: a decoded name (the stored fields of it) and its op."""
+
+    op: str | None = None
+
+    @classmethod
+    def of(cls, kernel: Kernel) -> BaselineKernel:
+        fields = {f: getattr(kernel, f) for f in STORED_FIELDS}
+        fields["op"] = stable_op(kernel.op)
+        return cls(**fields)
+
+    def to_json(self) -> dict[str, Any]:
+        data = {f: getattr(self, f) for f in STORED_FIELDS}
+        data["fused_ops"] = list(self.fused_ops)
+        return data
+
+    @classmethod
+    def from_json(cls, data: object, where: str) -> BaselineKernel:
+        """The kernel stored as ``data``; a ValueError naming the field (``where`` is the
+        kernel's own, ``kernels[3]``) that holds a value no kernel can have."""
+        if not isinstance(data, Mapping):
+            raise bad_value(where, data, "an object")
+        fields = {f: data.get(f, MISSING) for f in STORED_FIELDS}
+        name, op, fused_ops = fields["name"], fields["op"], fields["fused_ops"]
+        if not isinstance(name, str):
+            raise bad_value(f"{where}.name", name, "a string")
+        if op is not None and not isinstance(op, str):
+            raise bad_value(f"{where}.op", op, "a string or null")
+        if fused_ops is MISSING:
+            fused_ops = []
+        if not isinstance(fused_ops, list) or not all(isinstance(o, str) for o in fused_ops):
+            raise bad_value(f"{where}.fused_ops", fused_ops, "a list of op names")
+        layout = fields["layout"]
+        if layout is not None and layout is not MISSING:
+            layout = _choice(layout, LAYOUTS, f"{where}.layout", "null")
+        return cls(
+            name=name,
+            kind=_choice(fields["kind"], KINDS, f"{where}.kind"),
+            family=_choice(fields["family"], FAMILIES, f"{where}.family"),
+            layout=None if layout is MISSING else layout,
+            fused_ops=tuple(fused_ops),
+            # An older file may hold a graph's hash: it compares as it would be written now.
+            op=None if op is MISSING else stable_op(op),
+        )
+
+
+# Stands for a field a hand-edited entry lacks, where null is a value.
+MISSING: Any = object()
+
+
+def bad_value(where: str, value: object, expected: str) -> ValueError:
+    """The error for the field ``where`` that holds ``value`` (its repr, cut short) or lacks one."""
+    if value is MISSING:
+        return ValueError(f"{where} is missing")
+    text = repr(value)
+    return ValueError(f"{where} is {text if len(text) <= 60 else text[:57] + '...'}, not {expected}")
+
+
+def _choice(value: object, choices: Sequence[str], where: str, other: str = "") -> str:
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(choices[:-1]) + (f", {choices[-1]} or {other}" if other else f" or {choices[-1]}")
+        raise bad_value(where, value, f"one of {listed}")
+    return value
+
+
+# The largest values an entry may hold. A count per call above a billion, or a size above a
+# PiB, is no profile this plugin could have read (a trace of that many events would be
+# terabytes): it is a hand edit gone wrong, and comparing against it would call any run an
+# improvement.
+MAX_COUNT = 10**9
+MAX_BYTES = 2**50
+
+
+def _count(value: object, where: str, *, size: bool = False) -> int:
+    limit = MAX_BYTES if size else MAX_COUNT
+    # bool is an int to Python, never a count to a reader of the file.
+    if type(value) is not int or not 0 <= value <= limit:
+        bound = "a size from 0 to 1 PiB" if size else f"a count from 0 to {MAX_COUNT:,}"
+        raise bad_value(where, value, bound)
+    return value
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What should stay stable about one call of a profile."""
+
+    kernels: tuple[BaselineKernel, ...]
+    memcpy: int
+    memset: int
+    metrics: Mapping[str, int] = field(default_factory=dict)  # of BASELINE_METRICS, those known
+
+    @classmethod
+    def of(cls, prof: KernelProfile) -> Signature:
+        kernels = tuple(BaselineKernel.of(k) for k in prof.kernels)
+        memory = prof.memory_ops
+        metrics = {name: value for name in BASELINE_METRICS if (value := read_metric(prof, name)) is not None}
+        return cls(kernels, sum(m.kind == "memcpy" for m in memory), sum(m.kind == "memset" for m in memory), metrics)
+
+    def to_json(self, prof: KernelProfile) -> dict[str, Any]:
+        return {
+            "device": prof.device,
+            "kernels": [k.to_json() for k in self.kernels],
+            "memcpy": self.memcpy,
+            "memset": self.memset,
+            "metrics": dict(self.metrics),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Signature:
+        """The stored entry ``data``; a ValueError naming the field that holds an impossible value."""
+        stored = data.get("kernels", MISSING)
+        if not isinstance(stored, list):
+            raise bad_value("kernels", stored, "a list")
+        kernels = tuple(BaselineKernel.from_json(k, f"kernels[{i}]") for i, k in enumerate(stored))
+        metrics = data.get("metrics", {})
+        if not isinstance(metrics, dict):
+            raise bad_value("metrics", metrics, "an object")
+        for name, value in metrics.items():
+            if name not in BASELINE_METRICS:
+                raise ValueError(f"metrics.{name} is not a baseline metric; they are {', '.join(BASELINE_METRICS)}")
+            _count(value, f"metrics.{name}", size=METRICS[name].size)
+        return cls(kernels, _count(data.get("memcpy", 0), "memcpy"), _count(data.get("memset", 0), "memset"), metrics)
+
+
+def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:
+    def key(kernel: BaselineKernel) -> Hashable:
+        shape = (*shape_key(kernel), kernel.op)
+        if mode == "exact" or (mode == "stable" and kernel.family in STABLE_NAME_FAMILIES):
+            return (*shape, kernel.name)
+        return shape
+
+    return key
+
+
+def compare(stored: Signature, current: Signature, mode: str) -> list[str] | None:
+    """None when the kernels of ``current`` match ``stored`` under ``mode``; else the diff lines.
+    Memory operations are compared by :func:`compare_metrics`: they have a direction."""
+    diff = diff_kernels(stored.kernels, current.kernels, by=comparison_key(mode))
+    if diff.same:
+        return None
+    return [
+        f"kernels per call: {len(stored.kernels)} -> {len(current.kernels)}",
+        *(f"count change: {c}" for c in count_changes(stored.kernels, current.kernels)),
+        "--- baseline",
+        "+++ this run",
+        *render_diff(diff, "baseline", "this run"),
+    ]
+
+
+# The memory operations each names mode compares, as (the MetricChange name, the Signature field).
+MEMORY_COUNTS = {
+    "exact": (("memcpys", "memcpy"), ("memsets", "memset")),
+    "stable": (("memcpys", "memcpy"),),
+    "loose": (),
+}
+
+
+@dataclass(frozen=True)
+class MetricChange:
+    name: str
+    stored: int
+    current: int
+    tolerance: float = 0.0  # relative, for TOLERANT_METRICS
+
+    def __str__(self) -> str:
+        text = f"{self.name}: {self.stored:,} -> {self.current:,}"
+        if self.name in TOLERANT_METRICS and self.stored:
+            text += f" ({(self.current - self.stored) / self.stored:+.1%}; tolerance {self.tolerance:.0%})"
+        return text
+
+
+def compare_metrics(
+    stored: Signature, current: Signature, tolerance: float, mode: str = "stable"
+) -> tuple[list[MetricChange], list[MetricChange]]:
+    """(worse, better): the metrics both signatures have that went up or down, a tolerant
+    metric only beyond ``tolerance`` of the stored value; then the memory operations that
+    ``mode`` compares (``MEMORY_COUNTS``), which are better lower too: a removed ``.item()``
+    takes a memcpy with its sync and its DtoH copy, and all three read as improved."""
+    worse: list[MetricChange] = []
+    better: list[MetricChange] = []
+    counts = [
+        (name, stored.metrics[name], current.metrics[name])
+        for name in BASELINE_METRICS
+        if name in stored.metrics and name in current.metrics
+    ]
+    counts.extend((name, getattr(stored, field), getattr(current, field)) for name, field in MEMORY_COUNTS[mode])
+    for name, old, new in counts:
+        slack = tolerance * old if name in TOLERANT_METRICS else 0
+        change = MetricChange(name, old, new, tolerance)
+        if new > old + slack:
+            worse.append(change)
+        elif new < old - slack:
+            better.append(change)
+    return worse, better

@@ -1,0 +1,111 @@
+"""What a failed ``assert`` on a profile value says: lines for pytest's assertion report.
+
+``explain(op, left, right)`` gives a short head (the comparison, what was counted and
+matched) and a body (the kernel table, a diff of names), or None for values that are not
+ours. The plugin shows both where pytest would show them whole, and otherwise the head
+with the body in a report section, since pytest cuts a long explanation short unless run
+with ``-vv``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..health import GraphBreak
+from ..tables import display_name
+from . import CopyList, Count, KernelCount, KernelList, KernelProfile, OpTable, SyncList
+
+
+@dataclass(frozen=True)
+class Explanation:
+    head: list[str]  # the first line is the comparison, as pytest writes it ("0 == 1")
+    body: list[str]
+
+    def fits(self, max_lines: int, max_chars: int) -> bool:
+        """Whether pytest shows head and body whole under its limits (0: no limit)."""
+        lines = [*self.head, *self.body]
+        return (max_lines <= 0 or len(lines) <= max_lines) and (max_chars <= 0 or sum(map(len, lines)) <= max_chars)
+
+    def shown(self, max_lines: int, max_chars: int) -> tuple[list[str], list[str]]:
+        """(the lines for pytest, the lines for a report section: none when the body fits)."""
+        if not self.body or self.fits(max_lines, max_chars):
+            return [*self.head, *self.body], []
+        pointer = (
+            f"(the rest, {len(self.body)} lines, is in the 'kernelprof assertion' section below; -vv shows it here)"
+        )
+        return [*self.head, pointer], [*self.head[1:], *self.body]
+
+
+def explain(op: str, left: object, right: object) -> Explanation | None:
+    """The explanation of ``left op right`` failing, where either side is a profile value."""
+    for count, other, flipped in ((left, right, False), (right, left, True)):
+        if isinstance(count, KernelCount):
+            return _count(op, count, other, flipped)
+    failed = f"{type(left).__name__} {op} {type(right).__name__} failed"
+    for side in (left, right):
+        if isinstance(side, Count):
+            return Explanation([f"{left!r} {op} {right!r} failed; counted {side.what}"], side.explain()[1:])
+        if isinstance(side, SyncList | CopyList):
+            return Explanation([f"{failed}; {side.headline()}"], side.table().splitlines() if side.measured else [])
+        if isinstance(side, list) and side and all(isinstance(item, GraphBreak) for item in side):
+            return Explanation([f"{failed}; the graph breaks:"], [str(item) for item in side])
+    if isinstance(left, KernelList) and isinstance(right, list | tuple) and op == "==":
+        return _names(left, right)
+    if isinstance(right, KernelList) and isinstance(left, list | tuple) and op == "==":
+        return _names(right, left)
+    if isinstance(right, KernelList) and isinstance(left, str) and op in ("in", "not in"):
+        return _name_in(op, left, right)
+    if isinstance(right, OpTable) and isinstance(left, str) and op in ("in", "not in"):
+        return Explanation([f"{left!r} {op} {right!r}", "the ops of the call:"], right.table().splitlines())
+    for side in (left, right):
+        if isinstance(side, KernelProfile | KernelList):
+            kernels = side.kernels if isinstance(side, KernelProfile) else side
+            head = [f"{_short(left)} {op} {_short(right)}"]
+            if not kernels.measured:
+                return Explanation([*head, f"no GPU activity was recorded: {side!r}"], [])
+            return Explanation([*head, "the kernels:"], kernels.table().splitlines())
+    return None
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _count(op: str, count: KernelCount, other: object, flipped: bool) -> Explanation:
+    head_line = f"{_short(other)} {op} {count!r}" if flipped else f"{count!r} {op} {_short(other)}"
+    kernels = count.kernels
+    which = f": {', '.join(f'#{i}' for i in count.matched)}" if count.matched else ""
+    head = [head_line, f"kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}"]
+    if not count.matched:
+        head.extend(kernels.nearest_lines(count.pattern))
+    head.extend(kernels.undecided_lines(count.pattern, count.kind))
+    marked = frozenset(count.matched)
+    return Explanation(head, kernels.table(marked=marked).splitlines())
+
+
+def _names(kernels: KernelList, expected: Sequence[object]) -> Explanation:
+    if not kernels.measured or not all(isinstance(name, str) for name in expected):
+        head = [f"{kernels!r} == {_short(list(expected))}"]
+        return Explanation([*head, "the kernels:"], kernels.table().splitlines() if kernels.measured else [])
+    names = [display_name(n) for n in kernels.names]
+    wanted = [display_name(str(n)) for n in expected]
+    head = [
+        f"{kernels!r} == {_short(list(expected))}",
+        f"the kernel names differ: {len(wanted)} expected, {len(names)} ran (- expected, + this run)",
+    ]
+    diff = [line for line in difflib.ndiff(wanted, names) if not line.startswith("?")]
+    return Explanation(head, [*diff, "the kernels:", *kernels.table().splitlines()])
+
+
+def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
+    head = [f"{name!r} {op} {kernels!r}"]
+    if not kernels.measured:
+        return Explanation([*head, "no GPU activity was recorded"], [])
+    if op == "in":
+        head.append("no kernel has that exact name (prof.kernels.count('glob*') matches patterns)")
+        head.extend(kernels.nearest_lines(name))
+    marked = frozenset(i for i, k in enumerate(kernels) if k.name == name)
+    return Explanation(head, kernels.table(marked=marked).splitlines())

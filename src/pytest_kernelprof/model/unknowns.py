@@ -1,0 +1,129 @@
+"""Loud unknowns: which kernels could change the answer to a question about kinds or dtypes.
+
+A kernel that no evidence placed (``KernelName.unplaced``) could be of any kind, and one
+whose dtype no evidence gave could be of any dtype. A count, a ``kernelprof_forbid`` rule or a
+baseline's kind comparison that such kernels could change says so with an
+:class:`~pytest_kernelprof.errors.UndecodedKernelWarning`, which ``--kernelprof-strict-decode``
+turns into a failure. Pure: no pytest, no torch.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+from ..decode import KernelName
+from ..decode.templates import split_head
+from ..errors import UndecodedKernelWarning
+from ..tables import display_name
+
+SHOWN = 5  # kernels listed in one warning; the rest are counted
+
+
+def could_match(
+    kernel: KernelName, *, kinds: Collection[str] | None = None, dtypes: Collection[str] | None = None
+) -> bool:
+    """Whether ``kernel`` fails to match ``kinds``/``dtypes`` only for want of evidence: a fact
+    that is known and different rules it out; an unknown one leaves it open."""
+    open_fact = False
+    if kinds is not None and kernel.kind not in kinds:
+        if not kernel.unplaced or "other" in kinds:
+            return False
+        open_fact = True
+    if dtypes is not None and kernel.dtype not in dtypes:
+        if kernel.dtype is not None:
+            return False
+        open_fact = True
+    return open_fact
+
+
+_ANONYMOUS = "(anonymous namespace)::"
+
+
+def teaching_glob(name: str) -> str:
+    """A glob for ``name``'s kernel and its template siblings, and no other: the function's own
+    name, with ``*`` for its namespaces and arguments (``*::fill_index_and_segment_kernel*``);
+    a plain name stays as it is."""
+    text = name[len("void ") :] if name.startswith("void ") else name
+    head, rest = split_head(text.replace(_ANONYMOUS, ""))
+    own = head.rpartition("::")[2] or head
+    if own != head:
+        own = f"*::{own}"
+    return f"{own}*" if rest else own
+
+
+def missing(kernel: KernelName) -> tuple[str, ...]:
+    """The facts of ``kernel`` that no evidence gave, of those kind questions ask."""
+    return ("kind", "family") if kernel.unplaced else ("dtype",)
+
+
+def how_to_teach(kernels: Iterable[KernelName]) -> list[str]:
+    """The ini lines that would teach the decoder ``kernels``, asking for what is missing."""
+    lines: dict[str, str] = {}
+    for kernel in kernels:
+        glob = teaching_glob(kernel.name)
+        lines.setdefault(glob, " ".join(f"{fact}=..." for fact in missing(kernel)))
+    return ["kernelprof_kernels =", *(f"    {glob}: {facts}" for glob, facts in lines.items())]
+
+
+def describe(kernels: Sequence[KernelName]) -> list[str]:
+    lines = []
+    for kernel in kernels[:SHOWN]:
+        op = getattr(kernel, "op", None)
+        launched = f", launched by {op}" if op else ""
+        lines.append(f"  {display_name(kernel.name, 100)}  (unknown {missing(kernel)[0]}{launched})")
+    if len(kernels) > SHOWN:
+        lines.append(f"  ... and {len(kernels) - SHOWN} more")
+    return lines
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` of the first frame outside this package: the user's line that asked
+    (a count, a profile checked against the rules), however deep the plugin's own calls."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
+
+
+def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
+    """Warn, at the user's line, that ``kernels`` could change the answer to ``question``;
+    nothing when there are none."""
+    __tracebackhide__ = True  # strict: the warning is raised here, and fails the user's line
+    if not kernels:
+        return
+    distinct = list({kernel.name: kernel for kernel in kernels}.values())
+    unknown = sorted({missing(kernel)[0] for kernel in distinct})
+    lines = [
+        f"{question} may not hold: {len(kernels)} kernel(s) of unknown {' or '.join(unknown)} could change it:",
+        *describe(distinct),
+        "Teach the decoder what they are (pytest.ini), or kernelprof.teach(GLOB, ...) in the test:",
+        *(f"  {line}" for line in how_to_teach(distinct[:SHOWN])),
+        "(an error under --kernelprof-strict-decode)",
+    ]
+    warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=_callers_level())
+
+
+UNPLACED_SHOWN = 20
+
+
+def unplaced_summary(seen: Mapping[str, tuple[str, str]]) -> list[str]:
+    """The end-of-run section on the kernel names no evidence placed (``name -> (launching op,
+    first node id)``): its title, then its lines, with how to teach the first of them."""
+    names = sorted(seen)
+    lines = [f"kernelprof: {len(names)} kernel name(s) no evidence could place"]
+    for name in names[:UNPLACED_SHOWN]:
+        op, nodeid = seen[name]
+        launched = f"launched by {op}; " if op else ""
+        lines.append(f"{display_name(name, 100)}  ({launched}{nodeid})")
+    if len(names) > UNPLACED_SHOWN:
+        lines.append(f"... and {len(names) - UNPLACED_SHOWN} more")
+    lines.append("Kind and dtype questions warn about them. Teach the decoder what they are (ini):")
+    taught = [KernelName(name, "other", "unknown") for name in names[:UNPLACED_SHOWN]]
+    lines.extend(f"  {line}" for line in how_to_teach(taught))
+    return lines

@@ -1,0 +1,141 @@
+"""The pytest fixtures.
+
+What they use is imported when a fixture is first requested: pytest imports this module
+with the plugin in every session, and one that never profiles must not pay for the
+profile model (nor for torch)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..options import DEFAULT_ROUNDS, DEFAULT_WARMUP
+from .settings import SETTINGS_KEY, Settings
+
+if TYPE_CHECKING:
+    from ..api.profiler import Profiler
+    from ..checks.baseline import KernelBaseline
+    from ..checks.rules import Rule
+    from ..model import KernelProfile
+
+# The fixtures of the plugin; a test that requests one of them uses the plugin.
+FIXTURES = frozenset(("kernelprof", "kernel_baseline", "kernel_benchmark"))
+
+PROFILERS_KEY: pytest.StashKey[list[Profiler]] = pytest.StashKey()
+
+
+@pytest.fixture
+def kernelprof(request: pytest.FixtureRequest) -> Profiler:
+    """Profile a callable: ``prof = kernelprof(fn, *args, **kwargs)``.
+
+    Warm-up and profiled call counts come from ``--kernelprof-warmup`` and
+    ``--kernelprof-calls``, module ranges from ``--kernelprof-modules``;
+    ``kernelprof.profile(fn, args, kwargs, warmup=..., calls=..., modules=...)`` overrides them
+    for one call, ``with kernelprof.record() as rec`` profiles a block.
+    ``--kernelprof-stacks`` turns on ``stacks=True`` for every profile of the run.
+    ``kernelprof.load_trace(path)`` reads a recorded trace under the same rules and reports.
+    """
+    from ..api.profiler import Profiler
+
+    settings = request.config.stash.get(SETTINGS_KEY, Settings())
+    profiler = Profiler(
+        warmup=settings.warmup,
+        calls=settings.calls,
+        forbid=active_rules(request, settings),
+        stacks=settings.stacks,
+        modules=settings.modules,
+    )
+    if settings.decoder is not None:  # the ini's kernelprof_kernels
+        profiler.decoder = settings.decoder
+    request.node.stash.setdefault(PROFILERS_KEY, []).append(profiler)
+    return profiler
+
+
+def active_rules(request: pytest.FixtureRequest, settings: Settings) -> tuple[Rule, ...]:
+    """The ini's kernelprof_forbid rules less those the test's ``kernelprof_allow`` markers name."""
+    allowed = {name for mark in request.node.iter_markers("kernelprof_allow") for name in mark.args}
+    return tuple(rule for rule in settings.forbid if rule.name not in allowed)
+
+
+# (user property, value) pairs of what a test's baselines did, for its report.
+BASELINE_NOTES_KEY: pytest.StashKey[list[tuple[str, str]]] = pytest.StashKey()
+
+
+@pytest.fixture
+def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
+    """Compare a KernelProfile with its stored signature: ``kernel_baseline.check(prof)``."""
+    from ..checks.baseline import KernelBaseline, baseline_paths
+
+    settings = request.config.stash.get(SETTINGS_KEY, Settings())
+    path, legacy = baseline_paths(request.node.path, request.node.nodeid)
+    notes = request.node.stash.setdefault(BASELINE_NOTES_KEY, [])
+    return KernelBaseline(
+        path,
+        request.node.nodeid,
+        update=settings.update,
+        names=settings.names,
+        notes=notes,
+        legacy_path=legacy,
+        memory_tolerance=settings.memory_tolerance,
+    )
+
+
+class KernelBenchmark:
+    """``kernel_benchmark(fn, *args, **kwargs)``: pytest-benchmark rounds of GPU kernel time.
+
+    ``kernel_benchmark.profile(fn, args, kwargs, rounds=20, warmup=2, end_to_end=False)`` is
+    the explicit form; ``kernel_benchmark.from_profile(prof)`` reports a recorded profile.
+    """
+
+    def __init__(self, benchmark: object, forbid: tuple[Rule, ...] = ()) -> None:
+        self._benchmark = benchmark
+        self._forbid = forbid
+
+    def __call__(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
+        return self.profile(fn, args, kwargs)
+
+    def profile(
+        self,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...] = (),
+        kwargs: Mapping[str, Any] | None = None,
+        *,
+        rounds: int = DEFAULT_ROUNDS,
+        warmup: int = DEFAULT_WARMUP,
+        end_to_end: bool = False,
+    ) -> KernelProfile:
+        from ..api.profiler import check_calls
+        from .benchmark import benchmark_callable
+
+        return benchmark_callable(
+            self._benchmark,
+            fn,
+            args,
+            kwargs or {},
+            rounds=check_calls("rounds", rounds),
+            warmup=warmup,
+            end_to_end=end_to_end,
+            forbid=self._forbid,
+        )
+
+    def from_profile(self, prof: KernelProfile) -> KernelProfile:
+        from .benchmark import benchmark_profile
+
+        return benchmark_profile(self._benchmark, prof)
+
+
+@pytest.fixture
+def kernel_benchmark(request: pytest.FixtureRequest) -> KernelBenchmark:
+    """Benchmark a callable by the GPU time of its kernels (needs pytest-benchmark)."""
+    try:
+        benchmark = request.getfixturevalue("benchmark")
+    except pytest.FixtureLookupError:
+        pytest.fail(
+            "kernel_benchmark needs pytest-benchmark: pip install pytest-benchmark "
+            "(or it was disabled with -p no:benchmark)",
+            pytrace=False,
+        )
+    settings = request.config.stash.get(SETTINGS_KEY, Settings())
+    return KernelBenchmark(benchmark, active_rules(request, settings))

@@ -1,0 +1,131 @@
+"""One GPU per pytest-xdist worker: which physical GPU worker gwN gets.
+
+``--kernelprof-gpus`` takes ``auto`` (every visible GPU), a count ``N`` (the first N visible
+GPUs) or a comma-separated list of indices into the visible GPUs (``0,2,5``; one index is
+written with a trailing comma, ``3,``). Workers get the chosen GPUs round-robin. Visible
+means what the caller's ``CUDA_VISIBLE_DEVICES`` lists, or every GPU when it is unset, so
+the assignment indexes into a selection the caller already made.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import GpuSpecError
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    count: int | None = None  # None: all
+    indices: tuple[int, ...] | None = None
+
+    def choose(self, visible: list[str]) -> list[str]:
+        if not visible:
+            raise GpuSpecError("no CUDA GPU is visible to share among the workers")
+        if self.indices is not None:
+            bad = [i for i in self.indices if i >= len(visible)]
+            if bad:
+                raise GpuSpecError(
+                    f"GPU index {bad[0]} is out of range: {len(visible)} GPU(s) visible ({','.join(visible)})"
+                )
+            return [visible[i] for i in self.indices]
+        if self.count is not None:
+            if self.count > len(visible):
+                raise GpuSpecError(f"{self.count} GPUs asked for, {len(visible)} visible ({','.join(visible)})")
+            return visible[: self.count]
+        return visible
+
+
+def parse_gpu_spec(value: str) -> GpuSpec:
+    text = value.strip()
+    if text == "auto":
+        return GpuSpec()
+    try:
+        if "," in text:
+            indices = tuple(int(part) for part in text.split(",") if part.strip())
+            if not indices or any(i < 0 for i in indices):
+                raise ValueError
+            return GpuSpec(indices=indices)
+        count = int(text)
+    except ValueError:
+        raise GpuSpecError(f"takes auto, a count N or indices such as 0,2,5 (one index: 3,), got {value!r}") from None
+    if count < 1:
+        raise GpuSpecError(f"a count must be at least 1, got {count}")
+    return GpuSpec(count=count)
+
+
+def visible_gpus(cuda_visible_devices: str | None, device_count: int) -> list[str]:
+    """The physical ids the caller made visible, as CUDA_VISIBLE_DEVICES entries."""
+    if cuda_visible_devices is not None:
+        return [part.strip() for part in cuda_visible_devices.split(",") if part.strip()]
+    return [str(i) for i in range(device_count)]
+
+
+def worker_index(worker_id: str) -> int:
+    """``gw3`` -> 3 (xdist's worker ids)."""
+    digits = worker_id.lstrip("gw")
+    if not digits.isdigit():
+        raise GpuSpecError(f"unexpected xdist worker id {worker_id!r}")
+    return int(digits)
+
+
+def gpu_for_worker(chosen: list[str], worker_id: str) -> str:
+    return chosen[worker_index(worker_id) % len(chosen)]
+
+
+def choose_gpus(spec_text: str) -> list[str]:
+    """The xdist controller's choice for ``--kernelprof-gpus spec_text``, among the visible GPUs."""
+    spec = parse_gpu_spec(spec_text)
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    # torch counts devices only where the caller made no selection of its own.
+    count = 0 if env is not None else _device_count()
+    return spec.choose(visible_gpus(env, count))
+
+
+def _device_count() -> int:
+    import torch
+
+    return int(torch.cuda.device_count())
+
+
+def visible_gpu_count() -> int:
+    """CUDA GPUs this process can use: 0 where CUDA is not available (imports torch)."""
+    import torch
+
+    return int(torch.cuda.device_count()) if torch.cuda.is_available() else 0
+
+
+def gpus_needed(marks: Sequence[tuple[Sequence[object], Mapping[str, object]]]) -> int:
+    """How many GPUs the ``gpu`` markers of a test ask for, given as (args, kwargs) each:
+    ``gpu`` is 1, ``gpu(count=N)`` is N; the most any marker asks for (a module's
+    ``pytestmark = pytest.mark.gpu`` and a test's ``gpu(count=2)`` need 2); 0 without one."""
+    needed = 0
+    for args, kwargs in marks:
+        unknown = sorted(set(kwargs) - {"count"})
+        if args or unknown:
+            given = ", ".join([*map(repr, args), *(f"{k}=..." for k in unknown)])
+            raise GpuSpecError(f"takes only count=N, got ({given})")
+        count = kwargs.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise GpuSpecError(f"count must be an int >= 1, got {count!r}")
+        needed = max(needed, count)
+    return needed
+
+
+def take_worker_gpu(gpu: str) -> None:
+    """In an xdist worker: make ``gpu`` the only visible one, before anything initialises CUDA."""
+    import torch
+
+    if torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
+        raise GpuSpecError(
+            "CUDA was initialised before the worker could pick its GPU "
+            "(a conftest or plugin touched CUDA at import time)"
+        )
+    os.environ["CUDA_VISIBLE_DEVICES"] = gpu
+
+
+def assignment_line(chosen: list[str], workers: int) -> str:
+    """``gw0 -> GPU 0, gw1 -> GPU 1`` for the report header."""
+    return ", ".join(f"gw{i} -> GPU {gpu_for_worker(chosen, f'gw{i}')}" for i in range(workers))

@@ -1,0 +1,72 @@
+"""What the plugin adds to a test's report: the profiles of a failing test, its saved traces,
+the kernels no evidence placed; and the line of GPU facts a session that uses the plugin shows.
+
+Plain functions that the hooks in ``hooks.py`` hand off to; no pytest here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..capture import Capture, device_facts, package_versions
+from ..paths import trace_file_name
+
+SHOWN_PROFILES = 3  # the last profiles of a failing test, whose tables go into its report
+
+
+def report_sections(
+    nodeid: str, captures: Sequence[Capture], *, failed: bool, trace_dir: Path | None, save: str
+) -> list[tuple[str, str]]:
+    """(title, text) sections for the report of a test's call phase: the kernel tables of its
+    last profiles when it failed, and the traces written under ``save`` ("failed", "all", "none")."""
+    sections = []
+    if failed:
+        first = max(1, len(captures) - SHOWN_PROFILES + 1)
+        for number, capture in enumerate(captures[-SHOWN_PROFILES:], start=first):
+            sections.append((f"kernelprof profile {number} of {len(captures)}", capture.profile.table()))
+    if trace_dir is not None and (save == "all" or (save == "failed" and failed)):
+        sections.append(("kernelprof traces", "\n".join(save_traces(trace_dir, nodeid, captures))))
+    return sections
+
+
+def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture]) -> list[str]:
+    """Write each capture's trace; one line per file, saying where it is or why it is not."""
+    written = []
+    for index, capture in enumerate(captures):
+        path = directory / trace_file_name(nodeid, index)
+        try:
+            capture.export_trace(path)
+        except OSError as exc:
+            written.append(f"{path}: not written ({exc})")
+        else:
+            written.append(f"{path}  (kernelprof show {path})")
+    return written
+
+
+def unplaced_kernels(captures: Sequence[Capture]) -> list[str]:
+    """``name|op`` of each distinct kernel of the profiles that no evidence placed."""
+    found: dict[str, str] = {}
+    for capture in captures:
+        prof = capture.profile
+        if not prof.has_device_activity:
+            continue
+        for kernel in prof.kernels:
+            if kernel.unplaced:
+                found.setdefault(kernel.name, kernel.op or "")
+    return [f"{name}|{op}" for name, op in found.items()]
+
+
+def device_line(require_gpu: bool) -> str:
+    """``kernelprof: NVIDIA H200 (sm90), CUDA 12.8, torch ..., triton ...``: imports torch and
+    asks CUDA, so it is made only for sessions that have tests that use the plugin."""
+    versions = ", ".join(
+        f"{dist} {version or 'not installed'}" for dist, version in package_versions("torch", "triton").items()
+    )
+    device, arch = device_facts()
+    if device is None:
+        mode = "fail (--kernelprof-require-gpu)" if require_gpu else "skip"
+        return f"kernelprof: no CUDA GPU, gpu tests {mode}; {versions}"
+    import torch
+
+    return f"kernelprof: {device} ({arch}), CUDA {torch.version.cuda}, {versions}"

@@ -1,0 +1,100 @@
+"""GitHub Actions annotations: ``::error file=...,line=...::`` workflow commands.
+
+Written by the controller at the end of the session (terminal summary), from the facts each
+failing test's report carried (plugin/ci.py):
+
+- each host sync that broke an assertion on syncs or a rule, at the user's line that made it,
+  where the profile has the stack (``stacks=True``; ``Sync.where``);
+- the test's line for each rule break and each baseline regression (and for a sync assertion
+  where no sync's stack is known).
+
+GitHub shows ten error annotations per step: the rest are counted in one notice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+MAX_ERRORS = 10  # GitHub keeps this many error annotations of a step
+MESSAGE_LINES = 12
+
+_TITLES = {
+    "rule": "kernelprof: rule broken",
+    "baseline": "kernelprof: baseline regression",
+    "syncs": "kernelprof: host syncs",
+}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(kind: str, message: str, *, file: str, line: int | None, title: str) -> str:
+    where = f"file={escape_property(file)}" + (f",line={line}" if line else "")
+    return f"::{kind} {where},title={escape_property(title)}::{escape_data(message)}"
+
+
+def relative(file: str, workspace: Path) -> str:
+    """A path as GitHub wants it: relative to the checkout, with forward slashes."""
+    path = Path(file)
+    if path.is_absolute():
+        try:
+            path = path.resolve().relative_to(workspace.resolve())
+        except ValueError:
+            return path.as_posix()
+    return path.as_posix()
+
+
+def _short(message: str) -> str:
+    lines = message.splitlines()
+    more = f"\n(+{len(lines) - MESSAGE_LINES} lines in the job log)" if len(lines) > MESSAGE_LINES else ""
+    return "\n".join(lines[:MESSAGE_LINES]) + more
+
+
+def collect(facts: Mapping[str, Mapping[str, Any]], workspace: Path) -> list[tuple[str, int | None, str, str]]:
+    """(file, line, title, message) of each annotation, worst first (rules, baselines, syncs)."""
+    order = {"rule": 0, "baseline": 1, "syncs": 2}
+    found: list[tuple[int, str, tuple[str, int | None, str, str]]] = []
+    for nodeid, test in facts.items():
+        failure = test.get("failure")
+        if not failure or failure["category"] not in order:
+            continue
+        rank = order[failure["category"]]
+        syncs = [s for s in test.get("syncs", ()) if s.get("file")]
+        broke = "a kernelprof_forbid rule" if failure["category"] == "rule" else "an assertion on host syncs"
+        for sync in syncs:
+            inside = f" in {sync['function']}" if sync.get("function") else ""
+            times = f" ({sync['count']} calls)" if sync.get("count", 1) > 1 else ""
+            op = f" from {sync['op']}" if sync.get("op") else ""
+            message = f"host sync {sync['call']}{op}{inside}{times} broke {broke} of {nodeid}"
+            found.append(
+                (rank, nodeid, (relative(sync["file"], workspace), sync["line"], "kernelprof: host sync", message))
+            )
+        if failure["category"] in ("rule", "baseline") or not syncs:
+            message = f"{nodeid}\n{_short(failure['message'])}"
+            found.append(
+                (
+                    rank,
+                    nodeid,
+                    (relative(failure["file"], workspace), failure["line"], _TITLES[failure["category"]], message),
+                )
+            )
+    found.sort(key=lambda item: (item[0], item[1]))
+    return [item[2] for item in found]
+
+
+def workflow_commands(facts: Mapping[str, Mapping[str, Any]], *, workspace: Path) -> Iterator[str]:
+    found = collect(facts, workspace)
+    for file, line, title, message in found[:MAX_ERRORS]:
+        yield command("error", message, file=file, line=line, title=title)
+    if len(found) > MAX_ERRORS:
+        yield (
+            f"::notice title=kernelprof::{len(found) - MAX_ERRORS} more kernelprof annotations not written "
+            f"(GitHub shows {MAX_ERRORS} per step): see the job summary and the log"
+        )

@@ -1,0 +1,86 @@
+"""The figures of each profile a test took, as JUnit XML properties (``--junitxml``).
+
+A stable interface: dashboards that read the XML trend these names. Each profile a test
+takes adds one property per figure it can tell; a figure it cannot tell (anything on the
+GPU for a CPU-only profile, bytes or graph breaks for a loaded trace) is left out, never
+written as 0. The first profile of a test uses the names below; its second profile
+``kernelprof.2.<figure>``, and so on, so that a profile added to a test renames none
+before it. ``kernelprof.profiles`` counts the profiles of the test. Figures are per
+profiled call: the median over the profile's calls, as ``KernelProfile`` reports them.
+
+=========================== ============================================================
+``kernelprof.profiles``     profiles the test took (its call phase)
+``kernelprof.kernels``      kernels per call (``len(prof.kernels)``)
+``kernelprof.launches``     kernel launch calls per call (a graph launch counts one)
+``kernelprof.kernel_us``    GPU time in kernels per call, microseconds (one decimal)
+``kernelprof.gpu_busy_us``  GPU busy time per call (kernels and memory ops), microseconds
+``kernelprof.syncs``        host syncs per call
+``kernelprof.dtoh_copies``  device-to-host copies per call
+``kernelprof.peak_bytes``   allocator peak above the start of a call (live GPU profiles)
+``kernelprof.retained_bytes`` bytes still allocated after a call (live GPU profiles)
+``kernelprof.graph_breaks`` torch.compile graph breaks while profiling (live profiles)
+``kernelprof.recompiles``   torch.compile recompiles while profiling (live profiles)
+=========================== ============================================================
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+
+from ..checks.metrics import read_metric
+from ..errors import CannotTellError, NoDeviceActivityError
+from ..model import KernelProfile
+
+PREFIX = "kernelprof."
+PROFILES = f"{PREFIX}profiles"
+
+
+def _kernel_us(prof: KernelProfile) -> float:
+    return round(prof.kernels.total_us, 1)
+
+
+def _gpu_busy_us(prof: KernelProfile) -> float:
+    return round(prof.gpu_busy_us, 1)
+
+
+_TIMES: dict[str, Callable[[KernelProfile], float]] = {"kernel_us": _kernel_us, "gpu_busy_us": _gpu_busy_us}
+
+# In the order they are written: the times here, the others metrics of checks/metrics.py by the same name.
+FIGURES = (
+    "kernels",
+    "launches",
+    "kernel_us",
+    "gpu_busy_us",
+    "syncs",
+    "dtoh_copies",
+    "peak_bytes",
+    "retained_bytes",
+    "graph_breaks",
+    "recompiles",
+)
+
+
+def figures(prof: KernelProfile) -> dict[str, int | float]:
+    """The figures ``prof`` can tell, by name (without the prefix)."""
+    found: dict[str, int | float] = {}
+    for name in FIGURES:
+        if name in _TIMES:
+            with contextlib.suppress(NoDeviceActivityError, CannotTellError):
+                found[name] = _TIMES[name](prof)
+            continue
+        value = read_metric(prof, name)
+        if value is not None:
+            found[name] = value
+    return found
+
+
+def properties(profiles: Sequence[KernelProfile]) -> list[tuple[str, object]]:
+    """``(name, value)`` pairs for ``report.user_properties`` (what ``record_property`` adds)."""
+    if not profiles:
+        return []
+    pairs: list[tuple[str, object]] = [(PROFILES, len(profiles))]
+    for number, prof in enumerate(profiles, start=1):
+        prefix = PREFIX if number == 1 else f"{PREFIX}{number}."
+        pairs.extend((prefix + name, value) for name, value in figures(prof).items())
+    return pairs

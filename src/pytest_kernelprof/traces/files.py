@@ -1,0 +1,369 @@
+"""Read Chrome/Perfetto trace files as torch.profiler exports them (.json, .json.gz).
+
+Training traces run to millions of events. ``json.load`` turns each into a dict of
+dicts, several times the file's size in memory; here the ``traceEvents`` array is
+decoded a batch of events at a time and each event is converted at once (to a ``RawEvent``, by ``chrome.py``),
+so peak memory stays near the size of the decompressed file.
+
+A caller may also pass a typed reader (``TypedReader``: with msgspec, the ``[fast]``
+extra, ``chrome.py`` makes one whose records keep only the fields a trace event needs),
+which is faster than ``json.load`` itself; this module cuts its batches. Anything that
+reader does not expect (another layout, an odd type, a malformed event) is left to the
+standard-library reader (``json_reader.py``), so both give the same profile and the same error for every
+file. What an event is, this module does not know: the converters are passed in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import sys
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ..errors import TraceError
+from .json_reader import (
+    EXPORT_HINT,
+    SPACE,
+    Reader,
+    convert_event,
+    hide_trace_errors,
+    json_kind,
+    may_have_negative_durations,
+    not_an_object,
+    read_events_one_by_one,
+)
+
+T = TypeVar("T")
+
+MAX_TRACE_MB_ENV = "KERNELPROF_MAX_TRACE_MB"
+DEFAULT_MAX_TRACE_MB = 4096
+_MB = 1 << 20
+_CHUNK = _MB
+_BOM = b"\xef\xbb\xbf"
+
+
+def max_trace_bytes() -> int:
+    """The most a trace may hold, decompressed: ``KERNELPROF_MAX_TRACE_MB`` megabytes (MiB)."""
+    __tracebackhide__ = hide_trace_errors
+    value = os.environ.get(MAX_TRACE_MB_ENV, "").strip()
+    if not value:
+        return DEFAULT_MAX_TRACE_MB * _MB
+    try:
+        megabytes = int(value)
+    except ValueError:
+        megabytes = 0
+    if megabytes <= 0:
+        raise TraceError(f"{MAX_TRACE_MB_ENV}={value!r}: expected a whole number of megabytes above 0")
+    if megabytes > _MOST_MB:
+        raise TraceError(
+            f"{MAX_TRACE_MB_ENV}={value!r}: more than this machine can address; at most {_MOST_MB} megabytes"
+        )
+    return megabytes * _MB
+
+
+# The cap (and one byte past it, which the readers ask for) must fit a C size.
+_MOST_MB = (sys.maxsize - 1) // _MB
+
+
+def _too_big(name: str, cap: int) -> TraceError:
+    return TraceError(
+        f"{name}: larger than {cap // _MB} MB, the most a trace is read to "
+        f"(set {MAX_TRACE_MB_ENV} to read a bigger one)"
+    )
+
+
+def _read_stream(handle: Any, name: str, cap: int) -> bytes:
+    """A pipe or device, read in chunks up to the cap; a stream that cannot be a trace stops at once."""
+    __tracebackhide__ = hide_trace_errors
+    first = handle.read(_CHUNK)
+    start = first[3:] if first.startswith(_BOM) else first
+    if not start.startswith(b"\x1f\x8b") and start.lstrip(b" \t\r\n")[:1] not in (b"{", b""):
+        raise TraceError(f"{name}: not a Chrome trace: it starts with {start[:8]!r}, not with '{{'")
+    chunks = [first]
+    size = len(first)
+    while chunk := handle.read(_CHUNK):
+        size += len(chunk)
+        if size > cap:
+            raise _too_big(name, cap)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _gunzip(data: bytes, name: str, cap: int) -> bytes:
+    """Decompress every gzip member, stopping past the cap rather than filling memory."""
+    __tracebackhide__ = hide_trace_errors
+    parts = []
+    size = 0
+    while True:
+        stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            part = stream.decompress(data, cap + 1 - size)
+        except zlib.error as exc:
+            raise TraceError(f"{name}: the gzip stream is truncated or corrupt ({exc})") from None
+        size += len(part)
+        if size > cap:
+            raise _too_big(name, cap)
+        parts.append(part)
+        if not stream.eof:
+            raise TraceError(f"{name}: the gzip stream is truncated or corrupt (it ends early)")
+        data = stream.unused_data
+        if not data.strip(b"\x00"):  # gzip allows zero padding after the last member
+            return parts[0] if len(parts) == 1 else b"".join(parts)
+        if not data.startswith(b"\x1f\x8b"):
+            raise TraceError(f"{name}: the gzip stream is truncated or corrupt (other data after it)")
+
+
+def _trace_bytes(name: str) -> bytes:
+    """The file's bytes, decompressed; at most ``max_trace_bytes()`` of them."""
+    __tracebackhide__ = hide_trace_errors
+    cap = max_trace_bytes()
+    try:
+        with open(name, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                data = _read_stream(handle, name, cap)
+            elif info.st_size > cap:
+                raise _too_big(name, cap)
+            else:
+                data = handle.read()
+    except FileNotFoundError:
+        raise TraceError(f"{name}: no such trace file") from None
+    except IsADirectoryError:
+        raise TraceError(f"{name}: a directory, not a trace file") from None
+    except OSError as exc:
+        raise TraceError(f"{name}: cannot read the file ({exc.strerror or exc})") from None
+    if data[:2] == b"\x1f\x8b":
+        data = _gunzip(data, name, cap)
+    if len(data) > cap:
+        raise _too_big(name, cap)
+    return data
+
+
+def _decoded_text(data: bytes, name: str) -> str:
+    __tracebackhide__ = hide_trace_errors
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"{name}: not valid JSON text, not UTF-8 at byte {exc.start}") from None
+
+
+def read_trace(
+    path: str | os.PathLike[str],
+    convert: Callable[[dict[str, Any]], T | None],
+    typed: TypedReader[T] | None = None,
+) -> tuple[dict[str, Any], list[T]]:
+    """The trace's top-level fields (without ``traceEvents``) and ``convert`` of each event.
+
+    ``convert`` returns None for events to drop and raises KeyError, TypeError or ValueError
+    for a malformed event. Every problem becomes one :class:`TraceError` naming the file.
+    An event that ``convert`` keeps may not have a negative ``dur``. A UTF-8 byte order
+    mark is skipped. Files over ``max_trace_bytes()`` (decompressed) are refused.
+    ``typed``: a faster reader that makes what ``convert`` makes, tried first.
+    """
+    __tracebackhide__ = hide_trace_errors
+    name = os.fspath(path)
+    return read_trace_data(_trace_bytes(name), name, convert, typed)
+
+
+def read_trace_data(
+    data: bytes,
+    name: str,
+    convert: Callable[[dict[str, Any]], T | None],
+    typed: TypedReader[T] | None = None,
+) -> tuple[dict[str, Any], list[T]]:
+    """``read_trace`` of a trace's uncompressed bytes; ``name`` names it in errors.
+
+    The typed reader decodes slices of ``data`` itself (no copy of the whole); the general
+    reader decodes it to text once.
+    """
+    __tracebackhide__ = hide_trace_errors
+    if typed is not None:
+        found = typed.read(data, 3 if data.startswith(_BOM) else 0)
+        if found is not None:
+            return found
+    text = _decoded_text(data, name)
+    del data  # the text is all that is read from here on: keep one copy in memory
+    reader = Reader(text, name)
+    reader.pos = 1 if text.startswith("\ufeff") else 0
+    first = reader.skip()  # not text.strip(): that would copy a text of hundreds of MB
+    if not first:
+        raise TraceError(f"{name}: the file is empty, not a Chrome trace")
+    if first != "{":
+        raise not_an_object(reader)
+    reader.pos += 1
+    header: dict[str, Any] = {}
+    events: list[T] | None = None
+    while reader.skip() != "}":
+        if header or events is not None:
+            reader.expect(",", "',' between fields")
+        key = reader.value()
+        if not isinstance(key, str):
+            raise reader.fail("not valid JSON: an object key that is not a string")
+        reader.expect(":", "':' after a key")
+        if key == "traceEvents" and reader.skip() == "[":
+            events = _read_events(reader, convert)
+        else:
+            header[key] = reader.value()
+    reader.pos += 1
+    if reader.skip():
+        raise reader.fail("not valid JSON: text after the end of the trace object")
+    if events is None:
+        if "traceEvents" in header:
+            what = f"its 'traceEvents' is a JSON {json_kind(header['traceEvents'])}, not a list of events"
+        else:
+            keys = ", ".join(map(str, list(header)[:8])) + (", ..." if len(header) > 8 else "")
+            what = f"a JSON object without a 'traceEvents' list (its keys: {keys or 'none'})"
+        raise TraceError(f"{name}: {what}, so not a Chrome trace from torch.profiler{EXPORT_HINT}")
+    return header, events
+
+
+def _read_events(reader: Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
+    __tracebackhide__ = hide_trace_errors
+    out: list[T] = []
+    pos, index = _read_event_batches(reader, convert, out)
+    return read_events_one_by_one(reader, convert, pos, out, index)
+
+
+def _read_event_batches(reader: Reader, convert: Callable[[dict[str, Any]], T | None], out: list[T]) -> tuple[int, int]:
+    """Decode events a batch of about a megabyte at a time into ``out``, whatever the layout;
+    where the events left to read start, and how many were read.
+
+    A batch is cut after an event's ``}`` that a ``,`` and the next ``{`` follow, and kept
+    where it decodes: a cut inside a string or a nested object leaves one open, so where the
+    batch decodes, the cut was between two events. One ``json.loads`` per batch saves a
+    Python round trip per event. The rest (the last batch, whatever no cut decodes) is left
+    to the event-by-event reader, which also finds the list's end and words any error.
+    """
+    __tracebackhide__ = hide_trace_errors
+    text = reader.text
+    pos = SPACE.match(text, reader.pos + 1).end()  # type: ignore[union-attr]  # past the "["; "*" always matches
+    index = 0
+    loads = json.loads
+    while True:
+        search = pos + _BATCH_CHARS
+        for _ in range(_CUT_TRIES):
+            cut = _CUT_TEXT.search(text, search)
+            if cut is None:
+                return pos, index
+            try:
+                events = loads("[" + text[pos : cut.start() + 1] + "]")
+            except (ValueError, RecursionError):
+                search = cut.end()  # a cut inside a string or a nested object: try the next
+                continue
+            break
+        else:
+            return pos, index
+        reader.pos = pos
+        durations = may_have_negative_durations(events)
+        for event in events:
+            converted = convert_event(reader, convert, event, index, durations)
+            if converted is not None:
+                out.append(converted)
+            index += 1
+        pos = cut.end() - 1  # the next event's "{"
+
+
+# An event's end, a comma and the next event's start, in any layout; how much a batch reads.
+_CUT_TEXT = re.compile(r"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_BATCH_CHARS = _MB
+_CUT_TRIES = 8  # cuts that fail to decode before the batches stop (a malformed event fails them all)
+
+
+# -- the typed reader (msgspec) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TypedReader(Generic[T]):
+    """A reader of typed records (msgspec's): ``decode`` turns a JSON array of events into
+    records, raising one of ``errors`` where it cannot; ``convert`` appends what the
+    general reader's converter makes of each record to a list and returns False where that
+    converter would raise or drop differently (the general reader then decides)."""
+
+    decode: Callable[[bytes], list[Any]]
+    errors: tuple[type[BaseException], ...]
+    convert: Callable[[list[Any], list[T]], bool]
+
+    def read(self, data: bytes, begin: int) -> tuple[dict[str, Any], list[T]] | None:
+        """Header and converted events of a trace whose events are JSON objects; None where the
+        general reader must decide.
+
+        The header is everything but the events, decoded by ``json`` (it is small); the events
+        are decoded a megabyte at a time, whatever the layout. A batch is cut after an event's
+        ``}`` that a ``,`` and the next ``{`` follow, and kept only where it decodes: a cut
+        inside a string or a nested object leaves a string or a bracket open, so where the
+        batch decodes, the cut was between two events. A file where no such cut decodes,
+        or with any event this reader does not expect, goes to the general reader.
+        """
+        found = _EVENTS_KEY.search(data, begin)
+        if found is None:
+            return None
+        events_begin = _SPACE_BYTES.match(data, found.end()).end()  # type: ignore[union-attr]  # "*" always matches
+        header_and_closing = _closing_bracket(data, begin, found.start())
+        if header_and_closing is None:
+            return None
+        header, closing = header_and_closing
+        brace = data.rfind(b"}", events_begin, closing)
+        last = events_begin if brace < 0 else brace + 1
+        if data[last:closing].strip():
+            return None  # something other than event objects (the general reader tells what)
+        view = memoryview(data)
+        events: list[T] = []
+        pos = events_begin
+        while pos < last:
+            end = self._batch_end(data, view, pos, last, events)
+            if end is None:
+                return None
+            pos = _SEPARATOR_BYTES.match(data, end).end()  # type: ignore[union-attr]
+        return header, events
+
+    def _batch_end(self, data: bytes, view: memoryview, pos: int, last: int, out: list[T]) -> int | None:
+        """Decode the events from ``pos`` up to a cut a megabyte on (or ``last``) into ``out``;
+        where they end, or None where no cut decodes or an event is unexpected."""
+        search = pos + _TYPED_BATCH
+        for _ in range(_CUT_TRIES):
+            cut = _CUT_BYTES.search(data, search, last) if search < last else None
+            end = last if cut is None else cut.start() + 1
+            try:
+                batch = self.decode(b"".join((b"[", view[pos:end], b"]")))
+            except self.errors:
+                if cut is None:
+                    return None
+                search = cut.end()  # a cut inside a string or a nested object: try the next
+                continue
+            return end if self.convert(batch, out) else None
+        return None
+
+
+# '"traceEvents": [' with any whitespace; an event's end, a comma and the next event's start.
+_EVENTS_KEY = re.compile(rb'"traceEvents"[ \t\r\n]*:[ \t\r\n]*\[')
+_CUT_BYTES = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_SPACE_BYTES = re.compile(rb"[ \t\r\n]*")
+_SEPARATOR_BYTES = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
+_TYPED_BATCH = _MB
+_CLOSING_TRIES = 8  # "]"s from the end of the file tried for the event list's
+
+
+def _closing_bracket(data: bytes, begin: int, key: int) -> tuple[dict[str, Any], int] | None:
+    """The header without its events, and where the event list's ``]`` is: the last ``]``
+    after which the file ends the trace object, tried from the end of the file. Where lists
+    follow the events (not torch's order), a later ``]`` can pass for it: then the events'
+    last batch does not decode, and the general reader reads the file."""
+    closing = len(data)
+    for _ in range(_CLOSING_TRIES):
+        closing = data.rfind(b"]", key, closing)
+        if closing < 0:
+            return None
+        try:
+            rest = (data[begin:key] + b'"traceEvents": []' + data[closing + 1 :]).decode("utf-8")
+            header = json.loads(rest)
+        except (ValueError, RecursionError):
+            continue
+        if type(header) is not dict or header.pop("traceEvents", None) != [] or rest.count('"traceEvents"') != 1:
+            return None
+        return header, closing
+    return None

@@ -1,0 +1,178 @@
+"""The builder's rules on small hand-made event streams (times in ns)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_kernelprof import IncompleteProfileError, KernelSequenceMismatchError, load_trace
+from tests.helpers import DATA, Stream, build
+
+
+def linear_calls(n: int = 3, durations: tuple[float, ...] = (2.0, 2.0, 2.0)) -> Stream:
+    s = Stream()
+    for i in range(n):
+        t = 100.0 * i
+        s.step(i, t, 50)
+        s.op("aten::linear", t + 1, 40)
+        s.op("aten::t", t + 2, 3)
+        mm = s.op("aten::addmm", t + 10, 20)
+        s.launch(mm, "nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN", t + 12, dur=durations[i])
+    return s
+
+
+def test_calls_come_from_profiler_steps_and_durations_are_medians() -> None:
+    prof = build(linear_calls(durations=(1.0, 9.0, 3.0)))
+    assert len(prof.calls) == 3
+    assert prof.kernels.one(kind="gemm").duration_us == pytest.approx(3.0)
+    assert [c.kernels[0].duration_us for c in prof.calls] == pytest.approx([1.0, 9.0, 3.0])
+    assert prof.ops["aten::linear"].device_time_us == pytest.approx(3.0)
+    assert prof.ops["aten::linear"].kernels[0].duration_us == pytest.approx(3.0)
+
+
+def test_a_trace_without_steps_is_one_call() -> None:
+    s = Stream()
+    mm = s.op("aten::mm", 0, 20)
+    s.launch(mm, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", 2)
+    s.launch(mm, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", 5)
+    prof = build(s)
+    assert len(prof.calls) == 1
+    assert len(prof.kernels) == 2
+
+
+def test_kernel_op_is_resolved_against_ops_not_runtime_correlations() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    mm = s.op("aten::mm", 1, 50)
+    corr = s.launch(mm, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", 2)
+    # An op whose own id equals the launch's CUPTI correlation id: it must not be taken.
+    s.x("cpu_op", "aten::decoy", 60, 5, **{"External id": corr})
+    prof = build(s)
+    assert prof.kernels[0].op == "aten::mm"
+
+
+def test_lost_gpu_records_raise_with_the_counts() -> None:
+    s = linear_calls(1)
+    mm = s.op("aten::mm", 20, 5)
+    s.launch(mm, "some_kernel", 21, record=False)
+    with pytest.raises(IncompleteProfileError, match=r"1 of 2 kernel launches .* \(cudaLaunchKernel x1\)"):
+        build(s)
+    assert build(s, check_complete=False).kernels.names == ["nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"]
+
+
+def test_a_graph_launch_with_many_records_is_complete() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    op = s.op("CUDAGraph::replay", 1, 50)
+    s.launch(op, "triton_poi_fused_mul_0", 2, api="cudaGraphLaunch", records=3)
+    prof = build(s)
+    assert len(prof.kernels) == 3
+    assert prof.runtime == {"cudaGraphLaunch": 1}
+
+
+def test_different_sequences_fail_with_a_diff_unless_allowed() -> None:
+    s = linear_calls(2)
+    mm = s.op("aten::add", 140, 5)
+    s.launch(mm, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >(int)", 141)
+    with pytest.raises(KernelSequenceMismatchError) as info:
+        build(s)
+    message = str(info.value)
+    assert "call 0: 1 kernels, call 1: 2 kernels" in message
+    assert "+at::native::vectorized_elementwise_kernel" in message
+    assert "allow_variation=True" in message
+    prof = build(s, allow_variation=True)
+    assert prof.varied
+    assert [len(c.kernels) for c in prof.calls] == [1, 2]
+    assert len(prof.kernels) == 1  # the first call, not an average
+
+
+def test_memory_ops_are_kept_apart_from_kernels() -> None:
+    s = linear_calls(1)
+    op = s.op("aten::zero_", 30, 5)
+    s.launch(op, "Memset (Device)", 31, api="cudaMemsetAsync", cat="gpu_memset")
+    s.launch(op, "Memcpy HtoD (Pageable -> Device)", 33, api="cudaMemcpyAsync", cat="gpu_memcpy")
+    prof = build(s)
+    assert len(prof.kernels) == 1
+    assert [(m.kind, m.op) for m in prof.memory_ops] == [("memset", "aten::zero_"), ("memcpy", "aten::zero_")]
+    assert prof.ops["aten::zero_"].device_time_us == pytest.approx(4.0)
+    assert len(prof.ops["aten::zero_"].kernels) == 0
+
+
+def test_a_kernel_without_a_launch_record_joins_the_step_that_ran_before_it() -> None:
+    s = linear_calls(2)
+    s.x("kernel", "orphan_kernel", 160, 1, tid=7, correlation=99999, stream=7)
+    s.x("kernel", "orphan_kernel", 60, 1, tid=7, correlation=99998, stream=7)
+    prof = build(s)
+    assert [c.kernels.names[-1] for c in prof.calls] == ["orphan_kernel", "orphan_kernel"]
+
+
+def test_old_kineto_categories_and_lower_case_external_id() -> None:
+    s = linear_calls(1)
+    for ev in s.events:
+        ev["cat"] = {"kernel": "Kernel", "cuda_runtime": "Runtime", "cpu_op": "Operator"}.get(str(ev["cat"]), ev["cat"])
+        args = ev["args"]
+        assert isinstance(args, dict)
+        if "External id" in args:
+            args["external id"] = args.pop("External id")
+    prof = build(s)
+    assert prof.kernels.one(kind="gemm").op == "aten::addmm"
+
+
+def test_device_facts_come_from_device_properties() -> None:
+    from pytest_kernelprof.traces.chrome import chrome_source
+
+    source = chrome_source({"deviceProperties": [{"name": "NVIDIA A100", "computeMajor": 8, "computeMinor": 0}]}, "t")
+    assert (source.device, source.arch) == ("NVIDIA A100", "sm80")
+    assert chrome_source({}, "t").device is None
+
+
+def test_kernels_built_fast_are_whole_kernels() -> None:
+    import dataclasses
+
+    from pytest_kernelprof import Kernel, MemoryOp
+
+    prof = load_trace(DATA / "h200_train_compiled.json.gz")
+    for call in (prof.call, *prof.calls):
+        for kernel in call.kernels:
+            assert set(vars(kernel)) == {f.name for f in dataclasses.fields(Kernel)}
+            assert Kernel(**dataclasses.asdict(kernel)) == kernel
+        assert call.memory_ops  # the optimizer's memsets
+        for memory_op in call.memory_ops:
+            assert vars(memory_op) == vars(MemoryOp(**dataclasses.asdict(memory_op)))
+
+
+def test_without_steps_every_event_belongs_to_the_one_call() -> None:
+    s = Stream()
+    # Kernels whose launch records are missing, before the first and after the last CPU
+    # event: with no steps to place them by, they still belong to the trace's one call.
+    s.x("kernel", "early_kernel", 10, 1, tid=7, correlation=424241, stream=7)
+    mm = s.op("aten::mm", 100, 10)
+    s.launch(mm, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", 102)
+    s.x("kernel", "late_kernel", 500, 1, tid=7, correlation=424242, stream=7)
+    prof = build(s, check_complete=False)
+    assert prof.kernels.names == ["early_kernel", "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", "late_kernel"]
+
+
+def test_children_are_the_first_occurrences_and_say_when_others_differ() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    s.op("aten::linear", 1, 20)
+    s.op("aten::t", 2, 3)
+    s.op("aten::addmm", 10, 5)
+    s.op("aten::linear", 30, 20)
+    s.op("aten::matmul", 31, 10)
+    s.op("aten::t", 60, 3)
+    prof = build(s, check_complete=False)
+    assert prof.ops["aten::linear"].children == ["aten::t", "aten::addmm"]
+    assert prof.ops["aten::linear"].children_vary
+    assert not prof.ops["aten::t"].children_vary
+
+
+def test_the_profiles_wall_time_is_the_median_over_every_call_the_first_included() -> None:
+    # Issue 21 item 8: the docs said the first call was left out; the code and docs now agree.
+    s = Stream()
+    for i, span in enumerate((50.0, 10.0)):
+        s.step(i, 100.0 * i, span)
+        s.launch(s.op("aten::add", 100.0 * i + 1, 2), "k", 100.0 * i + 2)
+    prof = build(s)
+    assert [c.wall_us for c in prof.calls] == [50.0, 10.0]
+    assert prof.wall_us == 30.0

@@ -1,0 +1,231 @@
+"""Host syncs (``prof.syncs``), checked on traces recorded on an H200 under torch 2.11.
+
+The traces come from the issue-11 study (``.study/s1``), recorded with the plugin's own
+capture: 2 warm-up calls, then 3 calls each in a ``ProfilerStep#N`` range and each
+followed by the plugin's ``torch.cuda.synchronize()``, which must never count.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import NoDeviceActivityError, Sync, SyncList, load_trace
+from pytest_kernelprof.decode.sync_calls import api_name, sync_kind
+
+Trace = Callable[[str], Path]
+
+
+def test_item_is_one_stream_sync_under_its_op_chain(trace: Trace) -> None:
+    prof = load_trace(trace("sync_item_stacks"))
+    sync = prof.syncs[0]
+    assert len(prof.syncs) == 1  # the pinned 4-byte copy before it is not a sync
+    assert (sync.call, sync.kind) == ("cudaStreamSynchronize", "stream")
+    assert sync.ops == ("aten::item", "aten::_local_scalar_dense")
+    assert sync.op == "aten::_local_scalar_dense"
+    assert sync.memcpy is None
+    assert 0 < sync.duration_us < 50
+    assert 0 < sync.start_us < prof.wall_us
+    assert [len(c.syncs) for c in prof.calls] == [1, 1, 1]
+    copy = prof.copies[0]
+    assert (copy.direction, copy.host_memory, copy.bytes, copy.op) == ("DtoH", "pinned", 4, "aten::_local_scalar_dense")
+
+
+def test_the_plugins_own_synchronize_is_not_a_sync(trace: Trace) -> None:
+    # Each trace holds 4 cudaDeviceSynchronize outside the steps: after each call, and at exit.
+    for name in ("copy_dtoh_pinned_nonblocking", "copy_dtod", "sync_stream_wait_event"):
+        prof = load_trace(trace(name))
+        assert not prof.syncs
+        assert all(not c.syncs for c in prof.calls)
+        assert "cudaDeviceSynchronize" not in prof.runtime
+
+
+def test_an_explicit_synchronize_inside_the_call_is_a_device_sync_without_op(trace: Trace) -> None:
+    prof = load_trace(trace("sync_device"))
+    assert prof.syncs.count(kind="device") == 1
+    sync = prof.syncs[0]
+    assert (sync.call, sync.op, sync.ops, sync.stack, sync.line) == ("cudaDeviceSynchronize", None, (), None, None)
+
+
+def test_event_and_stream_synchronize(trace: Trace) -> None:
+    event = load_trace(trace("sync_event")).syncs
+    assert [(s.call, s.kind) for s in event] == [("cudaEventSynchronize", "event")]
+    stream = load_trace(trace("sync_stream")).syncs  # torch.cuda.current_stream().synchronize()
+    assert [(s.call, s.kind, s.op) for s in stream] == [("cudaStreamSynchronize", "stream", None)]
+
+
+def test_stream_wait_event_is_the_gpu_waiting_not_the_host(trace: Trace) -> None:
+    prof = load_trace(trace("sync_stream_wait_event"))
+    assert prof.runtime["cudaStreamWaitEvent"] == 2
+    assert prof.runtime["cudaEventRecordWithFlags"] == 2
+    assert prof.syncs.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "chain"),
+    [
+        ("sync_mask_index", ("aten::index", "aten::nonzero")),
+        ("sync_tensor_bool", ("aten::is_nonzero", "aten::item", "aten::_local_scalar_dense")),
+    ],
+)
+def test_hidden_syncs_name_the_op_that_hides_them(trace: Trace, name: str, chain: tuple[str, ...]) -> None:
+    syncs = load_trace(trace(name)).syncs
+    assert [(s.kind, s.ops) for s in syncs] == [("stream", chain)]
+
+
+def test_a_blocking_copy_to_pageable_memory_is_the_copy_then_the_stream_sync(trace: Trace) -> None:
+    syncs = load_trace(trace("sync_cpu_copy")).syncs  # x.cpu() of 4 MiB
+    assert [(s.call, s.kind) for s in syncs] == [("cudaMemcpyAsync", "copy"), ("cudaStreamSynchronize", "stream")]
+    copy, stream = syncs
+    assert copy.memcpy == "Memcpy DtoH (Device -> Pageable)"
+    assert copy.ops == stream.ops == ("aten::to", "aten::_to_copy", "aten::copy_")
+    assert copy.duration_us > 200 > 20 > stream.duration_us  # the host waits inside the copy
+    assert syncs.count(kind="copy") == 1
+    assert syncs.count("cudaMemcpyAsync") == 1
+    assert syncs.count("cuda*Synchronize") == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "kinds"),
+    [
+        ("copy_dtoh_pageable_nonblocking", ["copy"]),  # non_blocking, yet ~300 us in the call
+        ("copy_htod_pageable", ["copy", "stream"]),
+        ("copy_htod_pageable_nonblocking", ["copy"]),
+        ("copy_htod_pinned_nonblocking", []),
+        ("copy_dtoh_pinned_nonblocking", []),
+        ("copy_dtod", []),
+    ],
+)
+def test_copies_sync_when_host_memory_is_pageable(trace: Trace, name: str, kinds: list[str]) -> None:
+    syncs = load_trace(trace(name)).syncs
+    assert [s.kind for s in syncs] == kinds
+
+
+def test_sync_durations_are_medians_over_calls(trace: Trace) -> None:
+    prof = load_trace(trace("sync_cpu_copy"))
+    per_call = sorted(c.syncs[0].duration_us for c in prof.calls)
+    assert prof.syncs[0].duration_us == pytest.approx(per_call[1])
+    assert per_call[2] > 1000  # the first call of a session pays the profiler's start-up
+
+
+def test_calls_that_sync_differently_show_the_call_with_most_syncs(trace: Trace) -> None:
+    from pytest_kernelprof.assemble.syncs import representative_syncs
+
+    calls = load_trace(trace("sync_cpu_copy")).calls
+    mixed = [dataclasses.replace(calls[0], syncs=SyncList([])), calls[1], calls[2]]
+    assert representative_syncs(mixed, None) is calls[1].syncs
+    assert representative_syncs([mixed[0], calls[1]], None) is calls[1].syncs
+
+
+def test_a_profile_without_gpu_activity_cannot_say_no_syncs() -> None:
+    empty = SyncList(unavailable="no GPU activity was recorded because CUDA is not available")
+    with pytest.raises(NoDeviceActivityError, match="CUDA is not available"):
+        assert not empty
+    with pytest.raises(NoDeviceActivityError):
+        empty.count(kind="stream")
+    assert not empty.measured
+    assert repr(empty) == "SyncList(unavailable: no GPU activity recorded)"
+    assert empty.table() == "(unmeasured: no GPU activity recorded)"  # a display: never "(no host syncs)"
+    assert SyncList([]).table() == "(no host syncs)"
+
+
+@pytest.mark.parametrize(
+    ("name", "memcpy", "kind"),
+    [
+        ("cudaStreamSynchronize", None, "stream"),
+        ("cudaStreamSynchronize_v3020", None, "stream"),
+        ("cuStreamSynchronize", None, "stream"),
+        ("cudaDeviceSynchronize", None, "device"),
+        ("cuCtxSynchronize", None, "device"),
+        ("cudaEventSynchronize", None, "event"),
+        ("cuEventSynchronize_v2", None, "event"),
+        ("cudaMemcpy", "Memcpy DtoH (Device -> Pinned)", "copy"),  # synchronous: returns when done
+        ("cudaMemcpy_v3020", "Memcpy HtoD (Pinned -> Device)", "copy"),
+        ("cudaMemcpy", "Memcpy DtoD (Device -> Device)", None),  # device to device never waits
+        ("cuMemcpyDtoH_v2", None, "copy"),
+        ("cuMemcpyDtoD_v2", None, None),
+        ("cudaMemcpyAsync", "Memcpy DtoH (Device -> Pageable)", "copy"),
+        ("cudaMemcpyAsync_ptsz", "Memcpy HtoD (Pageable -> Device)", "copy"),
+        ("cuMemcpyDtoHAsync_v2", "Memcpy DtoH (Device -> Pageable)", "copy"),
+        ("cudaMemcpyAsync", "Memcpy DtoH (Device -> Pinned)", None),
+        ("cudaMemcpyAsync", None, None),  # no record: nothing says it waited
+        ("cudaStreamWaitEvent", None, None),
+        ("cudaEventRecordWithFlags", None, None),
+        ("cudaEventQuery", None, None),
+        ("cudaLaunchKernel", None, None),
+    ],
+)
+def test_the_sync_list(name: str, memcpy: str | None, kind: str | None) -> None:
+    assert sync_kind(name, memcpy) == kind
+
+
+def test_api_names_lose_kinetos_suffixes() -> None:
+    assert api_name("cudaMemcpy_ptds") == "cudaMemcpy"
+    assert api_name("cuMemcpyDtoH_v2") == "cuMemcpyDtoH"
+    assert api_name("cudaStreamSynchronize") == "cudaStreamSynchronize"
+
+
+def test_count_by_versioned_call_and_unknown_kind() -> None:
+    syncs = SyncList([Sync(call="cudaStreamSynchronize_v3020", kind="stream", op=None, ops=(), duration_us=1.0)])
+    assert syncs.count("cudaStreamSynchronize") == 1
+    assert syncs.count(call="cudaStreamSynchronize", kind="device") == 0
+    with pytest.raises(ValueError, match="unknown sync kind 'host'; the sync kinds are: stream, device, event, copy"):
+        syncs.count(kind="host")
+
+
+def test_failure_reprs_name_each_sync(trace: Trace) -> None:
+    syncs = load_trace(trace("sync_cpu_copy")).syncs
+    first, table = repr(syncs), syncs.table().splitlines()
+    # pytest prints `assert not prof.syncs` on one line: the repr is that one line.
+    assert "\n" not in first
+    # Short (issue 21 item 13): pytest prints it twice, the assertion and its "where"; the table has the rest.
+    assert first.startswith("SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_")
+    assert len(first) < 160
+    assert table[0].split() == ["#", "call", "kind", "host", "us", "ops", "where"]
+    assert table[1].split()[:5] == ["0", "cudaMemcpyAsync", "copy", "DtoH", "pageable"]
+    count = syncs.count(kind="stream")
+    assert count == 1
+    assert count.explain()[0] == "1 host syncs with kind='stream' of 2:"
+    assert "cudaStreamSynchronize" in count.explain()[2]
+    assert "cudaMemcpyAsync" not in "".join(count.explain())
+    assert repr(SyncList([])) == "SyncList(no host syncs)"
+
+
+def test_the_profile_table_ends_with_the_syncs(trace: Trace) -> None:
+    text = load_trace(trace("sync_mask_index")).table()
+    assert "per call: 5 launch(es), host " in text
+    assert "1 host sync(s):" in text
+    assert text.splitlines()[-1].split()[:3] == ["0", "cudaStreamSynchronize", "stream"]
+    assert load_trace(trace("copy_dtod")).table().endswith("no host syncs")
+
+
+@pytest.mark.parametrize(
+    ("name", "headline_fix", "count_fix"),
+    [
+        ("sync_item_stacks", "keep values on the GPU, no .item()/bool()/nonzero", "the host read a GPU value"),
+        ("sync_cpu_copy", "pin the host buffer, copy non_blocking=True", "a copy to or from the host blocks it"),
+        ("sync_device", "drop torch.cuda.synchronize() from the step", "torch.cuda.synchronize() waits"),
+        ("sync_event", "stream.wait_event(event), not event.synchronize()", "event.synchronize() blocks"),
+    ],
+)
+def test_sync_failures_say_what_would_remove_them(trace: Trace, name: str, headline_fix: str, count_fix: str) -> None:
+    syncs = load_trace(trace(name)).syncs
+    assert repr(syncs).endswith(f"; to fix: {headline_fix}")  # all that `assert not prof.syncs` shows
+    fixes = [line for line in syncs.count().explain() if line.startswith("to fix: ")]
+    assert len(fixes) == 1
+    assert fixes[0].startswith(f"to fix: {count_fix}")
+
+
+def test_copy_counts_say_what_would_remove_the_copies(trace: Trace) -> None:
+    explained = load_trace(trace("sync_cpu_copy")).copies.count(direction="DtoH").explain()
+    assert explained[-2:] == [
+        "to fix: a copy to or from pageable memory blocks the host: copy into pinned host memory "
+        "(t.pin_memory(), or pin_memory=True) with non_blocking=True",
+        "to fix: a DtoH copy reads GPU results on the host: keep them on the GPU, or read them once per step",
+    ]
+    # Nothing counted (the table is all the copies): nothing to fix.
+    none = load_trace(trace("sync_cpu_copy")).copies.count(direction="HtoD").explain()
+    assert not [line for line in none if line.startswith("to fix")]

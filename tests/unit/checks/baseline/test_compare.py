@@ -1,0 +1,179 @@
+"""How baselines and ``kernelprof diff`` compare: memory operations have a direction like the
+metrics, CUDA-graph kernels compare across processes, a diff line shows what differs, and
+one-for-one replacements are not fusions."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.checks.baseline import (
+    IMPROVED_PROPERTY,
+    KernelBaseline,
+    Signature,
+    compare,
+    compare_metrics,
+    record,
+)
+from pytest_kernelprof.checks.diff import diff_kernels, render_diff
+from pytest_kernelprof.cli import main
+from pytest_kernelprof.decode import parse_kernel_name
+
+Trace = Callable[[str], Path]
+
+
+# -- item 4: fewer copies is an improvement ----------------------------------------------
+
+
+def test_fewer_memcpys_are_better_and_more_are_worse(trace: Trace) -> None:
+    sig = Signature.of(load_trace(trace("geglu_compiled")))
+    one_copy = replace(sig, memcpy=1)
+    for mode in ("stable", "exact"):
+        assert compare(one_copy, sig, mode) is None  # the signature holds the kernels
+        worse, better = compare_metrics(one_copy, sig, 0.05, mode)
+        assert (worse, [str(c) for c in better]) == ([], ["memcpys: 1 -> 0"])
+        worse, better = compare_metrics(sig, one_copy, 0.05, mode)
+        assert ([str(c) for c in worse], better) == (["memcpys: 0 -> 1"], [])
+    assert compare_metrics(one_copy, sig, 0.05, "loose") == ([], [])
+
+
+def test_memsets_have_a_direction_where_they_are_compared(trace: Trace) -> None:
+    sig = Signature.of(load_trace(trace("geglu_compiled")))  # two cuBLAS workspace memsets
+    assert compare_metrics(sig, replace(sig, memset=3), 0.05, "stable") == ([], [])
+    worse, _ = compare_metrics(sig, replace(sig, memset=3), 0.05, "exact")
+    assert [str(c) for c in worse] == ["memsets: 2 -> 3"]
+    _, better = compare_metrics(sig, replace(sig, memset=1), 0.05, "exact")
+    assert [str(c) for c in better] == ["memsets: 2 -> 1"]
+
+
+def test_a_removed_item_copy_passes_as_an_improvement(tmp_path: Path, trace: Trace) -> None:
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", load_trace(trace("geglu_compiled")))
+    data = json.loads(path.read_text())
+    entry = data["archs"]["sm90"]["default"]
+    entry["memcpy"], entry["metrics"]["syncs"], entry["metrics"]["dtoh_copies"] = 1, 1, 1  # a step with .item()
+    path.write_text(json.dumps(data))
+    notes: list[tuple[str, str]] = []
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=notes)
+    baseline.check(load_trace(trace("geglu_compiled")))  # the .item() is gone
+    assert [value for key, value in notes if key == IMPROVED_PROPERTY] == [
+        "t.py::test_m|default|syncs|1|0",
+        "t.py::test_m|default|dtoh_copies|1|0",
+        "t.py::test_m|default|memcpys|1|0",
+    ]
+
+
+def test_an_added_copy_fails_as_worse_where_copies_are_compared(tmp_path: Path, trace: Trace) -> None:
+    path = tmp_path / "test_m.json"
+    profile = load_trace(trace("compile_graph_break"))  # one .item(): one DtoH memcpy
+    record(path, "sm90", "default", profile)
+    data = json.loads(path.read_text())
+    data["archs"]["sm90"]["default"]["memcpy"] = 0
+    path.write_text(json.dumps(data))
+    KernelBaseline(path, "t.py::test_m", update=False, names="loose", notes=[]).check(profile)
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
+    with pytest.raises(AssertionError) as info:
+        baseline.check(profile)
+    message = str(info.value)
+    assert "kernel signature differs" not in message
+    assert "(lower is better):\n  memcpys: 0 -> 1\nif the change is intended" in message
+
+
+# -- item 1: CUDA-graph kernels compare across processes --------------------------------
+
+GRAPH_CALL = "## Call CompiledFxGraph f5fynath66gguty3njil7xsajzoned6muqxhts2mxzo25ex2vxfg ##"
+
+
+def _rehashed(tmp_path: Path, trace: Trace) -> Path:
+    """The CUDA-graph decode trace as another process records it: Inductor's graph hash differs."""
+    text = gzip.decompress(trace("decode_graphs").read_bytes()).decode()
+    assert GRAPH_CALL in text
+    path = tmp_path / "rehashed.json"
+    path.write_text(
+        text.replace(GRAPH_CALL, "## Call CompiledFxGraph fzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz ##")
+    )
+    return path
+
+
+def test_a_cuda_graph_baseline_holds_in_the_next_process(tmp_path: Path, trace: Trace) -> None:
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", load_trace(trace("decode_graphs")))
+    ops = {k["op"] for k in json.loads(path.read_text())["archs"]["sm90"]["default"]["kernels"]}
+    assert ops == {"## Call CompiledFxGraph ##", "aten::_foreach_copy_"}
+    for names in ("stable", "exact", "loose"):
+        KernelBaseline(path, "t.py::test_m", update=False, names=names, notes=[]).check(
+            load_trace(_rehashed(tmp_path, trace))
+        )
+
+
+def test_a_baseline_recorded_with_the_hash_still_matches(tmp_path: Path, trace: Trace) -> None:
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", load_trace(trace("decode_graphs")))
+    data = json.loads(path.read_text())
+    for kernel in data["archs"]["sm90"]["default"]["kernels"]:
+        kernel["op"] = GRAPH_CALL if kernel["op"].startswith("## ") else kernel["op"]
+    path.write_text(json.dumps(data))  # as pytest-kernelprof 0.1 wrote it
+    KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[]).check(
+        load_trace(_rehashed(tmp_path, trace))
+    )
+
+
+def test_a_diff_line_shows_the_field_that_differs(trace: Trace) -> None:
+    sig = Signature.of(load_trace(trace("geglu_compiled")))
+    moved = replace(sig, kernels=(replace(sig.kernels[0], op="aten::addmm"), *sig.kernels[1:]))
+    lines = compare(sig, moved, "stable")
+    assert lines is not None
+    at = lines.index("~ gemm/nvjet tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
+    assert lines[at + 1] == "    op: aten::mm in baseline, aten::addmm in this run"
+    assert "renamed" not in "\n".join(lines)  # the name is the same
+    renamed = replace(moved, kernels=(replace(moved.kernels[0], name="nvjet_sm90_tst_other_TNT"), *sig.kernels[1:]))
+    lines = compare(sig, renamed, "exact") or []
+    at = lines.index("~ gemm/nvjet tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
+    assert lines[at + 1 : at + 3] == [
+        "    renamed in this run: nvjet_sm90_tst_other_TNT",
+        "    op: aten::mm in baseline, aten::addmm in this run",
+    ]
+
+
+# -- item 2: no invented fusions ---------------------------------------------------------
+
+
+def test_a_one_for_one_replacement_is_no_fusion() -> None:
+    gemm = parse_kernel_name("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
+    tanh = parse_kernel_name(
+        "void at::native::vectorized_elementwise_kernel<4, at::native::tanh_kernel_cuda(at::TensorIteratorBase&)"
+        "::{lambda()#2}::operator()() const::{lambda()#1}::operator()() const::{lambda(float)#1}, "
+        "std::array<char*, 2ul> >(int, at::native::tanh_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}"
+        "::operator()() const::{lambda()#1}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)"
+    )
+    fused = parse_kernel_name("triton_poi_fused_tanh_0")
+    assert tanh.fused_ops == fused.fused_ops == ("tanh",)
+    diff = diff_kernels([gemm, tanh] * 64, [gemm, fused] * 64)
+    assert diff.fusions == ()
+    assert not any(line.startswith("fused:") for line in render_diff(diff))
+
+
+def test_each_removed_kernel_is_fused_into_one_kernel(trace: Trace) -> None:
+    eager = list(load_trace(trace("decode_eager")).kernels)
+    graphs = list(load_trace(trace("decode_graphs")).kernels)
+    diff = diff_kernels(eager, graphs)
+    assert [len(covered) for covered, _ in diff.fusions] == [3] * 12  # add, tanh and mul of each layer
+    assert all(sorted(k.fused_ops[0] for k in covered) == ["add", "mul", "tanh"] for covered, _ in diff.fusions)
+    claimed = [id(k) for covered, _ in diff.fusions for k in covered]
+    assert len(claimed) == len(set(claimed))
+    fused = [line for line in render_diff(diff) if line.startswith("fused:")]
+    ops = "add (aten pointwise) + tanh (aten pointwise) + mul (aten pointwise)"
+    assert fused[0] == f"fused: {ops} -> triton_poi_fused_add_mul_tanh_0"
+
+
+def test_kernelprof_diff_tells_each_fusion_once(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", str(trace("decode_eager")), str(trace("decode_graphs"))]) == 1
+    fused = [line for line in capsys.readouterr().out.splitlines() if line.startswith("fused:")]
+    assert len(fused) == 12
+    assert all(line.count(" + ") == 2 for line in fused)

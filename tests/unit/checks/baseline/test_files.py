@@ -1,0 +1,96 @@
+"""Baseline files as a person edits them: every stored value is checked when the file is read,
+and an impossible one is a BaselineError that names the file, the entry and the field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_kernelprof import BaselineError, load_trace
+from pytest_kernelprof.checks.baseline import KernelBaseline, read_baseline, record
+
+Trace = Callable[[str], Path]
+
+
+@pytest.fixture
+def recorded(tmp_path: Path, trace: Trace) -> Path:
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", load_trace(trace("geglu_compiled")))
+    return path
+
+
+def _edit(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    data = json.loads(path.read_text())
+    change(data["archs"]["sm90"]["default"])
+    path.write_text(json.dumps(data))
+
+
+def _set(*keys: str | int, value: object) -> Callable[[dict[str, Any]], None]:
+    def change(entry: dict[str, Any]) -> None:
+        target: Any = entry
+        for key in keys[:-1]:
+            target = target[key]
+        target[keys[-1]] = value
+
+    return change
+
+
+def _drop(*keys: str | int) -> Callable[[dict[str, Any]], None]:
+    def change(entry: dict[str, Any]) -> None:
+        target: Any = entry
+        for key in keys[:-1]:
+            target = target[key]
+        del target[keys[-1]]
+
+    return change
+
+
+EDITS = [
+    (_set("kernels", 0, "kind", value="gemmm"), "kernels[0].kind", "'gemmm', not one of gemm, convolution"),
+    (_set("kernels", 1, "family", value="cublass"), "kernels[1].family", "'cublass', not one of"),
+    (_set("kernels", 0, "layout", value="TN"), "kernels[0].layout", "'TN', not one of nn, nt, tn, tt or null"),
+    (_set("kernels", 2, "fused_ops", value="gelu"), "kernels[2].fused_ops", "'gelu', not a list of op names"),
+    (_set("kernels", 2, "name", value=3), "kernels[2].name", "3, not a string"),
+    (_set("kernels", 2, "op", value=["x"]), "kernels[2].op", "['x'], not a string or null"),
+    (_drop("kernels", 3, "kind"), "kernels[3].kind", "missing"),
+    (_set("kernels", 1, value="gemm"), "kernels[1]", "'gemm', not an object"),
+    (_set("kernels", value={}), "kernels", "{}, not a list"),
+    (_set("metrics", "launches", value=-5), "metrics.launches", "-5, not a count from 0 to 1,000,000,000"),
+    (_set("memset", value=1e308), "memset", "1e+308, not a count from 0 to 1,000,000,000"),
+    (_set("memcpy", value=True), "memcpy", "True, not a count"),
+    (_set("metrics", "syncs", value=10**30), "metrics.syncs", "1000000000000000000000000000000, not a count"),
+    (_set("metrics", "syncs", value=2.0), "metrics.syncs", "2.0, not a count"),
+    (_set("metrics", "peak_bytes", value=2**60), "metrics.peak_bytes", "not a size from 0 to 1 PiB"),
+    (_set("metrics", "synx", value=0), "metrics.synx", "not a baseline metric; they are syncs, dtoh_copies"),
+    (_set("metrics", value=[]), "metrics", "[], not an object"),
+]
+
+
+@pytest.mark.parametrize(("change", "field", "said"), EDITS, ids=[field for _, field, _ in EDITS])
+def test_an_impossible_value_names_the_file_and_the_field(
+    recorded: Path, change: Callable[[dict[str, Any]], None], field: str, said: str
+) -> None:
+    _edit(recorded, change)
+    with pytest.raises(BaselineError) as info:
+        read_baseline(recorded)
+    message = str(info.value)
+    assert message.startswith(f"{recorded}: entry sm90/default: {field} is ")
+    assert said in message
+    assert message.endswith("delete it and run with --kernelprof-update to record it again")
+
+
+def test_the_check_fails_with_the_error_instead_of_reporting_an_improvement(recorded: Path, trace: Trace) -> None:
+    _edit(recorded, _set("metrics", "syncs", value=10**30))
+    baseline = KernelBaseline(recorded, "t.py::test_m", update=False, names="stable", notes=[])
+    with pytest.raises(BaselineError, match=r"metrics\.syncs is 1000000000000000000000000000000, not a count"):
+        baseline.check(load_trace(trace("geglu_compiled")))
+
+
+def test_values_a_profile_can_have_are_read(recorded: Path, trace: Trace) -> None:
+    _edit(recorded, _set("metrics", "peak_bytes", value=80 * 2**30))
+    _edit(recorded, _set("kernels", 0, "layout", value=None))
+    assert read_baseline(recorded)["archs"]["sm90"]["default"]["metrics"]["peak_bytes"] == 80 * 2**30

@@ -1,0 +1,100 @@
+"""Kernel signatures and how they compare, without pytest in between."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import BaselineError, load_trace
+from pytest_kernelprof.checks.baseline import Signature, compare, read_baseline, record
+
+Trace = Callable[[str], Path]
+
+
+def _renamed(signature: Signature, family: str, new_name: str) -> Signature:
+    kernels = tuple(replace(k, name=new_name) if k.family == family else k for k in signature.kernels)
+    return replace(signature, kernels=kernels)
+
+
+def test_signature_of_a_profile(trace: Trace) -> None:
+    sig = Signature.of(load_trace(trace("geglu_compiled")))
+    assert [k.kind for k in sig.kernels] == ["gemm", "gemm", "pointwise", "gemm"]
+    assert sig.kernels[2].fused_ops == ("_unsafe_view", "gelu", "mul")
+    # The compiled region without Dynamo's compile ids, which depend on what ran before.
+    assert sig.kernels[2].op == "Torch-Compiled Region"
+    assert (sig.memcpy, sig.memset) == (0, 2)
+
+
+def test_identical_signatures_match_in_every_mode(trace: Trace) -> None:
+    sig = Signature.of(load_trace(trace("geglu_compiled")))
+    for mode in ("stable", "exact", "loose"):
+        assert compare(sig, sig, mode) is None
+
+
+def test_lost_fusion_is_reported_in_every_mode(trace: Trace) -> None:
+    fused = Signature.of(load_trace(trace("geglu_compiled")))
+    unfused = Signature.of(load_trace(trace("geglu_eager")))
+    for mode in ("stable", "exact", "loose"):
+        lines = compare(fused, unfused, mode)
+        assert lines is not None
+        text = "\n".join(lines)
+        assert "kernels per call: 4 -> 5" in text
+        assert "count change: pointwise: 1 -> 2" in text
+        assert "- pointwise/inductor [_unsafe_view,gelu,mul]  triton_poi_fused__unsafe_view_gelu_mul_0" in text
+        assert "+ pointwise/aten [gelu]" in text
+
+
+def test_library_kernel_names_count_only_in_exact_mode(trace: Trace) -> None:
+    sig = Signature.of(load_trace(trace("geglu_compiled")))
+    other_tiles = _renamed(sig, "nvjet", "nvjet_sm90_tst_128x256_64x4_2x1_v_bz_TNN")
+    assert compare(sig, other_tiles, "stable") is None
+    assert compare(sig, other_tiles, "loose") is None
+    lines = compare(sig, other_tiles, "exact")
+    assert lines is not None
+    assert any(line.startswith("~ gemm/nvjet tn") for line in lines)
+
+
+def test_inductor_names_count_unless_loose(trace: Trace) -> None:
+    sig = Signature.of(load_trace(trace("geglu_compiled")))
+    renamed = _renamed(sig, "inductor", "triton_poi_fused__unsafe_view_gelu_mul_1")
+    assert compare(sig, renamed, "stable") is not None
+    assert compare(sig, renamed, "loose") is None
+
+
+def test_memory_operations_are_not_part_of_the_kernel_signature(trace: Trace) -> None:
+    # They are better lower, like the metrics: compare_metrics (test_baseline_compare.py).
+    sig = Signature.of(load_trace(trace("geglu_compiled")))
+    for mode in ("stable", "exact", "loose"):
+        assert compare(sig, replace(sig, memset=3, memcpy=1), mode) is None
+
+
+def test_record_writes_stable_sorted_json_and_keeps_other_archs(tmp_path: Path, trace: Trace) -> None:
+    path = tmp_path / "b" / "test_x.json"
+    record(path, "sm80", "default", load_trace(trace("linear_eager")))
+    record(path, "sm90", "default", load_trace(trace("linear_eager")))
+    record(path, "sm90", "compiled", load_trace(trace("linear_compiled")))
+    text = path.read_text()
+    assert text.endswith("}\n")
+    data = json.loads(text)
+    assert text == json.dumps(data, indent=2, sort_keys=True) + "\n"
+    assert sorted(data["archs"]) == ["sm80", "sm90"]
+    assert sorted(data["archs"]["sm90"]) == ["compiled", "default"]
+    assert [p.name for p in path.parent.iterdir()] == ["test_x.json"]  # no temporary left
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["{not json", "[]", '{"format": 0, "archs": {}}', '{"format": 1, "archs": {"sm90": {"default": {"x": 1}}}}'],
+)
+def test_a_corrupt_baseline_is_an_error_and_stays_untouched(tmp_path: Path, trace: Trace, content: str) -> None:
+    path = tmp_path / "test_x.json"
+    path.write_text(content)
+    with pytest.raises(BaselineError, match=r"test_x.json: .*delete it and run with --kernelprof-update"):
+        read_baseline(path)
+    with pytest.raises(BaselineError):
+        record(path, "sm90", "default", load_trace(trace("linear_eager")))
+    assert path.read_text() == content

@@ -1,0 +1,152 @@
+"""kernelprof_forbid rules: the syntax, its errors, and what breaks a rule, on H200 traces."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import torch
+
+import pytest_kernelprof as kp
+from pytest_kernelprof.checks.rules import check_rules, parse_rule, parse_rules, violation
+
+Trace = Callable[[str], Path]
+
+ISSUE_RULES = [
+    "fp32-gemm: kind=gemm dtype=fp32      | bf16 models must not run fp32 GEMMs",
+    "math-sdpa: op=aten::_scaled_dot_product_attention_math",
+    "",
+    "# a comment",
+    "no-breaks: graph_breaks>0 | compile the model whole",
+    "big: peak_bytes>=2GiB",
+]
+
+
+def test_the_rules_of_the_issue_parse() -> None:
+    fp32, math, breaks, big = parse_rules(ISSUE_RULES)
+    assert (fp32.name, fp32.sort, fp32.fields, fp32.reason) == (
+        "fp32-gemm",
+        "kernel",
+        (("kind", ("gemm",)), ("dtype", ("fp32",))),
+        "bf16 models must not run fp32 GEMMs",
+    )
+    assert (math.sort, math.reason, math.conditions) == ("op", "", "op=aten::_scaled_dot_product_attention_math")
+    assert (breaks.sort, breaks.metric, breaks.comparison, breaks.limit) == ("metric", "graph_breaks", ">", 0)
+    assert (big.metric, big.comparison, big.limit, big.conditions) == (
+        "peak_bytes",
+        ">=",
+        2 * 2**30,
+        "peak_bytes>=2147483648",
+    )
+    assert parse_rule("x: dtype=fp32,tf32 name=*gemm* op=aten::addmm").fields[0] == ("dtype", ("fp32", "tf32"))
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("kind=gemm dtype=fp32", "expected 'NAME: CONDITION ... | REASON'"),
+        ("op=aten::mm", "expected 'NAME: CONDITION"),
+        ("empty:   | no conditions", "has no condition"),
+        ("k: kind=gem", "kind=gem is not one of gemm, convolution"),
+        ("d: dtype=float32", "dtype=float32 is not one of fp64, fp32"),
+        ("f: family=cublaslt", "family=cublaslt is not one of"),
+        ("x: colour=red", "unknown field 'colour'; the fields are kind, family, dtype, layout, name, op"),
+        ("s: syncz>0", "unknown metric 'syncz'; the metrics are syncs, dtoh_copies, launches, graph_breaks"),
+        ("g: graph_breaks=0", "graph_breaks is a metric, compared with"),
+        ("g: graph_breaks>1MiB", "graph_breaks> takes a number, got '1MiB'"),
+        ("p: peak_bytes>lots", "peak_bytes> takes a number, got 'lots' (a size may end in KiB"),
+        ("m: graph_breaks>0 kind=gemm", "a metric rule has one comparison and nothing else"),
+        ("m: graph_breaks>0 recompiles>0", "a metric rule has one comparison and nothing else"),
+        ("d: kind=gemm kind=pointwise", "names a field twice; list alternatives as field=a,b"),
+        ("w: kind=gemm what?", "'what?' is not a condition"),
+    ],
+)
+def test_a_bad_line_says_what_is_wrong(line: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_rule(line)
+
+
+def test_parse_rules_names_the_line_and_refuses_a_second_rule_of_a_name() -> None:
+    with pytest.raises(ValueError, match=r"^line 3 'a: kind=gem': rule 'a': kind=gem"):
+        parse_rules(["a: kind=gemm", "", "a: kind=gem"])
+    with pytest.raises(ValueError, match="line 2 'a: kind=pointwise': a second rule named 'a'"):
+        parse_rules(["a: kind=gemm", "a: kind=pointwise"])
+
+
+def test_a_forgotten_fp32_linear_breaks_the_fp32_gemm_rule(trace: Trace) -> None:
+    rules = parse_rules(["fp32-gemm: kind=gemm dtype=fp32 | bf16 models must not run fp32 GEMMs"])
+    prof = kp.load_trace(trace("bf16_mlp_fp32_linear"))  # H200: the fp32 layer runs a CUTLASS SIMT sgemm
+    with pytest.raises(kp.ForbiddenError) as info:
+        check_rules(prof, rules)
+    message = str(info.value)
+    assert message.startswith(
+        "kernelprof_forbid rule 'fp32-gemm' (kind=gemm dtype=fp32) is broken: bf16 models must not run fp32 GEMMs\n"
+        "1 of 7 kernels per call match:"
+    )
+    assert (
+        "3  gemm  cutlass  tn      -    6.8  aten::addmm  cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>"
+        in message
+    )
+    assert "nvjet" not in message  # the bf16 GEMMs are not listed
+    assert "@pytest.mark.kernelprof_allow('fp32-gemm')" in message
+    assert isinstance(info.value, AssertionError)
+
+    check_rules(kp.load_trace(trace("geglu_eager")), rules)  # a bf16 model: nothing to say
+    assert violation(prof, parse_rule("addmm-fp32: dtype=fp32 op=aten::addmm")) is not None  # op: the launching op
+    assert violation(prof, parse_rule("mm-fp32: dtype=fp32 op=aten::mm")) is None
+    assert violation(prof, parse_rule("simt: name=*simt_sgemm*")) is not None
+
+
+def test_the_sdpa_math_fallback_breaks_an_op_rule(trace: Trace) -> None:
+    rule = parse_rule("math-sdpa: op=aten::_scaled_dot_product_attention_math | use a fused SDPA kernel")
+    found = violation(kp.load_trace(trace("sdpa_math")), rule)
+    assert found is not None
+    assert found.startswith("ran in call 0:")
+    assert "aten::_scaled_dot_product_attention_math      1" in found
+    assert "aten::matmul" in found  # its children
+    assert violation(kp.load_trace(trace("sdpa_default")), rule) is None  # cuDNN attention on the H200
+    assert violation(kp.load_trace(trace("sdpa_default")), parse_rule("any-sdpa: op=aten::_scaled_dot_*")) is not None
+
+
+def test_metric_rules_and_every_broken_rule_in_one_failure(trace: Trace) -> None:
+    leak = kp.load_trace(trace("memory_leak"))
+    rules = parse_rules(
+        ["mallocs: malloc_calls>0 | the caching allocator should serve it", "few: kernels>=1", "k: kernels>1"]
+    )
+    with pytest.raises(kp.ForbiddenError) as info:
+        check_rules(leak, rules)
+    message = str(info.value)
+    assert (
+        "rule 'mallocs' (malloc_calls>0) is broken: the caching allocator should serve it\nmalloc_calls = 1" in message
+    )
+    assert "rule 'few' (kernels>=1) is broken\nkernels = 1" in message
+    assert "rule 'k'" not in message
+    assert "kernelprof_allow('mallocs', 'few')" in message
+    check_rules(kp.load_trace(trace("memory_steady")), rules[:1])
+
+
+def test_sync_copy_and_launch_rules(trace: Trace) -> None:
+    item = kp.load_trace(trace("compile_graph_break"))  # .item() between two compiled graphs
+    found = violation(item, parse_rule("no-sync: syncs>0 | no host syncs in the step"))
+    assert found is not None
+    assert found.startswith("syncs = 1:\n")
+    assert "cudaStreamSynchronize" in found
+    assert violation(item, parse_rule("d: dtoh_copies>=1")) is not None
+    assert violation(item, parse_rule("l: launches>3")) is None
+    assert violation(item, parse_rule("l: launches>2")) == f"launches = 3:\n{item.kernels.table()}"
+    assert violation(kp.load_trace(trace("geglu_compiled")), parse_rule("no-sync: syncs>0")) is None
+
+
+def test_rules_a_profile_cannot_be_checked_against_do_not_apply_to_it(trace: Trace) -> None:
+    loaded = kp.load_trace(trace("compile_graph_break"))
+    # A trace cannot tell graph breaks, nor peak bytes: not "broken", not "passed" either, just not applied.
+    assert violation(loaded, parse_rule("b: graph_breaks>0")) is None
+    assert violation(loaded, parse_rule("p: peak_bytes>0")) is None
+    assert violation(loaded, parse_rule("r: regions>1")) == "regions = 3"
+    cpu = kp.profile(torch.relu, torch.randn(3))
+    if cpu.has_device_activity:
+        pytest.skip("needs a machine without CUDA")
+    check_rules(cpu, parse_rules(["g: kind=gemm", "m: malloc_calls>=0", "k: kernels>=0", "s: syncs>=0"]))
+    assert violation(cpu, parse_rule("relu: op=aten::relu")) is not None  # CPU ops are there

@@ -1,0 +1,306 @@
+"""The decoder's evidence order: user, name, template, op, op-inputs; and what users teach."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_kernelprof.decode import (
+    BUILT_IN,
+    DTYPES,
+    Decoder,
+    Evidence,
+    KernelName,
+    TeachingError,
+    dtype_of_inputs,
+    kind_of_op,
+    parse_kernel_name,
+    parse_teachings,
+)
+
+NO_NAME = "mystery_kernel_v2"  # no rule knows it: whatever placed it was not its name
+
+
+def test_an_unknown_name_is_unplaced_with_no_evidence() -> None:
+    decoded = parse_kernel_name(NO_NAME)
+    assert (decoded.kind, decoded.family, decoded.dtype) == ("other", "unknown", None)
+    assert decoded.unplaced
+    assert decoded.evidence == Evidence()
+
+
+def test_a_catch_all_rule_gives_the_family_but_does_not_place_the_kernel() -> None:
+    decoded = parse_kernel_name("void at::native::(anonymous namespace)::some_new_kernel<float>(float*)")
+    assert (decoded.kind, decoded.family) == ("other", "aten")
+    assert decoded.unplaced
+    assert decoded.evidence.family == "name"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "dtype"),
+    [
+        ("<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int)", "fp32"),
+        ("<c10::BFloat16, 4>(c10::BFloat16*)", "bf16"),
+        ("<__nv_bfloat16>(int)", "bf16"),
+        ("<c10::Half>(int)", "fp16"),
+        ("<__half, float>(int)", "fp16"),
+        ("<__nv_fp8_e4m3, float>(int)", "fp8"),
+        ("<c10::Float8_e5m2>(int)", "fp8"),
+        ("<double>(double*)", "fp64"),
+        ("<c10::complex<float> >(int)", "complex64"),
+        # cuBLAS's data type is its tensor argument's, not the leading compute type
+        (
+            "<float, 128, 0, cublasDotParams<cublasGemvTensor<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<float> > >",
+            "bf16",
+        ),
+        # integers are indices and sizes, not data
+        ("<long, int>(long const*, int)", None),
+    ],
+)
+def test_template_arguments_give_the_dtype(arguments: str, dtype: str | None) -> None:
+    decoded = parse_kernel_name(f"void {NO_NAME}{arguments}")
+    assert decoded.dtype == dtype
+    assert decoded.evidence.dtype == ("template" if dtype else None)
+    assert dtype is None or dtype in DTYPES
+
+
+def test_a_dtype_in_the_head_is_name_evidence() -> None:
+    decoded = parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN")
+    assert decoded.evidence == Evidence(kind="name", family="name", dtype="name", layout="name")
+    assert decoded.evidence.inferred() == ()
+
+
+@pytest.mark.parametrize(
+    ("op", "kind"),
+    [
+        ("aten::mm", "gemm"),
+        ("aten::addmm", "gemm"),
+        ("aten::bmm", "gemm"),
+        ("aten::baddbmm", "gemm"),
+        ("aten::_scaled_mm", "gemm"),
+        ("aten::addmv", "gemm"),
+        ("aten::dot", "gemm"),
+        ("aten::_cudnn_rnn", "rnn"),
+        ("aten::_fft_r2c", "fft"),
+        ("aten::_fft_c2c", "fft"),
+        ("aten::_linalg_svd", "linalg"),
+        ("aten::linalg_eigh", "linalg"),
+        ("aten::_linalg_eigh", "linalg"),
+        ("aten::cudnn_convolution", "convolution"),
+        ("aten::convolution_backward", "convolution"),
+        ("aten::normal_", "random"),
+        ("aten::bernoulli_", "random"),
+        ("aten::randperm", "random"),
+        ("aten::add", None),
+        ("aten::copy_", None),
+        ("LigerGELUMulFunction", None),
+        (None, None),
+    ],
+)
+def test_the_launching_op_gives_the_family_of_work(op: str | None, kind: str | None) -> None:
+    assert kind_of_op(op) == kind
+    decoded = BUILT_IN.decode(NO_NAME, op)
+    assert decoded.kind == (kind or "other")
+    assert decoded.evidence.kind == ("op" if kind else None)
+    assert decoded.unplaced == (kind is None)
+
+
+def test_the_op_never_overrides_what_the_name_says() -> None:
+    # cuBLAS's beta scaling runs under aten::addmm but is no GEMM: nn.Linear stays one GEMM.
+    name = "void scal_kernel<float, float, 1, true, 6, 5, 5, 3>(cublasScalParamsInternal<float, float>)"
+    decoded = BUILT_IN.decode(name, "aten::addmm")
+    assert (decoded.kind, decoded.part_of, decoded.evidence.kind) == ("pointwise", "gemm", "name")
+
+
+def test_op_input_dtypes_come_last() -> None:
+    inputs = ("c10::BFloat16", "c10::BFloat16", "", "Scalar")
+    decoded = BUILT_IN.decode(NO_NAME, "aten::mm", inputs)
+    assert (decoded.kind, decoded.dtype) == ("gemm", "bf16")
+    assert decoded.evidence == Evidence(kind="op", dtype="op-inputs")
+    # a dtype the name or template gave wins
+    named = BUILT_IN.decode("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN", "aten::addmm", ("float", "float"))
+    assert (named.dtype, named.evidence.dtype) == ("bf16", "name")
+
+
+@pytest.mark.parametrize(
+    ("types", "dtype"),
+    [
+        (("long int", "c10::Half"), "fp16"),
+        (("bool", "float"), "fp32"),
+        (("c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float"), "fp8"),
+        (("long int", "int", ""), None),
+        ((), None),
+    ],
+)
+def test_dtype_of_inputs_skips_indices_and_flags(types: tuple[str, ...], dtype: str | None) -> None:
+    assert dtype_of_inputs(types) == dtype
+
+
+def test_taught_facts_come_first_and_say_so() -> None:
+    decoder = BUILT_IN.teach("flash_fwd_*", kind="attention", family="flash-attn", dtype="bf16")
+    decoded = decoder.decode("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4> >(Flash_fwd_params)")
+    assert (decoded.kind, decoded.family, decoded.dtype) == ("attention", "flash-attn", "bf16")
+    assert decoded.evidence == Evidence(kind="user", family="user", dtype="user")
+    # the built-in decoder is unchanged: teaching returns a new decoder
+    assert BUILT_IN.taught == ()
+    assert BUILT_IN.decode("void flash_fwd_kernel<x>(y)").family == "flash"
+
+
+def test_a_taught_rule_overrides_the_built_in_table_and_keeps_what_it_does_not_say() -> None:
+    name = "nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"
+    decoded = BUILT_IN.teach("nvjet_*", family="cublaslt").decode(name)
+    assert (decoded.kind, decoded.family, decoded.layout) == ("gemm", "cublaslt", "tn")
+    assert decoded.evidence == Evidence(kind="name", family="user", dtype="name", layout="name")
+
+
+def test_earlier_taught_lines_win_and_globs_match_without_void() -> None:
+    decoder = Decoder().teach_lines(
+        ["# extension kernels", "", "my_ext::*: kind=reduction family=my-ext", "my_*: kind=pointwise"], "pytest.ini"
+    )
+    assert decoder.decode("void my_ext::norm<float>(float*)").kind == "reduction"
+    assert decoder.decode("my_scale(float*)").kind == "pointwise"
+    assert "my-ext" in decoder.families()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("flash_fwd_*", "write 'GLOB: field=value"),
+        ("flash_fwd_*: kind=attn", "unknown kind 'attn'; one of: gemm"),
+        ("flash_fwd_*: dtype=float", "unknown dtype 'float'"),
+        ("flash_fwd_*: colour=red", "unknown field 'colour'"),
+        ("flash_fwd_*: kind=gemm kind=attention", "kind= given twice"),
+        ("flash_fwd_*: family=flash/attn", "family 'flash/attn' is not a name"),
+    ],
+)
+def test_bad_taught_lines_say_which_line_and_what_to_write(line: str, message: str) -> None:
+    with pytest.raises(TeachingError, match="^pytest.ini, line 2: ") as failure:
+        parse_teachings(["# ok", line], "pytest.ini")
+    assert message in str(failure.value)
+
+
+def test_teaching_nothing_is_an_error() -> None:
+    with pytest.raises(TeachingError, match="teaches nothing"):
+        BUILT_IN.teach("x*")
+
+
+def test_evidence_does_not_change_equality() -> None:
+    plain = KernelName("k", "gemm", "cublas")
+    assert plain == KernelName("k", "gemm", "cublas", evidence=Evidence(kind="user"))
+    assert not plain.unplaced
+
+
+# -- loud unknowns ------------------------------------------------------------------------
+
+
+def test_an_unplaced_kernel_could_be_any_kind_but_a_placed_one_cannot() -> None:
+    from pytest_kernelprof.model.unknowns import could_match
+
+    unknown = parse_kernel_name(NO_NAME)
+    gemm = parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN")
+    assert could_match(unknown, kinds={"gemm"})
+    assert not could_match(unknown, kinds={"other"})  # it is "other": no doubt there
+    assert not could_match(gemm, kinds={"pointwise"})
+    assert not could_match(gemm, kinds={"gemm"})  # it matches: no doubt either
+
+
+def test_an_unknown_dtype_leaves_a_dtype_question_open_only_where_the_kind_fits() -> None:
+    from pytest_kernelprof.model.unknowns import could_match
+
+    no_dtype = BUILT_IN.decode("weird_gemm_kernel", "aten::mm")
+    assert (no_dtype.kind, no_dtype.dtype) == ("gemm", None)
+    assert could_match(no_dtype, kinds={"gemm"}, dtypes={"fp32"})
+    assert not could_match(no_dtype, kinds={"pointwise"}, dtypes={"fp32"})
+
+
+def test_the_warning_names_the_kernels_and_the_lines_that_would_teach_them() -> None:
+    from pytest_kernelprof.errors import UndecodedKernelWarning
+    from pytest_kernelprof.model.unknowns import warn_undecided
+
+    kernels = [parse_kernel_name(f"void my_ext::kernel_{i}<float>(float*)") for i in range(7)]
+    with pytest.warns(UndecodedKernelWarning) as caught:
+        warn_undecided("count(kind='gemm')", kernels)
+    message = str(caught[0].message)
+    assert message.startswith("count(kind='gemm') may not hold: 7 kernel(s) of unknown kind could change it:")
+    assert "  my_ext::kernel_0<float>  (unknown kind)" in message
+    assert "... and 2 more" in message
+    assert "    *::kernel_0*: kind=... family=..." in message
+    assert "--kernelprof-strict-decode" in message
+
+
+def test_no_unknowns_no_warning() -> None:
+    import warnings
+
+    from pytest_kernelprof.model.unknowns import warn_undecided
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_undecided("count(kind='gemm')", [])
+
+
+def test_every_matching_taught_rule_gives_the_facts_earlier_ones_did_not() -> None:
+    decoder = Decoder().teach_lines(
+        ["_geglu*: kind=pointwise family=liger", "_geglu_tanh_*: dtype=bf16 kind=gemm"], "ini"
+    )
+    decoded = decoder.decode("_geglu_tanh_forward_kernel")
+    assert (decoded.kind, decoded.family, decoded.dtype) == ("pointwise", "liger", "bf16")
+    chained = Decoder().teach("k*", kind="attention", dtype="bf16").teach("k*", kind="pointwise").decode("k1")
+    assert (chained.kind, chained.dtype) == ("pointwise", "bf16")
+
+
+def test_teach_lines_takes_a_list_not_one_string() -> None:
+    with pytest.raises(TypeError, match="a list of 'GLOB: field=value ...' strings, got one str"):
+        Decoder().teach_lines("x: kind=gemm", "src")
+
+
+def test_cudnn_sdpa_f16_names_no_dtype_its_inputs_do() -> None:
+    # The same name ran for bf16 and fp16 inputs (tests/data/zoo): "f16" is any 16-bit type.
+    name = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"
+    assert parse_kernel_name(name).dtype is None
+    on_bf16 = BUILT_IN.decode(name, "aten::_cudnn_attention_forward", ("c10::BFloat16",) * 3)
+    assert (on_bf16.dtype, on_bf16.evidence.dtype) == ("bf16", "op-inputs")
+
+
+def test_a_mangled_fp16_cudnn_convolution_is_fp16_not_int8() -> None:
+    name = "_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS_6half_tELi8ENS_5ArrayIfLi4ELb1EEEEEvNT_6ParamsE"
+    assert (parse_kernel_name(name).kind, parse_kernel_name(name).dtype) == ("convolution", "fp16")
+
+
+def test_a_teaching_glob_names_the_function_not_its_namespace() -> None:
+    from pytest_kernelprof.model.unknowns import teaching_glob
+
+    name = "at::native::(anonymous namespace)::fill_index_and_segment_kernel(int2*, int, at::cuda::detail::IntDivider<unsigned int>)"
+    glob = teaching_glob(name)
+    assert glob == "*::fill_index_and_segment_kernel*"
+    assert Decoder().teach(glob, kind="sort").decode(name).kind == "sort"
+    assert Decoder().teach(glob, kind="sort").decode("void at::native::other_kernel<float>(float*)").kind != "sort"
+    assert teaching_glob("_geglu_tanh_forward_kernel") == "_geglu_tanh_forward_kernel"
+
+
+def test_names_copied_from_a_table_match_their_kernels() -> None:
+    # Issue 21 item 3: tables drop "void " and shorten names; a shown name pasted into a query matches.
+    from pytest_kernelprof import load_trace
+
+    prof = load_trace("tests/data/h200_geglu_eager.json.gz")
+    for line in prof.kernels.table().splitlines()[1:]:
+        shown = line.split("  ")[-1].strip()
+        assert prof.kernels.count(shown) >= 1, shown
+
+
+def test_one_says_which_unknown_kernels_could_be_the_answer() -> None:
+    import warnings
+
+    from pytest_kernelprof import load_trace
+
+    prof = load_trace("tests/data/h200_geglu_liger.json.gz")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(AssertionError) as failure:
+            prof.kernels.one(kind="pointwise")
+    assert "1 kernel(s) of unknown kind (#2) could be it: teach the decoder" in str(failure.value)
+
+
+def test_unplaced_kernels_of_a_profile_that_measured_nothing_raise() -> None:
+    import pytest_kernelprof as kp
+
+    prof = kp.profile(lambda: None)  # CPU only here: no GPU activity recorded
+    with pytest.raises(kp.NoDeviceActivityError):
+        prof.kernels.unplaced()

@@ -1,0 +1,216 @@
+"""load_trace says what a bad file really is, and refuses times no profiler writes (issue 21)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_kernelprof import NoDeviceActivityError, TraceError, load_trace
+from pytest_kernelprof.traces import chrome
+from pytest_kernelprof.traces import files as traces_module
+
+
+@pytest.fixture(params=["msgspec", "json"])
+def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "json":
+        monkeypatch.setattr(chrome, "typed_reader", lambda: None)
+    return str(request.param)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"hello, this is plain text\n", "not JSON: it starts with 'hello, this is plain text'"),
+        (b"# pytest-kernelprof\n\nAssert on the GPU kernels", "not JSON: it starts with '# pytest-kernelprof'"),
+        (b"[" * 100000, "not valid JSON: nested too deeply"),
+        (b"[1, 2]", "a JSON array (2 items), not an object"),
+        (b'"trace"', "a JSON string, not an object"),
+        (
+            b'{"hello": 1, "traceevents": []}',
+            "a JSON object without a 'traceEvents' list (its keys: hello, traceevents)",
+        ),
+        (b'{"traceEvents": {"a": 1}}', "its 'traceEvents' is a JSON object, not a list"),
+    ],
+)
+def test_what_is_not_a_trace_is_called_what_it_is(reader: str, tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(content)
+    with pytest.raises(TraceError, match=re.escape(message)) as info:
+        load_trace(path)
+    assert str(info.value).startswith(f"{path}: ")
+    assert "\n" not in str(info.value)
+
+
+def _trace(**fields: Any) -> bytes:
+    event = {"ph": "X", "cat": "kernel", "name": "k", "ts": 10.0, "dur": 2.0, "tid": 7, "args": {"correlation": 1}}
+    event.update(fields)
+    return json.dumps(
+        {"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::x", "ts": 1, "dur": 1}, event]}
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"dur": 1e300}, "event 1 is malformed (ValueError: its 'dur' of 1e+300 us is more than a day"),
+        ({"dur": 1e11}, "event 1 is malformed (ValueError: its 'dur' of 100000000000.0 us is more than a day"),
+        ({"ts": 1e300}, "event 1 is malformed (ValueError: its 'ts' of 1e+300 us is not a time a profiler writes"),
+        ({"ts": -1e17}, "event 1 is malformed (ValueError: its 'ts' of -1e+17 us is not a time a profiler writes"),
+        ({"ts": 2**70}, "is not a time a profiler writes"),
+    ],
+)
+def test_impossible_times_are_refused_naming_the_event(
+    reader: str, tmp_path: Path, fields: dict[str, Any], message: str
+) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(_trace(**fields))
+    with pytest.raises(TraceError, match=re.escape(message)) as info:
+        load_trace(path)
+    assert "'name': 'k'" in str(info.value)
+
+
+def test_a_long_event_and_an_epoch_timestamp_are_read(reader: str, tmp_path: Path) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(_trace(ts=1.76e15, dur=3.6e9))  # Kineto's epoch microseconds; an hour
+    assert load_trace(path).kernels[0].duration_us == pytest.approx(3.6e9)
+
+
+@pytest.mark.parametrize("megabytes", ["99999999999999999999999", str(2**43)])
+def test_a_cap_beyond_what_the_machine_addresses_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], trace: Any, megabytes: str
+) -> None:
+    from pytest_kernelprof.cli import main
+
+    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, megabytes)
+    with pytest.raises(TraceError, match=rf"KERNELPROF_MAX_TRACE_MB='{megabytes}': more than .* at most 8796093022207"):
+        load_trace(trace("linear_eager"))
+    assert main(["diff", str(trace("linear_eager")), str(trace("linear_compiled"))]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kernelprof: error: KERNELPROF_MAX_TRACE_MB=")
+    assert err.count("\n") == 1
+
+
+def test_the_largest_cap_reads_a_trace(monkeypatch: pytest.MonkeyPatch, trace: Any) -> None:
+    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, str(2**43 - 1))
+    assert load_trace(trace("linear_eager")).kernels
+
+
+def _layouts(text: str) -> dict[str, str]:
+    data = json.loads(text)
+    return {
+        "one line": json.dumps(data),
+        "compact": json.dumps(data, separators=(",", ":")),
+        "indented": json.dumps(data, indent=1),
+        "tabs and CRLF": json.dumps(data, indent="\t").replace("\n", "\r\n"),
+    }
+
+
+@pytest.mark.parametrize("name", ["linear_eager", "train_compiled"])
+def test_every_layout_takes_the_fast_reader_and_gives_the_same_events(name: str, trace: Any, tmp_path: Path) -> None:
+    import gzip
+
+    typed = chrome.typed_reader()
+    assert typed is not None
+    text = gzip.decompress(trace(name).read_bytes()).decode()
+    kineto = typed.read(text.encode(), 0)
+    assert kineto is not None
+    for layout, variant in _layouts(text).items():
+        read = typed.read(variant.encode(), 0)
+        assert read is not None, layout
+        assert read[0] == kineto[0], layout
+        assert [repr(e) for e in read[1]] == [repr(e) for e in kineto[1]], layout
+        path = tmp_path / "variant.json"
+        path.write_text(variant)
+        assert load_trace(path).kernels.names == load_trace(trace(name)).kernels.names, layout
+
+
+def test_a_one_line_trace_is_read_in_batches(trace: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gzip
+
+    monkeypatch.setattr(traces_module, "_TYPED_BATCH", 1)  # a cut after every event
+    typed = chrome.typed_reader()
+    assert typed is not None
+    text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
+    # a string that looks like the end of one event and the start of the next
+    text = text.replace('"name": "aten::mm"', '"name": "aten::mm},{"', 1)
+    assert "aten::mm},{" in text
+    kineto = typed.read(text.encode(), 0)
+    one_line = typed.read(json.dumps(json.loads(text)).encode(), 0)
+    assert kineto is not None
+    assert one_line is not None
+    assert [repr(e) for e in one_line[1]] == [repr(e) for e in kineto[1]]
+    assert any(e.name == "aten::mm},{" for e in one_line[1])
+
+
+def test_events_before_the_headers_lists_are_read_the_same(trace: Any, tmp_path: Path) -> None:
+    import gzip
+
+    data = json.loads(gzip.decompress(trace("linear_eager").read_bytes()))
+    events_first = {"traceEvents": data["traceEvents"], **{k: v for k, v in data.items() if k != "traceEvents"}}
+    path = tmp_path / "events_first.json"
+    path.write_text(json.dumps(events_first))
+    prof = load_trace(path)
+    assert prof.kernels.names == load_trace(trace("linear_eager")).kernels.names
+    assert prof.device == "NVIDIA H200"  # from deviceProperties, after the events
+
+
+def test_an_event_list_that_is_not_objects_goes_to_the_general_reader() -> None:
+    typed = chrome.typed_reader()
+    assert typed is not None
+    assert typed.read(b'{"traceEvents": [{"ph": "X"}, 3]}', 0) is None
+    assert typed.read(b'{"traceEvents": [], "x": 1}', 0) == ({"x": 1}, [])
+
+
+def test_the_standard_library_reader_batches_any_layout_too(
+    trace: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gzip
+
+    from pytest_kernelprof.traces.chrome import raw_event_from_chrome
+
+    monkeypatch.setattr(chrome, "typed_reader", lambda: None)
+    monkeypatch.setattr(traces_module, "_BATCH_CHARS", 1)  # a cut after every event
+    batched: list[int] = []
+    batches = traces_module._read_event_batches
+
+    def counted(*args: Any) -> tuple[int, int]:
+        pos, count = batches(*args)
+        batched.append(count)
+        return pos, count
+
+    monkeypatch.setattr(traces_module, "_read_event_batches", counted)
+    text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
+    text = text.replace('"name": "aten::mm"', '"name": "aten::mm},{"', 1)
+    total = len(json.loads(text)["traceEvents"])
+
+    def events(content: str) -> list[str]:
+        path = tmp_path / "trace.json"
+        path.write_text(content)
+        return [repr(e) for e in traces_module.read_trace(path, raw_event_from_chrome)[1]]
+
+    expected = events(text)
+    assert any("aten::mm},{" in e for e in expected)
+    for layout, variant in {"kineto": text, **_layouts(text)}.items():
+        assert events(variant) == expected, layout
+        assert batched.pop() == total - 1, layout  # all but the last, which ends the list
+
+
+def test_a_trace_of_another_accelerator_says_what_it_holds(tmp_path: Path) -> None:
+    # Issue 21 item 21: an MTIA trace read as "the callable launched no GPU work".
+    events = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "ts": 0, "dur": 100, "tid": 1}]
+    events += [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1 + i, "dur": 1, "tid": 1} for i in range(3)]
+    events += [
+        {"ph": "X", "cat": "mtia_ccp_events", "name": f"k{i}", "ts": 2 + i, "dur": 1, "tid": 9} for i in range(4)
+    ]
+    path = tmp_path / "mtia.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    prof = load_trace(path)
+    with pytest.raises(
+        NoDeviceActivityError,
+        match=r"no GPU activity in this trace: .* but 4 'mtia_ccp_events' events, which this plugin does not",
+    ):
+        len(prof.kernels)
