@@ -13,8 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Profiler, load_trace, profile, profile_ranks
-    from .capture import Capture, Recording
+    from .api import Capture, Profiler, Recording, load_trace, profile, profile_ranks
     from .decode import KINDS, Decoder, Evidence, KernelName, parse_kernel_name
     from .errors import (
         BaselineError,
@@ -56,7 +55,7 @@ if TYPE_CHECKING:
         SyncList,
     )
 
-_SOURCES = ("errors", "decode", "model", "health", "capture", "api")
+_SOURCES = ("errors", "decode", "model", "health", "api")
 
 __all__ = [
     "KINDS",

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import RankError
 from ..model import KernelProfile
-from ..options import DEFAULT_CALLS, DEFAULT_WARMUP
+from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, ProfileOptions
 from .profiler import capture_profile, load_trace
 
 # NVLink multicast (NVLS) can take shared machines' GPUs out of service; ranks keep it off
@@ -45,8 +45,7 @@ def _rank_main(
     make_step: Callable[[int, int], Callable[[], Any]],
     port: int,
     out_dir: str,
-    warmup: int,
-    calls: int,
+    options: ProfileOptions,
     results: Any,
 ) -> None:
     try:
@@ -62,7 +61,7 @@ def _rank_main(
         dist.init_process_group("nccl" if gpu else "gloo", rank=rank, world_size=world_size)
         try:
             step = make_step(rank, world_size)
-            capture = capture_profile(step, warmup=warmup, calls=calls, allow_variation=True)
+            capture = capture_profile(step, options=options)
             path = Path(out_dir) / f"rank{rank}.json.gz"
             capture.export_trace(path)
             dist.barrier()
@@ -89,6 +88,7 @@ def profile_ranks(
     """
     if world_size < 1:
         raise ValueError(f"world_size must be at least 1, got {world_size}")
+    options = ProfileOptions(warmup=warmup, calls=calls, allow_variation=True)
     import torch
     import torch.multiprocessing as mp
 
@@ -103,7 +103,7 @@ def profile_ranks(
         processes = [
             context.Process(
                 target=_rank_main,
-                args=(rank, world_size, make_step, port, out_dir, warmup, calls, results),
+                args=(rank, world_size, make_step, port, out_dir, options, results),
                 daemon=True,
             )
             for rank in range(world_size)

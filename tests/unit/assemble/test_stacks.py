@@ -23,6 +23,7 @@ from pytest_kernelprof import load_trace
 from pytest_kernelprof.capture import SyncLines, capture_callable, raw_events
 from pytest_kernelprof.capture.sync_lines import flagging_syncs
 from pytest_kernelprof.decode.sync_calls import FlaggedSync, assign_lines, is_user_file, user_frames
+from pytest_kernelprof.options import ProfileOptions
 from pytest_kernelprof.traces import PYTHON, events_from_kineto
 from tests.helpers import TypedKinetoEvent, recorded_kineto_events
 
@@ -225,6 +226,6 @@ def test_stacks_record_the_callables_frames_live() -> None:
     def profiled_step(x: torch.Tensor) -> torch.Tensor:
         return x.relu()
 
-    capture = capture_callable(profiled_step, (torch.randn(8),), stacks=True, warmup=0, calls=1)
+    capture = capture_callable(profiled_step, (torch.randn(8),), options=ProfileOptions(stacks=True, warmup=0, calls=1))
     names = {e.name for e in raw_events(capture.torch_profiler, python_frames=True) if e.category == PYTHON}
     assert any(n.endswith(": profiled_step") and "test_stacks.py(" in n for n in names)

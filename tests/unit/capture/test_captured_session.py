@@ -10,12 +10,13 @@ import torch
 import pytest_kernelprof as kp
 from pytest_kernelprof import Profiler, api, capture, load_trace
 from pytest_kernelprof.capture import CapturedSession, capture_callable
+from pytest_kernelprof.options import ProfileOptions
 from pytest_kernelprof.traces import ANNOTATION, KERNEL, STEP_PREFIX, gpu_event
 from pytest_kernelprof.traces.chrome import events_from_trace_file
 
 
 def test_a_capture_is_a_session_of_events_that_api_builds_into_the_profile() -> None:
-    session = capture_callable(torch.relu, (torch.randn(8),), warmup=1, calls=2)
+    session = capture_callable(torch.relu, (torch.randn(8),), options=ProfileOptions(warmup=1, calls=2))
     assert isinstance(session, CapturedSession)
     assert not hasattr(session, "profile")
     steps = [e.name for e in session.events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX)]
@@ -30,6 +31,10 @@ def test_a_capture_is_a_session_of_events_that_api_builds_into_the_profile() -> 
 
 def test_only_api_builds_profiles() -> None:
     assert not hasattr(capture, "build_profile")
+    assert not hasattr(capture, "Capture")  # what holds a built profile is api's
+    sources = {path.name: path.read_text() for path in Path(capture.__file__).parent.glob("*.py")}
+    assert [name for name, text in sources.items() if "from ..assemble" in text] == []
+    assert "KernelProfile" not in sources["run.py"]
 
 
 def test_the_profilers_captures_and_a_recordings_profile_still_come_built(tmp_path: object) -> None:
@@ -82,7 +87,7 @@ def test_kinetos_own_serialisation_gives_the_adapters_events_for_a_live_session(
     from pytest_kernelprof.traces import chrome, events_from_kineto
     from pytest_kernelprof.traces import files as traces
 
-    session = capture_callable(lambda x: (x + 1) * 2, (torch.randn(4),), warmup=1, calls=2)
+    session = capture_callable(lambda x: (x + 1) * 2, (torch.randn(4),), options=ProfileOptions(warmup=1, calls=2))
     results = session.torch_profiler.profiler.kineto_results
     path = Path(str(tmp_path)) / "saved.json"
     results.save(str(path))
