@@ -205,7 +205,7 @@ class Profiler:
         __tracebackhide__ = True
         profile = load_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=self.decoder)
         self.captures.append(TraceCapture(profile, None, path=os.fspath(path)))
-        check_rules(profile, self.forbid)
+        check_rules(profile, self.options.forbid)
         return profile
 
 
