@@ -56,7 +56,7 @@ def test_diff_of_a_trace_with_itself_is_clean(trace: Trace, capsys: pytest.Captu
 
 
 def test_renamed_kernels_of_the_same_shape_pair_up(trace: Trace) -> None:
-    from pytest_kernelprof import Kernel
+    from pytest_kernelprof.types import Kernel
 
     tile_a = Kernel(name="nvjet_sm90_tst_64x8_64x16_1x2_h_bz_TNT", kind="gemm", family="nvjet", layout="tn")
     tile_b = Kernel(name="nvjet_sm90_tst_128x64_64x4_1x2_h_bz_TNT", kind="gemm", family="nvjet", layout="tn")

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import NoDeviceActivityError, Sync, SyncList, load_trace
+from pytest_kernelprof import NoDeviceActivityError, load_trace
 from pytest_kernelprof.decode.sync_calls import api_name, sync_kind
+from pytest_kernelprof.types import Sync, SyncList
 
 Trace = Callable[[str], Path]
 

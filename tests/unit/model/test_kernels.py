@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import Kernel, KernelList, OpNotFoundError, load_trace
+from pytest_kernelprof import OpNotFoundError, load_trace
+from pytest_kernelprof.types import Kernel, KernelList
 
 Trace = Callable[[str], Path]
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import MemoryOp, NoDeviceActivityError, load_trace
+from pytest_kernelprof import NoDeviceActivityError, load_trace
 from pytest_kernelprof.decode.sync_calls import memcpy_kind
+from pytest_kernelprof.types import MemoryOp
 from tests.helpers import Stream, build
 
 Trace = Callable[[str], Path]

@@ -11,8 +11,9 @@ import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import KernelCount, KernelList, NoDeviceActivityError, load_trace
+from pytest_kernelprof import NoDeviceActivityError, load_trace
 from pytest_kernelprof.model.explain import explain
+from pytest_kernelprof.types import KernelCount, KernelList
 
 Trace = Callable[[str], Path]
 
