@@ -112,3 +112,13 @@ def test_measured_says_whether_gpu_work_was_recorded(trace: Trace) -> None:
         nothing.require_measured()
     assert nothing.table() == "(unmeasured: no GPU activity recorded)"  # a display: never "(no kernels)"
     assert KernelList([]).table() == "(no kernels)"
+
+
+def test_names_copied_from_a_table_match_their_kernels() -> None:
+    # Issue 21 item 3: tables drop "void " and shorten names; a shown name pasted into a query matches.
+    from pytest_kernelprof import load_trace
+
+    prof = load_trace("tests/data/h200_geglu_eager.json.gz")
+    for line in prof.kernels.table().splitlines()[1:]:
+        shown = line.split("  ")[-1].strip()
+        assert prof.kernels.count(shown) >= 1, shown
