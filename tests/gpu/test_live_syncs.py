@@ -1,6 +1,7 @@
 """Host syncs, copies and stacks on a live GPU (``pytest -m gpu`` on an H100/H200).
 
-The offline tests (tests/unit/test_syncs.py, model/test_records.py, builder/test_stacks.py) read traces; here
+The offline tests (tests/unit/assemble/test_syncs.py, model/test_records.py, capture/test_sync_lines.py,
+decode/test_sync_calls.py) read traces; here
 the live Kineto path must agree with its own exported trace, and stacks=True must name
 the user's frames and, where torch's sync debug mode flags the sync, the exact line.
 """
