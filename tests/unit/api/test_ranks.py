@@ -10,10 +10,11 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from pytest_kernelprof import Kernel, RankError, profile_ranks
+from pytest_kernelprof import RankError, profile_ranks
 from pytest_kernelprof.api import ranks as distributed
 from pytest_kernelprof.api.ranks import _stop
 from pytest_kernelprof.model import overlap_of
+from pytest_kernelprof.types import Kernel
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU version is tests/gpu/test_distributed.py")
 
