@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 import torch
 
-from pytest_kernelprof import Decoder, Profiler
+from pytest_kernelprof import Profiler
 from pytest_kernelprof.checks.rules import parse_rules
 from pytest_kernelprof.options import DEFAULTS, MAX_CALLS, MAX_CALLS_WHY, ProfileOptions, check_calls
 from pytest_kernelprof.plugin.settings import Settings
+from pytest_kernelprof.types import Decoder
 
 
 def test_the_defaults_are_the_documented_ones() -> None:

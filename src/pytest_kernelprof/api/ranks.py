@@ -92,8 +92,9 @@ def profile_ranks(
     import torch
     import torch.multiprocessing as mp
 
-    if torch.cuda.is_available() and torch.cuda.device_count() < world_size:
-        raise RankError(f"world_size={world_size} needs {world_size} GPUs; {torch.cuda.device_count()} are visible")
+    visible = _gpus_for_ranks(torch)
+    if torch.cuda.is_available() and visible < world_size:
+        raise RankError(f"world_size={world_size} needs {world_size} GPUs; {visible} are visible")
     context = mp.get_context("spawn")
     results = context.Queue()
     with tempfile.TemporaryDirectory(prefix="kernelprof-ranks-") as tmp:
@@ -116,6 +117,16 @@ def profile_ranks(
         finally:
             _stop(processes, hung=time.monotonic() >= deadline)
         return [load_trace(paths[rank], allow_variation=True) for rank in range(world_size)]
+
+
+def _gpus_for_ranks(torch: Any) -> int:
+    """The GPUs the spawned ranks will see: ``CUDA_VISIBLE_DEVICES`` as it is now, where set.
+    This process's own count can be fewer: CUDA read the variable once, when it started, and an
+    xdist worker lent every chosen GPU (``--kernelprof-gpus``) started with one."""
+    listed = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if listed is None:
+        return int(torch.cuda.device_count())
+    return len([part for part in listed.split(",") if part.strip()])
 
 
 def _collect(results: Any, processes: list[Any], world_size: int, deadline: float, timeout_s: float) -> dict[int, str]:

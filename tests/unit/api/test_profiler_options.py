@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 import torch
 
-from pytest_kernelprof import Decoder, Profiler, profile_ranks
+from pytest_kernelprof import Profiler, profile_ranks
 from pytest_kernelprof.api import profiler as api
 from pytest_kernelprof.capture import CapturedSession
 from pytest_kernelprof.decode import BUILT_IN
 from pytest_kernelprof.options import ProfileOptions
 from pytest_kernelprof.plugin import benchmark
 from pytest_kernelprof.plugin.fixtures import KernelBenchmark
+from pytest_kernelprof.types import Decoder
 
 
 @pytest.fixture
