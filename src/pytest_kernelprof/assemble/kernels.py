@@ -9,6 +9,7 @@ from typing import Any
 
 from ..decode import BUILT_IN, Decoder, KernelName
 from ..decode.sync_calls import memcpy_kind
+from ..decode.triton_ir import IrFacts
 from ..model import Kernel, MemoryOp
 from ..traces import KERNEL, MEMCPY, RawEvent
 from ..traces.records import paused_gc
@@ -66,6 +67,20 @@ def _triton(decoded: KernelName, as_triton: dict[str, KernelName]) -> KernelName
     return found
 
 
+def _from_ir(decoded: KernelName, facts: IrFacts, as_ir: dict[str, KernelName]) -> KernelName:
+    """``decoded`` with the kind (and, where it had none, the dtype) its IR shows, evidence ``ir``."""
+    found = as_ir.get(decoded.name)
+    if found is None:
+        dtype = decoded.dtype if decoded.dtype is not None else facts.dtype
+        evidence = replace(
+            decoded.evidence,
+            kind="ir",
+            dtype=decoded.evidence.dtype if decoded.dtype is not None else ("ir" if facts.dtype else None),
+        )
+        found = as_ir[decoded.name] = replace(decoded, kind=facts.kind, dtype=dtype, evidence=evidence)
+    return found
+
+
 class CallKernels:
     """The kernels of one call, made from its records on first read.
 
@@ -76,7 +91,17 @@ class CallKernels:
     median durations, from the first call's records.
     """
 
-    __slots__ = ("_decoder", "_frames", "_kernels", "_triton_kernels", "chains", "launchers", "records", "step")
+    __slots__ = (
+        "_decoder",
+        "_frames",
+        "_kernels",
+        "_triton_ir",
+        "_triton_kernels",
+        "chains",
+        "launchers",
+        "records",
+        "step",
+    )
 
     def __init__(
         self,
@@ -85,6 +110,7 @@ class CallKernels:
         launchers: list[RawEvent | None],
         frames: Callable[[], list[tuple[str, ...] | None]] | None,
         triton_kernels: frozenset[str],
+        triton_ir: Mapping[str, IrFacts],
         decoder: Decoder = BUILT_IN,
     ) -> None:
         self.step = step
@@ -93,6 +119,7 @@ class CallKernels:
         self.chains = Chains(step.ops)
         self._frames = frames
         self._triton_kernels = triton_kernels
+        self._triton_ir = triton_ir
         self._decoder = decoder
         self._kernels: list[Kernel] | None = None
 
@@ -116,7 +143,8 @@ class CallKernels:
         step, chains = self.step, self.chains
         frames = self._frames() if self._frames is not None else None
         as_triton: dict[str, KernelName] = {}
-        triton_kernels = self._triton_kernels
+        as_ir: dict[str, KernelName] = {}
+        triton_kernels, triton_ir = self._triton_kernels, self._triton_ir
         decode = self._decoder.decode
         kernels: list[Kernel] = []
         for position, (g, op_event) in enumerate(zip(self.records, self.launchers, strict=True)):
@@ -133,6 +161,10 @@ class CallKernels:
             # where Inductor launched it (a user's @triton.jit kernel in a compiled region).
             if decoded.family == "unknown" and (inductor or g.name in triton_kernels):
                 decoded = _triton(decoded, as_triton)
+            # What the compiled IR showed (capture/triton_kernels.py), where nothing stronger
+            # placed the kernel: a user's @triton.jit kernel says nothing by its name.
+            if decoded.unplaced and g.name in triton_ir:
+                decoded = _from_ir(decoded, triton_ir[g.name], as_ir)
             kernels.append(
                 _new_kernel(
                     decoded,

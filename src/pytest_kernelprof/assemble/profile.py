@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from ..decode import BUILT_IN, Decoder
 from ..decode.sync_calls import FlaggedSync
+from ..decode.triton_ir import IrFacts
 from ..errors import hide_own_errors
 from ..health import CompileFacts, MemoryReading
 from ..model import CallProfile, KernelList, KernelProfile, Op, OpTable, RuntimeCalls, SyncList
@@ -65,6 +66,7 @@ def build_profile(
 
     readings = memory if memory is not None and len(memory) == len(steps) else [None] * len(steps)
     flagged = flagged_syncs or {}
+    triton_ir = dict(source.triton_ir)
     built = [
         _build_call(
             step,
@@ -76,6 +78,7 @@ def build_profile(
             runtime_names,
             reading,
             source.triton_kernels,
+            triton_ir,
             decoder,
         )
         for step, reading in zip(steps, readings, strict=True)
@@ -114,6 +117,7 @@ def _build_call(
     runtime_names: RuntimeNames,
     reading: MemoryReading | None = None,
     triton_kernels: frozenset[str] = frozenset(),
+    triton_ir: Mapping[str, IrFacts] | None = None,
     decoder: Decoder = BUILT_IN,
 ) -> tuple[CallProfile, CallKernels]:
     records, launchers, memory = call_records(step, ops_by_id, runtime_by_corr)
@@ -121,7 +125,9 @@ def _build_call(
     def frames() -> list[tuple[str, ...] | None]:
         return user_stacks(step, [runtime_by_corr.get(g.correlation) for g in records])
 
-    call_kernels = CallKernels(step, records, launchers, frames if stacks else None, triton_kernels, decoder)
+    call_kernels = CallKernels(
+        step, records, launchers, frames if stacks else None, triton_kernels, triton_ir or {}, decoder
+    )
 
     def load_ops() -> tuple[list[str], Callable[[str], Op]]:
         launched = call_kernels.launched()

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..decode import parse_kernel_name
 from ..decode.sync_calls import FlaggedSync
+from ..decode.triton_ir import IrFacts
 from ..errors import RecordingError
 from ..health import CompileFacts, MemoryReading
 from ..options import DEFAULTS, ProfileOptions
@@ -34,7 +35,7 @@ from .profiler import (
     synchronizer,
 )
 from .sync_lines import SyncLines, flagging_syncs
-from .triton_kernels import learn_triton_kernels, watch_triton_launches
+from .triton_kernels import ir_facts, learn_triton_kernels, watch_triton_launches
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,18 @@ class CapturedSession:
     learned: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _source(label: str, triton_kernels: frozenset[str]) -> Source:
+INDUCTOR_PREFIX = "triton_"  # triton_poi_, triton_red_, triton_tem_, ... and the older triton__0d1d
+
+
+def _source(label: str, triton_kernels: frozenset[str], triton_ir: Mapping[str, IrFacts]) -> Source:
     device, arch = device_facts()
     return Source(
-        label=label, device=device, arch=arch, gpu_requested=device is not None, triton_kernels=triton_kernels
+        label=label,
+        device=device,
+        arch=arch,
+        gpu_requested=device is not None,
+        triton_kernels=triton_kernels,
+        triton_ir=tuple(sorted(triton_ir.items())),
     )
 
 
@@ -158,15 +167,21 @@ def _finished(
     with paused_gc():
         events = raw_events(prof, python_frames=stacks)
         triton = _learned_triton(events, launched)
+        # Inductor names its kernels for what they do; the IR says it for the rest (a user's own,
+        # Liger's), read once per kernel name in the process.
+        ir = ir_facts(name for name in sorted(triton) if not name.startswith(INDUCTOR_PREFIX))
     check_steps(events, calls)
+    learned: dict[str, Any] = {"triton_kernels": sorted(triton)}
+    if ir:
+        learned["triton_ir"] = {name: facts.to_json() for name, facts in sorted(ir.items())}
     return CapturedSession(
         events=events,
-        source=_source(label, triton),
+        source=_source(label, triton, ir),
         torch_profiler=prof,
         memory=meter.readings if meter is not None else None,
         compile_facts=compile_facts,
         flagged_syncs=lines.by_call if lines is not None else None,
-        learned={"triton_kernels": sorted(triton)},
+        learned=learned,
     )
 
 

@@ -172,6 +172,7 @@ def ir_facts(names: Iterable[str], scan: Callable[[], Iterator[tuple[str, Any]]]
     """What the compiled IR of each named Triton kernel shows (decode/triton_ir.py), for the
     names the JIT caches hold. A name compiled more than once (one per dtype or shape
     specialization) keeps the facts its compilations agree on: a kind they share, a dtype they share."""
+    names = tuple(names)
     wanted = {name for name in names if name not in _IR_READ}
     if wanted and "triton" in sys.modules:
         compiled_by_name: dict[str, list[IrFacts | None]] = {}
@@ -180,8 +181,8 @@ def ir_facts(names: Iterable[str], scan: Callable[[], Iterator[tuple[str, Any]]]
             if name in wanted:
                 text = _ttir(compiled)
                 compiled_by_name.setdefault(name, []).append(facts_from_ttir(text) if text else None)
-        for name, read in compiled_by_name.items():
-            _IR_READ[name] = _agreed(read)
+        for name in wanted:  # one not found stays unread: a later capture does not scan for it again
+            _IR_READ[name] = _agreed(compiled_by_name.get(name, []))
     found = {name: _IR_READ[name] for name in names if name in _IR_READ}
     return {name: facts for name, facts in found.items() if facts is not None}
 

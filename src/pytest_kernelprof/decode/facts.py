@@ -50,9 +50,10 @@ DTYPES = (
 )
 
 # Where a fact came from, strongest first: what the user taught, the kernel's name (its
-# library's naming grammar), the types in its template arguments, the op that launched it,
-# and the dtypes of that op's inputs (recorded only where the profile recorded shapes).
-SOURCES = ("user", "name", "template", "op", "op-inputs")
+# library's naming grammar), the operations in a Triton kernel's compiled IR (read live by the
+# capture, kept in the traces it saves), the types in its template arguments, the op that
+# launched it, and the dtypes of that op's inputs (recorded only where the profile recorded shapes).
+SOURCES = ("user", "name", "ir", "template", "op", "op-inputs")
 
 
 @dataclass(frozen=True)

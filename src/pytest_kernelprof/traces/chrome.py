@@ -17,6 +17,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from ..decode import DTYPES, KINDS
+from ..decode.triton_ir import IrFacts
 from ..errors import RecordingError, TraceError
 from . import (
     CATEGORIES,
@@ -317,7 +319,12 @@ def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
             arch = arch_name(major, minor)
     section = kernelprof_section(trace, label)
     return Source(
-        label=label, device=device, arch=arch, gpu_requested=True, triton_kernels=_triton_kernels(section, label)
+        label=label,
+        device=device,
+        arch=arch,
+        gpu_requested=True,
+        triton_kernels=_triton_kernels(section, label),
+        triton_ir=_triton_ir(section, label),
     )
 
 
@@ -350,6 +357,26 @@ def _triton_kernels(section: Mapping[str, Any], label: str) -> frozenset[str]:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise TraceError(f"{label}: '{KERNELPROF_KEY}.triton_kernels' is not a list of kernel names")
     return frozenset(names)
+
+
+def _triton_ir(section: Mapping[str, Any], label: str) -> tuple[tuple[str, IrFacts], ...]:
+    """``{"name": {"kind": ..., "dtype": ...}}``: what capture read from each kernel's compiled IR."""
+    __tracebackhide__ = hide_trace_errors
+    read = section.get("triton_ir", {})
+    facts = []
+    if isinstance(read, dict):
+        for name, fields in read.items():
+            kind = fields.get("kind") if isinstance(fields, dict) else None
+            dtype = fields.get("dtype") if isinstance(fields, dict) else None
+            if kind not in KINDS or not (dtype is None or dtype in DTYPES):
+                break
+            facts.append((name, IrFacts(kind, dtype)))
+        else:
+            return tuple(facts)
+    raise TraceError(
+        f"{label}: '{KERNELPROF_KEY}.triton_ir' is not an object of kernel names to their kind and dtype "
+        f"(kinds: {', '.join(KINDS)})"
+    )
 
 
 def append_kernelprof_key(path: str, section: Mapping[str, Any]) -> None:

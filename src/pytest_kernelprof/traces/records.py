@@ -8,10 +8,13 @@ those, so the offline tests over recorded traces exercise the code that runs liv
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from ..decode.triton_ir import IrFacts
 
 # Kineto's activity types, which are also the Chrome trace categories; older Kineto
 # versions wrote capitalised categories.
@@ -244,11 +247,12 @@ class Source:
     """Facts about where the events came from.
 
     ``triton_kernels``: names of kernels that capture learned are Triton kernels (their names
-    do not say so); saved in a trace's ``"kernelprof"`` key, read back from it.
+    do not say so); ``triton_ir``: what the compiled IR of those it could read shows (kind,
+    dtype); both saved in a trace's ``"kernelprof"`` key, read back from it.
     """
 
     def with_unread(self, unread: tuple[tuple[str, int], ...]) -> Source:
-        return Source(self.label, self.device, self.arch, self.gpu_requested, self.triton_kernels, unread)
+        return dataclasses.replace(self, unread=unread)
 
     label: str
     device: str | None = None
@@ -258,6 +262,7 @@ class Source:
     # A trace with no GPU record: (category, events) of the complete events it holds that the
     # plugin does not read, such as another accelerator's (MTIA's), for saying what it holds.
     unread: tuple[tuple[str, int], ...] = ()
+    triton_ir: tuple[tuple[str, IrFacts], ...] = ()
 
 
 def dim3(value: Any) -> Dim3 | None:

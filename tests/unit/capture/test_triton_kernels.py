@@ -394,3 +394,29 @@ def test_without_triton_nothing_is_read(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(triton_kernels, "_IR_READ", {})
     monkeypatch.delitem(sys.modules, "triton", raising=False)
     assert triton_kernels.ir_facts({"anything"}, scan=lambda: pytest.fail("scanned without Triton")) == {}
+
+
+@pytest.mark.usefixtures("cpu_only")
+def test_capture_reads_the_ir_of_user_kernels_and_writes_it_into_the_trace(
+    ir_modules: types.ModuleType, install: Callable[[str], types.ModuleType], tmp_path: Path
+) -> None:
+    triton = install("chain")
+
+    def step() -> None:
+        launch(triton, "user_matmul")
+        launch(triton, "triton_poi_fused_add_0")  # Inductor's: its name says what it is, no IR read
+        torch.relu(torch.ones(2))
+
+    profiler = kp.Profiler(warmup=1, calls=2)
+    profiler(step)
+    capture = profiler.captures[-1]
+    assert capture.learned == {
+        "triton_kernels": ["triton_poi_fused_add_0", "user_matmul"],
+        "triton_ir": {"user_matmul": {"kind": "gemm", "dtype": "bf16"}},
+    }
+    path = tmp_path / "t.json.gz"
+    capture.export_trace(path)
+    assert json.loads(gzip.decompress(path.read_bytes()))["kernelprof"]["triton_ir"] == {
+        "user_matmul": {"kind": "gemm", "dtype": "bf16"}
+    }
+    assert events_from_trace_file(path)[0].triton_ir == (("user_matmul", IrFacts("gemm", "bf16")),)
