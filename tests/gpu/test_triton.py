@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -40,11 +41,15 @@ def test_the_launch_hook_names_a_user_kernel_and_the_trace_keeps_it(
 ) -> None:
     prof = kernelprof(user_add, *xy)
     kernel = prof.kernels.one(KERNEL)
-    assert (kernel.kind, kernel.family) == ("other", "triton")
-    assert kernelprof.captures[-1].learned == {"triton_kernels": [KERNEL]}
+    assert (kernel.kind, kernel.family, kernel.dtype, kernel.evidence.kind) == ("pointwise", "triton", "fp32", "ir")
+    assert kernelprof.captures[-1].learned == {
+        "triton_kernels": [KERNEL],
+        "triton_ir": {KERNEL: {"kind": "pointwise", "dtype": "fp32"}},
+    }
     path = tmp_path / "user.json.gz"
     kernelprof.captures[-1].export_trace(path)
-    assert kp.load_trace(path).kernels.one(KERNEL).family == "triton"
+    offline = kp.load_trace(path).kernels.one(KERNEL)
+    assert (offline.kind, offline.family, offline.dtype, offline.evidence.kind) == ("pointwise", "triton", "fp32", "ir")
     chain = getattr(getattr(sys.modules["triton"], "knobs", None), "runtime", None)
     hooks = getattr(getattr(chain, "launch_enter_hook", None), "calls", [])
     assert not [h for h in hooks if getattr(h, "__self__", None).__class__ is triton_kernels.TritonWatch]
@@ -76,6 +81,41 @@ def test_a_user_kernel_inductor_launches_is_a_triton_kernel_of_the_compiled_regi
     assert kernel.op.startswith("Torch-Compiled Region")
     assert not kernel.ops[-1].startswith(KERNEL)  # Inductor's range around the launch is left out
     assert prof.kernels.count("triton_poi_*") >= 1  # Inductor's own kernels around it
-    # The user's kernel is Triton's, of a kind its name does not say: kind questions say so.
-    with pytest.warns(kp.UndecodedKernelWarning, match="user_add_kernel"):
-        prof.kernels.count(kind="pointwise")
+    # The user's kernel, launched by Inductor, is read from its IR like any other.
+    assert (kernel.kind, kernel.evidence.kind) == ("pointwise", "ir")
+
+
+@pytest.fixture
+def user_kernels() -> object:
+    pytest.importorskip("triton")
+    from tests.gpu import user_triton
+
+    return user_triton
+
+
+def test_user_kernels_of_each_kind_are_read_from_their_ir(
+    kernelprof: kp.Profiler, user_kernels: Any, tmp_path: Path
+) -> None:
+    x = torch.randn(256, 1024, device="cuda", dtype=torch.bfloat16)
+    a = torch.randn(256, 64, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(64, 256, device="cuda", dtype=torch.bfloat16)
+    xf = torch.randn(256, 1024, device="cuda")
+
+    def step() -> None:
+        user_kernels.user_row_sum(x)
+        user_kernels.user_cumsum(xf)
+        user_kernels.user_matmul(a, b)  # autotuned: the kernel is the Autotuner's JITFunction
+        torch.sort(xf, dim=-1)  # an ATen sort beside them, placed by its name
+
+    prof = kernelprof(step)
+    got = {k.name: (k.kind, k.dtype, k.evidence.kind) for k in prof.kernels if k.family == "triton"}
+    assert got == {
+        "user_row_sum_kernel": ("reduction", "bf16", "ir"),
+        "user_cumsum_kernel": ("scan", "fp32", "ir"),
+        "user_matmul_kernel": ("gemm", "bf16", "ir"),
+    }
+    assert prof.kernels.count(kind="gemm") == 1  # no undecoded kernel to warn about
+    path = tmp_path / "kinds.json.gz"
+    kernelprof.captures[-1].export_trace(path)
+    offline = kp.load_trace(path)
+    assert {k.name: (k.kind, k.dtype, k.evidence.kind) for k in offline.kernels if k.family == "triton"} == got
