@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .decode import KINDS, Decoder, Evidence, KernelName, parse_kernel_name
     from .errors import (
         BaselineError,
+        BaselineMismatchError,
         BenchmarkError,
         CannotTellError,
         ForbiddenError,
@@ -61,6 +62,7 @@ _SOURCES = ("errors", "decode", "model", "health", "capture", "api")
 __all__ = [
     "KINDS",
     "BaselineError",
+    "BaselineMismatchError",
     "BenchmarkError",
     "GpuSpecError",
     "CallProfile",
