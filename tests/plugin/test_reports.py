@@ -357,7 +357,7 @@ def test_what_a_failure_was_about() -> None:
     from pytest_kernelprof.plugin.ci import category
 
     assert category(ForbiddenError("kernelprof_forbid rule 'x' (kind=gemm) is broken"), True) == "rule"
-    assert category(BaselineMismatchError("kernel signature differs from the baseline sm90/default"), True) == "baseline"
+    assert category(BaselineMismatchError("kernel signature differs from the baseline sm90"), True) == "baseline"
     # A plain assertion by what it compared or named (hooks.py and asserted() find that out).
     assert category(AssertionError("assert prof == kernel_baseline"), True, "baseline") == "baseline"
     assert category(AssertionError("assert not SyncList of 1: Sync(...)"), True, "syncs") == "syncs"

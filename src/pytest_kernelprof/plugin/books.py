@@ -23,7 +23,7 @@ from .settings import run_was_narrowed
 
 if TYPE_CHECKING:
     from ..checks.baseline import BaselineSession
-    from ..reports.records import ReportRecord
+    from ..reports.records import Failure, ReportRecord, SyncSite
     from .ci import ReportHooks
 
 # The report attribute that holds the record, as JSON text: xdist sends a report's attributes to
@@ -66,26 +66,27 @@ class Books:
 
     def _record(self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> ReportRecord | None:
         device = item.stash.get(DEVICE_KEY, None) if report.when == "setup" else None
-        if report.when != "call":
-            if device is None:
-                return None
+        if device is not None:
             from ..reports.records import ReportRecord
 
             return ReportRecord(device=device[0], worker=device[1])
+        if report.when != "call":
+            return None
         captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
         notes = item.stash.get(BASELINE_NOTES_KEY, [])
-        if not captures and not notes and (self.outputs is None or not report.failed):
-            return None  # a test that used nothing of the plugin: nothing imported for it
+        failure: Failure | None = None
+        syncs: tuple[SyncSite, ...] = ()
+        if self.outputs is not None:
+            try:
+                failure, syncs = self.outputs.add_facts(item, call, report, [c.profile for c in captures])
+            except Exception as exc:  # a report must never break the run it reports on
+                report.sections.append(("kernelprof CI outputs", f"not gathered for this test: {exc!r}"))
+        if not captures and not notes and failure is None:
+            return None  # a test that used nothing of the plugin
         from ..reports.records import ReportRecord
         from .report_sections import unplaced_kernels
 
-        record = ReportRecord(baselines=tuple(notes), unplaced=tuple(unplaced_kernels(captures)))
-        if self.outputs is not None:
-            try:
-                record = self.outputs.add_facts(item, call, report, [c.profile for c in captures], record)
-            except Exception as exc:  # a report must never break the run it reports on
-                report.sections.append(("kernelprof CI outputs", f"not gathered for this test: {exc!r}"))
-        return record
+        return ReportRecord(tuple(notes), tuple(unplaced_kernels(captures)), failure, syncs)
 
     # -- where the reports arrive (the controller under xdist) ---------------------------
 

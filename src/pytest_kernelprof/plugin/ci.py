@@ -33,7 +33,7 @@ from .books import COMPARED_KEY
 from .settings import SETTINGS_KEY
 
 if TYPE_CHECKING:
-    from ..reports.records import ReportRecord, SyncSite
+    from ..reports.records import Failure, ReportRecord, SyncSite
     from .books import Books
 
 # What a failure was about, worst first (the summary's order).
@@ -166,10 +166,10 @@ class ReportHooks:
         call: pytest.CallInfo[None],
         report: pytest.TestReport,
         profiles: Sequence[Any],
-        record: ReportRecord,
-    ) -> ReportRecord:
-        """``record`` with the facts of the test's call phase the outputs need; the JUnit
-        properties go on the item, the timeline pages beside the failed test's traces."""
+    ) -> tuple[Failure | None, tuple[SyncSite, ...]]:
+        """What the outputs need of a test's call phase: its failure where it was about a
+        profile, and the syncs to point at. The JUnit properties go on the item, the timeline
+        pages beside the failed test's traces."""
         if self.junit and profiles:
             from ..reports.junit import properties
 
@@ -180,9 +180,11 @@ class ReportHooks:
                 for pairs in item.config.hook.pytest_kernelprof_junit_properties(item=item, profile=prof):
                     item.user_properties.extend(pairs)
         if self.summary is None and not self.annotations and not self.pages:
-            return record
+            return None, ()
         if not report.failed or call.excinfo is None:
-            return record
+            return None, ()
+        failure: Failure | None = None
+        syncs: tuple[SyncSite, ...] = ()
         error = call.excinfo.value
         compared = item.stash.get(COMPARED_KEY, [])
         about = compared[-1] if compared else None
@@ -203,13 +205,13 @@ class ReportHooks:
             )
             # The syncs to point at: those of a failed assertion on syncs, or of a rule on
             # syncs or DtoH copies (not those of a profile that broke a rule on kernels).
-            on_syncs = what == "syncs" or (isinstance(error, ForbiddenError) and SYNC_METRICS & set(error.metrics))
-            record = replace(record, failure=failure, syncs=_syncs(profiles) if on_syncs else ())
+            if what == "syncs" or (isinstance(error, ForbiddenError) and SYNC_METRICS & set(error.metrics)):
+                syncs = _syncs(profiles)
         if self.pages and profiles:
             written = pages_for_failed_test(item, profiles)
             if written:
                 report.sections.append(("kernelprof timeline pages", "\n".join(written)))
-        return record
+        return failure, syncs
 
     # -- where the reports arrive (the controller under xdist) ---------------------------
 

@@ -6,6 +6,10 @@ of them (``plugin/books.py`` sets and reads it), so it stays out of the JUnit XM
 terminal. Every user's text (a test id, a check name, a kernel name, a path) is a field of its
 own: nothing is joined into a string that must be split again, so any character a test id or a
 check name can hold arrives as it left.
+
+Light to import (the baseline notes' package, which loads the profile model, is imported only
+to read a record that holds notes), so that a failed test that used nothing but the CI outputs
+costs no model import.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..checks.baseline.notes import NOTE_TYPES, BaselineNote
+if TYPE_CHECKING:
+    from ..checks.baseline.notes import BaselineNote
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ class ReportRecord:
 
 
 def _note(data: Mapping[str, Any]) -> BaselineNote:
+    from ..checks.baseline.notes import NOTE_TYPES
+
     fields = dict(data)
     return NOTE_TYPES[fields.pop("note")](**fields)
 
