@@ -269,6 +269,10 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
     from ..checks.baseline import KernelBaseline
     from ..model.explain import explain, subject
 
+    baseline = any(isinstance(side, KernelBaseline) for side in (left, right))
+    about = "baseline" if baseline else subject(left, right)
+    if about is not None:  # for the CI outputs' category of the failure (ci.py)
+        config.stash.setdefault(COMPARING_KEY, []).append(about)
     explanation = None
     for side in (left, right):
         if isinstance(side, KernelBaseline) and op == "==":
@@ -277,9 +281,6 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
         explanation = explain(op, left, right)
     if explanation is None:
         return None
-    about = "baseline" if any(isinstance(side, KernelBaseline) for side in (left, right)) else subject(left, right)
-    if about is not None:
-        config.stash.setdefault(COMPARING_KEY, []).append(about)
     shown, section = explanation.shown(*assertion_budget(config))
     if section:
         config.stash.setdefault(ASSERTION_SECTIONS_KEY, []).append("\n".join(section))
