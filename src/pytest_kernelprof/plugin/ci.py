@@ -92,7 +92,7 @@ def asserted(excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
     values = [value for name, value in frame.f_locals.items() if name.startswith("@py_assert")]
     try:
         tree = ast.parse(textwrap.dedent(str(entry.statement)))
-    except (SyntaxError, ValueError, IndexError):
+    except Exception:  # no source (exec'd code), or a statement that does not parse alone
         tree = None
     if tree is not None:
         for node in ast.walk(tree):
