@@ -70,8 +70,9 @@ def ini_value(config: pytest.Config, key: str) -> Any:
 # test_truncation.py holds it to the installed pytest at the limits. pytest keeps an explanation
 # whole up to its footer's worth over each limit (2 lines; "..." and its message, 46 characters,
 # in pytest 9; 70 in pytest 8, where 46 is the safe side: a body moved to a report section that
-# pytest would have shown whole loses nothing). The truncation_limit_* ini options came in
-# pytest 8.4; before, the defaults.
+# pytest would have shown whole loses nothing). On CI means $CI or $BUILD_NUMBER non-empty, as
+# in pytest 9 (pytest 8 also takes one set empty: again the safe side). The truncation_limit_*
+# ini options came in pytest 8.4; before, the defaults.
 TRUNCATION_SLACK_LINES = 2
 TRUNCATION_SLACK_CHARS = len("...") + len("...Full output truncated, use '-vv' to show")
 
