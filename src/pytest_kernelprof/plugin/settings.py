@@ -65,7 +65,7 @@ def ini_value(config: pytest.Config, key: str) -> Any:
 
 
 # pytest cuts an assertion explanation short unless run with -vv (the assertion verbosity) or
-# on CI ($CI or $BUILD_NUMBER set), and has no public way to ask whether it will: its rule lives
+# on CI, and has no public way to ask whether it will: its rule lives
 # in the private _pytest.assertion.truncate. So it is mirrored here, and tests/plugin/
 # test_truncation.py holds it to the installed pytest at the limits. pytest keeps an explanation
 # whole up to its footer's worth over each limit (2 lines; "..." and its message, 46 characters,
