@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from pytest_kernelprof import api
+from pytest_kernelprof.api import profiler as api
 from pytest_kernelprof.capture import compile_watch
 from pytest_kernelprof.capture import profiler as torch_session
 from pytest_kernelprof.capture import run as capture

@@ -18,8 +18,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pytest_kernelprof import Decoder, Profiler, load_trace
+from pytest_kernelprof import Profiler, load_trace
 from pytest_kernelprof.decode import KernelName
+from pytest_kernelprof.types import Decoder
 
 
 class NameOnly(Decoder):

@@ -41,7 +41,7 @@ import torch
 
 from benchmarks.workloads import DEVICE, TINY, autograd_session, bare_session, stack
 from pytest_kernelprof import Profiler
-from pytest_kernelprof.assemble import paused_gc
+from pytest_kernelprof.traces.records import paused_gc
 
 BLOCK = 6  # rounds per block, the first not counted (4 for 8,000 kernels: a second a round)
 

@@ -38,9 +38,10 @@ import torch
 from workloads import DEVICE, SLOWDOWN, TINY, activities, autograd_session, bare_session, stack, sync
 
 from pytest_kernelprof import Profiler
-from pytest_kernelprof.assemble import build_profile, paused_gc
+from pytest_kernelprof.assemble import build_profile
 from pytest_kernelprof.capture import kineto_events
 from pytest_kernelprof.traces import Source, events_from_kineto
+from pytest_kernelprof.traces.records import paused_gc
 
 # KERNELPROF_BENCH_EVENTS=1000,10000 for a quicker run (CI): torch's own parser takes
 # minutes at 100k events.

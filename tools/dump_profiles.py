@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest_kernelprof as kp
+from pytest_kernelprof.types import CallProfile, CopyList, Kernel, KernelList, Op, OpTable, SyncList
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 
@@ -58,7 +59,7 @@ def _display_fields(record: object) -> Iterator[dataclasses.Field[object]]:
 TIMED = {"duration_us", "start_us"}
 
 
-def dump_kernel(out: Dump, index: int, kernel: kp.Kernel, indent: int) -> None:
+def dump_kernel(out: Dump, index: int, kernel: Kernel, indent: int) -> None:
     values = ", ".join(
         f"{f.name}={out.time(getattr(kernel, f.name)) if f.name in TIMED else repr(getattr(kernel, f.name))}"
         for f in _display_fields(kernel)
@@ -69,7 +70,7 @@ def dump_kernel(out: Dump, index: int, kernel: kp.Kernel, indent: int) -> None:
         out(f"repr={kernel!r}", indent + 1)
 
 
-def dump_kernels(out: Dump, kernels: kp.KernelList, indent: int) -> None:
+def dump_kernels(out: Dump, kernels: KernelList, indent: int) -> None:
     out(f"measured={kernels.measured} repr={kernels!r}", indent)
     if not kernels.measured:
         out.read("len", lambda: len(kernels), indent)
@@ -81,7 +82,7 @@ def dump_kernels(out: Dump, kernels: kp.KernelList, indent: int) -> None:
         out(kernels.table(), indent)
 
 
-def dump_op(out: Dump, op: kp.Op, indent: int) -> None:
+def dump_op(out: Dump, op: Op, indent: int) -> None:
     out(
         f"op {op.name!r}: count={op.count} children={op.children!r} children_vary={op.children_vary} "
         f"cpu={out.time(op.cpu_time_us)} self_cpu={out.time(op.self_cpu_time_us)}",
@@ -96,7 +97,7 @@ def dump_op(out: Dump, op: kp.Op, indent: int) -> None:
         out.read("kernels", lambda: len(op.kernels), indent + 1)
 
 
-def dump_ops(out: Dump, ops: kp.OpTable, indent: int) -> None:
+def dump_ops(out: Dump, ops: OpTable, indent: int) -> None:
     out(f"{ops!r}", indent)
     for name in ops:
         dump_op(out, ops[name], indent + 1)
@@ -104,7 +105,7 @@ def dump_ops(out: Dump, ops: kp.OpTable, indent: int) -> None:
         out(ops.table(), indent)
 
 
-def dump_records(out: Dump, label: str, records: kp.SyncList | kp.CopyList, indent: int) -> None:
+def dump_records(out: Dump, label: str, records: SyncList | CopyList, indent: int) -> None:
     out(f"{label}: measured={records.measured}", indent)
     if not records.measured:
         out.read("len", lambda: len(records), indent + 1)
@@ -122,7 +123,7 @@ def dump_records(out: Dump, label: str, records: kp.SyncList | kp.CopyList, inde
         out(f"headline={records.headline()}", indent + 1)
 
 
-def dump_call(out: Dump, call: kp.CallProfile, indent: int) -> None:
+def dump_call(out: Dump, call: CallProfile, indent: int) -> None:
     out(f"call {call.index}: wall_us={out.time(call.wall_us)}", indent)
     indent += 1
     dump_kernels(out, call.kernels, indent)

@@ -20,7 +20,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "pytest_kernelprof"
 # Lowest first: the leaf modules, then the pipeline's stages in the order they may import each
 # other (decode and traces know nothing of profiles; model owns the interfaces it loads through;
 # assemble builds model values from traces and decode; capture runs a callable and hands its
-# session on; checks read profiles; api assembles; reports render; plugin and cli sit on top).
+# session on; checks read profiles; api assembles; reports render; plugin and cli sit on top, and
+# so does types, the public face of the value types).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "paths", "tables", "options"),
     ("decode",),
@@ -32,7 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("checks",),
     ("api",),
     ("reports",),
-    ("plugin", "cli", "__main__", "__init__"),
+    ("plugin", "cli", "__main__", "__init__", "types"),
 )
 _IMPORT = re.compile(r"^\s*from (\.+)([\w.]*) import ([\w, ()\n]+?)(?:$|#)", re.M)
 

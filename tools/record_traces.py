@@ -21,6 +21,7 @@ from examples.models import BF16, GeGLUMLP, geglu_input, liger_geglu_mlp
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.api import capture_profile
 from pytest_kernelprof.capture import kineto_events
+from pytest_kernelprof.options import ProfileOptions
 
 
 def workloads() -> dict[str, tuple[object, tuple[object, ...], dict[str, object]]]:
@@ -101,7 +102,7 @@ def main() -> int:
     outdir.mkdir(parents=True, exist_ok=True)
     failures = 0
     for name, (fn, args, options) in workloads().items():
-        capture = capture_profile(fn, args, **options)  # type: ignore[arg-type]
+        capture = capture_profile(fn, args, options=ProfileOptions(**options))  # type: ignore[arg-type]
         path = outdir / f"{name}.json.gz"
         capture.export_trace(path)
         offline = load_trace(path)

@@ -1,21 +1,32 @@
 """pytest-kernelprof: assert what a PyTorch program does on the GPU.
 
-The public names are imported on first use (PEP 562 ``__getattr__``): pytest imports this
-package whenever it loads the plugin (``pytest_kernelprof.plugin``), in every session of an
-environment where it is installed, and a session that never profiles must not pay for the
-profile model. The imports below are for type checkers; at run time a name of ``__all__``
-is looked up in ``_SOURCES``, in order (``tests/plugin/test_cost.py`` checks they agree).
+The rule for what is public here: the top level holds what a test *calls or catches*, and the
+handles those calls give back: the entry points (``Profiler``, ``profile``, ``load_trace``,
+``profile_ranks``), the handles a test holds from them (``Recording``, from
+``kernelprof.record()``; ``Capture``, an entry of ``Profiler.captures``), the profile they
+return (``KernelProfile``), and every exception class of ``errors.py``. Every other value a
+profile hands out, the types a test annotates with or constructs (``Kernel``, ``KernelList``,
+``Decoder``, ``KINDS``, ``parse_kernel_name``, ...), lives in :mod:`pytest_kernelprof.types`.
+``__all__`` is exactly that top-level set (``tests/unit/test_package.py`` checks it).
+
+The value types used to be importable from here too; they still are, with a
+``DeprecationWarning`` naming their new spelling (``pytest_kernelprof.types.Kernel``).
+
+Names are imported on first use (PEP 562 ``__getattr__``), each from the module ``_HOMES``
+names: pytest imports this package whenever it loads the plugin (``pytest_kernelprof.plugin``),
+in every session of an environment where it is installed, and a session that never profiles
+must not pay for the profile model. The imports below are for type checkers
+(``tests/plugin/test_cost.py`` checks that they agree with ``_HOMES``).
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Profiler, load_trace, profile, profile_ranks
-    from .capture import Capture, Recording
-    from .decode import KINDS, Decoder, Evidence, KernelName, parse_kernel_name
+    from .api import Capture, Profiler, Recording, load_trace, profile, profile_ranks
     from .errors import (
         BaselineError,
         BaselineMismatchError,
@@ -37,90 +48,116 @@ if TYPE_CHECKING:
         TraceError,
         UndecodedKernelWarning,
     )
-    from .health import CompileReport, GraphBreak, MemoryReading, MemoryReport
-    from .model import (
-        CallProfile,
-        CopyList,
-        Count,
-        Kernel,
-        KernelCount,
-        KernelList,
-        KernelProfile,
-        MemoryOp,
-        ModuleTable,
-        ModuleView,
-        Op,
-        OpTable,
-        Overlap,
-        RuntimeCalls,
-        Sync,
-        SyncList,
-    )
+    from .model import KernelProfile
 
-_SOURCES = ("errors", "decode", "model", "health", "capture", "api")
+# Each public name and the module (under this package) that defines it.
+_HOMES: dict[str, str] = {
+    "Profiler": "api",
+    "profile": "api",
+    "load_trace": "api",
+    "profile_ranks": "api",
+    "Capture": "api",
+    "Recording": "api",
+    "KernelProfile": "model",
+    "KernelProfError": "errors",
+    "BaselineError": "errors",
+    "BaselineMismatchError": "errors",
+    "BenchmarkError": "errors",
+    "CannotTellError": "errors",
+    "ForbiddenError": "errors",
+    "GpuSpecError": "errors",
+    "IncompleteProfileError": "errors",
+    "KernelSequenceMismatchError": "errors",
+    "ModuleNotRecordedError": "errors",
+    "NoDeviceActivityError": "errors",
+    "OpNotFoundError": "errors",
+    "ProfilerBusyError": "errors",
+    "ProfilerStartError": "errors",
+    "RankError": "errors",
+    "RecordingError": "errors",
+    "TeachingError": "errors",
+    "TraceError": "errors",
+    "UndecodedKernelWarning": "errors",
+}
+
+# Names that were public here and moved to ``pytest_kernelprof.types``: still importable from
+# here, with a DeprecationWarning.
+_MOVED_TO_TYPES = frozenset(
+    {
+        "KINDS",
+        "CallProfile",
+        "CompileReport",
+        "CopyList",
+        "Count",
+        "Decoder",
+        "Evidence",
+        "GraphBreak",
+        "Kernel",
+        "KernelCount",
+        "KernelList",
+        "KernelName",
+        "MemoryOp",
+        "MemoryReading",
+        "MemoryReport",
+        "ModuleTable",
+        "ModuleView",
+        "Op",
+        "OpTable",
+        "Overlap",
+        "RuntimeCalls",
+        "Sync",
+        "SyncList",
+        "parse_kernel_name",
+    }
+)
 
 __all__ = [
-    "KINDS",
     "BaselineError",
     "BaselineMismatchError",
     "BenchmarkError",
-    "GpuSpecError",
-    "CallProfile",
     "CannotTellError",
     "Capture",
-    "CompileReport",
-    "CopyList",
-    "Count",
-    "Decoder",
-    "Evidence",
     "ForbiddenError",
-    "GraphBreak",
+    "GpuSpecError",
     "IncompleteProfileError",
-    "Kernel",
-    "KernelCount",
-    "KernelList",
-    "KernelName",
     "KernelProfError",
     "KernelProfile",
     "KernelSequenceMismatchError",
-    "MemoryOp",
-    "MemoryReading",
-    "MemoryReport",
     "ModuleNotRecordedError",
-    "ModuleTable",
-    "ModuleView",
     "NoDeviceActivityError",
-    "Op",
     "OpNotFoundError",
-    "OpTable",
-    "Overlap",
     "Profiler",
     "ProfilerBusyError",
     "ProfilerStartError",
     "RankError",
     "Recording",
     "RecordingError",
-    "RuntimeCalls",
-    "Sync",
-    "SyncList",
     "TeachingError",
     "TraceError",
     "UndecodedKernelWarning",
     "load_trace",
-    "parse_kernel_name",
     "profile",
     "profile_ranks",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        for source in _SOURCES:
-            module = importlib.import_module(f".{source}", __name__)
-            if hasattr(module, name):
-                value = getattr(module, name)
-                globals()[name] = value  # later lookups skip __getattr__
-                return value
+    home = _HOMES.get(name)
+    if home is not None:
+        value = getattr(importlib.import_module(f".{home}", __name__), name)
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
+    if name in _MOVED_TO_TYPES:
+        # Not cached, so that every old spelling warns, not only the first.
+        warnings.warn(
+            f"pytest_kernelprof.{name} moved to pytest_kernelprof.types: "
+            f"use pytest_kernelprof.types.{name} (from pytest_kernelprof.types import {name})",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(".types", __name__), name)
+    if name == "types":  # `import pytest_kernelprof as kp; kp.types.Kernel` without importing the submodule
+        return importlib.import_module(".types", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

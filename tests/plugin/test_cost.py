@@ -47,6 +47,7 @@ def test_the_package_exports_what_it_declares_for_type_checkers() -> None:
         alias.name: node.module for node in checking.body if isinstance(node, ast.ImportFrom) for alias in node.names
     }
     assert set(declared) == set(pytest_kernelprof.__all__)
+    assert declared == pytest_kernelprof._HOMES  # the run-time table names the same modules
     for name, module in declared.items():
         source_module = importlib.import_module(f"pytest_kernelprof.{module}")
         assert getattr(pytest_kernelprof, name) is getattr(source_module, name), name

@@ -1,7 +1,9 @@
-"""--kernelprof-gpus: which GPU each xdist worker gets, and what becomes of a gpu(count=N) test
-that no worker can run (CPU-testable through CUDA_VISIBLE_DEVICES, torch made to see those GPUs)."""
+"""--kernelprof-gpus: which GPU each xdist worker gets, and how a gpu(count=N) test is lent them
+all in turn (CPU-testable through CUDA_VISIBLE_DEVICES, torch made to see those GPUs)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -67,11 +69,15 @@ def test_one_gpu():
 
 @pytest.mark.gpu(count=2)
 def test_two_gpus():
+    open("lent.txt", "w").write(os.environ["CUDA_VISIBLE_DEVICES"])
+
+@pytest.mark.gpu(count=3)
+def test_three_gpus():
     pass
 """
 
 
-def test_each_worker_gets_its_gpu_and_a_test_no_worker_can_run_skips(
+def test_each_worker_gets_its_gpu_and_a_test_needing_more_is_lent_them_all(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("xdist")
@@ -79,49 +85,80 @@ def test_each_worker_gets_its_gpu_and_a_test_no_worker_can_run_skips(
     pytester.makeconftest(FAKE_GPUS_CONFTEST)
     pytester.makepyfile(test_w=SUITE)
     result = pytester.runpytest("-n", "2", "--kernelprof-gpus", "1,2", "-rs")
-    result.assert_outcomes(passed=3, skipped=1)
-    # Told at collection, by the controller: which GPU each worker gets, and what that skips.
+    result.assert_outcomes(passed=4, skipped=1)
+    # Told at collection, by the controller: which GPU each worker gets, and how more are lent.
     result.stdout.fnmatch_lines(
         [
             "kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): gw0 -> GPU 5, gw1 -> GPU 6",
-            "kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 skip: "
-            "run them without -n (-n 0)",
+            "kernelprof: a test marked gpu(count=N), N <= 2, is lent every chosen GPU in turn "
+            "(the other workers' GPU tests wait; the processes it starts see them all)",
         ]
     )
-    result.stdout.fnmatch_lines(
-        [
-            "SKIPPED [[]1[]] test_w.py:15: needs 2 CUDA GPUs, and --kernelprof-gpus gives each xdist worker one "
-            "(GPU [56] here): run it without -n (-n 0)"
-        ]
-    )
+    # gpu(count=2) ran with both chosen GPUs visible; gpu(count=3) is more than were chosen.
+    assert (pytester.path / "lent.txt").read_text() == "5,6"
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] test_w.py:*: needs 3 CUDA GPUs, and --kernelprof-gpus chose 2 (5,6)"])
     # The GPU facts of the workers whose tests used the plugin, at the end.
     result.stdout.fnmatch_lines(["kernelprof: Fake H100 (sm90), CUDA *, torch *, triton * (gw*)"])
     seen = {p.name: p.read_text() for p in pytester.path.glob("gpu_gw*.txt")}
-    assert seen  # each worker that ran a test wrote what it saw
+    assert seen  # each worker that ran a test wrote what it saw: its own GPU, restored after the lending
     assert all(seen[name] == {"gpu_gw0.txt": "5", "gpu_gw1.txt": "6"}[name] for name in seen)
 
 
-def test_require_gpu_fails_a_test_no_worker_can_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_require_gpu_fails_a_test_needing_more_gpus_than_were_chosen(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("xdist")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
     pytester.makeconftest(FAKE_GPUS_CONFTEST)
     pytester.makepyfile(test_w=SUITE)
     result = pytester.runpytest("-n", "1", "--kernelprof-gpus", "auto", "--kernelprof-require-gpu", "-k", "gpu")
-    result.assert_outcomes(passed=1, errors=1)
+    result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(
         [
-            "kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): gw0 -> GPU 0",
-            "kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 fail: "
-            "run them without -n (-n 0)",
+            "*_ ERROR at setup of test_three_gpus _*",
+            "needs 3 CUDA GPUs, and --kernelprof-gpus chose 2 (0,1) (--kernelprof-require-gpu)",
         ]
     )
-    result.stdout.fnmatch_lines(
-        [
-            "*_ ERROR at setup of test_two_gpus _*",
-            "needs 2 CUDA GPUs, and --kernelprof-gpus gives each xdist worker one (GPU 0 here): "
-            "run it without -n (-n 0) (--kernelprof-require-gpu)",
-        ]
-    )
+
+
+# Each GPU test writes when it started and ended; the lending must overlap none of the others.
+TIMED = """
+import json, os, time
+
+import pytest
+
+def _timed(name):
+    start = time.monotonic()
+    time.sleep(0.4)
+    with open(f"times_{name}.json", "w") as f:
+        json.dump([start, time.monotonic(), os.environ["CUDA_VISIBLE_DEVICES"]], f)
+
+@pytest.mark.parametrize("i", range(6))
+@pytest.mark.gpu
+def test_one(i):
+    _timed(f"one{i}")
+
+@pytest.mark.gpu(count=2)
+def test_lent():
+    _timed("lent")
+"""
+
+
+def test_a_lent_test_runs_alone_among_the_workers_gpu_tests(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    pytester.makeconftest(FAKE_GPUS_CONFTEST)
+    pytester.makepyfile(test_t=TIMED)
+    pytester.runpytest("-n", "2", "--kernelprof-gpus", "auto").assert_outcomes(passed=7)
+    times = {p.stem[len("times_") :]: json.loads(p.read_text()) for p in pytester.path.glob("times_*.json")}
+    start, end, visible = times.pop("lent")
+    assert visible == "0,1"
+    assert len(times) == 6
+    for other_start, other_end, other_visible in times.values():
+        assert other_visible in ("0", "1")
+        assert other_end <= start or other_start >= end, "a one-GPU test ran while the GPUs were lent"
 
 
 def test_without_xdist_it_does_nothing(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,17 +1,20 @@
 """The entry points users call: ``Profiler``, ``profile``, ``load_trace`` (``profiler.py``) and
-``profile_ranks`` (``ranks.py``): the one place that assembles a capture or a trace into a profile."""
+``profile_ranks`` (``ranks.py``): the one place that assembles a capture or a trace into a profile.
+``captures.py`` holds what a profiler keeps: ``Capture``, ``TraceCapture``, ``Recording``."""
 
 from __future__ import annotations
 
-from .profiler import Profiler, TraceCapture, build_capture, capture_profile, check_calls, load_trace, profile
+from .captures import Capture, Recording, TraceCapture
+from .profiler import Profiler, build_capture, capture_profile, load_trace, profile
 from .ranks import profile_ranks
 
 __all__ = [
+    "Capture",
     "Profiler",
+    "Recording",
     "TraceCapture",
     "build_capture",
     "capture_profile",
-    "check_calls",
     "load_trace",
     "profile",
     "profile_ranks",

@@ -7,23 +7,44 @@ go to ``build_profile`` here and nowhere else.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import os
-import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
-from ..assemble import build_profile, paused_gc
-from ..capture import Capture, CapturedSession, Recording, capture_callable, record_block
-from ..capture.module_ranges import resolve_model
+from ..assemble import build_profile
+from ..capture import CapturedSession, capture_callable, record_block
+from ..capture.module_ranges import model_of
 from ..checks.rules import Rule, check_rules
 from ..decode import BUILT_IN, Decoder
 from ..errors import hide_own_errors
 from ..model import KernelProfile
-from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, MAX_CALLS, MAX_CALLS_WHY
-from ..paths import atomic_path
+from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, DEFAULTS, ProfileOptions
 from ..traces.chrome import events_from_trace_file
+from ..traces.records import paused_gc
+from .captures import Capture, Recording, TraceCapture
+
+T = TypeVar("T")
+
+
+class _Option(Generic[T]):
+    """A profiler attribute that reads the field of its ``options`` of the same name; setting
+    it replaces the options, validated as the constructor's argument is."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, profiler: None, owner: type) -> _Option[T]: ...
+    @overload
+    def __get__(self, profiler: Profiler, owner: type) -> T: ...
+    def __get__(self, profiler: Profiler | None, owner: type) -> _Option[T] | T:
+        if profiler is None:
+            return self
+        value: T = getattr(profiler.options, self._name)
+        return value
+
+    def __set__(self, profiler: Profiler, value: T) -> None:
+        profiler.options = profiler.options.replace(**{self._name: value})
 
 
 class Profiler:
@@ -41,7 +62,18 @@ class Profiler:
 
     ``decoder`` decodes the kernels: the fixture's knows the ini's ``kernelprof_kernels``
     lines; :meth:`teach` adds to it for the profiles this profiler takes next.
+
+    The settings are held in ``options``, validated when the profiler is made; each of them
+    is also an attribute (``profiler.calls``), and setting one replaces the options.
     """
+
+    warmup = _Option[int]()
+    calls = _Option[int]()
+    no_grad = _Option[bool]()
+    allow_variation = _Option[bool]()
+    stacks = _Option[bool]()
+    modules = _Option[Any]()
+    forbid = _Option[tuple[Rule, ...]]()
 
     def __init__(
         self,
@@ -55,17 +87,32 @@ class Profiler:
         modules: bool = False,
         decoder: Decoder = BUILT_IN,
     ) -> None:
-        self.warmup = warmup
-        self.calls = calls
-        self.no_grad = no_grad
-        self.allow_variation = allow_variation
-        self.forbid = tuple(forbid)
-        self.stacks = stacks
-        self.modules = modules
-        if not isinstance(decoder, Decoder):
-            raise TypeError(f"decoder must be a pytest_kernelprof.Decoder, got {type(decoder).__name__}")
-        self.decoder = decoder
+        self.options = ProfileOptions(
+            warmup=warmup,
+            calls=calls,
+            no_grad=no_grad,
+            allow_variation=allow_variation,
+            forbid=tuple(forbid),
+            stacks=stacks,
+            modules=modules,
+            decoder=decoder,
+        )
         self.captures: list[Capture] = []
+
+    @classmethod
+    def from_options(cls, options: ProfileOptions) -> Profiler:
+        """A profiler whose settings are ``options`` (what the plugin's fixture makes)."""
+        profiler = cls()
+        profiler.options = options
+        return profiler
+
+    @property
+    def decoder(self) -> Decoder:
+        return decoder_of(self.options)
+
+    @decoder.setter
+    def decoder(self, decoder: Decoder) -> None:
+        self.options = self.options.replace(decoder=decoder)
 
     def __call__(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
         __tracebackhide__ = True
@@ -116,23 +163,20 @@ class Profiler:
         __tracebackhide__ = True
         if not isinstance(args, tuple):
             raise TypeError(f"args must be a tuple of positional arguments, got {type(args).__name__}")
-        warmup = check_calls("warmup", self.warmup if warmup is None else warmup)
-        calls = check_calls("calls", self.calls if calls is None else calls)
-        model = _model(fn, self.modules if modules is None else modules, required=modules is not None)
-        capture = capture_profile(
-            fn,
-            args,
-            kwargs,
+        options = _given(
+            self.options,
             warmup=warmup,
             calls=calls,
-            no_grad=self.no_grad if no_grad is None else no_grad,
-            allow_variation=self.allow_variation if allow_variation is None else allow_variation,
-            stacks=self.stacks if stacks is None else stacks,
-            model=model,
-            decoder=self.decoder,
+            no_grad=no_grad,
+            allow_variation=allow_variation,
+            stacks=stacks,
+            modules=modules,
         )
+        if modules is None and options.modules is True and not _is_model(fn):
+            options = options.replace(modules=False)  # the profiler's own modules=True skips such a callable
+        capture = capture_profile(fn, args, kwargs, options)
         self.captures.append(capture)
-        check_rules(capture.profile, self.forbid)
+        check_rules(capture.profile, options.forbid)
         return capture.profile
 
     @contextlib.contextmanager
@@ -141,16 +185,17 @@ class Profiler:
     ) -> Iterator[Recording]:
         """Profile a block: one call, or one per ``rec.step()``; ``rec.profile`` after the block.
         ``modules=model`` opens a range per module call of ``model`` in the block."""
-        variation = self.allow_variation if allow_variation is None else allow_variation
         if modules is True:
             raise TypeError("record(modules=...) takes the nn.Module whose module calls to record")
-        model = _model(None, False if modules is None else modules, required=True)
-        with record_block(stacks=self.stacks if stacks is None else stacks, model=model) as rec:
+        # The profiler's own modules setting is for profiled callables: a block records a model given here.
+        options = _given(
+            self.options, allow_variation=allow_variation, stacks=stacks, modules=False if modules is None else modules
+        )
+        with record_block(options) as block:
+            rec = Recording(block, lambda session: build_capture(session, options))
             yield rec
-        assert rec._session is not None  # set by record_block on its way out
-        rec._capture = build_capture(rec._session, allow_variation=variation, decoder=self.decoder)
         self.captures.append(rec.capture)
-        check_rules(rec.capture.profile, self.forbid)
+        check_rules(rec.capture.profile, options.forbid)
 
     def load_trace(
         self, path: str | os.PathLike[str], *, allow_variation: bool = False, check_complete: bool = True
@@ -160,62 +205,54 @@ class Profiler:
         __tracebackhide__ = True
         profile = load_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=self.decoder)
         self.captures.append(TraceCapture(profile, None, path=os.fspath(path)))
-        check_rules(profile, self.forbid)
+        check_rules(profile, self.options.forbid)
         return profile
 
 
-def check_calls(name: str, value: int) -> int:
-    """``value``, a count of calls passed as ``name``, if it is at most ``MAX_CALLS``; the
-    type and the lower bound are capture's to check."""
-    if isinstance(value, int) and value > MAX_CALLS:
-        raise ValueError(f"{name} must be at most {MAX_CALLS}, got {value}: {MAX_CALLS_WHY}")
-    return value
+def _given(options: ProfileOptions, **settings: object) -> ProfileOptions:
+    """``options`` with the settings of one call that are not None (None: the profiler's)."""
+    changes = {name: value for name, value in settings.items() if value is not None}
+    return options.replace(**changes) if changes else options
 
 
-def _model(fn: object, modules: object, *, required: bool) -> Any | None:
-    """``modules=``: True (the modules of ``fn``, an nn.Module), False, or the nn.Module to record."""
-    if modules is False:  # the common case: no torch import here
-        return None
+def _is_model(fn: object) -> bool:
     import torch
 
-    return resolve_model(fn, modules, torch, required=required)
+    return model_of(fn, torch) is not None
+
+
+def decoder_of(options: ProfileOptions) -> Decoder:
+    """The decoder of ``options``: the built-in one where none was given."""
+    decoder: Decoder = BUILT_IN if options.decoder is None else options.decoder
+    return decoder
 
 
 def capture_profile(
     fn: Callable[..., Any],
     args: tuple[Any, ...] = (),
     kwargs: Mapping[str, Any] | None = None,
-    *,
-    warmup: int = DEFAULT_WARMUP,
-    calls: int = DEFAULT_CALLS,
-    no_grad: bool = False,
-    allow_variation: bool = False,
-    stacks: bool = False,
-    model: Any | None = None,
-    decoder: Decoder = BUILT_IN,
+    options: ProfileOptions = DEFAULTS,
 ) -> Capture:
     """Capture ``fn`` (see ``capture.capture_callable``) and build its profile: a ``Capture``
-    with the profile and the torch profiler, for trace export. ``decoder`` decodes the
-    kernels (what the user taught, then the built-in evidence)."""
+    with the profile and the torch profiler, for trace export. ``options.decoder`` decodes
+    the kernels (what the user taught, then the built-in evidence)."""
     __tracebackhide__ = True
-    session = capture_callable(
-        fn, args, kwargs, warmup=warmup, calls=calls, no_grad=no_grad, stacks=stacks, model=model
-    )
-    return build_capture(session, allow_variation=allow_variation, decoder=decoder)
+    return build_capture(capture_callable(fn, args, kwargs, options), options)
 
 
-def build_capture(session: CapturedSession, *, allow_variation: bool = False, decoder: Decoder = BUILT_IN) -> Capture:
-    """The profile of a captured session, with what it takes to export its trace."""
+def build_capture(session: CapturedSession, options: ProfileOptions = DEFAULTS) -> Capture:
+    """The profile of a captured session, with what it takes to export its trace; of the
+    options, ``allow_variation`` and ``decoder`` apply."""
     __tracebackhide__ = True
     with paused_gc():
         profile = build_profile(
             session.events,
             session.source,
-            allow_variation=allow_variation,
+            allow_variation=options.allow_variation,
             memory=session.memory,
             compile_facts=session.compile_facts,
             flagged_syncs=session.flagged_syncs,
-            decoder=decoder,
+            decoder=decoder_of(options),
         )
     return Capture(profile, session.torch_profiler, session.learned)
 
@@ -252,21 +289,3 @@ def load_trace(
             decoder=decoder,
             from_trace=True,
         )
-
-
-@dataclass(frozen=True, kw_only=True)
-class TraceCapture(Capture):
-    """A profile read from a trace file: exported as a copy of that file, since no torch
-    profiler holds its events; gzipped or not as the new name says."""
-
-    path: str
-
-    def export_trace(self, path: str | os.PathLike[str]) -> None:
-        with open(self.path, "rb") as raw:
-            packed = raw.read(2) == b"\x1f\x8b"
-        with (
-            atomic_path(path) as tmp,
-            gzip.open(self.path, "rb") if packed else open(self.path, "rb") as src,
-            gzip.open(tmp, "wb") if os.fspath(path).endswith(".gz") else open(tmp, "wb") as dst,
-        ):
-            shutil.copyfileobj(src, dst, 1 << 20)

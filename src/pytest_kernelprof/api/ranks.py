@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import RankError
 from ..model import KernelProfile
-from ..options import DEFAULT_CALLS, DEFAULT_WARMUP
+from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, ProfileOptions
 from .profiler import capture_profile, load_trace
 
 # NVLink multicast (NVLS) can take shared machines' GPUs out of service; ranks keep it off
@@ -45,8 +45,7 @@ def _rank_main(
     make_step: Callable[[int, int], Callable[[], Any]],
     port: int,
     out_dir: str,
-    warmup: int,
-    calls: int,
+    options: ProfileOptions,
     results: Any,
 ) -> None:
     try:
@@ -62,7 +61,7 @@ def _rank_main(
         dist.init_process_group("nccl" if gpu else "gloo", rank=rank, world_size=world_size)
         try:
             step = make_step(rank, world_size)
-            capture = capture_profile(step, warmup=warmup, calls=calls, allow_variation=True)
+            capture = capture_profile(step, options=options)
             path = Path(out_dir) / f"rank{rank}.json.gz"
             capture.export_trace(path)
             dist.barrier()
@@ -89,11 +88,13 @@ def profile_ranks(
     """
     if world_size < 1:
         raise ValueError(f"world_size must be at least 1, got {world_size}")
+    options = ProfileOptions(warmup=warmup, calls=calls, allow_variation=True)
     import torch
     import torch.multiprocessing as mp
 
-    if torch.cuda.is_available() and torch.cuda.device_count() < world_size:
-        raise RankError(f"world_size={world_size} needs {world_size} GPUs; {torch.cuda.device_count()} are visible")
+    visible = _gpus_for_ranks(torch)
+    if torch.cuda.is_available() and visible < world_size:
+        raise RankError(f"world_size={world_size} needs {world_size} GPUs; {visible} are visible")
     context = mp.get_context("spawn")
     results = context.Queue()
     with tempfile.TemporaryDirectory(prefix="kernelprof-ranks-") as tmp:
@@ -103,7 +104,7 @@ def profile_ranks(
         processes = [
             context.Process(
                 target=_rank_main,
-                args=(rank, world_size, make_step, port, out_dir, warmup, calls, results),
+                args=(rank, world_size, make_step, port, out_dir, options, results),
                 daemon=True,
             )
             for rank in range(world_size)
@@ -116,6 +117,16 @@ def profile_ranks(
         finally:
             _stop(processes, hung=time.monotonic() >= deadline)
         return [load_trace(paths[rank], allow_variation=True) for rank in range(world_size)]
+
+
+def _gpus_for_ranks(torch: Any) -> int:
+    """The GPUs the spawned ranks will see: ``CUDA_VISIBLE_DEVICES`` as it is now, where set.
+    This process's own count can be fewer: CUDA read the variable once, when it started, and an
+    xdist worker lent every chosen GPU (``--kernelprof-gpus``) started with one."""
+    listed = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if listed is None:
+        return int(torch.cuda.device_count())
+    return len([part for part in listed.split(",") if part.strip()])
 
 
 def _collect(results: Any, processes: list[Any], world_size: int, deadline: float, timeout_s: float) -> dict[int, str]:

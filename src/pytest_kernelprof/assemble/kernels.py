@@ -11,8 +11,9 @@ from ..decode import BUILT_IN, Decoder, KernelName
 from ..decode.sync_calls import memcpy_kind
 from ..model import Kernel, MemoryOp
 from ..traces import KERNEL, MEMCPY, RawEvent
+from ..traces.records import paused_gc
 from .optree import Chains, inductor_op, is_launch_range
-from .steps import Step, paused_gc
+from .steps import Step
 
 
 def call_records(

@@ -18,6 +18,7 @@ from ..errors import hide_own_errors
 from ..health import CompileFacts, MemoryReading
 from ..model import CallProfile, KernelList, KernelProfile, Op, OpTable, RuntimeCalls, SyncList
 from ..traces import RawEvent, Source
+from ..traces.records import paused_gc
 from .kernels import CallKernels, call_records
 from .optree import op_forest, ops_by_thread
 from .steps import (
@@ -27,7 +28,6 @@ from .steps import (
     check_sequences,
     median_call,
     no_activity_reason,
-    paused_gc,
     sort_events,
 )
 from .syncs import busy_ns, host_syncs, representative_syncs, user_stacks

@@ -3,7 +3,8 @@
 ``run.py`` runs the calls, ``profiler.py`` starts, stops and reads the torch session,
 ``meter.py`` reads the allocator around each call, ``sync_lines.py`` finds the user's line of
 each sync, ``guards.py`` words what went wrong. ``api/`` builds the profile from the
-``CapturedSession`` a capture ends with.
+``CapturedSession`` a capture ends with (``record_block``'s ``Block`` holds it once the block
+has ended).
 """
 
 from __future__ import annotations
@@ -18,15 +19,14 @@ from .profiler import (
     raw_events,
     synchronize,
 )
-from .run import Capture, CapturedSession, Recording, capture_callable, record_block
+from .run import Block, CapturedSession, capture_callable, record_block
 from .sync_lines import SyncLines
 
 __all__ = [
     "AllocatorMeter",
-    "Capture",
+    "Block",
     "CapturedSession",
     "KinetoSession",
-    "Recording",
     "SyncLines",
     "capture_callable",
     "device_facts",

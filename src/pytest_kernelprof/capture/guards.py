@@ -1,6 +1,6 @@
-"""What capture refuses before it runs anything (what cannot be profiled by calling it, bad
-counts) and the errors and notes of a session that went wrong: a call that raised, another
-profiler that stopped or cleared the session.
+"""What capture refuses before it runs anything (what cannot be profiled by calling it; the
+counts are ``ProfileOptions``'s to check) and the errors and notes of a session that went
+wrong: a call that raised, another profiler that stopped or cleared the session.
 """
 
 from __future__ import annotations
@@ -16,13 +16,6 @@ def annotate(exc: BaseException, note: str) -> None:
     add_note = getattr(exc, "add_note", None)
     if add_note is not None:
         add_note(note)
-
-
-def check_counts(warmup: int, calls: int) -> None:
-    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
-        raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
-    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
-        raise ValueError(f"calls must be an int >= 1, got {calls!r}")
 
 
 def check_callable(fn: object) -> None:

@@ -40,18 +40,15 @@ def model_of(fn: Any, torch: Any) -> Any | None:
     return owner if isinstance(owner, module_type) else None
 
 
-def resolve_model(fn: Any, modules: object, torch: Any, *, required: bool) -> Any | None:
-    """The model whose modules get ranges: ``modules`` itself when it is an nn.Module, ``fn``'s
-    model when ``modules`` is True. None when ``modules`` is False, or True for a callable that
-    is no model and ``required`` is off (the fixture's default from ``--kernelprof-modules``)."""
-    if modules is False or modules is None:
+def resolve_model(fn: Any, modules: object, torch: Any) -> Any | None:
+    """The model whose modules get ranges, from ``ProfileOptions.modules``: None for False,
+    the nn.Module itself, or ``fn``'s model for True (a TypeError where ``fn`` is none)."""
+    if modules is False:
         return None
-    if isinstance(modules, torch.nn.Module):
-        return modules
     if modules is not True:
-        raise TypeError(f"modules= takes True, False or an nn.Module, got {type(modules).__name__}")
+        return modules  # an nn.Module: ProfileOptions took nothing else
     model = model_of(fn, torch)
-    if model is None and required:
+    if model is None:
         raise TypeError(
             f"modules=True records the modules of the profiled nn.Module, and {type(fn).__name__} is none: "
             "pass the model itself, modules=model, for a function that calls one"

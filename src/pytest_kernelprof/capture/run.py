@@ -1,34 +1,28 @@
 """Run a callable under torch.profiler: warm-up, synchronisation, one step per call; or the
 body of a ``with kernelprof.record()`` block, a step per ``rec.step()``.
 
-A capture ends with a ``CapturedSession``: the events and what was read beside them;
-``api/`` builds the profile from it into a ``Capture``.
+A capture ends with a ``CapturedSession``: the events and what was read beside them. It builds
+nothing: ``api/`` builds the profile from the session.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gzip
-import os
-import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..assemble import paused_gc
 from ..decode import parse_kernel_name
 from ..decode.sync_calls import FlaggedSync
 from ..errors import RecordingError
 from ..health import CompileFacts, MemoryReading
-from ..model import KernelProfile
-from ..options import DEFAULT_CALLS, DEFAULT_WARMUP
-from ..paths import atomic_path
+from ..options import DEFAULTS, ProfileOptions
 from ..traces import KERNEL, STEP_PREFIX, RawEvent, Source
-from ..traces.chrome import KERNELPROF_VERSION, append_kernelprof_key
+from ..traces.records import paused_gc
 from .compile_watch import watch_compiles
-from .guards import annotate, check_callable, check_counts, check_result, check_steps, interrupted
+from .guards import annotate, check_callable, check_result, check_steps, interrupted
 from .meter import AllocatorMeter, meter_for
-from .module_ranges import module_ranges
+from .module_ranges import module_ranges, resolve_model
 from .profiler import (
     device_facts,
     export_once,
@@ -64,30 +58,6 @@ class CapturedSession:
     learned: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Capture:
-    """A finished session: the profile and the torch profiler it came from (for trace export).
-
-    ``learned``: what the capture learned beyond torch's events (``{"triton_kernels": [...]}``),
-    written into exported traces under the ``"kernelprof"`` key so that ``load_trace`` reads
-    the same profile back.
-    """
-
-    profile: KernelProfile
-    torch_profiler: Any
-    learned: Mapping[str, Any] = field(default_factory=dict)
-
-    def export_trace(self, path: str | os.PathLike[str]) -> None:
-        """Write the session's Chrome trace, gzipped when ``path`` ends in ``.gz``; atomically."""
-        # A ".json" temporary name: torch gzips by itself for a ".gz" one, in another way.
-        with atomic_path(path, suffix=".json") as tmp:
-            self.torch_profiler.export_chrome_trace(tmp)
-            append_kernelprof_key(tmp, {"version": KERNELPROF_VERSION, **self.learned})
-            if os.fspath(path).endswith(".gz"):
-                with atomic_path(tmp, suffix=".gz") as packed, open(tmp, "rb") as src, gzip.open(packed, "wb") as dst:
-                    shutil.copyfileobj(src, dst, 1 << 20)
-
-
 def _source(label: str, triton_kernels: frozenset[str]) -> Source:
     device, arch = device_facts()
     return Source(
@@ -116,25 +86,23 @@ def capture_callable(
     fn: Callable[..., Any],
     args: tuple[Any, ...] = (),
     kwargs: Mapping[str, Any] | None = None,
-    *,
-    warmup: int = DEFAULT_WARMUP,
-    calls: int = DEFAULT_CALLS,
-    no_grad: bool = False,
-    stacks: bool = False,
-    model: Any | None = None,
+    options: ProfileOptions = DEFAULTS,
 ) -> CapturedSession:
-    """Warm up, then profile ``calls`` calls of ``fn``, each in its own ``ProfilerStep#N``.
+    """Warm up ``options.warmup`` times, then profile ``options.calls`` calls of ``fn``, each in
+    its own ``ProfilerStep#N`` (under ``torch.no_grad()`` with ``options.no_grad``).
 
-    ``stacks``: record Python stacks (``with_stack``) and flag syncs with torch's sync
+    ``options.stacks``: record Python stacks (``with_stack``) and flag syncs with torch's sync
     debug mode, so that syncs and kernels carry the user's frames and syncs their line.
-    ``model`` (an nn.Module): a range per module call (see ``module_ranges.py``).
+    ``options.modules``: a range per module call (see ``module_ranges.py``) of ``fn`` (True) or
+    of the nn.Module given.
     """
     __tracebackhide__ = True  # a failure shows the test's line and the callable's frames
     check_callable(fn)
-    check_counts(warmup, calls)
+    warmup, calls, stacks = options.warmup, options.calls, options.stacks
     torch = import_torch()
+    model = resolve_model(fn, options.modules, torch)
     kw = dict(kwargs or {})
-    grad = torch.no_grad() if no_grad else contextlib.nullcontext()
+    grad = torch.no_grad() if options.no_grad else contextlib.nullcontext()
     meter = meter_for(torch)
     sync = synchronizer(torch)
     with watch_compiles() as watch, grad:
@@ -202,14 +170,15 @@ def _finished(
     )
 
 
-class Recording:
-    """The handle of ``with kernelprof.record() as rec``: ``rec.step()`` starts the next call."""
+class Block:
+    """The calls of a ``with kernelprof.record()`` block: ``step()`` ends one and begins the
+    next; ``session``, once the block has ended, is what it recorded. ``api/``'s ``Recording``,
+    the handle the user holds, steps through it."""
 
     def __init__(self, torch: Any) -> None:
         self._torch = torch
         self._index = 0
         self._range: Any = None
-        self._capture: Capture | None = None
         self._session: CapturedSession | None = None
         self._meter = meter_for(torch)
         self._lines: SyncLines | None = None
@@ -240,34 +209,35 @@ class Recording:
         self._open()
 
     @property
-    def capture(self) -> Capture:
+    def session(self) -> CapturedSession:
+        """What the block recorded, once it has ended."""
         __tracebackhide__ = True
-        if self._capture is None:
+        if self._session is None:
             raise RecordingError("the profile exists once the `with kernelprof.record()` block has ended")
-        return self._capture
-
-    @property
-    def profile(self) -> KernelProfile:
-        __tracebackhide__ = True
-        return self.capture.profile
+        return self._session
 
 
 @contextlib.contextmanager
-def record_block(*, stacks: bool = False, model: Any | None = None) -> Iterator[Recording]:
-    """Profile the body of a ``with`` block; each ``rec.step()`` starts a new call. After the
-    block, ``rec._session`` holds the session (``api/`` builds ``rec.capture`` from it)."""
+def record_block(options: ProfileOptions = DEFAULTS) -> Iterator[Block]:
+    """Profile the body of a ``with`` block; each ``block.step()`` starts a new call. After the
+    block, ``block.session`` holds what it recorded. Of the options, ``stacks`` and ``modules``
+    (the nn.Module whose module calls to record) apply: the block is neither warmed up nor repeated."""
     torch = import_torch()
-    rec = Recording(torch)
+    model = resolve_model(None, options.modules, torch)
+    block = Block(torch)
     synchronize()
+    stacks = options.stacks
     with watch_compiles() as watch:
         watch.profiled()  # no warm-up here: every compile in the block is in a profiled call
         with _watched(model) as tritons, profiler_session(stacks=stacks) as prof, flagging_syncs(stacks) as lines:
-            rec._lines = lines
-            rec._open()
+            block._lines = lines
+            block._open()
             try:
-                yield rec
+                yield block
             finally:
-                rec._close()
+                block._close()
             if not profiler_running():
                 raise interrupted("the `with kernelprof.record()` block", "code in the block")
-    rec._session = _finished(prof, stacks, rec._index + 1, tritons.names, "record()", rec._meter, watch.facts(), lines)
+    block._session = _finished(
+        prof, stacks, block._index + 1, tritons.names, "record()", block._meter, watch.facts(), lines
+    )

@@ -23,6 +23,8 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..decode.triton_ir import IrFacts, facts_from_ttir
+
 LaunchHook = Callable[[Any], None]
 
 
@@ -106,8 +108,8 @@ def watch_triton_launches() -> Iterator[TritonWatch]:
             remove()
 
 
-def _compiled_names(jit_function: Any) -> Iterator[str]:
-    """Kernel names in one JITFunction's caches of compiled kernels, every device."""
+def _compiled(jit_function: Any) -> Iterator[tuple[str, Any]]:
+    """(kernel name, compiled kernel) in one JITFunction's caches of compiled kernels, every device."""
     caches = getattr(jit_function, "device_caches", None)  # Triton 3.2+: device -> (kernels, ...)
     if caches is None:
         caches = getattr(jit_function, "cache", None)  # older: device -> kernels
@@ -120,11 +122,11 @@ def _compiled_names(jit_function: Any) -> Iterator[str]:
         for compiled in list(kernels.values()):
             name = getattr(compiled, "name", None) or getattr(getattr(compiled, "metadata", None), "name", None)
             if isinstance(name, str):
-                yield name
+                yield name, compiled
 
 
-def scan_jit_caches(modules: Iterable[Any] | None = None) -> set[str]:
-    """Names of the kernels compiled by the ``@triton.jit`` functions that modules hold.
+def _jit_functions(modules: Iterable[Any] | None) -> Iterator[Any]:
+    """The ``@triton.jit`` functions that modules hold, each once.
 
     Autotuned and heuristic kernels wrap their JITFunction (``.fn``). Types are tested with
     ``type()``, not ``isinstance``: a module may hold a dead ``weakref.proxy``, and
@@ -134,8 +136,7 @@ def scan_jit_caches(modules: Iterable[Any] | None = None) -> set[str]:
     jit_function = getattr(jit, "JITFunction", None)
     interface = getattr(jit, "KernelInterface", jit_function)
     if not isinstance(jit_function, type) or not isinstance(interface, type):
-        return set()
-    names: set[str] = set()
+        return
     seen: set[int] = set()
     for module in list(sys.modules.values()) if modules is None else modules:
         if not issubclass(type(module), types.ModuleType):
@@ -148,8 +149,51 @@ def scan_jit_caches(modules: Iterable[Any] | None = None) -> set[str]:
             if value is None or id(value) in seen:
                 continue
             seen.add(id(value))
-            names.update(_compiled_names(value))
-    return names
+            yield value
+
+
+def scan_jit_caches(modules: Iterable[Any] | None = None) -> set[str]:
+    """Names of the kernels compiled by the ``@triton.jit`` functions that modules hold."""
+    return {name for function in _jit_functions(modules) for name, _ in _compiled(function)}
+
+
+def _ttir(compiled: Any) -> str | None:
+    asm = getattr(compiled, "asm", None)
+    text = asm.get("ttir") if isinstance(asm, dict) else None
+    return text if isinstance(text, str) else None
+
+
+# Facts read from a kernel name's compiled IR, once per process: the scan costs milliseconds, the
+# reading less, and a name that was read needs neither again.
+_IR_READ: dict[str, IrFacts | None] = {}
+
+
+def ir_facts(names: Iterable[str], scan: Callable[[], Iterator[tuple[str, Any]]] | None = None) -> dict[str, IrFacts]:
+    """What the compiled IR of each named Triton kernel shows (decode/triton_ir.py), for the
+    names the JIT caches hold. A name compiled more than once (one per dtype or shape
+    specialization) keeps the facts its compilations agree on: a kind they share, a dtype they share."""
+    wanted = {name for name in names if name not in _IR_READ}
+    if wanted and "triton" in sys.modules:
+        compiled_by_name: dict[str, list[IrFacts | None]] = {}
+        pairs = scan() if scan is not None else (p for f in _jit_functions(None) for p in _compiled(f))
+        for name, compiled in pairs:
+            if name in wanted:
+                text = _ttir(compiled)
+                compiled_by_name.setdefault(name, []).append(facts_from_ttir(text) if text else None)
+        for name, read in compiled_by_name.items():
+            _IR_READ[name] = _agreed(read)
+    found = {name: _IR_READ[name] for name in names if name in _IR_READ}
+    return {name: facts for name, facts in found.items() if facts is not None}
+
+
+def _agreed(read: list[IrFacts | None]) -> IrFacts | None:
+    if not read or any(facts is None for facts in read):
+        return None
+    kinds = {facts.kind for facts in read if facts is not None}
+    dtypes = {facts.dtype for facts in read if facts is not None}
+    if len(kinds) != 1:
+        return None
+    return IrFacts(kinds.pop(), dtypes.pop() if len(dtypes) == 1 else None)
 
 
 class _Missed:

@@ -101,17 +101,24 @@ def _fusions(
     taken: set[int] = set()
     fusions = []
     for new in added:
-        ops = set(new.fused_ops)
+        ops = _ops(new)
         covered: list[tuple[int, KernelName]] = []
         done: set[str] = set()
         for index, old in enumerate(removed):
-            if index not in taken and old.fused_ops and set(old.fused_ops) <= ops and not set(old.fused_ops) <= done:
+            mine = _ops(old)
+            if index not in taken and mine and mine <= ops and not mine <= done:
                 covered.append((index, old))
-                done.update(old.fused_ops)
+                done.update(mine)
         if len(covered) > 1:
             taken.update(index for index, _ in covered)
             fusions.append((tuple(old for _, old in covered), new))
     return tuple(fusions)
+
+
+def _ops(kernel: KernelName) -> frozenset[str]:
+    """A kernel's ops as fusion compares them: Inductor names its kernels after the ATen ops it
+    lowered (``_softmax``, ``_unsafe_view``), eager kernels after the public op (``softmax``)."""
+    return frozenset(op.lstrip("_") for op in kernel.fused_ops)
 
 
 def _describe(kernel: KernelName) -> str:
@@ -133,27 +140,82 @@ def _differences(before: KernelName, after: KernelName, label_a: str, label_b: s
 
 
 def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> list[str]:
-    lines = []
-    for change in diff.changes:
-        if change.mark == "~":
-            assert change.before is not None
-            assert change.after is not None
-            lines.append(f"~ {_describe(change.before)}")
-            lines.extend(f"    {line}" for line in _differences(change.before, change.after, label_a, label_b))
-        elif change.mark == "=" and change.before is not None and change.after is not None:
-            # Aligned without names (by shape, or a baseline that ignores library names): the
-            # name this run has is the one to read, the other one is told below it.
-            lines.append(f"= {_describe(change.after)}")
-            if change.before.name != change.after.name:
-                lines.append(f"    named in {label_a}: {display_name(change.before.name, 80)}")
-        else:
-            kernel = change.before if change.before is not None else change.after
-            assert kernel is not None
-            lines.append(f"{change.mark} {_describe(kernel)}")
-    for covered, fused in diff.fusions:
-        shown = " + ".join(f"{','.join(k.fused_ops)} ({k.family} {k.kind})" for k in covered)
-        lines.append(f"fused: {shown} -> {display_name(fused.name, 80)}")
+    """The diff as lines: a stretch that repeats (one block per layer) once, with its count;
+    then what each fused kernel took over, once per distinct fusion with its count, and the
+    removed kernels no added kernel took over, so that every removed kernel is told once."""
+    lines = _repeats_folded([_change_lines(change, label_a, label_b) for change in diff.changes])
+    fusions = Counter(
+        (" + ".join(f"{','.join(k.fused_ops)} ({k.family} {k.kind})" for k in covered), display_name(fused.name, 80))
+        for covered, fused in diff.fusions
+    )
+    lines.extend(f"fused: {shown} -> {name}{_times(count)}" for (shown, name), count in fusions.items())
+    fused_away = {id(kernel) for covered, _ in diff.fusions for kernel in covered}
+    unfused = Counter(
+        _describe(change.before)
+        for change in diff.changes
+        if change.mark == "-" and change.before is not None and id(change.before) not in fused_away
+    )
+    if fusions and unfused:
+        lines.extend(f"removed, taken over by no added kernel: {shown}{_times(n)}" for shown, n in unfused.items())
     return lines
+
+
+def _times(count: int) -> str:
+    return f"  x{count}" if count > 1 else ""
+
+
+def _change_lines(change: Change, label_a: str, label_b: str) -> tuple[str, ...]:
+    if change.mark == "~":
+        assert change.before is not None
+        assert change.after is not None
+        told = _differences(change.before, change.after, label_a, label_b)
+        return (f"~ {_describe(change.before)}", *(f"    {line}" for line in told))
+    if change.mark == "=" and change.before is not None and change.after is not None:
+        # Aligned without names (by shape, or a baseline that ignores library names): the
+        # name this run has is the one to read, the other one is told below it.
+        if change.before.name != change.after.name:
+            return (f"= {_describe(change.after)}", f"    named in {label_a}: {display_name(change.before.name, 80)}")
+        return (f"= {_describe(change.after)}",)
+    kernel = change.before if change.before is not None else change.after
+    assert kernel is not None
+    return (f"{change.mark} {_describe(kernel)}",)
+
+
+def _repeats_folded(entries: Sequence[tuple[str, ...]]) -> list[str]:
+    """Each stretch of entries that repeats back to back (``period`` entries, ``count`` times)
+    shown once under ``xN:``, the period chosen that folds the most entries."""
+    lines: list[str] = []
+    index = 0
+    while index < len(entries):
+        period, count = _longest_repeat(entries, index)
+        if count > 1:
+            lines.append(f"x{count}:")
+            lines.extend(f"  {line}" for entry in entries[index : index + period] for line in entry)
+            index += period * count
+        else:
+            lines.extend(entries[index])
+            index += 1
+    return lines
+
+
+# The longest block a repeat is looked for in (a transformer layer's kernels, forward and
+# backward, fit): longer ones are shown unfolded, and the search stays linear in the diff.
+MAX_PERIOD = 64
+
+
+def _longest_repeat(entries: Sequence[tuple[str, ...]], start: int) -> tuple[int, int]:
+    """(period, count) of the repeat starting at ``start`` that covers the most entries."""
+    best = (1, 1)
+    for period in range(1, min(MAX_PERIOD, (len(entries) - start) // 2) + 1):
+        if entries[start + period] != entries[start]:
+            continue
+        block = entries[start : start + period]
+        count = 1
+        while entries[start + count * period : start + (count + 1) * period] == block:
+            count += 1
+        if count > 1 and period * count > best[0] * best[1]:
+            best = (period, count)
+    return best
 
 
 def count_changes(before: Sequence[KernelName], after: Sequence[KernelName]) -> list[str]:

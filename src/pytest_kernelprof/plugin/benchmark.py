@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..api.profiler import Profiler
 from ..capture import device_facts, package_versions, synchronize
-from ..checks.rules import Rule
 from ..errors import BenchmarkError
 from ..model import KernelProfile
-from ..options import DEFAULT_ROUNDS, DEFAULT_WARMUP
+from ..options import ProfileOptions
 
 
 class GpuKernelClock:
@@ -89,18 +88,17 @@ def benchmark_callable(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
     kwargs: Mapping[str, Any],
+    options: ProfileOptions,
     *,
-    rounds: int = DEFAULT_ROUNDS,
-    warmup: int = DEFAULT_WARMUP,
     end_to_end: bool = False,
-    forbid: Sequence[Rule] = (),
 ) -> KernelProfile:
-    """Profile ``rounds`` calls in one session and report each call's kernel time as a round."""
-    prof = Profiler(warmup=warmup, calls=rounds, allow_variation=True, forbid=forbid).profile(fn, args, kwargs)
+    """Profile ``options.calls`` calls (the rounds) in one session and report each call's kernel
+    time as a round; ``end_to_end``: time as many calls again on the host's clock."""
+    prof = Profiler.from_options(options).profile(fn, args, kwargs)
     wall_us = None
     if end_to_end:
         wall_us = []
-        for _ in range(rounds):
+        for _ in range(options.calls):
             synchronize()
             start = time.perf_counter()
             fn(*args, **kwargs)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..options import DEFAULT_ROUNDS, DEFAULT_WARMUP
+from ..options import DEFAULT_ROUNDS, DEFAULT_WARMUP, ProfileOptions, check_calls
 from .settings import SETTINGS_KEY, Settings
 
 if TYPE_CHECKING:
@@ -40,15 +40,15 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     from ..api.profiler import Profiler
 
     settings = request.config.stash.get(SETTINGS_KEY, Settings())
-    profiler = Profiler(
+    options = ProfileOptions(
         warmup=settings.warmup,
         calls=settings.calls,
         forbid=active_rules(request, settings),
         stacks=settings.stacks,
         modules=settings.modules,
+        decoder=settings.decoder,  # the ini's kernelprof_kernels; None: the built-in decoder
     )
-    if settings.decoder is not None:  # the ini's kernelprof_kernels
-        profiler.decoder = settings.decoder
+    profiler = Profiler.from_options(options)
     request.node.stash.setdefault(PROFILERS_KEY, []).append(profiler)
     return profiler
 
@@ -106,19 +106,12 @@ class KernelBenchmark:
         warmup: int = DEFAULT_WARMUP,
         end_to_end: bool = False,
     ) -> KernelProfile:
-        from ..api.profiler import check_calls
         from .benchmark import benchmark_callable
 
-        return benchmark_callable(
-            self._benchmark,
-            fn,
-            args,
-            kwargs or {},
-            rounds=check_calls("rounds", rounds),
-            warmup=warmup,
-            end_to_end=end_to_end,
-            forbid=self._forbid,
-        )
+        # Rounds are the profiled calls, and are bounded by name; they may differ in their kernels.
+        calls = check_calls("rounds", rounds)
+        options = ProfileOptions(warmup=warmup, calls=calls, allow_variation=True, forbid=self._forbid)
+        return benchmark_callable(self._benchmark, fn, args, kwargs or {}, options, end_to_end=end_to_end)
 
     def from_profile(self, prof: KernelProfile) -> KernelProfile:
         from .benchmark import benchmark_profile

@@ -5,12 +5,23 @@ GPUs) or a comma-separated list of indices into the visible GPUs (``0,2,5``; one
 written with a trailing comma, ``3,``). Workers get the chosen GPUs round-robin. Visible
 means what the caller's ``CUDA_VISIBLE_DEVICES`` lists, or every GPU when it is unset, so
 the assignment indexes into a selection the caller already made.
+
+A test that needs more GPUs than its worker holds (``gpu(count=N)``, N > 1) is lent every
+chosen GPU for its length, in turn: it waits until no other worker runs a GPU test, holds the
+others off while it runs, and its spawned processes (``profile_ranks``, DDP) see all the chosen
+GPUs through ``CUDA_VISIBLE_DEVICES``. The worker's own process keeps its one GPU: CUDA reads
+``CUDA_VISIBLE_DEVICES`` once, when it starts. One file lock shared by the workers does it (a
+shared lock per one-GPU test, an exclusive one per lending, and a turnstile in front so that a
+lending is not starved by a stream of one-GPU tests); without ``fcntl`` (Windows) nothing is
+lent and such tests skip, as they did before lending.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import GpuSpecError
@@ -129,3 +140,62 @@ def take_worker_gpu(gpu: str) -> None:
 def assignment_line(chosen: list[str], workers: int) -> str:
     """``gw0 -> GPU 0, gw1 -> GPU 1`` for the report header."""
     return ", ".join(f"gw{i} -> GPU {gpu_for_worker(chosen, f'gw{i}')}" for i in range(workers))
+
+
+def can_lend() -> bool:
+    """Whether GPUs can be lent across workers here: the lock needs ``fcntl`` (POSIX)."""
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def new_lock_file() -> str:
+    """The controller's lock file for its workers' GPU tests (removed by :func:`remove_lock_file`)."""
+    fd, path = tempfile.mkstemp(prefix="kernelprof-gpus-", suffix=".lock")
+    os.close(fd)
+    return path
+
+
+def remove_lock_file(path: str) -> None:
+    for name in (path, path + ".turnstile"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(name)
+
+
+@contextlib.contextmanager
+def gpu_turn(lock_path: str, chosen: Sequence[str], needed: int) -> Iterator[None]:
+    """Run a test that needs ``needed`` GPUs in its turn: one GPU (its worker's) beside the other
+    workers' one-GPU tests; more than one alone, with every chosen GPU visible to the processes it
+    starts. A test that needs none, or more than were chosen, runs at once (it skips or fails in
+    setup)."""
+    if needed == 0 or needed > len(chosen):
+        yield
+        return
+    import fcntl
+
+    with open(lock_path + ".turnstile", "a+b") as turnstile, open(lock_path, "a+b") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)  # behind a waiting lending, not past it
+        if needed == 1:
+            fcntl.flock(lock, fcntl.LOCK_SH)
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+            return
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            own = os.environ.get("CUDA_VISIBLE_DEVICES")
+            os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(chosen)
+            try:
+                yield
+            finally:
+                if own is None:
+                    os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+                else:
+                    os.environ["CUDA_VISIBLE_DEVICES"] = own
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)

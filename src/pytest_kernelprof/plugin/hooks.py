@@ -20,7 +20,18 @@ import pytest
 from ..errors import GpuSpecError
 from .books import COMPARED_KEY, DEVICE_KEY, Books
 from .fixtures import FIXTURES, PROFILERS_KEY
-from .gpus import assignment_line, choose_gpus, gpu_for_worker, gpus_needed, take_worker_gpu, visible_gpu_count
+from .gpus import (
+    assignment_line,
+    can_lend,
+    choose_gpus,
+    gpu_for_worker,
+    gpu_turn,
+    gpus_needed,
+    new_lock_file,
+    remove_lock_file,
+    take_worker_gpu,
+    visible_gpu_count,
+)
 from .settings import SETTINGS_KEY, add_options, assertion_budget, read_settings, reports_asked
 
 GPU_MARKER = "gpu"
@@ -65,7 +76,10 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 GPUS_KEY = pytest.StashKey[list[str]]()
+GPU_LOCK_KEY = pytest.StashKey[str]()
 WORKER_GPU = "kernelprof_gpu"
+CHOSEN_GPUS = "kernelprof_gpus"  # workerinput: every GPU the controller chose, comma-joined
+GPU_LOCK = "kernelprof_gpu_lock"  # workerinput: the lock file of the workers' GPU tests
 RUN_WITHOUT_WORKERS = "without -n (-n 0)"
 
 
@@ -79,6 +93,9 @@ def _configure_gpus(config: pytest.Config) -> None:
                 take_worker_gpu(gpu)
         except GpuSpecError as exc:
             raise pytest.UsageError(f"--kernelprof-gpus: {exc}") from None
+        if gpu is not None and workerinput.get(GPU_LOCK):
+            chosen = workerinput[CHOSEN_GPUS].split(",")
+            config.pluginmanager.register(GpuLending(workerinput[GPU_LOCK], chosen), "kernelprof-gpu-lending")
         return
     spec_text = config.getoption("kernelprof_gpus")
     if spec_text is None or not config.pluginmanager.hasplugin("xdist") or not config.getoption("numprocesses", None):
@@ -87,14 +104,39 @@ def _configure_gpus(config: pytest.Config) -> None:
         config.stash[GPUS_KEY] = choose_gpus(spec_text)
     except GpuSpecError as exc:
         raise pytest.UsageError(f"--kernelprof-gpus {spec_text}: {exc}") from None
+    if can_lend():
+        path = config.stash[GPU_LOCK_KEY] = new_lock_file()
+        config.add_cleanup(lambda: remove_lock_file(path))
+
+
+class GpuLending:
+    """In an xdist worker with a GPU of its own: each GPU test runs in its turn (gpus.gpu_turn),
+    setup and teardown included, so a module-scoped fixture that starts ranks holds the GPUs too."""
+
+    def __init__(self, lock_path: str, chosen: list[str]) -> None:
+        self.lock_path = lock_path
+        self.chosen = chosen
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
+        try:
+            needed = gpus_needed([(mark.args, mark.kwargs) for mark in item.iter_markers(GPU_MARKER)])
+        except GpuSpecError:
+            needed = 0  # setup reports the bad marker
+        with gpu_turn(self.lock_path, self.chosen, needed):
+            return (yield)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist controller: hand each worker its GPU through its workerinput."""
+    """xdist controller: hand each worker its GPU, the chosen ones and the lock through its workerinput."""
     chosen = node.config.stash.get(GPUS_KEY, None)
     if chosen:
         node.workerinput[WORKER_GPU] = gpu_for_worker(chosen, node.gateway.id)
+        node.workerinput[CHOSEN_GPUS] = ",".join(chosen)
+        node.workerinput[GPU_LOCK] = node.config.stash.get(GPU_LOCK_KEY, "")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -104,12 +146,18 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     pairs = assignment_line(chosen, int(config.getoption("numprocesses")))
     # The controller never sees the tests (its workers collect them), so it says this for
     # whichever there are, here, before collection.
-    outcome = "fail" if config.stash[SETTINGS_KEY].require_gpu else "skip"
-    return [
-        f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}",
-        f"kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 {outcome}: "
-        f"run them {RUN_WITHOUT_WORKERS}",
-    ]
+    if config.stash.get(GPU_LOCK_KEY, None):
+        many = (
+            f"kernelprof: a test marked gpu(count=N), N <= {len(chosen)}, is lent every chosen GPU in turn "
+            "(the other workers' GPU tests wait; the processes it starts see them all)"
+        )
+    else:
+        outcome = "fail" if config.stash[SETTINGS_KEY].require_gpu else "skip"
+        many = (
+            f"kernelprof: each worker sees one GPU, so tests marked gpu(count=N) with N > 1 {outcome}: "
+            f"run them {RUN_WITHOUT_WORKERS}"
+        )
+    return [f"kernelprof GPUs per worker (CUDA_VISIBLE_DEVICES): {pairs}", many]
 
 
 def _uses_kernelprof(item: pytest.Item) -> bool:
@@ -160,7 +208,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.fail(f"@pytest.mark.{GPU_MARKER}: {exc}", pytrace=False)
     if not needed:
         return
-    found = visible_gpu_count()
+    workerinput = getattr(item.config, "workerinput", {})
+    worker_gpu = workerinput.get(WORKER_GPU)
+    lent = workerinput.get(CHOSEN_GPUS, "").split(",") if workerinput.get(GPU_LOCK) else []
+    found = len(lent) if needed > 1 and lent else visible_gpu_count()
     if found >= needed:
         return
     require = item.config.stash[SETTINGS_KEY].require_gpu
@@ -168,8 +219,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if require:
             pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
         _skip("needs a CUDA GPU: torch.cuda.is_available() is False")
-    worker_gpu = getattr(item.config, "workerinput", {}).get(WORKER_GPU)
-    if worker_gpu is None:
+    if lent:
+        reason = f"needs {needed} CUDA GPUs, and --kernelprof-gpus chose {found} ({','.join(lent)})"
+    elif worker_gpu is None:
         reason = f"needs {needed} CUDA GPUs, found {found}"
     else:
         reason = (

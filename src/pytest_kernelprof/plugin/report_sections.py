@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..capture import Capture, device_facts, package_versions
+from ..capture import device_facts, package_versions
 from ..paths import trace_file_name
 from ..reports.records import Unplaced
+
+if TYPE_CHECKING:
+    from ..api import Capture
 
 SHOWN_PROFILES = 3  # the last profiles of a failing test, whose tables go into its report
 

@@ -10,10 +10,11 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from pytest_kernelprof import Kernel, RankError, profile_ranks
+from pytest_kernelprof import RankError, profile_ranks
 from pytest_kernelprof.api import ranks as distributed
 from pytest_kernelprof.api.ranks import _stop
 from pytest_kernelprof.model import overlap_of
+from pytest_kernelprof.types import Kernel
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU version is tests/gpu/test_distributed.py")
 
@@ -135,3 +136,17 @@ def test_overlap_counts_communication_covered_by_compute() -> None:
     assert overlap.exposed_us == 7
     assert overlap.fraction == pytest.approx(0.5)
     assert overlap_of([_k("gemm", 0, 1)]).fraction == 1.0
+
+
+def test_ranks_count_the_gpus_they_will_see_not_the_ones_this_process_saw(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An xdist worker lent every chosen GPU started CUDA with one: its own count says 1, while the
+    # ranks it spawns see what CUDA_VISIBLE_DEVICES lists now.
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
+    with pytest.raises(RankError, match=r"world_size=2 needs 2 GPUs; 1 are visible"):
+        profile_ranks(all_reduce_step, world_size=2)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
+    assert distributed._gpus_for_ranks(torch) == 2
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert distributed._gpus_for_ranks(torch) == 1

@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 import pytest
 
-from pytest_kernelprof import Decoder, KernelProfile, UndecodedKernelWarning, load_trace
+from pytest_kernelprof import KernelProfile, UndecodedKernelWarning, load_trace
+from pytest_kernelprof.types import Decoder
 from tests.helpers import DATA
 
 LAYERS = ("model.layers.0", "model.layers.1")

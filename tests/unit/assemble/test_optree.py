@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from pytest_kernelprof import Kernel, load_trace
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.types import Kernel
 from tests.helpers import Stream, triton_trace, write
 
 REGION = "Torch-Compiled Region: 0/0"

@@ -128,7 +128,7 @@ def test_device_facts_come_from_device_properties() -> None:
 def test_kernels_built_fast_are_whole_kernels() -> None:
     import dataclasses
 
-    from pytest_kernelprof import Kernel, MemoryOp
+    from pytest_kernelprof.types import Kernel, MemoryOp
 
     prof = load_trace(DATA / "h200_train_compiled.json.gz")
     for call in (prof.call, *prof.calls):

@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import NoDeviceActivityError, Sync, SyncList, load_trace
-from pytest_kernelprof.decode.sync_calls import api_name, sync_kind
+from pytest_kernelprof import NoDeviceActivityError, load_trace
+from pytest_kernelprof.decode.sync_calls import (
+    api_name,
+    sync_kind,
+)
+from pytest_kernelprof.types import Sync, SyncList
 
 Trace = Callable[[str], Path]
 
@@ -229,3 +233,19 @@ def test_copy_counts_say_what_would_remove_the_copies(trace: Trace) -> None:
     # Nothing counted (the table is all the copies): nothing to fix.
     none = load_trace(trace("sync_cpu_copy")).copies.count(direction="HtoD").explain()
     assert not [line for line in none if line.startswith("to fix")]
+
+
+def test_a_sync_carries_the_frames_around_it(trace: Trace) -> None:
+    prof = load_trace(trace("sync_item_stacks"))
+    # The profiler names the function's def line (40), not the line of loss.item() (45).
+    assert prof.syncs[0].stack == ("main_ace.py(40): train_step_item",)
+    assert prof.syncs[0].where == "main_ace.py(40): train_step_item"
+    assert prof.syncs[0].line is None  # only a live profile learns the line
+    assert all(c.syncs[0].stack == prof.syncs[0].stack for c in prof.calls)
+    assert "at main_ace.py(40): train_step_item" in repr(prof.syncs)
+
+
+def test_without_stacks_frames_are_none_not_empty(trace: Trace) -> None:
+    prof = load_trace(trace("sync_mask_index"))
+    assert prof.syncs[0].stack is None
+    assert all(k.stack is None for k in prof.kernels)

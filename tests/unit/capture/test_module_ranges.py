@@ -12,9 +12,10 @@ import torch
 from torch import nn
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import Decoder, ModuleNotRecordedError, NoDeviceActivityError, load_trace
+from pytest_kernelprof import ModuleNotRecordedError, NoDeviceActivityError, load_trace
 from pytest_kernelprof.capture import profiler_running
 from pytest_kernelprof.capture.module_ranges import module_names
+from pytest_kernelprof.types import Decoder
 from tests.helpers import Stream
 
 cpu_only = pytest.mark.skipif(torch.cuda.is_available(), reason="pins the CPU-only behaviour")

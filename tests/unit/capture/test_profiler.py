@@ -18,9 +18,10 @@ import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof.api import capture_profile
+from pytest_kernelprof.api import Capture, capture_profile
 from pytest_kernelprof.capture import KinetoSession, profiler_running
 from pytest_kernelprof.capture import profiler as capture
+from pytest_kernelprof.options import ProfileOptions
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="these tests pin the CPU-only behaviour")
 
@@ -39,8 +40,8 @@ def public(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(capture, "_direct_session_is_equivalent", lambda _torch: False)
 
 
-def _capture(stacks: bool = False) -> capture.Capture:
-    return capture_profile(_step, (torch.randn(8, 8),), stacks=stacks)
+def _capture(stacks: bool = False) -> Capture:
+    return capture_profile(_step, (torch.randn(8, 8),), options=ProfileOptions(stacks=stacks))
 
 
 def test_a_fresh_process_profiles_without_importing_inductor() -> None:
@@ -134,6 +135,6 @@ def test_a_direct_session_is_busy_detected_and_stopped_when_the_callable_raises(
         raise KeyError("x")
 
     with pytest.raises(KeyError):
-        capture_profile(broken, (torch.randn(4),), warmup=0)
+        capture_profile(broken, (torch.randn(4),), options=ProfileOptions(warmup=0))
     assert not profiler_running()
     assert len(_capture().profile.calls) == 3

@@ -17,9 +17,11 @@ import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof.capture import profiler_running
+from pytest_kernelprof.capture import profiler_running, triton_kernels
 from pytest_kernelprof.capture.triton_kernels import learn_triton_kernels, scan_jit_caches, watch_triton_launches
+from pytest_kernelprof.decode.triton_ir import IrFacts
 from pytest_kernelprof.traces.chrome import events_from_trace_file
+from tests.helpers import DATA
 
 
 class LazyDict:
@@ -335,3 +337,60 @@ def test_capture_without_triton_learns_nothing(monkeypatch: pytest.MonkeyPatch) 
         torch.relu(torch.ones(2))
     assert profiler.captures[-1].learned == {"triton_kernels": []}
     assert "triton" not in sys.modules  # capture never imports it
+
+
+def _ttir(name: str) -> str:
+    return gzip.decompress((DATA / "triton_ir" / f"{name}.ttir.gz").read_bytes()).decode()
+
+
+def _with_ir(name: str, ttir: str | None) -> Compiled:
+    compiled = Compiled(name)
+    compiled.asm = {} if ttir is None else {"ttir": ttir}  # type: ignore[attr-defined]
+    return compiled
+
+
+@pytest.fixture
+def ir_modules(jit_modules: list[types.ModuleType], monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """JIT functions whose compiled kernels keep their TTIR, as Triton's CompiledKernel.asm does."""
+    monkeypatch.setattr(triton_kernels, "_IR_READ", {})
+    lib = types.ModuleType("user_kernels")
+    lib.matmul = JITFunction(device_caches={0: ({"a": _with_ir("user_matmul", _ttir("gemm_bf16_matmul"))},)})
+    # one kernel compiled for two dtypes: the kind they share, no dtype
+    lib.add = Autotuner(
+        JITFunction(
+            device_caches={
+                0: (
+                    {
+                        "fp32": _with_ir("user_add", _ttir("pointwise_fp32_add")),
+                        "bf16": _with_ir("user_add", _ttir("pointwise_bf16_gelu_mul")),
+                    },
+                )
+            }
+        )
+    )
+    lib.no_ir = JITFunction(device_caches={0: ({"k": _with_ir("user_no_ir", None)},)})
+    monkeypatch.setitem(sys.modules, "user_kernels", lib)
+    return lib
+
+
+def test_a_user_kernel_is_read_from_its_compiled_ir(ir_modules: types.ModuleType) -> None:
+    facts = triton_kernels.ir_facts({"user_matmul", "user_add", "user_no_ir", "never_launched"})
+    assert facts == {"user_matmul": IrFacts("gemm", "bf16"), "user_add": IrFacts("pointwise", None)}
+
+
+def test_each_name_is_read_once_per_process(ir_modules: types.ModuleType) -> None:
+    scans: list[int] = []
+
+    def counted() -> Any:
+        scans.append(1)
+        return ((name, compiled) for name, compiled in [("user_matmul", ir_modules.matmul.device_caches[0][0]["a"])])
+
+    assert triton_kernels.ir_facts({"user_matmul"}, scan=counted) == {"user_matmul": IrFacts("gemm", "bf16")}
+    assert triton_kernels.ir_facts({"user_matmul"}, scan=counted) == {"user_matmul": IrFacts("gemm", "bf16")}
+    assert len(scans) == 1
+
+
+def test_without_triton_nothing_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(triton_kernels, "_IR_READ", {})
+    monkeypatch.delitem(sys.modules, "triton", raising=False)
+    assert triton_kernels.ir_facts({"anything"}, scan=lambda: pytest.fail("scanned without Triton")) == {}

@@ -150,3 +150,18 @@ def test_rules_a_profile_cannot_be_checked_against_do_not_apply_to_it(trace: Tra
         pytest.skip("needs a machine without CUDA")
     check_rules(cpu, parse_rules(["g: kind=gemm", "m: malloc_calls>=0", "k: kernels>=0", "s: syncs>=0"]))
     assert violation(cpu, parse_rule("relu: op=aten::relu")) is not None  # CPU ops are there
+
+
+@pytest.mark.parametrize(
+    ("rule", "metric"),
+    [("r: syncs>-1", "syncs"), ("r: peak_bytes<=-2GiB", "peak_bytes"), ("r: launches==-0.5", "launches")],
+)
+def test_a_negative_limit_is_told_as_such(rule: str, metric: str) -> None:
+    with pytest.raises(ValueError, match=f"{metric} is never negative: compare it with 0 or more") as info:
+        parse_rule(rule)
+    assert "takes a number" not in str(info.value)
+
+
+def test_a_limit_that_is_not_a_number_still_says_so() -> None:
+    with pytest.raises(ValueError, match="syncs> takes a number, got 'many'"):
+        parse_rule("r: syncs>many")

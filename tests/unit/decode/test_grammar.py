@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_kernelprof import KINDS, parse_kernel_name
 from pytest_kernelprof.decode import DTYPES
 from pytest_kernelprof.model import KernelList
+from pytest_kernelprof.types import KINDS, parse_kernel_name
 from tests.helpers import DATA
 
 # (name, kind, family, layout, dtype, fused_ops)

@@ -1,4 +1,5 @@
-"""Queries on KernelList and OpTable, and how their failures read."""
+"""Queries on KernelList and OpTable, and how their failures read; values that cannot give a silent
+wrong answer: KernelList == names, `in`, counts that remember what they counted."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import Kernel, KernelList, OpNotFoundError, load_trace
+import pytest_kernelprof as kp
+from pytest_kernelprof import NoDeviceActivityError, OpNotFoundError, load_trace
+from pytest_kernelprof.types import Kernel, KernelCount, KernelList
 
 Trace = Callable[[str], Path]
 
@@ -100,7 +103,6 @@ def test_long_cpp_names_are_shortened_in_tables(geglu: KernelList) -> None:
 
 
 def test_measured_says_whether_gpu_work_was_recorded(trace: Trace) -> None:
-    from pytest_kernelprof import NoDeviceActivityError
 
     prof = load_trace(trace("linear_eager"))
     assert prof.kernels.measured
@@ -111,3 +113,53 @@ def test_measured_says_whether_gpu_work_was_recorded(trace: Trace) -> None:
         nothing.require_measured()
     assert nothing.table() == "(unmeasured: no GPU activity recorded)"  # a display: never "(no kernels)"
     assert KernelList([]).table() == "(no kernels)"
+
+
+def test_names_copied_from_a_table_match_their_kernels() -> None:
+    # Issue 21 item 3: tables drop "void " and shorten names; a shown name pasted into a query matches.
+    from pytest_kernelprof import load_trace
+
+    prof = load_trace("tests/data/h200_geglu_eager.json.gz")
+    for line in prof.kernels.table().splitlines()[1:]:
+        shown = line.split("  ")[-1].strip()
+        assert prof.kernels.count(shown) >= 1, shown
+
+
+@pytest.fixture
+def linear(trace: Trace) -> kp.KernelProfile:
+    return load_trace(trace("linear_eager"))
+
+
+def test_a_kernel_list_equals_the_list_of_its_names(linear: kp.KernelProfile) -> None:
+    name = linear.kernels[0].name
+    assert linear.kernels == [name]
+    assert linear.kernels == (name,)
+    assert linear.kernels != [name + "x"]
+    assert linear.kernels != []
+    assert linear.kernels == list(linear.kernels)  # Kernels still compare as Kernels
+    with pytest.raises(TypeError, match=r"not of Kernel, str: write prof.kernels == \['name', ...\]"):
+        _ = linear.kernels == [name, linear.kernels[0]]
+    with pytest.raises(TypeError, match="not of int"):
+        _ = linear.kernels == [1]
+
+
+def test_in_asks_for_an_exact_name(linear: kp.KernelProfile) -> None:
+    name = linear.kernels[0].name
+    assert name in linear.kernels
+    assert name[:-1] not in linear.kernels
+    assert linear.kernels[0] in linear.kernels
+
+
+def test_count_is_an_int_that_remembers_what_it_counted(trace: Trace) -> None:
+    kernels = load_trace(trace("geglu_compiled")).kernels
+    count = kernels.count("triton_poi_fused_*gelu*mul*")
+    assert count == 1
+    assert isinstance(count, int)
+    assert repr(count) == "1"
+    assert count + 1 == 2
+    assert type(count + 1) is int
+    assert isinstance(count, KernelCount)
+    assert count.matched == (2,)
+    assert count.kernels is kernels
+    assert count.query == "count('triton_poi_fused_*gelu*mul*')"
+    assert kernels.count(re.compile("nvjet"), kind="gemm").query == "count(re.compile('nvjet'), kind='gemm')"

@@ -1,4 +1,5 @@
-"""Copies, launches and the GPU's idle share, on traces recorded on an H200 under torch 2.11."""
+"""Copies, launches and the GPU's idle share, on traces recorded on an H200 under torch 2.11; runtime
+calls, and those of a profile that measured nothing."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import torch
 
-from pytest_kernelprof import MemoryOp, NoDeviceActivityError, load_trace
+import pytest_kernelprof as kp
+from pytest_kernelprof import NoDeviceActivityError, load_trace
 from pytest_kernelprof.decode.sync_calls import memcpy_kind
+from pytest_kernelprof.types import KernelList, MemoryOp
 from tests.helpers import Stream, build
 
 Trace = Callable[[str], Path]
@@ -163,3 +167,39 @@ def test_no_gpu_activity_raises_for_every_gpu_query() -> None:
 def test_memory_op_keeps_its_positional_fields() -> None:
     op = MemoryOp("Memset (Device)", "memset", 1.0, 7, 0, "aten::zero_")
     assert (op.direction, op.host_memory, op.bytes) == (None, None, None)
+
+
+@pytest.fixture
+def linear(trace: Trace) -> kp.KernelProfile:
+    return load_trace(trace("linear_eager"))
+
+
+def test_runtime_of_a_profile_that_measured_nothing_raises() -> None:
+    if torch.cuda.is_available():
+        pytest.skip("pins the CPU-only behaviour")
+    prof = kp.profile(torch.relu, torch.randn(4))
+    runtime = prof.runtime
+    assert not runtime.measured
+    for read in (
+        lambda: runtime["cudaLaunchKernel"],
+        lambda: "cudaStreamSynchronize" in runtime,
+        lambda: len(runtime),
+        lambda: dict(runtime),
+        lambda: runtime == {},
+        lambda: runtime.get("cudaLaunchKernel", 0),
+        lambda: list(prof.calls[1].runtime.items()),
+    ):
+        with pytest.raises(NoDeviceActivityError, match="CUDA is not available"):
+            read()
+    # prof.kernels itself is the list, so that .measured can be asked; reading it raises.
+    assert isinstance(prof.kernels, KernelList)
+    assert not prof.kernels.measured
+    with pytest.raises(NoDeviceActivityError):
+        prof.kernels.names  # noqa: B018
+
+
+def test_runtime_of_a_gpu_trace_reads(linear: kp.KernelProfile) -> None:
+    assert linear.runtime.measured
+    assert linear.runtime["cuLaunchKernelEx"] == 1
+    assert "cudaStreamSynchronize" not in linear.runtime
+    assert dict(linear.runtime) == dict(linear.calls[2].runtime)

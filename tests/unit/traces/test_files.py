@@ -1,4 +1,5 @@
-"""The two trace readers (msgspec's typed one, the standard library's) and the input they refuse."""
+"""The two trace readers (msgspec's typed one, the standard library's) and the input they refuse; plain
+and gzip files, any layout, read the same, in batches."""
 
 from __future__ import annotations
 
@@ -232,3 +233,50 @@ def test_which_batches_get_their_durations_checked(durations: list[Any], suspect
     events: list[Any] = [{"ph": "X"}] + [{"ph": "X", "dur": d} for d in durations] + [1]
     assert trace_json.may_have_negative_durations(events) is True  # 1 is not an event object
     assert trace_json.may_have_negative_durations(events[:-1]) is suspect
+
+
+def test_plain_json_and_gzip_give_the_same_profile(tmp_path: Path, trace: Callable[[str], Path]) -> None:
+    gz = trace("linear_eager")
+    plain = tmp_path / "linear.json"
+    plain.write_bytes(gzip.decompress(gz.read_bytes()))
+    assert load_trace(plain).kernels.names == load_trace(gz).kernels.names
+    assert load_trace(str(plain)).source == str(plain)
+
+
+def test_kineto_layout_and_any_other_layout_read_the_same(tmp_path: Path, trace: Callable[[str], Path]) -> None:
+    """Kineto's line layout is read in batches; any other layout event by event."""
+    original = trace("train_compiled")
+    data = json.loads(gzip.decompress(original.read_bytes()))
+    compact = tmp_path / "compact.json"
+    compact.write_text(json.dumps(data))  # one line: no layout to batch on
+    odd = tmp_path / "odd.json"
+    text = gzip.decompress(original.read_bytes()).decode()
+    odd.write_text(text.replace('"args": {', '"args":\n  {', 1))  # a nested object at event indent
+    expected = load_trace(original)
+    for path in (compact, odd):
+        prof = load_trace(path)
+        assert prof.kernels.names == expected.kernels.names
+        assert prof.ops.names == expected.ops.names
+        assert [len(c.kernels) for c in prof.calls] == [len(c.kernels) for c in expected.calls]
+
+
+@pytest.mark.parametrize("layout", ["kineto", "one line"])
+def test_recorded_traces_take_the_batched_path(
+    trace: Callable[[str], Path], layout: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_kernelprof.traces import files as traces
+    from pytest_kernelprof.traces.chrome import raw_event_from_chrome
+    from pytest_kernelprof.traces.files import _read_event_batches
+    from pytest_kernelprof.traces.json_reader import Reader
+
+    text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
+    if layout == "one line":
+        text = json.dumps(json.loads(text))
+    monkeypatch.setattr(traces, "_BATCH_CHARS", 1)  # a batch of each event
+    reader = Reader(text, "t")
+    reader.pos = text.index("[", text.index('"traceEvents"'))
+    events: list[Any] = []
+    pos, count = _read_event_batches(reader, raw_event_from_chrome, events)
+    assert count == len(json.loads(text)["traceEvents"]) - 1  # the last is left to the event-by-event reader
+    assert text.startswith("{", pos)
+    assert len(events) > 100

@@ -2,7 +2,8 @@
 
 The Kineto events were dumped on an H200 under torch 2.11 from the very session whose
 trace is in tests/data, so this checks the live path, including its fallback for a torch
-without ``_KinetoEvent.activity_type``, on a machine without a GPU.
+without ``_KinetoEvent.activity_type``, on a machine without a GPU; and a live session's
+events through Kineto's own serialisation equal the adapter's.
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
 from pytest_kernelprof import KernelProfile, load_trace
 from pytest_kernelprof import traces as events
 from pytest_kernelprof.assemble import build_profile
-from pytest_kernelprof.traces import Source, events_from_kineto
+from pytest_kernelprof.capture import capture_callable
+from pytest_kernelprof.options import ProfileOptions
+from pytest_kernelprof.traces import PYTHON, Source, events_from_kineto
 from pytest_kernelprof.traces.chrome import events_from_trace_file
 from tests.helpers import TypedKinetoEvent, recorded_kineto_events
 
@@ -188,3 +192,37 @@ def test_events_copy_and_pickle_whole() -> None:
     every = (*_FIELDS, "grid", "block", "nbytes")
     for copied in ([copy.copy(e) for e in adapted], pickle.loads(pickle.dumps(adapted))):
         assert [[getattr(e, f) for f in every] for e in copied] == [[getattr(e, f) for f in every] for e in adapted]
+
+
+def test_kinetos_own_serialisation_gives_the_adapters_events_for_a_live_session(tmp_path: object) -> None:
+    """The way through C++ (``_ProfilerResult.save``, then the Chrome reader) measured in
+    benchmarks/event_paths.py: the same events as the per-event adapter, once times are taken
+    from the trace's ``baseTimeNanoseconds`` and threads by order of appearance. The plugin
+    keeps the adapter (benchmarks/FLOOR.md says why)."""
+    from pathlib import Path
+
+    from pytest_kernelprof.traces import chrome, events_from_kineto
+    from pytest_kernelprof.traces import files as traces
+
+    session = capture_callable(lambda x: (x + 1) * 2, (torch.randn(4),), options=ProfileOptions(warmup=1, calls=2))
+    results = session.torch_profiler.profiler.kineto_results
+    path = Path(str(tmp_path)) / "saved.json"
+    results.save(str(path))
+    header, saved = traces.read_trace(path, chrome.raw_event_from_chrome, chrome.typed_reader())
+    base = int(header["baseTimeNanoseconds"])
+
+    def rows(events: list, offset: int) -> list[tuple[object, ...]]:  # type: ignore[type-arg]
+        threads: dict[int, int] = {}
+        return [
+            (e.category, e.name, e.start + offset, e.end + offset, threads.setdefault(e.thread, len(threads)))
+            + (e.ident, e.correlation, e.linked, e.stream, e.device, e.grid, e.block, e.nbytes, e.input_types)
+            for e in events
+        ]
+
+    assert rows(saved, base) == rows(events_from_kineto(results.events()), 0)
+    assert rows(session.events, 0) == rows(events_from_kineto(results.events()), 0)
+
+
+def test_live_python_frames_of_newer_torch_and_a_name_that_does_not_decode() -> None:
+    events = events_from_kineto([TypedKinetoEvent("t.py(1): step", 5), TypedKinetoEvent(None, 6)])
+    assert [(e.category, e.name, e.start, e.thread) for e in events] == [(PYTHON, "t.py(1): step", 5, 1)]

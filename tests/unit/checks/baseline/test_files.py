@@ -12,6 +12,7 @@ import pytest
 
 from pytest_kernelprof import BaselineError, load_trace
 from pytest_kernelprof.checks.baseline import KernelBaseline, read_baseline, record
+from tests.helpers import DATA
 
 Trace = Callable[[str], Path]
 
@@ -94,3 +95,36 @@ def test_values_a_profile_can_have_are_read(recorded: Path, trace: Trace) -> Non
     _edit(recorded, _set("metrics", "peak_bytes", value=80 * 2**30))
     _edit(recorded, _set("kernels", 0, "layout", value=None))
     assert read_baseline(recorded)["archs"]["sm90"]["default"]["metrics"]["peak_bytes"] == 80 * 2**30
+
+
+def test_a_newer_baseline_format_says_to_upgrade(tmp_path: Path) -> None:
+    path = tmp_path / "test_x.json"
+    path.write_text('{"format": 99, "archs": {}}')
+    with pytest.raises(BaselineError) as info:
+        read_baseline(path)
+    assert str(info.value) == (
+        f"{path}: baseline format 99 is newer than this pytest-kernelprof reads (format 1): "
+        "upgrade pytest-kernelprof to compare against it"
+    )
+    with pytest.raises(BaselineError, match="upgrade pytest-kernelprof"):
+        record(path, "sm90", "default", load_trace(DATA / "h200_linear_eager.json.gz"))
+    assert path.read_text() == '{"format": 99, "archs": {}}'
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ('{"format": "1", "archs": {}}', "unknown baseline format '1' (this pytest-kernelprof reads format 1)"),
+        ('{"format": 0, "archs": {}}', "unknown baseline format 0 (this pytest-kernelprof reads format 1)"),
+        ('{"archs": {}}', "not a pytest-kernelprof baseline (a JSON object with 'format' and 'archs' keys)"),
+        ("[]", "not a pytest-kernelprof baseline (a JSON object with 'format' and 'archs' keys)"),
+        ('{"format": 1}', "archs is missing"),
+        ('{"format": 1, "archs": []}', "archs is [], not an object"),
+    ],
+)
+def test_other_formats_say_what_is_wrong(tmp_path: Path, content: str, said: str) -> None:
+    path = tmp_path / "test_x.json"
+    path.write_text(content)
+    with pytest.raises(BaselineError) as info:
+        read_baseline(path)
+    assert str(info.value).startswith(f"{path}: {said}; fix it from version control, or delete it")

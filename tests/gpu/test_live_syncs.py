@@ -1,6 +1,7 @@
 """Host syncs, copies and stacks on a live GPU (``pytest -m gpu`` on an H100/H200).
 
-The offline tests (tests/unit/test_syncs.py, model/test_records.py, builder/test_stacks.py) read traces; here
+The offline tests (tests/unit/assemble/test_syncs.py, model/test_records.py, capture/test_sync_lines.py,
+decode/test_sync_calls.py) read traces; here
 the live Kineto path must agree with its own exported trace, and stacks=True must name
 the user's frames and, where torch's sync debug mode flags the sync, the exact line.
 """
@@ -85,10 +86,10 @@ def test_stacks_name_the_function_and_the_flagged_line(kernelprof: kp.Profiler) 
         assert sync.stack is not None
         assert sync.stack[-1].endswith(": syncing_step"), sync.stack
     assert item.line is not None
-    assert item.line.endswith(f"gpu/test_syncs.py:{line_of(syncing_step, '.item()')}")
+    assert item.line.endswith(f"gpu/test_live_syncs.py:{line_of(syncing_step, '.item()')}")
     # Stream.synchronize warns from torch/cuda/streams.py; the line kept is the user's.
     assert stream.line is not None
-    assert stream.line.endswith(f"gpu/test_syncs.py:{line_of(syncing_step, 'current_stream')}")
+    assert stream.line.endswith(f"gpu/test_live_syncs.py:{line_of(syncing_step, 'current_stream')}")
     # torch's sync debug mode sees neither a pageable non_blocking copy nor an explicit synchronize.
     assert (copy.kind, copy.line) == ("copy", None)
     assert (device.kind, device.line) == ("device", None)
@@ -105,7 +106,7 @@ def test_stacks_in_a_recorded_block(kernelprof: kp.Profiler) -> None:
     first, second = (c.syncs for c in rec.profile.calls)
     here = test_stacks_in_a_recorded_block
     assert first[0].line is not None
-    assert first[0].line.endswith(f"gpu/test_syncs.py:{line_of(here, '# first call')}")
+    assert first[0].line.endswith(f"gpu/test_live_syncs.py:{line_of(here, '# first call')}")
     assert second[0].line is not None
-    assert second[0].line.endswith(f"gpu/test_syncs.py:{line_of(here, '# second call')}")
+    assert second[0].line.endswith(f"gpu/test_live_syncs.py:{line_of(here, '# second call')}")
     assert first[0].stack == ()  # the block's frame began before the call did

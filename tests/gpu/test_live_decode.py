@@ -1,5 +1,5 @@
 """The decoder on live profiles (run with ``pytest -m gpu`` on a GPU machine): what the kernel zoo
-recorded (tests/data/zoo, tests/unit/names/test_zoo.py) holds when the kernels are launched for real."""
+recorded (tests/data/zoo, tests/unit/decode/test_zoo.py) holds when the kernels are launched for real."""
 
 from __future__ import annotations
 

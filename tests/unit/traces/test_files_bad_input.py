@@ -1,9 +1,12 @@
-"""load_trace says what a bad file really is, and refuses times no profiler writes (issue 21)."""
+"""load_trace on files that are not good traces: one clear error naming the file and saying what a
+bad file really is; times no profiler writes are refused (issue 21)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -214,3 +217,58 @@ def test_a_trace_of_another_accelerator_says_what_it_holds(tmp_path: Path) -> No
         match=r"no GPU activity in this trace: .* but 4 'mtia_ccp_events' events, which this plugin does not",
     ):
         len(prof.kernels)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "the file is empty"),
+        (b'{"traceEvents": [', "not valid JSON, the file may be truncated"),
+        (b'{"hello": 1}', "without a 'traceEvents' list"),
+        (b"[1, 2]", "a JSON array (2 items), not an object with a 'traceEvents' list"),
+        (b'{"traceEvents": [1]}', "holds a int, not an event object"),
+        (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": 3, "ts": 1}]}', "event name is a int, not a string"),
+        (b"\x1f\x8b\x08\x00garbage", "gzip stream is truncated or corrupt"),
+        (b"\xff\xfe\x00", "not valid JSON text, not UTF-8"),
+        (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon"}]}', "event 0 is malformed"),
+        (b'{"traceEvents": [], "x": 1} trailing', "text after the end"),
+        (b'{"traceEvents": [] "x": 1}', "expected ',' between fields"),
+    ],
+)
+def test_bad_files_get_one_clear_error(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(TraceError, match=re.escape(message)) as info:
+        load_trace(path)
+    assert str(info.value).startswith(str(path))
+    assert path.read_bytes() == content  # reading never alters the file
+
+
+def test_truncated_gzip(tmp_path: Path, trace: Callable[[str], Path]) -> None:
+    path = tmp_path / "cut.json.gz"
+    path.write_bytes(trace("geglu_eager").read_bytes()[:500])
+    with pytest.raises(TraceError, match="truncated or corrupt"):
+        load_trace(path)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(TraceError, match="no such trace file"):
+        load_trace(tmp_path / "nope.json")
+
+
+def test_an_empty_event_list_is_a_profile_without_gpu_activity(tmp_path: Path) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"traceEvents": []}))
+    prof = load_trace(path)
+    assert len(prof.calls) == 1
+    assert not prof.has_device_activity
+
+
+def test_a_malformed_event_in_a_batch_is_reported_not_skipped(tmp_path: Path, trace: Callable[[str], Path]) -> None:
+    text = gzip.decompress(trace("linear_eager").read_bytes()).decode()
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        text.replace('"ph": "X", "cat": "cpu_op", "name": "aten::linear"', '"ph": "X", "cat": "cpu_op", "name": 7', 1)
+    )
+    with pytest.raises(TraceError, match="event name is a int"):
+        load_trace(bad)

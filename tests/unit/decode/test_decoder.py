@@ -188,54 +188,6 @@ def test_evidence_does_not_change_equality() -> None:
     assert not plain.unplaced
 
 
-# -- loud unknowns ------------------------------------------------------------------------
-
-
-def test_an_unplaced_kernel_could_be_any_kind_but_a_placed_one_cannot() -> None:
-    from pytest_kernelprof.model.unknowns import could_match
-
-    unknown = parse_kernel_name(NO_NAME)
-    gemm = parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN")
-    assert could_match(unknown, kinds={"gemm"})
-    assert not could_match(unknown, kinds={"other"})  # it is "other": no doubt there
-    assert not could_match(gemm, kinds={"pointwise"})
-    assert not could_match(gemm, kinds={"gemm"})  # it matches: no doubt either
-
-
-def test_an_unknown_dtype_leaves_a_dtype_question_open_only_where_the_kind_fits() -> None:
-    from pytest_kernelprof.model.unknowns import could_match
-
-    no_dtype = BUILT_IN.decode("weird_gemm_kernel", "aten::mm")
-    assert (no_dtype.kind, no_dtype.dtype) == ("gemm", None)
-    assert could_match(no_dtype, kinds={"gemm"}, dtypes={"fp32"})
-    assert not could_match(no_dtype, kinds={"pointwise"}, dtypes={"fp32"})
-
-
-def test_the_warning_names_the_kernels_and_the_lines_that_would_teach_them() -> None:
-    from pytest_kernelprof.errors import UndecodedKernelWarning
-    from pytest_kernelprof.model.unknowns import warn_undecided
-
-    kernels = [parse_kernel_name(f"void my_ext::kernel_{i}<float>(float*)") for i in range(7)]
-    with pytest.warns(UndecodedKernelWarning) as caught:
-        warn_undecided("count(kind='gemm')", kernels)
-    message = str(caught[0].message)
-    assert message.startswith("count(kind='gemm') may not hold: 7 kernel(s) of unknown kind could change it:")
-    assert "  my_ext::kernel_0<float>  (unknown kind)" in message
-    assert "... and 2 more" in message
-    assert "    *::kernel_0*: kind=... family=..." in message
-    assert "--kernelprof-strict-decode" in message
-
-
-def test_no_unknowns_no_warning() -> None:
-    import warnings
-
-    from pytest_kernelprof.model.unknowns import warn_undecided
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        warn_undecided("count(kind='gemm')", [])
-
-
 def test_every_matching_taught_rule_gives_the_facts_earlier_ones_did_not() -> None:
     decoder = Decoder().teach_lines(
         ["_geglu*: kind=pointwise family=liger", "_geglu_tanh_*: dtype=bf16 kind=gemm"], "ini"
@@ -262,45 +214,3 @@ def test_cudnn_sdpa_f16_names_no_dtype_its_inputs_do() -> None:
 def test_a_mangled_fp16_cudnn_convolution_is_fp16_not_int8() -> None:
     name = "_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS_6half_tELi8ENS_5ArrayIfLi4ELb1EEEEEvNT_6ParamsE"
     assert (parse_kernel_name(name).kind, parse_kernel_name(name).dtype) == ("convolution", "fp16")
-
-
-def test_a_teaching_glob_names_the_function_not_its_namespace() -> None:
-    from pytest_kernelprof.model.unknowns import teaching_glob
-
-    name = "at::native::(anonymous namespace)::fill_index_and_segment_kernel(int2*, int, at::cuda::detail::IntDivider<unsigned int>)"
-    glob = teaching_glob(name)
-    assert glob == "*::fill_index_and_segment_kernel*"
-    assert Decoder().teach(glob, kind="sort").decode(name).kind == "sort"
-    assert Decoder().teach(glob, kind="sort").decode("void at::native::other_kernel<float>(float*)").kind != "sort"
-    assert teaching_glob("_geglu_tanh_forward_kernel") == "_geglu_tanh_forward_kernel"
-
-
-def test_names_copied_from_a_table_match_their_kernels() -> None:
-    # Issue 21 item 3: tables drop "void " and shorten names; a shown name pasted into a query matches.
-    from pytest_kernelprof import load_trace
-
-    prof = load_trace("tests/data/h200_geglu_eager.json.gz")
-    for line in prof.kernels.table().splitlines()[1:]:
-        shown = line.split("  ")[-1].strip()
-        assert prof.kernels.count(shown) >= 1, shown
-
-
-def test_one_says_which_unknown_kernels_could_be_the_answer() -> None:
-    import warnings
-
-    from pytest_kernelprof import load_trace
-
-    prof = load_trace("tests/data/h200_geglu_liger.json.gz")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(AssertionError) as failure:
-            prof.kernels.one(kind="pointwise")
-    assert "1 kernel(s) of unknown kind (#2) could be it: teach the decoder" in str(failure.value)
-
-
-def test_unplaced_kernels_of_a_profile_that_measured_nothing_raise() -> None:
-    import pytest_kernelprof as kp
-
-    prof = kp.profile(lambda: None)  # CPU only here: no GPU activity recorded
-    with pytest.raises(kp.NoDeviceActivityError):
-        prof.kernels.unplaced()

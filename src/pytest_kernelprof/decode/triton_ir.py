@@ -1,0 +1,88 @@
+"""What a Triton kernel computes, read from its compiled Triton IR (TTIR) rather than its name.
+
+A hand-written ``@triton.jit`` kernel is named after its Python function, which says nothing a
+decoder can trust (``_kernel``, ``fwd``, ``my_add``). Its TTIR does: the operations in it are
+Triton's own, the same whatever the function is called. Pure text in, facts out; no Triton import.
+
+The kind, from the strongest operation present:
+
+- ``tt.dot`` / ``tt.dot_scaled``: ``gemm``, with the dtype of the dot's operands (``f32``
+  operands read with ``inputPrecision = tf32`` are ``tf32``);
+- a ``tt.reduce`` whose operand was reshaped into pairs (``tensor<...x2x2x2x...>``): ``sort``
+  (``tl.sort`` and ``tl.topk`` are bitonic networks of such reductions);
+- ``tt.scan``: ``scan`` (``tl.cumsum``, ``tl.associative_scan``);
+- ``tt.reduce``: ``reduction`` (``tl.sum``, ``tl.max``, ``tl.argmin``, ...);
+- ``tt.histogram``: ``reduction``;
+- otherwise loads and stores with elementwise math: ``pointwise``.
+
+The dtype of a kernel that is no GEMM is the element type of the first tensor it loads (what
+it reads, as the template dtype of an ATen kernel is), else of the first it stores.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# MLIR element types -> the decoder's dtypes (facts.DTYPES); others (i16, f8 variants spelled
+# otherwise) give no dtype rather than a wrong one.
+_ELEMENT_TYPES = {
+    "f64": "fp64",
+    "f32": "fp32",
+    "f16": "fp16",
+    "bf16": "bf16",
+    "i64": "int64",
+    "i32": "int32",
+    "i8": "int8",
+}
+_FP8 = re.compile(r"^f8E\d")
+
+_DOT = re.compile(r"\btt\.dot(?:_scaled)?\b[^\n]*?:\s*tensor<(?:\d+x)+([A-Za-z]\w*)>\s*\*")
+_TF32 = re.compile(r"inputPrecision\s*=\s*tf32")
+_REDUCE = re.compile(r"[\"\s]tt\.reduce\"?\(")
+_SCAN = re.compile(r"[\"\s]tt\.scan\"?\(")
+_HISTOGRAM = re.compile(r"\btt\.histogram\b")
+_PAIRS = re.compile(r"\btt\.reshape\b[^\n]*->\s*tensor<(?:\d+x)*?(?:2x){3,}")
+_LOAD = re.compile(r"\btt\.load\b[^\n]*?:\s*(?:tensor<(?:\d+x)+)?!tt\.ptr<([A-Za-z]\w*)>")
+_STORE = re.compile(r"\btt\.store\b[^\n]*?:\s*(?:tensor<(?:\d+x)+)?!tt\.ptr<([A-Za-z]\w*)>")
+
+
+@dataclass(frozen=True)
+class IrFacts:
+    """The kind and dtype a kernel's TTIR shows (``dtype`` None where the IR names none we list)."""
+
+    kind: str
+    dtype: str | None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"kind": self.kind, "dtype": self.dtype}
+
+
+def _dtype(element: str | None) -> str | None:
+    if element is None:
+        return None
+    if _FP8.match(element):
+        return "fp8"
+    return _ELEMENT_TYPES.get(element)
+
+
+def facts_from_ttir(ttir: str) -> IrFacts | None:
+    """What the kernel of ``ttir`` computes, or None where the text is no Triton function."""
+    if "tt.func" not in ttir:
+        return None
+    dot = _DOT.search(ttir)
+    if dot is not None:
+        dtype = _dtype(dot.group(1))
+        if dtype == "fp32" and _TF32.search(ttir[dot.start() : ttir.find("\n", dot.start())]):
+            dtype = "tf32"
+        return IrFacts("gemm", dtype)
+    if _REDUCE.search(ttir) and _PAIRS.search(ttir):
+        kind = "sort"
+    elif _SCAN.search(ttir):
+        kind = "scan"
+    elif _REDUCE.search(ttir) or _HISTOGRAM.search(ttir):
+        kind = "reduction"
+    else:
+        kind = "pointwise"
+    read = _LOAD.search(ttir) or _STORE.search(ttir)
+    return IrFacts(kind, _dtype(read.group(1)) if read else None)

@@ -1,0 +1,73 @@
+"""Kernel diffs (``checks/diff.py``, ``kernelprof diff``): no invented fusions; a one-for-one
+replacement is no fusion, and each removed kernel is fused into one kernel at most."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.checks.diff import diff_kernels, render_diff
+from pytest_kernelprof.cli import main
+from pytest_kernelprof.decode import parse_kernel_name
+
+Trace = Callable[[str], Path]
+
+
+def test_a_one_for_one_replacement_is_no_fusion() -> None:
+    gemm = parse_kernel_name("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
+    tanh = parse_kernel_name(
+        "void at::native::vectorized_elementwise_kernel<4, at::native::tanh_kernel_cuda(at::TensorIteratorBase&)"
+        "::{lambda()#2}::operator()() const::{lambda()#1}::operator()() const::{lambda(float)#1}, "
+        "std::array<char*, 2ul> >(int, at::native::tanh_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}"
+        "::operator()() const::{lambda()#1}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)"
+    )
+    fused = parse_kernel_name("triton_poi_fused_tanh_0")
+    assert tanh.fused_ops == fused.fused_ops == ("tanh",)
+    diff = diff_kernels([gemm, tanh] * 64, [gemm, fused] * 64)
+    assert diff.fusions == ()
+    assert not any(line.startswith("fused:") for line in render_diff(diff))
+
+
+def test_each_removed_kernel_is_fused_into_one_kernel(trace: Trace) -> None:
+    eager = list(load_trace(trace("decode_eager")).kernels)
+    graphs = list(load_trace(trace("decode_graphs")).kernels)
+    diff = diff_kernels(eager, graphs)
+    # add, tanh and mul of each layer; the last layer's go with the softmax into one Triton kernel
+    # (Inductor names the op _softmax, the eager kernel softmax: the same op)
+    assert [len(covered) for covered, _ in diff.fusions] == [3] * 11 + [4]
+    assert all(sorted(k.fused_ops[0] for k in covered) == ["add", "mul", "tanh"] for covered, _ in diff.fusions[:11])
+    assert sorted(k.fused_ops[0] for k in diff.fusions[-1][0]) == ["add", "mul", "softmax", "tanh"]
+    claimed = [id(k) for covered, _ in diff.fusions for k in covered]
+    assert len(claimed) == len(set(claimed))
+    removed = [c.before for c in diff.changes if c.mark == "-"]
+    assert len(claimed) == len(removed)  # every removed kernel is accounted for, once
+
+
+def test_kernelprof_diff_tells_each_fusion_once_with_its_count(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["diff", str(trace("decode_eager")), str(trace("decode_graphs"))]) == 1
+    out = capsys.readouterr().out.splitlines()
+    ops = "add (aten pointwise) + tanh (aten pointwise) + mul (aten pointwise)"
+    assert [line for line in out if line.startswith("fused:")] == [
+        f"fused: {ops} -> triton_poi_fused_add_mul_tanh_0  x11",
+        f"fused: {ops} + softmax (aten reduction) -> triton_per_fused__softmax_add_amax_mul_sub_tanh_1",
+    ]
+    # the eleven identical layers are shown once, under their count
+    assert out.count("x11:") == 1
+    assert sum(line.startswith("  + pointwise/inductor") for line in out) == 1
+    assert len(out) < 25
+
+
+def test_removed_kernels_no_added_kernel_took_over_are_told() -> None:
+    gemm = parse_kernel_name("nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT")
+    elementwise = "void at::native::vectorized_elementwise_kernel<4, at::native::{}, int>(int)"
+    add = parse_kernel_name(elementwise.format("CUDAFunctor_add<float>"))
+    mul = parse_kernel_name(elementwise.format("AUnaryFunctor<float, float, float, at::native::MulFunctor<float> >"))
+    fused = parse_kernel_name("triton_poi_fused_add_mul_0")
+    lines = render_diff(diff_kernels([add, mul, gemm], [fused]))
+    assert lines[-2].startswith("fused: add (aten pointwise) + mul (aten pointwise) -> triton_poi_fused_add_mul_0")
+    assert lines[-1].startswith("removed, taken over by no added kernel: gemm/nvjet")
