@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .api import Capture, Profiler, Recording, load_trace, profile, profile_ranks
     from .errors import (
         BaselineError,
+        BaselineMismatchError,
         BenchmarkError,
         CannotTellError,
         ForbiddenError,
@@ -60,6 +61,7 @@ _HOMES: dict[str, str] = {
     "KernelProfile": "model",
     "KernelProfError": "errors",
     "BaselineError": "errors",
+    "BaselineMismatchError": "errors",
     "BenchmarkError": "errors",
     "CannotTellError": "errors",
     "ForbiddenError": "errors",
@@ -111,6 +113,7 @@ _MOVED_TO_TYPES = frozenset(
 
 __all__ = [
     "BaselineError",
+    "BaselineMismatchError",
     "BenchmarkError",
     "CannotTellError",
     "Capture",

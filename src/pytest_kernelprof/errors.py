@@ -63,6 +63,12 @@ class BaselineError(KernelProfError):
     """A baseline file that cannot be read; it is left untouched."""
 
 
+class BaselineMismatchError(KernelProfError, AssertionError):
+    """``kernel_baseline.check(prof)`` on a profile whose kernel signature differs from its stored
+    baseline, or whose metrics are worse, or which has no baseline yet; the message shows the diff
+    and the command that records the change. An ``AssertionError``, so the test fails."""
+
+
 class RankError(KernelProfError):
     """A rank failed or the ranks did not finish in time; carries the rank's traceback."""
 
@@ -89,6 +95,10 @@ class CannotTellError(KernelProfError):
 class ForbiddenError(KernelProfError, AssertionError):
     """A profile broke a ``kernelprof_forbid`` rule; the message names the rule, its reason
     and what broke it. An ``AssertionError``, so the test fails."""
+
+    # The metrics of the broken rules that compare one (``syncs``, ``dtoh_copies``, ...), so that a
+    # report can point at their cause without reading the message.
+    metrics: tuple[str, ...] = ()
 
 
 class UndecodedKernelWarning(KernelProfError, UserWarning):

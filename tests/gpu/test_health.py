@@ -102,7 +102,7 @@ def test_a_forbid_rule_on_a_live_gpu_profile() -> None:
 
 
 def test_a_baseline_keeps_live_metrics_and_fails_on_worse_ones(kernelprof: kp.Profiler, tmp_path: Path) -> None:
-    from pytest_kernelprof.checks.baseline import KernelBaseline
+    from pytest_kernelprof.checks.baseline import BaselineNote, KernelBaseline
 
     x = torch.randn(1024, 1024, device="cuda")
 
@@ -114,7 +114,7 @@ def test_a_baseline_keeps_live_metrics_and_fails_on_worse_ones(kernelprof: kp.Pr
         z = torch.cat([y, y, y, y])  # a 16 MiB temporary: four times the peak
         return z[: len(y)].sum() + y.sum().item() * 0  # and a host sync
 
-    notes: list[tuple[str, str]] = []
+    notes: list[BaselineNote] = []
     path = tmp_path / "test_m.json"
     KernelBaseline(path, "t.py::t", update=True, names="loose", notes=notes).check(kernelprof(lean))
     stored = json.loads(path.read_text())["archs"][kernelprof.captures[-1].profile.arch]

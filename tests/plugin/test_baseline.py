@@ -267,3 +267,58 @@ def test_update_writes_what_a_run_matches_and_leaves_what_it_cannot_read(
         "test_unfused.json",
         "test_unfused_eq.json",
     ]  # nothing for test_cpu, no temporary file left
+
+
+# Test ids and check names with every character that once broke the run's end (issue 34): the
+# facts a test's report carries are a typed record, so none of these is split or mangled.
+ODD_IDS = ["a|b", "pipe|in|three", 'quote"d', "it's", "ünïcödé ✓", "new\nline", "tab\tx", "back\\slash", "x::y"]
+
+ODD_MODULE = """
+import os
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof.assemble import build_profile
+from pytest_kernelprof.health import CompileFacts, MemoryReading
+from pytest_kernelprof.traces.chrome import events_from_trace_file
+
+DATA = Path({data!r})
+
+
+def peak_profile(peak):
+    source, events = events_from_trace_file(DATA / "h200_geglu_compiled.json.gz")
+    readings = [MemoryReading(0, peak, 0)] * 3
+    return build_profile(events, source, memory=readings, compile_facts=CompileFacts("t", frames=1))
+
+
+@pytest.mark.parametrize("odd", {ids!r})
+def test_odd(kernel_baseline, odd):
+    kernel_baseline.check(peak_profile(int(os.environ["KERNELPROF_TEST_PEAK"])), name=f"check {{odd}}")
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
+def test_odd_test_ids_and_check_names_reach_the_summary_whole(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
+    if workers:
+        pytest.importorskip("xdist")
+    cpu_pytester.makepyfile(test_odd=ODD_MODULE.format(data=str(DATA), ids=ODD_IDS))
+    monkeypatch.setenv("KERNELPROF_TEST_PEAK", str(PEAK))
+    cpu_pytester.runpytest(*workers, "--kernelprof-update").assert_outcomes(passed=len(ODD_IDS))
+    monkeypatch.setenv("KERNELPROF_TEST_PEAK", str(PEAK * 8 // 10))  # an improvement, to lock in
+
+    result = cpu_pytester.runpytest(*workers, "--kernelprof-summary", "summary.md")
+
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.assert_outcomes(passed=len(ODD_IDS))
+    result.stdout.fnmatch_lines([f"*kernelprof: {len(ODD_IDS)} baseline metrics improved*"])
+    text = (cpu_pytester.path / "summary.md").read_text(encoding="utf-8")
+    assert f"**{len(ODD_IDS)} baseline metrics improved**" in text
+    # pytest escapes a test id's non-ASCII and control characters in the node id; a check
+    # name arrives as the test wrote it.
+    for odd in ODD_IDS:
+        shown = odd.encode("unicode_escape").decode("ascii")
+        assert f"improved: test_odd[{shown}] (check {odd}) peak_bytes 1,000,000 -> 800,000; " in text, odd
+        assert f"lock it in with --kernelprof-update 'test_odd.py::test_odd[{shown}]'" in text, odd

@@ -22,6 +22,7 @@ LIGHT = {
     "pytest_kernelprof.plugin.fixtures",
     "pytest_kernelprof.plugin.gpus",
     "pytest_kernelprof.plugin",
+    "pytest_kernelprof.plugin.books",
     "pytest_kernelprof.plugin.hooks",
     "pytest_kernelprof.plugin.settings",
 }
@@ -64,7 +65,7 @@ def test_a_session_that_does_not_use_the_plugin_pays_for_no_torch(pytester: pyte
             assert "pytest_kernelprof.model" not in sys.modules
             # The CI outputs (job summary, annotations, JUnit properties, timeline pages):
             # none asked for, none imported.
-            reports = ("ci", "ci_summary", "annotations", "junit", "timeline")
+            reports = ("plugin.ci", "reports.summary", "reports.annotations", "reports.junit", "reports.records")
             assert not [m for m in reports if f"pytest_kernelprof.{m}" in sys.modules]
 
         def test_a_failing_assert_is_left_to_pytest():

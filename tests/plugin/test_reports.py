@@ -116,13 +116,14 @@ def _summary_of_the_failures(text: str) -> None:
 
 
 def test_summary_limits_the_failures_it_shows() -> None:
+    from pytest_kernelprof.reports.records import Failure, ReportRecord
     from pytest_kernelprof.reports.summary import MAX_FAILURES, render_summary
 
-    facts = {
-        f"t.py::test_{i:02}": {"failure": {"category": "kernels", "message": "m", "file": "t.py", "line": i}}
+    tests = {
+        f"t.py::test_{i:02}": ReportRecord(failure=Failure("kernels", "m", 0, "t.py", i))
         for i in range(MAX_FAILURES + 3)
     }
-    text = render_summary(facts, [], rootpath=Path("."))
+    text = render_summary(tests, [], rootpath=Path("."))
     assert text.count("<details>") == MAX_FAILURES
     assert "... and 3 more failed tests" in text
     assert render_summary({}, [], rootpath=Path(".")) == ""
@@ -352,17 +353,151 @@ def test_a_page_without_gpu_activity_or_trace() -> None:
 
 
 def test_what_a_failure_was_about() -> None:
-    from pytest_kernelprof.errors import ForbiddenError, NoDeviceActivityError
+    from pytest_kernelprof.errors import BaselineMismatchError, ForbiddenError, NoDeviceActivityError
     from pytest_kernelprof.plugin.ci import category
 
     assert category(ForbiddenError("kernelprof_forbid rule 'x' (kind=gemm) is broken"), True) == "rule"
-    assert category(AssertionError("kernel signature differs from the baseline sm90/default"), True) == "baseline"
-    assert category(AssertionError("assert not SyncList of 1: Sync(...)"), True) == "syncs"
-    assert category(AssertionError("assert 2 == 1\n +  where 2 = KernelCount(...)"), True) == "kernels"
+    assert category(BaselineMismatchError("kernel signature differs from the baseline sm90"), True) == "baseline"
+    # A plain assertion by what it compared or named (hooks.py and asserted() find that out).
+    assert category(AssertionError("assert prof == kernel_baseline"), True, "baseline") == "baseline"
+    assert category(AssertionError("assert not SyncList of 1: Sync(...)"), True, "syncs") == "syncs"
+    assert category(AssertionError("assert 2 == 1\n +  where 2 = KernelCount(...)"), True, "kernels") == "kernels"
     assert category(NoDeviceActivityError("no GPU activity"), False) == "kernels"
     # A profiled test that failed on its numbers, and a test that profiled nothing.
     assert category(AssertionError("assert tensor(False)\n +  where tensor(False) = allclose(a, b)"), True) is None
     assert category(AssertionError("assert 1 == 2"), False) is None
+    assert category(AssertionError("assert not SyncList of 1: Sync(...)"), False, "syncs") is None
+    assert category(RuntimeError("CUDA error in kernel launch"), True) is None
+
+
+def test_a_category_does_not_change_with_the_wording_of_a_message() -> None:
+    from pytest_kernelprof.errors import BaselineMismatchError, ForbiddenError, KernelSequenceMismatchError
+    from pytest_kernelprof.plugin.ci import category
+
+    for profiled in (True, False):
+        assert category(ForbiddenError("reworded"), profiled) == "rule"
+        assert category(BaselineMismatchError("reworded"), profiled) == "baseline"
+        assert category(KernelSequenceMismatchError("host syncs differ"), profiled) == "kernels"
+    # The words that once decided it decide nothing now.
+    assert category(AssertionError("kernel signature differs from the baseline sm90/default"), True) is None
+    assert category(AssertionError("host syncs: cudaStreamSynchronize"), True, "kernels") == "kernels"
+    assert category(AssertionError("KernelList launch ops"), True, "syncs") == "syncs"
+
+
+def test_what_an_assertion_was_about_comes_from_the_values_it_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_kernelprof.model import KernelList, KernelProfile, SyncList
+    from pytest_kernelprof.plugin.ci import asserted
+
+    prof = load_trace(SYNC_TRACE)
+    for cls in (KernelProfile, KernelList, SyncList):  # no message names what the values are
+        monkeypatch.setattr(cls, "__repr__", lambda self: "value")
+    with pytest.raises(AssertionError) as info:
+        assert not prof.syncs
+    assert "value" in str(info.value)
+    assert asserted(info) == "syncs"
+    with pytest.raises(AssertionError) as info:
+        assert prof.launches == 0
+    assert asserted(info) == "kernels"  # an int, of the profile the statement names
+    with pytest.raises(AssertionError) as info:
+        assert len(prof.kernels) == 0
+    assert asserted(info) == "kernels"
+    numbers = [1, 2]
+    with pytest.raises(AssertionError) as info:
+        assert numbers == [2, 1]
+    assert asserted(info) is None
+
+
+REWORDED_CONFTEST = """
+import pytest
+
+from pytest_kernelprof.checks.baseline import KernelBaseline
+from pytest_kernelprof.model import KernelCount, KernelList, KernelProfile, SyncList, explain
+
+
+@pytest.fixture(autouse=True)
+def reworded(monkeypatch):
+    # Every message and repr of a profile value, reworded: none names syncs, kernels or baselines.
+    monkeypatch.setattr(explain, "explain", lambda op, left, right: explain.Explanation([f"x {op} y"], []))
+    for cls in (KernelProfile, KernelList, SyncList, KernelCount):
+        monkeypatch.setattr(cls, "__repr__", lambda self: "value")
+    compare = KernelBaseline._compare
+
+    def reworded_compare(self, prof, name):
+        return None if compare(self, prof, name) is None else explain.Explanation(["x"], ["reworded"])
+
+    monkeypatch.setattr(KernelBaseline, "_compare", reworded_compare)
+"""
+
+REWORDED = """
+import pytest
+
+from pytest_kernelprof import ForbiddenError
+
+
+def test_r1(recorded):
+    recorded("sync_item_stacks")
+    raise ForbiddenError("reworded")
+
+
+def test_r2(recorded, kernel_baseline):
+    kernel_baseline.check(recorded("geglu_eager"))
+
+
+def test_r3(recorded, kernel_baseline):
+    assert recorded("geglu_eager") == kernel_baseline
+
+
+def test_r4(recorded):
+    assert recorded("sync_item_stacks").syncs == []
+
+
+def test_r5(recorded):
+    count = recorded("sync_item_stacks").kernels.count("*")
+    assert count == 0
+
+
+def test_r6(recorded):
+    prof = recorded("sync_item_stacks")
+    assert not prof.syncs
+
+
+def test_r7(recorded):
+    prof = recorded("sync_item_stacks")
+    assert prof.launches == 0
+
+
+def test_r8(recorded):
+    recorded("sync_item_stacks")
+    assert 1 == 2
+"""
+
+
+def test_categories_come_from_types_whatever_the_messages_say(cpu_pytester: pytest.Pytester) -> None:
+    """Through the plugin: the exception's type, the comparison pytest_assertrepr_compare saw,
+    the values a failed statement named, with every message reworded."""
+    cpu_pytester.makeconftest(cpu_pytester.path.joinpath("conftest.py").read_text() + CONFTEST + REWORDED_CONFTEST)
+    module = cpu_pytester.makepyfile(test_rw=REWORDED)
+    for test in ("test_r2", "test_r3"):
+        path, _ = baseline_paths(module, f"test_rw.py::{test}")
+        record(path, "sm90", "default", load_trace(DATA / "h200_geglu_compiled.json.gz"))
+    result = cpu_pytester.runpytest("--kernelprof-summary", "summary.md", "-p", "no:randomly")
+    result.assert_outcomes(failed=8)
+    text = (cpu_pytester.path / "summary.md").read_text()
+    assert "7 tests failed on the GPU profile (1 rule, 2 baseline, 2 syncs, 2 kernels)" in text
+    said = dict(re.findall(r"<code>test_rw\.py::(test_r\d)</code> ([\w ]+?) at", text))
+    assert said == {
+        "test_r1": "broke a kernelprof_forbid rule",
+        "test_r2": "differs from its kernel baseline",
+        "test_r3": "differs from its kernel baseline",
+        "test_r4": "failed on host syncs",
+        "test_r5": "failed on its profile",
+        "test_r6": "failed on host syncs",
+        "test_r7": "failed on its profile",
+    }
+    messages = re.findall(r"```text\n(.*?)\n```", text, re.S)
+    assert len(messages) == 7
+    # (".syncs" is the test's own source in pytest's "where" line.)
+    assert not [m for m in messages if re.search(r"(?<!\.)(sync|kernel|baseline)", m, re.I)], messages
 
 
 def test_sync_locations_and_escapes() -> None:

@@ -302,4 +302,6 @@ def check_rules(prof: KernelProfile, rules: Sequence[Rule]) -> None:
         parts.append(f"kernelprof_forbid rule {rule.name!r} ({rule.conditions}) is broken{reason}\n{found}")
     names = ", ".join(repr(rule.name) for rule, _ in broken)
     parts.append(f"(a test that may break it: @pytest.mark.kernelprof_allow({names}))")
-    raise ForbiddenError("\n\n".join(parts))
+    error = ForbiddenError("\n\n".join(parts))
+    error.metrics = tuple(rule.metric for rule, _ in broken if rule.metric is not None)
+    raise error

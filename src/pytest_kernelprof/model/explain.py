@@ -4,7 +4,9 @@
 matched) and a body (the kernel table, a diff of names), or None for values that are not
 ours. The plugin shows both where pytest would show them whole, and otherwise the head
 with the body in a report section, since pytest cuts a long explanation short unless run
-with ``-vv``.
+with ``-vv``. ``subject(*values)`` says what values are about, by their types: ``"syncs"``
+for host syncs and copies, ``"kernels"`` for the rest of a profile (kernels, counts, ops,
+compile and memory facts), None for values that are not ours.
 """
 
 from __future__ import annotations
@@ -13,9 +15,25 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..health import GraphBreak
+from ..health import CompileReport, GraphBreak, MemoryReading, MemoryReport
 from ..tables import display_name
-from . import CopyList, Count, KernelCount, KernelList, KernelProfile, OpTable, SyncList
+from . import (
+    CallProfile,
+    CopyList,
+    Count,
+    Kernel,
+    KernelCount,
+    KernelList,
+    KernelProfile,
+    MemoryOp,
+    ModuleTable,
+    ModuleView,
+    Op,
+    OpTable,
+    RuntimeCalls,
+    Sync,
+    SyncList,
+)
 
 
 @dataclass(frozen=True)
@@ -109,3 +127,38 @@ def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
         head.extend(kernels.nearest_lines(name))
     marked = frozenset(i for i, k in enumerate(kernels) if k.name == name)
     return Explanation(head, kernels.table(marked=marked).splitlines())
+
+
+# Host syncs and the copies that make them; Count is what SyncList.count and CopyList.count give.
+_SYNC_TYPES = (SyncList, Sync, CopyList, Count)
+_PROFILE_TYPES = (
+    KernelProfile,
+    CallProfile,
+    KernelList,
+    Kernel,
+    KernelCount,
+    OpTable,
+    Op,
+    ModuleTable,
+    ModuleView,
+    RuntimeCalls,
+    CompileReport,
+    GraphBreak,
+    MemoryReport,
+    MemoryReading,
+    MemoryOp,  # a memset (a memcpy is a copy)
+)
+
+
+def subject(*values: object) -> str | None:
+    """``"syncs"`` where a value is about host syncs or copies, else ``"kernels"`` where one is
+    another part of a profile, else None; a list or tuple is about what its items are."""
+    found = None
+    for value in values:
+        items = value if isinstance(value, list | tuple) else (value,)
+        for item in items:
+            if isinstance(item, _SYNC_TYPES) or (isinstance(item, MemoryOp) and item.kind == "memcpy"):
+                return "syncs"
+            if isinstance(item, _PROFILE_TYPES):
+                found = "kernels"
+    return found

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .fixtures import kernel_baseline, kernel_benchmark, kernelprof
 from .hooks import (
+    pytest_addhooks,
     pytest_addoption,
     pytest_assertrepr_compare,
     pytest_benchmark_update_machine_info,
@@ -26,6 +27,7 @@ __all__ = [
     "kernel_baseline",
     "kernel_benchmark",
     "kernelprof",
+    "pytest_addhooks",
     "pytest_addoption",
     "pytest_assertrepr_compare",
     "pytest_benchmark_update_machine_info",

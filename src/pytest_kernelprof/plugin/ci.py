@@ -4,39 +4,48 @@ timeline page next to each failing test's trace.
 ``hooks.py`` imports this module, and registers :class:`ReportHooks`, only where one of
 them is asked for (``reports_asked``): a session that asks for none pays nothing.
 
-Each test's facts are worked out where the test ran (an xdist worker, or the one process)
-and travel on its report as the attribute ``kernelprof_ci``, a dict of plain values: xdist
-serialises a report's attributes, so they reach the controller, which alone writes the
-summary and the annotations. They are not user properties, so they stay out of the JUnit
-XML and the terminal. The JUnit figures are the item's user properties, as ``record_property``
-adds them (reports/junit.py).
+Each test's facts are worked out where the test ran (an xdist worker, or the one process):
+the run's books (``books.py``) ask :meth:`ReportHooks.add_facts` for them and carry them to the
+controller in the report's record, which alone writes the summary and the annotations from
+the books. The JUnit figures are the item's user properties, as ``record_property`` adds them
+(reports/junit.py), with what ``pytest_kernelprof_junit_properties`` implementations add.
+
+A failure's category comes from types, never from its message: the exception's type
+(:func:`category`), else what the failed assertion compared (``pytest_assertrepr_compare``
+records it on the item) or named (:func:`asserted`).
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
-from collections.abc import Generator, Sequence
+import textwrap
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..errors import ForbiddenError, KernelProfError
-from .fixtures import PROFILERS_KEY
-from .settings import run_was_narrowed
+from ..errors import BaselineMismatchError, ForbiddenError, KernelProfError
+from .books import COMPARED_KEY
+from .settings import SETTINGS_KEY
 
-ATTRIBUTE = "kernelprof_ci"
+if TYPE_CHECKING:
+    from ..reports.records import Failure, ReportRecord, SyncSite
+    from .books import Books
 
 # What a failure was about, worst first (the summary's order).
 CATEGORIES = ("rule", "baseline", "syncs", "kernels")
 MESSAGE_LINES = 40  # of a failure's message, kept for the summary
-NAMES_PER_TEST = 50  # undecoded kernel names sent per test
-_SYNC_WORDS = re.compile(r"\bsyncs?\b|Synchronize|dtoh", re.IGNORECASE)
-_SYNC_RULE = re.compile(r"\((?:syncs|dtoh_copies)(?:[<>=!]=?)")  # "(syncs>0)" in a rule break's message
-# What a failed assertion on a profile value says (pytest's message names the values).
-_PROFILE_WORDS = re.compile(r"kernel|Kernel|launch|CopyList|OpTable|graph.break|recompile|_bytes|\bops?\b")
-_BASELINE_WORDS = ("kernel_baseline", "kernel baseline", "the baseline ")
+# Errors whose type says what the failure was about; any other KernelProfError is about the profile.
+ERROR_CATEGORIES: tuple[tuple[type[KernelProfError], str], ...] = (
+    (ForbiddenError, "rule"),
+    (BaselineMismatchError, "baseline"),
+)
+# The metrics of rules whose breaks the summary and annotations point at syncs for.
+SYNC_METRICS = frozenset(("syncs", "dtoh_copies"))
 
 
 def annotations_on(config: pytest.Config) -> bool:
@@ -55,25 +64,44 @@ def summary_path(config: pytest.Config) -> Path | None:
     return Path(env) if env else None
 
 
-def unplaced(kernel: Any) -> bool:
-    """A kernel whose name the decoder could not place (``Kernel.unplaced`` where it exists)."""
-    return bool(getattr(kernel, "unplaced", kernel.kind == "other"))
-
-
-def category(error: BaseException, profiled: bool) -> str | None:
-    """What a test's failure was about, or None where it was not about a profile."""
-    if isinstance(error, ForbiddenError):
-        return "rule"
-    text = str(error)
-    if isinstance(error, AssertionError) and any(word in text for word in _BASELINE_WORDS):
-        return "baseline"
-    if not profiled and not isinstance(error, KernelProfError):
-        return None
-    if _SYNC_WORDS.search(text):
-        return "syncs"
-    if isinstance(error, KernelProfError) or _PROFILE_WORDS.search(text):
+def category(error: BaseException, profiled: bool, about: str | None = None) -> str | None:
+    """What a test's failure was about (one of CATEGORIES), or None where it was not about a
+    profile: by the exception's type, else, for a plain assertion in a test that profiled, by
+    ``about``, what the assertion compared or named ("syncs", "kernels", "baseline", None)."""
+    for error_type, name in ERROR_CATEGORIES:
+        if isinstance(error, error_type):
+            return name
+    if isinstance(error, KernelProfError):
         return "kernels"
-    return None  # a profiled test that failed on something else (its numbers, say)
+    if not isinstance(error, AssertionError):
+        return None
+    if about == "baseline":  # ``assert prof == kernel_baseline``
+        return "baseline"
+    return about if profiled else None
+
+
+def asserted(excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
+    """What the failed ``assert`` statement was about, by the types of the values it named (its
+    names' values in the failing frame) and evaluated (pytest's rewrite keeps each
+    subexpression's value in a local named ``@py_assert<N>``): ``assert not prof.syncs`` is
+    about syncs, though no comparison reached pytest_assertrepr_compare."""
+    from ..model.explain import subject
+
+    entry = excinfo.traceback[-1]
+    frame = entry.frame
+    values = [value for name, value in frame.f_locals.items() if name.startswith("@py_assert")]
+    try:
+        tree = ast.parse(textwrap.dedent(str(entry.statement)))
+    except Exception:  # no source (exec'd code), or a statement that does not parse alone
+        tree = None
+    if tree is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                if node.id in frame.f_locals:
+                    values.append(frame.f_locals[node.id])
+                elif node.id in frame.f_globals:
+                    values.append(frame.f_globals[node.id])
+    return subject(*values)
 
 
 def test_line(excinfo: pytest.ExceptionInfo[BaseException], path: Path) -> int | None:
@@ -100,8 +128,10 @@ def sync_location(where: str) -> tuple[str, int, str] | None:
     return None
 
 
-def _syncs(profiles: Sequence[Any]) -> list[dict[str, Any]]:
-    seen: dict[tuple[str, int], dict[str, Any]] = {}
+def _syncs(profiles: Sequence[Any]) -> tuple[SyncSite, ...]:
+    from ..reports.records import SyncSite
+
+    seen: dict[tuple[str, int], SyncSite] = {}
     for prof in profiles:
         try:
             syncs = list(prof.syncs)
@@ -112,134 +142,98 @@ def _syncs(profiles: Sequence[Any]) -> list[dict[str, Any]]:
             if place is None:
                 continue
             file, line, function = place
-            found = seen.setdefault(
-                (file, line),
-                {"file": file, "line": line, "function": function, "call": sync.call, "op": sync.op, "count": 0},
-            )
-            found["count"] += 1
-    return list(seen.values())
-
-
-def _unplaced_names(profiles: Sequence[Any]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for prof in profiles:
-        try:
-            kernels = list(prof.kernels)
-        except KernelProfError:
-            continue
-        for kernel in kernels:
-            if unplaced(kernel):
-                counts[kernel.name] = counts.get(kernel.name, 0) + 1
-    return dict(sorted(counts.items(), key=lambda item: -item[1])[:NAMES_PER_TEST])
+            found = seen.get((file, line)) or SyncSite(file, line, function, sync.call, sync.op, 0)
+            seen[file, line] = replace(found, count=found.count + 1)
+    return tuple(seen.values())
 
 
 class ReportHooks:
     """Registered per config where an output is asked for; see the module's docstring."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, books: Books) -> None:
         self.config = config
+        self.books = books
         self.summary = summary_path(config)
         self.annotations = annotations_on(config)
         self.junit = bool(getattr(config.option, "xmlpath", None))
         self.pages = config.getoption("kernelprof_trace_dir", None) is not None
-        self.facts: dict[str, dict[str, Any]] = {}  # node id -> what its reports carried
-        self.ran: set[str] = set()
-        self.not_passed: set[str] = set()
-        self.baseline_properties: dict[str, list[tuple[str, object]]] = {}
-        self.deselected = False
 
     # -- where the test runs -------------------------------------------------------------
 
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        # tryfirst: the outermost wrapper, so this runs after the plugin's own wrapper has
-        # saved the test's traces and added its baseline notes to the report.
-        report = yield
-        if report.when != "call":
-            return report
-        try:
-            self._add_facts(item, call, report)
-        except Exception as exc:  # a report must never break the run it reports on
-            report.sections.append(("kernelprof CI outputs", f"not gathered for this test: {exc!r}"))
-        return report
-
-    def _add_facts(self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
-        profilers = item.stash.get(PROFILERS_KEY, [])
-        profiles = [capture.profile for profiler in profilers for capture in profiler.captures]
+    def add_facts(
+        self,
+        item: pytest.Item,
+        call: pytest.CallInfo[None],
+        report: pytest.TestReport,
+        profiles: Sequence[Any],
+    ) -> tuple[Failure | None, tuple[SyncSite, ...]]:
+        """What the outputs need of a test's call phase: its failure where it was about a
+        profile, and the syncs to point at. The JUnit properties go on the item, the timeline
+        pages beside the failed test's traces."""
         if self.junit and profiles:
             from ..reports.junit import properties
 
             # As record_property does: junitxml writes the properties of the teardown report,
             # which pytest makes from the item's.
             item.user_properties.extend(properties(profiles))
+            for prof in profiles:
+                for pairs in item.config.hook.pytest_kernelprof_junit_properties(item=item, profile=prof):
+                    item.user_properties.extend(pairs)
         if self.summary is None and not self.annotations and not self.pages:
-            return
-        facts: dict[str, Any] = {}
-        if report.failed and call.excinfo is not None:
-            what = category(call.excinfo.value, bool(profiles))
-            if what is not None:
-                path = Path(str(item.path))
-                lines = str(call.excinfo.value).splitlines()
-                facts["failure"] = {
-                    "category": what,
-                    "message": "\n".join(lines[:MESSAGE_LINES]),
-                    "more_lines": max(0, len(lines) - MESSAGE_LINES),
-                    "file": str(path),
-                    "line": test_line(call.excinfo, path),
-                }
-                # The syncs to point at: those of a failed assertion on syncs, or of a rule on
-                # syncs or DtoH copies (not those of a profile that broke a rule on kernels).
-                if what == "syncs" or (what == "rule" and _SYNC_RULE.search(str(call.excinfo.value))):
-                    facts["syncs"] = _syncs(profiles)
-            if self.pages and profiles:
-                written = pages_for_failed_test(item, report, profiles)
-                if written:
-                    report.sections.append(("kernelprof timeline pages", "\n".join(written)))
-        if self.summary is not None and profiles:
-            names = _unplaced_names(profiles)
-            if names:
-                facts["unplaced"] = names
-        if facts:
-            setattr(report, ATTRIBUTE, facts)
+            return None, ()
+        if not report.failed or call.excinfo is None:
+            return None, ()
+        failure: Failure | None = None
+        syncs: tuple[SyncSite, ...] = ()
+        error = call.excinfo.value
+        compared = item.stash.get(COMPARED_KEY, [])
+        about = compared[-1] if compared else None
+        if about is None and profiles and isinstance(error, AssertionError):
+            about = asserted(call.excinfo)
+        what = category(error, bool(profiles), about)
+        if what is not None:
+            from ..reports.records import Failure
+
+            path = Path(str(item.path))
+            lines = str(error).splitlines()
+            failure = Failure(
+                category=what,
+                message="\n".join(lines[:MESSAGE_LINES]),
+                more_lines=max(0, len(lines) - MESSAGE_LINES),
+                file=str(path),
+                line=test_line(call.excinfo, path),
+            )
+            # The syncs to point at: those of a failed assertion on syncs, or of a rule on
+            # syncs or DtoH copies (not those of a profile that broke a rule on kernels).
+            if what == "syncs" or (isinstance(error, ForbiddenError) and SYNC_METRICS & set(error.metrics)):
+                syncs = _syncs(profiles)
+        if self.pages and profiles:
+            written = pages_for_failed_test(item, profiles)
+            if written:
+                report.sections.append(("kernelprof timeline pages", "\n".join(written)))
+        return failure, syncs
 
     # -- where the reports arrive (the controller under xdist) ---------------------------
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.ran.add(report.nodeid)
-        if report.failed or report.skipped:
-            self.not_passed.add(report.nodeid)
-        facts = getattr(report, ATTRIBUTE, None)
-        if isinstance(facts, dict):
-            self.facts.setdefault(report.nodeid, {}).update(facts)
-        ours = [(key, value) for key, value in report.user_properties if str(key).startswith("kernelprof_baseline")]
-        if ours:
-            self.baseline_properties.setdefault(report.nodeid, []).extend(ours)
-
-    def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self.deselected = self.deselected or bool(items)
-
-    def _controller(self) -> bool:
-        return not hasattr(self.config, "workerinput")
-
-    def _baseline_sections(self) -> list[list[str]]:
-        if not self.baseline_properties:
+    def _baseline_sections(self, tests: dict[str, ReportRecord]) -> list[list[str]]:
+        if not any(record.baselines for record in tests.values()):
             return []
-        from ..checks.baseline import BaselineSession
-
-        session = BaselineSession()
-        for nodeid in self.ran:
-            session.add_report(nodeid, self.baseline_properties.get(nodeid, ()), passed=nodeid not in self.not_passed)
-        narrowed = run_was_narrowed(self.config, self.deselected)
-        return session.summary(self.config.rootpath, narrowed=narrowed)
+        session = self.books.baseline_session()
+        return [] if session is None else session.summary(self.config.rootpath, narrowed=self.books.narrowed())
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.summary is None or not self._controller():
+        if self.summary is None or not self.books.controller():
             return
         from ..reports.summary import render_summary
 
-        text = render_summary(self.facts, self._baseline_sections(), rootpath=self.config.rootpath)
+        tests = self.books.by_test()
+        extra = self.config.hook.pytest_kernelprof_summary(config=self.config, exitstatus=int(exitstatus))
+        text = render_summary(
+            tests,
+            self._baseline_sections(tests),
+            rootpath=self.config.rootpath,
+            extra=[str(line) for lines in extra for line in lines or ()],
+        )
         if not text:
             return
         try:
@@ -252,11 +246,11 @@ class ReportHooks:
                 reporter.write_line(f"kernelprof: the job summary was not written to {self.summary}: {exc}")
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if not self.annotations or not self._controller():
+        if not self.annotations or not self.books.controller():
             return
         from ..reports.annotations import workflow_commands
 
-        for line in workflow_commands(self.facts, workspace=_workspace(self.config)):
+        for line in workflow_commands(self.books.by_test(), workspace=_workspace(self.config)):
             terminalreporter.write_line(line)
 
 
@@ -266,42 +260,40 @@ def _workspace(config: pytest.Config) -> Path:
     return Path(env) if env else config.rootpath
 
 
-def _page_baselines(
-    item: Any, user_properties: Sequence[tuple[str, object]], profiles: Sequence[Any]
-) -> list[tuple[str, str]]:
-    """Side-by-side tables of the baselines a failed test checked ("path|arch|name" notes)."""
-    checked = [str(v) for k, v in user_properties if k == "kernelprof_baseline"]
+def _page_baselines(item: pytest.Item, profiles: Sequence[Any]) -> list[tuple[str, str]]:
+    """Side-by-side tables of the baselines a failed test checked."""
+    from ..checks.baseline import Checked, Signature, read_baseline
+    from ..reports.timeline import baseline_table
+    from .fixtures import BASELINE_NOTES_KEY
+
+    checked = [note for note in item.stash.get(BASELINE_NOTES_KEY, []) if isinstance(note, Checked)]
     if not checked or not profiles:
         return []
-    from ..checks.baseline import Signature, read_baseline
-    from ..reports.timeline import baseline_table
-
     sections = []
     for note in dict.fromkeys(checked):
-        path, arch, name = note.split("|", 2)
-        run = next((p for p in reversed(profiles) if (p.arch or "unknown_arch") == arch), None)
+        run = next((p for p in reversed(profiles) if (p.arch or "unknown_arch") == note.arch), None)
         if run is None:
             continue
         try:
-            stored = read_baseline(Path(path)).get("archs", {}).get(arch, {}).get(name)
+            stored = read_baseline(Path(note.path)).get("archs", {}).get(note.arch, {}).get(note.name)
             kernels = Signature.from_json(stored).kernels if stored is not None else ()
             current = list(run.kernels)
         except (KernelProfError, ValueError, KeyError, TypeError):
             continue
-        sections.append((f"baseline {arch}/{name} ({path}) and this run", baseline_table(kernels, current)))
+        title = f"baseline {note.arch}/{note.name} ({note.path}) and this run"
+        sections.append((title, baseline_table(kernels, current)))
     return sections
 
 
-def pages_for_failed_test(item: Any, report: Any, profiles: Sequence[Any]) -> list[str]:
+def pages_for_failed_test(item: pytest.Item, profiles: Sequence[Any]) -> list[str]:
     """A page beside each trace the plugin saved for a failed test: one line per page."""
     from ..paths import trace_file_name
     from ..reports.timeline import page_path, write_page
-    from .settings import SETTINGS_KEY
 
     settings = item.config.stash[SETTINGS_KEY]
     if settings.trace_dir is None or settings.save == "none":
         return []
-    baselines = _page_baselines(item, report.user_properties, profiles)
+    baselines = _page_baselines(item, profiles)
     lines = []
     for index, prof in enumerate(profiles):
         trace = settings.trace_dir / trace_file_name(item.nodeid, index)

@@ -16,7 +16,7 @@ from .settings import SETTINGS_KEY, Settings
 
 if TYPE_CHECKING:
     from ..api.profiler import Profiler
-    from ..checks.baseline import KernelBaseline
+    from ..checks.baseline import BaselineNote, KernelBaseline
     from ..checks.rules import Rule
     from ..model import KernelProfile
 
@@ -59,8 +59,8 @@ def active_rules(request: pytest.FixtureRequest, settings: Settings) -> tuple[Ru
     return tuple(rule for rule in settings.forbid if rule.name not in allowed)
 
 
-# (user property, value) pairs of what a test's baselines did, for its report.
-BASELINE_NOTES_KEY: pytest.StashKey[list[tuple[str, str]]] = pytest.StashKey()
+# What a test's baselines did, for its report's record (plugin/books.py).
+BASELINE_NOTES_KEY: pytest.StashKey[list[BaselineNote]] = pytest.StashKey()
 
 
 @pytest.fixture

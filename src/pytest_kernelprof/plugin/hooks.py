@@ -1,7 +1,8 @@
 """pytest hooks: options, the gpu marker, the header, skips and failure reports.
 
 Each hook hands off: options and settings to settings.py, GPU per xdist worker to gpus.py,
-what a test report gets to report_sections.py, baseline bookkeeping to checks/baseline/.
+what a test report gets to report_sections.py, the run's books (which tests ran, what their
+reports carried, what the run's end says of them) to books.py, the CI outputs to ci.py.
 
 pytest imports this module in every session of an environment where the plugin is
 installed, so it imports only what every session needs; the profile model, the
@@ -17,7 +18,8 @@ from typing import Any, NoReturn
 import pytest
 
 from ..errors import GpuSpecError
-from .fixtures import BASELINE_NOTES_KEY, FIXTURES, PROFILERS_KEY
+from .books import COMPARED_KEY, DEVICE_KEY, Books
+from .fixtures import FIXTURES, PROFILERS_KEY
 from .gpus import (
     assignment_line,
     can_lend,
@@ -30,66 +32,10 @@ from .gpus import (
     take_worker_gpu,
     visible_gpu_count,
 )
-from .settings import SETTINGS_KEY, add_options, assertion_budget, read_settings, reports_asked, run_was_narrowed
+from .settings import SETTINGS_KEY, add_options, assertion_budget, read_settings, reports_asked
 
 GPU_MARKER = "gpu"
 ALLOW_MARKER = "kernelprof_allow"
-
-
-class BaselineHooks:
-    """The hooks that feed a BaselineSession, registered per config: ``pytest_runtest_logreport``
-    is given no config to find the session by. Reports reach it in the xdist controller too.
-
-    Reports are kept as the little the session needs (node ids, outcomes, the plugin's user
-    properties); the baseline module is imported at the end only where a test used a
-    baseline or a module that ran has a ``__kernelprof__`` folder."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.ran: set[str] = set()
-        self.not_passed: set[str] = set()
-        self.properties: dict[str, list[tuple[str, object]]] = {}
-        self.deselected = False
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.ran.add(report.nodeid)
-        if report.failed or report.skipped:
-            self.not_passed.add(report.nodeid)
-        ours = [(key, value) for key, value in report.user_properties if key.startswith("kernelprof_baseline")]
-        if ours:
-            self.properties.setdefault(report.nodeid, []).extend(ours)
-
-    def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self.deselected = self.deselected or bool(items)
-
-    def _baseline_folders(self) -> bool:
-        root = self.config.rootpath
-        modules = {root / nodeid.split("::", 1)[0] for nodeid in self.ran}
-        return any((module.parent / "__kernelprof__" / module.stem).is_dir() for module in modules)
-
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
-        if hasattr(self.config, "workerinput"):
-            return  # an xdist worker saw part of the run; its controller reports the whole
-        if not self.properties and not self._baseline_folders():
-            return
-        from ..checks.baseline import BaselineSession
-
-        session = BaselineSession()
-        for nodeid in self.ran:
-            session.add_report(nodeid, self.properties.get(nodeid, ()), passed=nodeid not in self.not_passed)
-        narrowed = run_was_narrowed(self.config, self.deselected)
-        prune = bool(self.config.getoption("kernelprof_prune"))
-        blocked = (
-            "the run was narrowed (-k, -m, --lf or node ids): run the whole suite to prune"
-            if narrowed
-            else f"the run did not pass (exit status {int(exitstatus)})"
-            if exitstatus != pytest.ExitCode.OK
-            else ""
-        )
-        for lines in session.summary(self.config.rootpath, narrowed=narrowed, prune=prune, blocked=blocked):
-            terminalreporter.write_sep("-", lines[0])
-            for line in lines[1:]:
-                terminalreporter.write_line(line)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -113,13 +59,20 @@ def pytest_configure(config: pytest.Config) -> None:
         # the line that asked, with the warning's message.
         config.addinivalue_line("filterwarnings", f"error::{UNDECODED_WARNING}")
     config.stash[SETTINGS_KEY] = settings
-    config.pluginmanager.register(BaselineHooks(config), "kernelprof-baselines")
-    config.pluginmanager.register(DeviceLines(config), "kernelprof-device-lines")
-    config.pluginmanager.register(UnplacedKernels(config), "kernelprof-unplaced-kernels")
+    books = Books(config)
+    config.pluginmanager.register(books, "kernelprof-books")
     if reports_asked(config):
         from .ci import ReportHooks  # only here: a session that asks for no report does not import it
 
-        config.pluginmanager.register(ReportHooks(config), "kernelprof-reports")
+        books.outputs = ReportHooks(config, books)
+        config.pluginmanager.register(books.outputs, "kernelprof-reports")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The plugin's own hooks, for conftest files and other plugins (hookspec.py)."""
+    from . import hookspec
+
+    pluginmanager.add_hookspecs(hookspec)
 
 
 GPUS_KEY = pytest.StashKey[list[str]]()
@@ -222,67 +175,18 @@ def device_line(config: pytest.Config) -> str:
 def pytest_report_collectionfinish(config: pytest.Config, items: Sequence[pytest.Item]) -> list[str]:
     """The GPU facts, below "collected N items", where a collected test uses the plugin (the
     header comes before collection, when that is not known yet). xdist workers send theirs
-    in a report instead (see DeviceLines)."""
+    in a report instead (books.py)."""
     if hasattr(config, "workerinput") or not any(_uses_kernelprof(item) for item in items):
         return []
     return [device_line(config)]
 
 
-DEVICE_PROPERTY = "kernelprof_device"  # a worker's device line, carried to the xdist controller
 DEVICE_SENT = pytest.StashKey[bool]()
 
 
 # The warning that --kernelprof-strict-decode makes an error (named, not imported: loading the
 # plugin imports no more than it must).
 UNDECODED_WARNING = "pytest_kernelprof.errors.UndecodedKernelWarning"
-# A kernel name no evidence placed, seen by a test: "name|launching op".
-UNPLACED_PROPERTY = "kernelprof_unplaced"
-
-
-class UnplacedKernels:
-    """The kernel names no evidence could place, gathered from every test's report (so the
-    xdist controller has them too), listed at the end of the run with how to teach them."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.seen: dict[str, tuple[str, str]] = {}  # name -> (launching op, first node id)
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for key, value in report.user_properties:
-            if key == UNPLACED_PROPERTY:
-                name, _, op = str(value).rpartition("|")
-                self.seen.setdefault(name, (op, report.nodeid))
-
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if hasattr(self.config, "workerinput") or not self.seen:
-            return
-        from ..model.unknowns import unplaced_summary
-
-        title, *lines = unplaced_summary(self.seen)
-        terminalreporter.write_sep("-", title)
-        for line in lines:
-            terminalreporter.write_line(line)
-
-
-class DeviceLines:
-    """In the xdist controller: the device lines of the workers whose tests used the plugin,
-    told at the end of the run (the controller never sees the tests, nor imports torch)."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.workers: dict[str, list[str]] = {}  # device line -> the workers that sent it
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for key, value in report.user_properties:
-            if key == DEVICE_PROPERTY:
-                line, _, worker = str(value).rpartition("|")
-                self.workers.setdefault(line, []).append(worker)
-
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if hasattr(self.config, "workerinput"):
-            return
-        for line, workers in self.workers.items():
-            terminalreporter.write_line(f"{line} ({', '.join(sorted(workers))})")
 
 
 def _keep_trace_log_private() -> None:
@@ -376,26 +280,28 @@ def pytest_runtest_makereport(
         and _uses_kernelprof(item)
     ):
         item.config.stash[DEVICE_SENT] = True
-        worker = workerinput.get("workerid", "")
-        report.user_properties.append((DEVICE_PROPERTY, f"{device_line(item.config)}|{worker}"))
+        item.stash[DEVICE_KEY] = (device_line(item.config), str(workerinput.get("workerid", "")))
     pending = item.config.stash.get(ASSERTION_SECTIONS_KEY, [])
     if pending:
         if report.failed:
             report.sections.extend(("kernelprof assertion", text) for text in pending)
         pending.clear()
+    compared = item.config.stash.get(COMPARING_KEY, [])
+    if compared:
+        if report.when == "call":
+            item.stash[COMPARED_KEY] = list(compared)
+        compared.clear()
     if report.when == "call":
         captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
         if captures:
-            from .report_sections import report_sections, unplaced_kernels
+            from .report_sections import report_sections
 
             settings = item.config.stash[SETTINGS_KEY]
-            report.user_properties.extend((UNPLACED_PROPERTY, value) for value in unplaced_kernels(captures))
             report.sections.extend(
                 report_sections(
                     item.nodeid, captures, failed=report.failed, trace_dir=settings.trace_dir, save=settings.save
                 )
             )
-        report.user_properties.extend(note for note in item.stash.get(BASELINE_NOTES_KEY, []))
     if report.when == "teardown" and PROFILERS_KEY in item.stash:
         # The torch profilers hold every event of their sessions: let them go with the test.
         del item.stash[PROFILERS_KEY]
@@ -404,14 +310,21 @@ def pytest_runtest_makereport(
 
 # The explanations too long for pytest to show whole, for the report of the test that failed.
 ASSERTION_SECTIONS_KEY = pytest.StashKey[list[str]]()
+# What the failed comparisons of a phase were about ("syncs", "kernels", "baseline"), in order,
+# while the phase runs (the hook below is given no item); then on its item (COMPARED_KEY).
+COMPARING_KEY = pytest.StashKey[list[str]]()
 
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
     if "pytest_kernelprof.model" not in sys.modules:
         return None  # no profile value can exist: leave the comparison to pytest, without importing one
     from ..checks.baseline import KernelBaseline
-    from ..model.explain import explain
+    from ..model.explain import explain, subject
 
+    baseline = any(isinstance(side, KernelBaseline) for side in (left, right))
+    about = "baseline" if baseline else subject(left, right)
+    if about is not None:  # for the CI outputs' category of the failure (ci.py)
+        config.stash.setdefault(COMPARING_KEY, []).append(about)
     explanation = None
     for side in (left, right):
         if isinstance(side, KernelBaseline) and op == "==":

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..capture import device_facts, package_versions
 from ..paths import trace_file_name
+from ..reports.records import Unplaced
 
 if TYPE_CHECKING:
     from ..api import Capture
@@ -48,17 +49,19 @@ def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture]) -> li
     return written
 
 
-def unplaced_kernels(captures: Sequence[Capture]) -> list[str]:
-    """``name|op`` of each distinct kernel of the profiles that no evidence placed."""
-    found: dict[str, str] = {}
+def unplaced_kernels(captures: Sequence[Capture]) -> list[Unplaced]:
+    """Each distinct kernel name of the profiles that no evidence placed, with the op that first
+    launched it and how many kernels of that name the profiles hold."""
+    found: dict[str, Unplaced] = {}
     for capture in captures:
         prof = capture.profile
         if not prof.has_device_activity:
             continue
         for kernel in prof.kernels:
             if kernel.unplaced:
-                found.setdefault(kernel.name, kernel.op or "")
-    return [f"{name}|{op}" for name, op in found.items()]
+                seen = found.get(kernel.name) or Unplaced(kernel.name, kernel.op or "", 0)
+                found[kernel.name] = Unplaced(seen.name, seen.op, seen.count + 1)
+    return list(found.values())
 
 
 def device_line(require_gpu: bool) -> str:

@@ -64,14 +64,29 @@ def ini_value(config: pytest.Config, key: str) -> Any:
         raise pytest.UsageError(f"ini option {key}: {exc}{accepted}") from None
 
 
+# pytest cuts an assertion explanation short unless run with -vv (the assertion verbosity) or
+# on CI, and has no public way to ask whether it will: its rule lives
+# in the private _pytest.assertion.truncate. So it is mirrored here, and tests/plugin/
+# test_truncation.py holds it to the installed pytest at the limits. pytest keeps an explanation
+# whole up to its footer's worth over each limit (2 lines; "..." and its message, 46 characters,
+# in pytest 9; 70 in pytest 8, where 46 is the safe side: a body moved to a report section that
+# pytest would have shown whole loses nothing). On CI means $CI or $BUILD_NUMBER non-empty, as
+# in pytest 9 (pytest 8 also takes one set empty: again the safe side). The truncation_limit_*
+# ini options came in pytest 8.4; before, the defaults.
+TRUNCATION_SLACK_LINES = 2
+TRUNCATION_SLACK_CHARS = len("...") + len("...Full output truncated, use '-vv' to show")
+
+
 def assertion_budget(config: pytest.Config) -> tuple[int, int]:
-    """The lines and characters of an assertion explanation pytest shows before cutting it
-    short (0: no limit): none at -vv or on CI, else its truncation_limit_* ini options."""
+    """The most lines and characters of an assertion explanation pytest shows whole (0: no
+    limit): none at -vv or on CI, else its truncation_limit_* ini options and their slack."""
     if config.get_verbosity(pytest.Config.VERBOSITY_ASSERTIONS) >= 2 or any(
         os.environ.get(var) for var in ("CI", "BUILD_NUMBER")
     ):
         return 0, 0
-    return _ini_int(config, "truncation_limit_lines", 8), _ini_int(config, "truncation_limit_chars", 640)
+    lines = _ini_int(config, "truncation_limit_lines", 8)
+    chars = _ini_int(config, "truncation_limit_chars", 640)
+    return (lines + TRUNCATION_SLACK_LINES if lines > 0 else 0, chars + TRUNCATION_SLACK_CHARS if chars > 0 else 0)
 
 
 def _ini_int(config: pytest.Config, key: str, default: int) -> int:

@@ -1,7 +1,7 @@
 """GitHub Actions annotations: ``::error file=...,line=...::`` workflow commands.
 
-Written by the controller at the end of the session (terminal summary), from the facts each
-failing test's report carried (plugin/ci.py):
+Written by the controller at the end of the session (terminal summary), from the record each
+failing test's report carried (records.py, plugin/ci.py):
 
 - each host sync that broke an assertion on syncs or a rule, at the user's line that made it,
   where the profile has the stack (``stacks=True``; ``Sync.where``);
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+
+from .records import ReportRecord
 
 MAX_ERRORS = 10  # GitHub keeps this many error annotations of a step
 MESSAGE_LINES = 12
@@ -57,40 +58,33 @@ def _short(message: str) -> str:
     return "\n".join(lines[:MESSAGE_LINES]) + more
 
 
-def collect(facts: Mapping[str, Mapping[str, Any]], workspace: Path) -> list[tuple[str, int | None, str, str]]:
+def collect(tests: Mapping[str, ReportRecord], workspace: Path) -> list[tuple[str, int | None, str, str]]:
     """(file, line, title, message) of each annotation, worst first (rules, baselines, syncs)."""
     order = {"rule": 0, "baseline": 1, "syncs": 2}
     found: list[tuple[int, str, tuple[str, int | None, str, str]]] = []
-    for nodeid, test in facts.items():
-        failure = test.get("failure")
-        if not failure or failure["category"] not in order:
+    for nodeid, test in tests.items():
+        failure = test.failure
+        if failure is None or failure.category not in order:
             continue
-        rank = order[failure["category"]]
-        syncs = [s for s in test.get("syncs", ()) if s.get("file")]
-        broke = "a kernelprof_forbid rule" if failure["category"] == "rule" else "an assertion on host syncs"
+        rank = order[failure.category]
+        syncs = [s for s in test.syncs if s.file]
+        broke = "a kernelprof_forbid rule" if failure.category == "rule" else "an assertion on host syncs"
         for sync in syncs:
-            inside = f" in {sync['function']}" if sync.get("function") else ""
-            times = f" ({sync['count']} calls)" if sync.get("count", 1) > 1 else ""
-            op = f" from {sync['op']}" if sync.get("op") else ""
-            message = f"host sync {sync['call']}{op}{inside}{times} broke {broke} of {nodeid}"
-            found.append(
-                (rank, nodeid, (relative(sync["file"], workspace), sync["line"], "kernelprof: host sync", message))
-            )
-        if failure["category"] in ("rule", "baseline") or not syncs:
-            message = f"{nodeid}\n{_short(failure['message'])}"
-            found.append(
-                (
-                    rank,
-                    nodeid,
-                    (relative(failure["file"], workspace), failure["line"], _TITLES[failure["category"]], message),
-                )
-            )
+            inside = f" in {sync.function}" if sync.function else ""
+            times = f" ({sync.count} calls)" if sync.count > 1 else ""
+            op = f" from {sync.op}" if sync.op else ""
+            message = f"host sync {sync.call}{op}{inside}{times} broke {broke} of {nodeid}"
+            found.append((rank, nodeid, (relative(sync.file, workspace), sync.line, "kernelprof: host sync", message)))
+        if failure.category in ("rule", "baseline") or not syncs:
+            message = f"{nodeid}\n{_short(failure.message)}"
+            where = (relative(failure.file, workspace), failure.line, _TITLES[failure.category], message)
+            found.append((rank, nodeid, where))
     found.sort(key=lambda item: (item[0], item[1]))
     return [item[2] for item in found]
 
 
-def workflow_commands(facts: Mapping[str, Mapping[str, Any]], *, workspace: Path) -> Iterator[str]:
-    found = collect(facts, workspace)
+def workflow_commands(tests: Mapping[str, ReportRecord], *, workspace: Path) -> Iterator[str]:
+    found = collect(tests, workspace)
     for file, line, title, message in found[:MAX_ERRORS]:
         yield command("error", message, file=file, line=line, title=title)
     if len(found) > MAX_ERRORS:

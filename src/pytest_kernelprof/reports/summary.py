@@ -6,14 +6,18 @@ of the rest: the tests that failed on kernels, syncs, rules or baselines (rule b
 baseline regressions, then syncs, then other kernel assertions), each with its message
 (the short table or diff) folded under a ``<details>``; what the run did to baselines
 (written, updated, improved, unused); the kernel names the decoder could not place, the
-most frequent first. Nothing is written where there is nothing to say.
+most frequent first; then the lines ``pytest_kernelprof_summary`` implementations add. Nothing is
+written where there is nothing to say.
+
+It reads each test's record (records.py), as the run's books merged them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+
+from .records import Failure, ReportRecord
 
 MAX_FAILURES = 10
 MAX_NAMES = 15
@@ -44,34 +48,34 @@ def _cell(text: str) -> str:
     return _code(text).replace("|", "\\|")
 
 
-def _location(failure: Mapping[str, Any], rootpath: Path) -> str:
-    file = Path(failure["file"])
+def _location(failure: Failure, rootpath: Path) -> str:
+    file = Path(failure.file)
     try:
         shown = file.resolve().relative_to(rootpath.resolve()).as_posix()
     except ValueError:
         shown = file.as_posix()
-    return f"{shown}:{failure['line']}" if failure.get("line") else shown
+    return f"{shown}:{failure.line}" if failure.line else shown
 
 
-def _failures(facts: Mapping[str, Mapping[str, Any]], rootpath: Path) -> list[str]:
+def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
     failed = sorted(
-        ((nodeid, test["failure"]) for nodeid, test in facts.items() if test.get("failure")),
-        key=lambda item: (_ORDER.get(item[1]["category"], 9), item[0]),
+        ((nodeid, test.failure) for nodeid, test in tests.items() if test.failure is not None),
+        key=lambda item: (_ORDER.get(item[1].category, 9), item[0]),
     )
     if not failed:
         return []
     counts: dict[str, int] = {}
     for _, failure in failed:
-        counts[failure["category"]] = counts.get(failure["category"], 0) + 1
+        counts[failure.category] = counts.get(failure.category, 0) + 1
     said = ", ".join(f"{counts[c]} {c}" for c in _ORDER if c in counts)
     lines = [f"### {len(failed)} test{'s' if len(failed) != 1 else ''} failed on the GPU profile ({said})", ""]
     for nodeid, failure in failed[:MAX_FAILURES]:
-        more = f"\n... {failure['more_lines']} more lines in the job log" if failure.get("more_lines") else ""
+        more = f"\n... {failure.more_lines} more lines in the job log" if failure.more_lines else ""
         lines += [
-            f"<details><summary><code>{_html(nodeid)}</code> {_WHAT.get(failure['category'], 'failed')} "
+            f"<details><summary><code>{_html(nodeid)}</code> {_WHAT.get(failure.category, 'failed')} "
             f"at <code>{_html(_location(failure, rootpath))}</code></summary>",
             "",
-            _fence(failure["message"] + more),
+            _fence(failure.message + more),
             "",
             "</details>",
             "",
@@ -100,13 +104,13 @@ def _baselines(sections: Sequence[Sequence[str]]) -> list[str]:
     return lines
 
 
-def _names(facts: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def _names(records: Mapping[str, ReportRecord]) -> list[str]:
     counts: dict[str, int] = {}
     tests: dict[str, set[str]] = {}
-    for nodeid, test in facts.items():
-        for name, count in test.get("unplaced", {}).items():
-            counts[name] = counts.get(name, 0) + int(count)
-            tests.setdefault(name, set()).add(nodeid)
+    for nodeid, test in records.items():
+        for kernel in test.unplaced:
+            counts[kernel.name] = counts.get(kernel.name, 0) + kernel.count
+            tests.setdefault(kernel.name, set()).add(nodeid)
     if not counts:
         return []
     ranked = sorted(counts, key=lambda name: (-counts[name], name))
@@ -130,10 +134,15 @@ def _names(facts: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 
 def render_summary(
-    facts: Mapping[str, Mapping[str, Any]], baseline_sections: Sequence[Sequence[str]], *, rootpath: Path
+    tests: Mapping[str, ReportRecord],
+    baseline_sections: Sequence[Sequence[str]],
+    *,
+    rootpath: Path,
+    extra: Sequence[str] = (),
 ) -> str:
-    """The Markdown, or "" where no part has anything to say."""
-    body = [*_failures(facts, rootpath), *_baselines(baseline_sections), *_names(facts)]
+    """The Markdown, or "" where no part has anything to say. ``tests``: each test's record by
+    node id; ``extra``: Markdown lines to end with (``pytest_kernelprof_summary``)."""
+    body = [*_failures(tests, rootpath), *_baselines(baseline_sections), *_names(tests), *extra]
     if not body:
         return ""
     return "\n".join(["## pytest-kernelprof", "", *body]) + "\n"

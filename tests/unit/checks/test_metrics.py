@@ -11,9 +11,10 @@ import pytest
 from pytest_kernelprof import KernelProfile, load_trace
 from pytest_kernelprof.assemble import build_profile
 from pytest_kernelprof.checks.baseline import (
-    IMPROVED_PROPERTY,
     UPDATED,
+    BaselineNote,
     BaselineSession,
+    Improved,
     KernelBaseline,
     Signature,
     compare_metrics,
@@ -69,14 +70,14 @@ def test_lower_is_better_and_peak_memory_has_a_tolerance() -> None:
     assert compare_metrics(stored, missing, 0.05) == ([], [])
 
 
-def _baseline(tmp_path: Path, notes: list[tuple[str, str]], *, update: bool = False) -> KernelBaseline:
+def _baseline(tmp_path: Path, notes: list[BaselineNote], *, update: bool = False) -> KernelBaseline:
     return KernelBaseline(
         tmp_path / "test_m.json", "tests/test_m.py::test_m", update=update, names="stable", notes=notes
     )
 
 
 def test_worse_fails_with_the_change_and_better_passes_with_a_note(tmp_path: Path) -> None:
-    notes: list[tuple[str, str]] = []
+    notes: list[BaselineNote] = []
     _baseline(tmp_path, notes, update=True).check(live_like(1000, breaks=1))
     with pytest.raises(AssertionError) as info:
         _baseline(tmp_path, notes).check(live_like(2000, breaks=3))
@@ -88,9 +89,9 @@ def test_worse_fails_with_the_change_and_better_passes_with_a_note(tmp_path: Pat
 
     notes.clear()
     _baseline(tmp_path, notes).check(live_like(500, breaks=0))
-    assert [value for key, value in notes if key == IMPROVED_PROPERTY] == [
-        "tests/test_m.py::test_m|default|graph_breaks|1|0",
-        "tests/test_m.py::test_m|default|peak_bytes|1000|500",
+    assert [note for note in notes if isinstance(note, Improved)] == [
+        Improved("tests/test_m.py::test_m", "default", "graph_breaks", 1, 0),
+        Improved("tests/test_m.py::test_m", "default", "peak_bytes", 1000, 500),
     ]
 
 
@@ -100,7 +101,7 @@ def test_an_old_entry_without_metrics_is_compared_by_kernels_and_update_adds_the
     data = json.loads(path.read_text())
     del data["archs"]["sm90"]["default"]["metrics"]  # as pytest-kernelprof 0.1 wrote it
     path.write_text(json.dumps(data))
-    notes: list[tuple[str, str]] = []
+    notes: list[BaselineNote] = []
     _baseline(tmp_path, notes).check(live_like(10**9, breaks=5))  # nothing to compare the metrics with
     assert record(path, "sm90", "default", live_like(1000)) == UPDATED
     assert json.loads(path.read_text())["archs"]["sm90"]["default"]["metrics"]["peak_bytes"] == 1000
@@ -122,10 +123,9 @@ def test_a_malformed_metrics_object_is_a_baseline_error(tmp_path: Path) -> None:
 def test_the_summary_says_what_improved_and_how_to_lock_it_in() -> None:
     session = BaselineSession()
     session.add_report(
-        "tests/test_m.py::test_m[a]",
-        [(IMPROVED_PROPERTY, "tests/test_m.py::test_m[a]|default|peak_bytes|12000|9000")],
+        "tests/test_m.py::test_m[a]", [Improved("tests/test_m.py::test_m[a]", "default", "peak_bytes", 12000, 9000)]
     )
-    session.add_report("tests/test_m.py::test_n", [(IMPROVED_PROPERTY, "tests/test_m.py::test_n|eager|syncs|12|9")])
+    session.add_report("tests/test_m.py::test_n", [Improved("tests/test_m.py::test_n", "eager", "syncs", 12, 9)])
     [section] = session.summary(Path("."), narrowed=True)
     assert section == [
         "kernelprof: 2 baseline metrics improved",

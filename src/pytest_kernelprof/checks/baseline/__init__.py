@@ -31,19 +31,13 @@ or layout the decoder never gives, a count that is negative, not an integer or a
 naming the file, the entry and the field.
 
 ``signature.py`` holds what an entry stores and the comparisons, ``files.py`` the files,
-``check.py`` a test's check (``KernelBaseline``), ``session.py`` the run's end
-(``BaselineSession``).
+``check.py`` a test's check (``KernelBaseline``), ``notes.py`` what a check tells the run's end
+(typed notes, carried on the test's report), ``session.py`` the run's end (``BaselineSession``).
 """
 
 from __future__ import annotations
 
-from .check import (
-    BASELINE_PROPERTY,
-    IMPROVED_PROPERTY,
-    LEGACY_PROPERTY,
-    UPDATE_PROPERTY,
-    KernelBaseline,
-)
+from .check import KernelBaseline
 from .files import (
     UNCHANGED,
     UPDATED,
@@ -54,6 +48,7 @@ from .files import (
     record,
     write_baseline,
 )
+from .notes import NOTE_TYPES, BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
 from .session import (
     BaselineSession,
     Unused,
@@ -74,19 +69,22 @@ from .signature import (
 
 __all__ = [
     "BASELINE_METRICS",
-    "BASELINE_PROPERTY",
+    "NOTE_TYPES",
     "BaselineKernel",
+    "BaselineNote",
     "BaselineSession",
+    "Checked",
     "FORMAT_VERSION",
-    "IMPROVED_PROPERTY",
+    "Improved",
     "KernelBaseline",
-    "LEGACY_PROPERTY",
     "MetricChange",
+    "ReadUnderOldName",
+    "Recorded",
+    "Renamed",
     "STORED_FIELDS",
     "Signature",
     "UNCHANGED",
     "UPDATED",
-    "UPDATE_PROPERTY",
     "Unused",
     "WRITTEN",
     "baseline_paths",

@@ -1,26 +1,19 @@
 """``KernelBaseline``, the ``kernel_baseline`` fixture's value: a test's check of a profile
-against its stored entry, and what the test's report carries of it (user properties).
+against its stored entry, and what the test's report carries of it (notes.py's typed notes).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ...errors import BaselineMismatchError
 from ...model import KernelProfile
 from ...model.explain import Explanation
 from ...model.unknowns import warn_undecided
 from ...options import DEFAULT_MEMORY_TOLERANCE
 from .files import read_baseline, record
+from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
 from .signature import Signature, compare, compare_metrics
-
-# User properties that carry what a test did with baselines from its report to the session,
-# through xdist's controller too: each check ("path|arch|name"), each update
-# ("outcome|path|arch|name", "renamed|old|new"), each read of a file under its old name ("old|new").
-BASELINE_PROPERTY = "kernelprof_baseline"
-UPDATE_PROPERTY = "kernelprof_baseline_update"
-LEGACY_PROPERTY = "kernelprof_baseline_legacy"
-IMPROVED_PROPERTY = "kernelprof_baseline_improved"  # "nodeid|check name|metric|stored|current"
-RENAMED = "renamed"
 
 
 class KernelBaseline:
@@ -30,8 +23,8 @@ class KernelBaseline:
     profile's GPU architecture in ``__kernelprof__/<module>/<test>.json`` beside the test
     module. With ``--kernelprof-update`` it records the signature instead. ``legacy_path``
     is the file's name under pytest-kernelprof 0.1's naming: read where the file is missing,
-    moved to ``path`` by an update. ``notes`` collects the (user property, value) pairs of
-    what it did, for the test's report.
+    moved to ``path`` by an update. ``notes`` collects what it did (notes.py), for the
+    test's report.
     """
 
     def __init__(
@@ -41,7 +34,7 @@ class KernelBaseline:
         *,
         update: bool,
         names: str,
-        notes: list[tuple[str, str]],
+        notes: list[BaselineNote],
         legacy_path: Path | None = None,
         memory_tolerance: float = DEFAULT_MEMORY_TOLERANCE,
     ) -> None:
@@ -59,11 +52,11 @@ class KernelBaseline:
         __tracebackhide__ = True
         failure = self._compare(prof, name)
         if failure is not None:
-            raise AssertionError("\n".join([*failure.head[1:], *failure.body]))
+            raise BaselineMismatchError("\n".join([*failure.head[1:], *failure.body]))
 
-    def _note(self, key: str, value: str) -> None:
-        if (key, value) not in self._notes:
-            self._notes.append((key, value))
+    def _note(self, note: BaselineNote) -> None:
+        if note not in self._notes:
+            self._notes.append(note)
 
     def _legacy_only(self) -> bool:
         """Whether only the file under the old name exists."""
@@ -81,17 +74,17 @@ class KernelBaseline:
         if self._update:
             moving = self._legacy_only()
             outcome = record(self.path, arch, name, prof, legacy=self.legacy_path)
-            self._note(BASELINE_PROPERTY, f"{self.path}|{arch}|{name}")
-            self._note(UPDATE_PROPERTY, f"{outcome}|{self.path}|{arch}|{name}")
+            self._note(Checked(str(self.path), arch, name))
+            self._note(Recorded(outcome, str(self.path), arch, name))
             if moving:
-                self._note(UPDATE_PROPERTY, f"{RENAMED}|{self.legacy_path}|{self.path}")
+                self._note(Renamed(str(self.legacy_path), str(self.path)))
             return None
         path = self.path
         if self._legacy_only():
             assert self.legacy_path is not None
             path = self.legacy_path
-            self._note(LEGACY_PROPERTY, f"{path}|{self.path}")
-        self._note(BASELINE_PROPERTY, f"{path}|{arch}|{name}")
+            self._note(ReadUnderOldName(str(path), str(self.path)))
+        self._note(Checked(str(path), arch, name))
         stored = read_baseline(path).get("archs", {}).get(arch, {}).get(name)
         update = f"pytest --kernelprof-update '{self._nodeid}'"
         summary = "KernelProfile == kernel_baseline failed:"
@@ -106,7 +99,7 @@ class KernelBaseline:
         unplaced = [k for k in prof.kernels if k.unplaced]
         if lines is None and not worse:
             for change in better:
-                self._note(IMPROVED_PROPERTY, f"{self._nodeid}|{name}|{change.name}|{change.stored}|{change.current}")
+                self._note(Improved(self._nodeid, name, change.name, change.stored, change.current))
             warn_undecided(f"kernel_baseline {arch}/{name} (kinds compared)", unplaced)
             return None
         head, body = [summary], []

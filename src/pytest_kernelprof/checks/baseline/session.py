@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ...errors import BaselineError
 from ...paths import name_in_module
-from .check import BASELINE_PROPERTY, IMPROVED_PROPERTY, LEGACY_PROPERTY, RENAMED, UPDATE_PROPERTY
 from .files import UNCHANGED, UPDATED, WRITTEN, baseline_paths, entries, read_baseline, write_baseline
+from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
 
 
 @dataclass(frozen=True)
@@ -34,30 +34,28 @@ class BaselineSession:
     ``--kernelprof-update`` wrote, which files were read under their old names."""
 
     def __init__(self) -> None:
-        self.used: set[str] = set()  # "path|arch|name"
+        self.used: set[Checked] = set()
         self.users: dict[str, set[str]] = {}  # path -> node ids that checked it
         self.ran: set[str] = set()  # node ids
         self.not_passed: set[str] = set()  # node ids with a failed or skipped phase
-        self.updates: set[str] = set()  # UPDATE_PROPERTY values
+        self.updates: set[Recorded | Renamed] = set()
         self.legacy: dict[str, set[str]] = {}  # old path -> the new paths that read it
-        self.improved: set[str] = set()  # IMPROVED_PROPERTY values
+        self.improved: set[Improved] = set()
 
-    def add_report(self, nodeid: str, user_properties: Iterable[tuple[str, object]], *, passed: bool = True) -> None:
+    def add_report(self, nodeid: str, notes: Iterable[BaselineNote], *, passed: bool = True) -> None:
         self.ran.add(nodeid)
         if not passed:
             self.not_passed.add(nodeid)
-        for key, value in user_properties:
-            text = str(value)
-            if key == BASELINE_PROPERTY:
-                self.used.add(text)
-                self.users.setdefault(text.split("|", 1)[0], set()).add(nodeid)
-            elif key == UPDATE_PROPERTY:
-                self.updates.add(text)
-            elif key == LEGACY_PROPERTY:
-                old, new = text.split("|", 1)
-                self.legacy.setdefault(old, set()).add(new)
-            elif key == IMPROVED_PROPERTY:
-                self.improved.add(text)
+        for note in notes:
+            if isinstance(note, Checked):
+                self.used.add(note)
+                self.users.setdefault(note.path, set()).add(nodeid)
+            elif isinstance(note, Recorded | Renamed):
+                self.updates.add(note)
+            elif isinstance(note, ReadUnderOldName):
+                self.legacy.setdefault(note.old, set()).add(note.new)
+            else:
+                self.improved.add(note)
 
     def unused(self, rootpath: Path, *, narrowed: bool) -> list[Unused]:
         return unused_entries(self.used, self.ran, rootpath, look_for_orphans=not narrowed)
@@ -90,35 +88,32 @@ class BaselineSession:
         return sections
 
     def _update_section(self) -> list[str]:
-        counts: dict[str, int] = {}
-        changed = []
-        for value in sorted(self.updates):
-            outcome, rest = value.split("|", 1)
-            counts[outcome] = counts.get(outcome, 0) + 1
-            if outcome == RENAMED:
-                changed.append(f"renamed {rest.replace('|', ' -> ')}")
-            elif outcome != UNCHANGED:
-                path, arch, name = rest.split("|", 2)
-                changed.append(f"{outcome} {path}: {arch}/{name}")
-        if not counts:
+        if not self.updates:
             return []
-        said = [(counts[o], o) for o in (WRITTEN, UPDATED, UNCHANGED) if counts.get(o)]
+        recorded = [n.outcome for n in self.updates if isinstance(n, Recorded)]
+        renamed = len(self.updates) - len(recorded)
+        said = [(recorded.count(o), o) for o in (WRITTEN, UPDATED, UNCHANGED) if o in recorded]
         parts = [f"{n} {o}" if i else f"{_plural(n, 'baseline')} {o}" for i, (n, o) in enumerate(said)]
         title = f"kernelprof: {', '.join(parts) or 'no baseline recorded'}"
-        if counts.get(RENAMED):
-            title += f"; {_plural(counts[RENAMED], 'file')} renamed to the new naming"
+        if renamed:
+            title += f"; {_plural(renamed, 'file')} renamed to the new naming"
+        changed = []
+        for note in sorted(self.updates, key=_update_order):
+            if isinstance(note, Renamed):
+                changed.append(f"renamed {note.old} -> {note.new}")
+            elif note.outcome != UNCHANGED:
+                changed.append(f"{note.outcome} {note.path}: {note.arch}/{note.name}")
         return [title, *changed]
 
     def _improved_section(self) -> list[str]:
         if not self.improved:
             return []
         lines = [f"kernelprof: {_plural(len(self.improved), 'baseline metric')} improved"]
-        for value in sorted(self.improved):
-            nodeid, check, metric, stored, current = value.split("|")
-            test = name_in_module(nodeid) + ("" if check == "default" else f" ({check})")
+        for note in sorted(self.improved, key=_fields):
+            test = name_in_module(note.nodeid) + ("" if note.check == "default" else f" ({note.check})")
             lines.append(
-                f"improved: {test} {metric} {int(stored):,} -> {int(current):,}; "
-                f"lock it in with --kernelprof-update '{nodeid}'"
+                f"improved: {test} {note.metric} {note.stored:,} -> {note.current:,}; "
+                f"lock it in with --kernelprof-update '{note.nodeid}'"
             )
         return lines
 
@@ -136,6 +131,18 @@ class BaselineSession:
         return lines
 
 
+def _update_order(note: Recorded | Renamed) -> tuple[str, ...]:
+    """By what was done (renamed, then updated, then written), then the path."""
+    if isinstance(note, Renamed):
+        return ("renamed", note.old, note.new)
+    return (note.outcome, note.path, note.arch, note.name)
+
+
+def _fields(note: BaselineNote) -> tuple[object, ...]:
+    """A note's fields in order: notes of one kind sort as their joined text did."""
+    return tuple(getattr(note, f) for f in note.__dataclass_fields__)
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
@@ -144,18 +151,19 @@ def _entries(count: int) -> str:
     return f"{count} baseline entr{'y' if count == 1 else 'ies'}"
 
 
-def unused_entries(used: Iterable[str], ran: Iterable[str], rootpath: Path, *, look_for_orphans: bool) -> list[Unused]:
+def unused_entries(
+    used: Iterable[Checked], ran: Iterable[str], rootpath: Path, *, look_for_orphans: bool
+) -> list[Unused]:
     """Stored entries no test checked in a run.
 
-    ``used`` holds ``"path|arch|name"`` of each check made, ``ran`` the node ids of every test
+    ``used`` holds each check made, ``ran`` the node ids of every test
     that reported. An entry counts as unused when its file was checked in the run, for its
     architecture, under another name; a whole file when its module ran but no test of its
     name did (only asked for when the run was not narrowed by -k, -m or node ids).
     """
     checked: dict[str, set[tuple[str, str]]] = {}
     for item in used:
-        path, arch, name = item.split("|", 2)
-        checked.setdefault(path, set()).add((arch, name))
+        checked.setdefault(item.path, set()).add((item.arch, item.name))
     found: list[Unused] = []
     for path, seen in sorted(checked.items()):
         archs = {arch for arch, _ in seen}

@@ -13,7 +13,8 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.checks.baseline import (
-    IMPROVED_PROPERTY,
+    BaselineNote,
+    Improved,
     KernelBaseline,
     Signature,
     compare,
@@ -55,13 +56,13 @@ def test_a_removed_item_copy_passes_as_an_improvement(tmp_path: Path, trace: Tra
     entry = data["archs"]["sm90"]["default"]
     entry["memcpy"], entry["metrics"]["syncs"], entry["metrics"]["dtoh_copies"] = 1, 1, 1  # a step with .item()
     path.write_text(json.dumps(data))
-    notes: list[tuple[str, str]] = []
+    notes: list[BaselineNote] = []
     baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=notes)
     baseline.check(load_trace(trace("geglu_compiled")))  # the .item() is gone
-    assert [value for key, value in notes if key == IMPROVED_PROPERTY] == [
-        "t.py::test_m|default|syncs|1|0",
-        "t.py::test_m|default|dtoh_copies|1|0",
-        "t.py::test_m|default|memcpys|1|0",
+    assert [note for note in notes if isinstance(note, Improved)] == [
+        Improved("t.py::test_m", "default", "syncs", 1, 0),
+        Improved("t.py::test_m", "default", "dtoh_copies", 1, 0),
+        Improved("t.py::test_m", "default", "memcpys", 1, 0),
     ]
 
 

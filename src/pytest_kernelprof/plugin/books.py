@@ -1,0 +1,185 @@
+"""The run's books, kept by one hook class (:class:`Books`): which tests ran, which did not pass,
+and what each test's reports carried (a ``ReportRecord`` of ``reports/records.py``: baseline
+notes, kernels no evidence placed, a profile failure and its syncs, a worker's device line).
+
+Where a test runs (an xdist worker, or the one process) it writes the record onto the test's
+report; where reports arrive (the controller, or the one process) it reads them back. Every
+end-of-run output reads from here: the baselines' summary (``checks/baseline``), the unplaced
+kernel names, the workers' device lines, and the CI outputs (``ci.py``).
+
+Registered for every session: a report that carries no record costs a set insertion, and the
+record module (which imports the profile model) is imported only where a report has one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING
+
+import pytest
+
+from .fixtures import BASELINE_NOTES_KEY, PROFILERS_KEY
+from .settings import run_was_narrowed
+
+if TYPE_CHECKING:
+    from ..checks.baseline import BaselineSession
+    from ..reports.records import Failure, ReportRecord, SyncSite
+    from .ci import ReportHooks
+
+# The report attribute that holds the record, as JSON text: xdist sends a report's attributes to
+# the controller, and an attribute, unlike a user property, stays out of the JUnit XML.
+RECORD_ATTRIBUTE = "kernelprof_record"
+
+# A worker's device line, (line, worker id), set on the item whose setup report carries it.
+DEVICE_KEY = pytest.StashKey[tuple[str, str]]()
+# What a test's failed comparisons in its call phase were about ("syncs", "kernels", "baseline"),
+# as pytest_assertrepr_compare saw them (hooks.py); ci.py's category() reads it.
+COMPARED_KEY = pytest.StashKey[list[str]]()
+
+
+class Books:
+    """The hooks that keep the books, registered per config (``pytest_runtest_logreport`` is
+    given no config to find them by); see the module's docstring."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.ran: set[str] = set()
+        self.not_passed: set[str] = set()  # node ids with a failed or skipped phase
+        self.records: list[tuple[str, ReportRecord]] = []  # in the order the reports arrived
+        self.deselected = False
+        # The CI outputs, where one is asked for: they add a failed test's facts to its record.
+        self.outputs: ReportHooks | None = None
+
+    # -- where the test runs -------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        # tryfirst: the outermost wrapper, so this runs after the plugin's own (hooks.py) has
+        # saved the test's traces and set what the record takes from the item.
+        report = yield
+        record = self._record(item, call, report)
+        if record:
+            setattr(report, RECORD_ATTRIBUTE, record.to_json())
+        return report
+
+    def _record(self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> ReportRecord | None:
+        device = item.stash.get(DEVICE_KEY, None) if report.when == "setup" else None
+        if device is not None:
+            from ..reports.records import ReportRecord
+
+            return ReportRecord(device=device[0], worker=device[1])
+        if report.when != "call":
+            return None
+        captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
+        notes = item.stash.get(BASELINE_NOTES_KEY, [])
+        failure: Failure | None = None
+        syncs: tuple[SyncSite, ...] = ()
+        if self.outputs is not None:
+            try:
+                failure, syncs = self.outputs.add_facts(item, call, report, [c.profile for c in captures])
+            except Exception as exc:  # a report must never break the run it reports on
+                report.sections.append(("kernelprof CI outputs", f"not gathered for this test: {exc!r}"))
+        if not captures and not notes and failure is None:
+            return None  # a test that used nothing of the plugin
+        from ..reports.records import ReportRecord
+        from .report_sections import unplaced_kernels
+
+        return ReportRecord(tuple(notes), tuple(unplaced_kernels(captures)), failure, syncs)
+
+    # -- where the reports arrive (the controller under xdist) ---------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.ran.add(report.nodeid)
+        if report.failed or report.skipped:
+            self.not_passed.add(report.nodeid)
+        text = getattr(report, RECORD_ATTRIBUTE, None)
+        if isinstance(text, str):
+            from ..reports.records import ReportRecord
+
+            self.records.append((report.nodeid, ReportRecord.from_json(text)))
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected = self.deselected or bool(items)
+
+    def controller(self) -> bool:
+        """Whether this process tells the run's end (an xdist worker saw part of the run)."""
+        return not hasattr(self.config, "workerinput")
+
+    def by_test(self) -> dict[str, ReportRecord]:
+        """Each test's records merged into one, in the order the tests first reported."""
+        from ..reports.records import by_test
+
+        return by_test(self.records)
+
+    def narrowed(self) -> bool:
+        return run_was_narrowed(self.config, self.deselected)
+
+    def baseline_session(self) -> BaselineSession | None:
+        """What the run did with baselines; None where no test used one and no module that ran
+        has a ``__kernelprof__`` folder (then the baseline module is not even imported)."""
+        tests = self.by_test() if self.records else {}
+        if not any(record.baselines for record in tests.values()) and not self._baseline_folders():
+            return None
+        from ..checks.baseline import BaselineSession
+
+        session = BaselineSession()
+        for nodeid in self.ran:
+            notes = tests[nodeid].baselines if nodeid in tests else ()
+            session.add_report(nodeid, notes, passed=nodeid not in self.not_passed)
+        return session
+
+    def _baseline_folders(self) -> bool:
+        root = self.config.rootpath
+        modules = {root / nodeid.split("::", 1)[0] for nodeid in self.ran}
+        return any((module.parent / "__kernelprof__" / module.stem).is_dir() for module in modules)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
+        if not self.controller():
+            return
+        for title, *lines in self._unplaced_section():
+            terminalreporter.write_sep("-", title)
+            for line in lines:
+                terminalreporter.write_line(line)
+        for line in self._device_lines():
+            terminalreporter.write_line(line)
+        for title, *lines in self._baseline_sections(int(exitstatus)):
+            terminalreporter.write_sep("-", title)
+            for line in lines:
+                terminalreporter.write_line(line)
+
+    def _unplaced_section(self) -> list[list[str]]:
+        seen: dict[str, tuple[str, str]] = {}  # name -> (launching op, first node id)
+        for nodeid, record in self.records:
+            for kernel in record.unplaced:
+                seen.setdefault(kernel.name, (kernel.op, nodeid))
+        if not seen:
+            return []
+        from ..model.unknowns import unplaced_summary
+
+        return [unplaced_summary(seen)]
+
+    def _device_lines(self) -> list[str]:
+        """The device lines of the workers whose tests used the plugin (the controller never
+        sees the tests, nor imports torch)."""
+        workers: dict[str, list[str]] = {}  # device line -> the workers that sent it
+        for _, record in self.records:
+            if record.device:
+                workers.setdefault(record.device, []).append(record.worker)
+        return [f"{line} ({', '.join(sorted(names))})" for line, names in workers.items()]
+
+    def _baseline_sections(self, exitstatus: int) -> list[list[str]]:
+        session = self.baseline_session()
+        if session is None:
+            return []
+        narrowed = self.narrowed()
+        blocked = (
+            "the run was narrowed (-k, -m, --lf or node ids): run the whole suite to prune"
+            if narrowed
+            else f"the run did not pass (exit status {exitstatus})"
+            if exitstatus != pytest.ExitCode.OK
+            else ""
+        )
+        prune = bool(self.config.getoption("kernelprof_prune"))
+        return session.summary(self.config.rootpath, narrowed=narrowed, prune=prune, blocked=blocked)

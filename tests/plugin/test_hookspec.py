@@ -1,0 +1,75 @@
+"""The plugin's own hooks (plugin/hookspec.py) through pytester: extra JUnit properties per
+profile, and extra lines at the end of the job summary, with and without xdist."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.helpers import DATA
+
+CONFTEST = f"""
+from pathlib import Path
+
+DATA = Path({str(DATA)!r})
+
+
+def pytest_kernelprof_junit_properties(item, profile):
+    gemms = profile.kernels.of_kind("gemm")
+    return [("team.gemms", len(gemms)), ("team.test", item.name)]
+
+
+def pytest_kernelprof_summary(config, exitstatus):
+    return ["### Runner notes", "", f"exit status {{exitstatus}}"]
+"""
+
+SUITE = """
+from conftest import DATA
+
+
+def test_two_profiles(kernelprof):
+    kernelprof.load_trace(DATA / "h200_geglu_compiled.json.gz")
+    kernelprof.load_trace(DATA / "h200_linear_eager.json.gz")
+
+
+def test_plain():
+    pass
+"""
+
+
+def _properties(xml_path: object) -> dict[str, list[tuple[str, str]]]:
+    found: dict[str, list[tuple[str, str]]] = {}
+    for case in ET.parse(str(xml_path)).getroot().iter("testcase"):
+        found[case.get("name", "")] = [(p.get("name", ""), p.get("value", "")) for p in case.iter("property")]
+    return found
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
+def test_hooks_add_junit_properties_per_profile_and_summary_lines(
+    cpu_pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    if workers:
+        pytest.importorskip("xdist")
+    cpu_pytester.makeconftest(cpu_pytester.path.joinpath("conftest.py").read_text() + CONFTEST)
+    cpu_pytester.makepyfile(test_h=SUITE)
+
+    result = cpu_pytester.runpytest(*workers, "--junitxml", "out.xml", "--kernelprof-summary", "summary.md")
+
+    result.assert_outcomes(passed=2)
+    props = _properties(cpu_pytester.path / "out.xml")
+    pairs = props["test_two_profiles"]
+    # After the plugin's own figures of both profiles, the hook's pairs, one call per profile.
+    assert [name for name, _ in pairs][-4:] == ["team.gemms", "team.test", "team.gemms", "team.test"]
+    assert pairs[-4:] == [
+        ("team.gemms", "3"),
+        ("team.test", "test_two_profiles"),
+        ("team.gemms", "1"),
+        ("team.test", "test_two_profiles"),
+    ]
+    assert ("kernelprof.2.kernels", "1") in pairs
+    assert props["test_plain"] == []  # no profile, no call
+    # Nothing of the plugin's own to say (no failure, no baseline, every kernel placed): the
+    # summary holds its title and the hook's lines.
+    text = (cpu_pytester.path / "summary.md").read_text()
+    assert text == "## pytest-kernelprof\n\n### Runner notes\n\nexit status 0\n"
