@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ..decode import BUILT_IN, Decoder, KernelName
@@ -57,14 +56,6 @@ def _gpu_start(pair: tuple[int, RawEvent]) -> int:
     return pair[1].start
 
 
-def _triton(decoded: KernelName, as_triton: dict[str, KernelName]) -> KernelName:
-    """``decoded`` with family ``triton``, made once per name and build."""
-    found = as_triton.get(decoded.name)
-    if found is None:
-        found = as_triton[decoded.name] = replace(decoded, family="triton")
-    return found
-
-
 class CallKernels:
     """The kernels of one call, made from its records on first read.
 
@@ -114,7 +105,6 @@ class CallKernels:
         """The call's kernels; with ``durations`` (one per kernel) in place of their own."""
         step, chains = self.step, self.chains
         frames = self._frames() if self._frames is not None else None
-        as_triton: dict[str, KernelName] = {}
         triton_kernels = self._triton_kernels
         decode = self._decoder.decode
         kernels: list[Kernel] = []
@@ -126,12 +116,15 @@ class CallKernels:
             if inductor:
                 op_name = inductor_op(chains.of(op_event))  # type: ignore[arg-type]  # inductor: op_event is set
             # The name first, then its template arguments, the launching op and its inputs'
-            # dtypes where the profile recorded them (decode/decoder.py).
-            decoded = decode(g.name, op_name, op_event.input_types if op_event is not None else ())
-            # A kernel whose name says nothing is a Triton kernel where capture learned it, or
-            # where Inductor launched it (a user's @triton.jit kernel in a compiled region).
-            if decoded.family == "unknown" and (inductor or g.name in triton_kernels):
-                decoded = _triton(decoded, as_triton)
+            # dtypes where the profile recorded them (decode/decoder.py). A kernel is a Triton
+            # kernel where capture learned it, or where Inductor launched it (a user's
+            # @triton.jit kernel in a compiled region).
+            decoded = decode(
+                g.name,
+                op_name,
+                op_event.input_types if op_event is not None else (),
+                inductor or g.name in triton_kernels,
+            )
             kernels.append(
                 _new_kernel(
                     decoded,

@@ -150,3 +150,12 @@ def test_rules_a_profile_cannot_be_checked_against_do_not_apply_to_it(trace: Tra
         pytest.skip("needs a machine without CUDA")
     check_rules(cpu, parse_rules(["g: kind=gemm", "m: malloc_calls>=0", "k: kernels>=0", "s: syncs>=0"]))
     assert violation(cpu, parse_rule("relu: op=aten::relu")) is not None  # CPU ops are there
+
+
+def test_a_kind_rule_for_templates_matches_kernels_generated_from_one() -> None:
+    template = kp.Kernel(name="triton_tem_fused_mm_0", kind="gemm", family="inductor", template=True)
+    cublas = kp.Kernel(name="sgemm_largek_lds64", kind="gemm", family="cublas")
+    rule = parse_rule("no-templates: kind=template | no max-autotune GEMMs here")
+    assert (rule.matches_kernel(template), rule.matches_kernel(cublas)) == (True, False)
+    assert parse_rule("gemms: kind=gemm").matches_kernel(template)
+    assert parse_rule("liger: family=liger").fields == (("family", ("liger",)),)  # a family rules may name

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import Kernel, KernelList, OpNotFoundError, load_trace
+from pytest_kernelprof import Kernel, KernelList, OpNotFoundError, UndecodedKernelWarning, load_trace
 
 Trace = Callable[[str], Path]
 
@@ -111,3 +112,38 @@ def test_measured_says_whether_gpu_work_was_recorded(trace: Trace) -> None:
         nothing.require_measured()
     assert nothing.table() == "(unmeasured: no GPU activity recorded)"  # a display: never "(no kernels)"
     assert KernelList([]).table() == "(no kernels)"
+
+
+def _compiled_mlp() -> KernelList:
+    """A max-autotune MLP's kernels, made by hand: two GEMM templates, a pointwise kernel, and a
+    user's Triton kernel that no evidence placed."""
+    return KernelList(
+        [
+            Kernel(name="triton_tem_fused_addmm_gelu_t_0", kind="gemm", family="inductor", template=True),
+            Kernel(name="triton_poi_fused_mul_1", kind="pointwise", family="inductor"),
+            Kernel(name="triton_tem_fused_mm_2", kind="gemm", family="inductor", template=True),
+            Kernel(name="my_kernel", kind="other", family="triton"),
+        ]
+    )
+
+
+def test_a_template_is_counted_by_what_it_computes_and_as_a_template() -> None:
+    kernels = _compiled_mlp()
+    with pytest.warns(UndecodedKernelWarning):  # my_kernel could be a GEMM
+        assert kernels.count(kind="gemm") == 2
+    # kind="template" asks for the template fact; a name always says it, so nothing is undecided.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert kernels.count(kind="template") == 2
+        assert kernels.of_kind("template").names == ["triton_tem_fused_addmm_gelu_t_0", "triton_tem_fused_mm_2"]
+        assert kernels.count("*mm_2", kind="template") == 1
+        assert kernels.one("*addmm*", kind="template").kind == "gemm"
+
+
+def test_tables_and_reprs_say_a_kernel_came_from_a_template() -> None:
+    kernels = _compiled_mlp()
+    rows = kernels.table().splitlines()
+    assert "inductor template" in rows[1]
+    assert "inductor template" not in rows[2]
+    assert repr(kernels[0]) == "Kernel(gemm/inductor template 0.0us 'triton_tem_fused_addmm_gelu_t_0')"
+    assert repr(kernels[1]) == "Kernel(pointwise/inductor 0.0us 'triton_poi_fused_mul_1')"
