@@ -97,6 +97,15 @@ def triton_trace(tmp_path: Path, **top: Any) -> KernelProfile:
     return load_trace(write(tmp_path, s, **top))
 
 
+def user_kernel_trace(path: Path) -> Path:
+    """``h200_geglu_liger.json.gz`` as a user's own Triton kernel would record it, written to
+    ``path``: its Liger op renamed ``my_ext::geglu``, so that no evidence places the kernel
+    ``_geglu_tanh_forward_kernel`` (a name alone never places a Liger kernel)."""
+    text = gzip.decompress((DATA / "h200_geglu_liger.json.gz").read_bytes()).decode("utf-8")
+    path.write_bytes(gzip.compress(text.replace('"LigerGELUMulFunction"', '"my_ext::geglu"').encode("utf-8")))
+    return path
+
+
 def build(stream: Stream, **kwargs: bool) -> KernelProfile:
     """The profile of the stream, through the path a saved trace takes."""
     with tempfile.TemporaryDirectory() as tmp:

@@ -18,7 +18,7 @@ import pytest
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.checks.baseline import baseline_paths, record
 from pytest_kernelprof.paths import trace_file_name
-from tests.helpers import DATA
+from tests.helpers import DATA, user_kernel_trace
 
 SYNC_TRACE = DATA / "h200_sync_item_stacks.json.gz"
 
@@ -62,8 +62,8 @@ def test_baseline_regression(recorded, kernel_baseline):
     kernel_baseline.check(recorded("geglu_eager"))
 
 
-def test_passes(recorded):
-    recorded("geglu_liger")  # a Liger Triton kernel the decoder cannot place
+def test_passes(kernelprof):
+    kernelprof.load_trace("user_kernel.json.gz")  # a user's Triton kernel no evidence places
 
 
 def test_cpu_profile(kernelprof):
@@ -88,6 +88,7 @@ def project(cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> p
     cpu_pytester.makeconftest(cpu_pytester.path.joinpath("conftest.py").read_text() + CONFTEST)
     cpu_pytester.makeini(INI)
     module = cpu_pytester.makepyfile(test_ci=SUITE)
+    user_kernel_trace(cpu_pytester.path / "user_kernel.json.gz")
     path, _ = baseline_paths(module, "test_ci.py::test_baseline_regression")
     record(path, "sm90", "default", load_trace(DATA / "h200_geglu_compiled.json.gz"))
     return cpu_pytester

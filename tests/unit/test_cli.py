@@ -16,7 +16,7 @@ import pytest
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
 from pytest_kernelprof.cli import CLOSED_PIPE, main
-from tests.helpers import DATA
+from tests.helpers import DATA, user_kernel_trace
 
 Trace = Callable[[str], Path]
 
@@ -171,8 +171,10 @@ def test_a_device_that_never_ends_exits_2_at_once(capsys: pytest.CaptureFixture[
     )
 
 
-def test_show_names_the_kernels_no_evidence_placed_and_takes_teaching(capsys: pytest.CaptureFixture[str]) -> None:
-    trace = str(DATA / "h200_geglu_liger.json.gz")
+def test_show_names_the_kernels_no_evidence_placed_and_takes_teaching(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trace = str(user_kernel_trace(tmp_path / "user_kernel.json.gz"))
     assert main(["show", trace]) == 0
     out = capsys.readouterr().out
     assert "1 kernel name(s) no evidence could place (kind 'other'); teach them with --kernels:" in out
@@ -185,9 +187,11 @@ def test_show_names_the_kernels_no_evidence_placed_and_takes_teaching(capsys: py
     assert "--kernels, line 1: unknown kind 'matmul'" in capsys.readouterr().err
 
 
-def test_diff_says_when_unknown_kernels_make_its_kind_counts_uncertain(capsys: pytest.CaptureFixture[str]) -> None:
+def test_diff_says_when_unknown_kernels_make_its_kind_counts_uncertain(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     data = DATA
-    main(["diff", str(data / "h200_geglu_eager.json.gz"), str(data / "h200_geglu_liger.json.gz")])
+    main(["diff", str(data / "h200_geglu_eager.json.gz"), str(user_kernel_trace(tmp_path / "user_kernel.json.gz"))])
     assert "(1 kernel(s) of unknown kind: the counts by kind may not hold" in capsys.readouterr().out
     main(["diff", str(data / "h200_geglu_eager.json.gz"), str(data / "h200_geglu_compiled.json.gz")])
     assert "of unknown kind" not in capsys.readouterr().out

@@ -59,14 +59,6 @@ def _gpu_start(pair: tuple[int, RawEvent]) -> int:
     return pair[1].start
 
 
-def _triton(decoded: KernelName, as_triton: dict[str, KernelName]) -> KernelName:
-    """``decoded`` with family ``triton``, made once per name and build."""
-    found = as_triton.get(decoded.name)
-    if found is None:
-        found = as_triton[decoded.name] = replace(decoded, family="triton")
-    return found
-
-
 def _from_ir(decoded: KernelName, facts: IrFacts, as_ir: dict[str, KernelName]) -> KernelName:
     """``decoded`` with the kind (and, where it had none, the dtype) its IR shows, evidence ``ir``."""
     found = as_ir.get(decoded.name)
@@ -142,7 +134,6 @@ class CallKernels:
         """The call's kernels; with ``durations`` (one per kernel) in place of their own."""
         step, chains = self.step, self.chains
         frames = self._frames() if self._frames is not None else None
-        as_triton: dict[str, KernelName] = {}
         as_ir: dict[str, KernelName] = {}
         triton_kernels, triton_ir = self._triton_kernels, self._triton_ir
         decode = self._decoder.decode
@@ -155,12 +146,15 @@ class CallKernels:
             if inductor:
                 op_name = inductor_op(chains.of(op_event))  # type: ignore[arg-type]  # inductor: op_event is set
             # The name first, then its template arguments, the launching op and its inputs'
-            # dtypes where the profile recorded them (decode/decoder.py).
-            decoded = decode(g.name, op_name, op_event.input_types if op_event is not None else ())
-            # A kernel whose name says nothing is a Triton kernel where capture learned it, or
-            # where Inductor launched it (a user's @triton.jit kernel in a compiled region).
-            if decoded.family == "unknown" and (inductor or g.name in triton_kernels):
-                decoded = _triton(decoded, as_triton)
+            # dtypes where the profile recorded them (decode/decoder.py). A kernel is a Triton
+            # kernel where capture learned it, or where Inductor launched it (a user's
+            # @triton.jit kernel in a compiled region).
+            decoded = decode(
+                g.name,
+                op_name,
+                op_event.input_types if op_event is not None else (),
+                inductor or g.name in triton_kernels,
+            )
             # What the compiled IR showed (capture/triton_kernels.py), where nothing stronger
             # placed the kernel: a user's @triton.jit kernel says nothing by its name.
             if decoded.unplaced and g.name in triton_ir:

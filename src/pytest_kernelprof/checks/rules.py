@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..decode import DTYPES, KINDS, LAYOUTS, RULES
+from ..decode import DTYPES, FAMILIES, KINDS, LAYOUTS
 from ..errors import CannotTellError, ForbiddenError, NoDeviceActivityError
 from ..health import format_bytes
 from ..model import Kernel, KernelProfile, kernel_table
@@ -41,9 +41,6 @@ from .metrics import METRICS, read_metric
 
 KERNEL_FIELDS = ("kind", "family", "dtype", "layout", "name")
 FIELDS = (*KERNEL_FIELDS, "op")
-# The decoder's families, and the two a kernel gets beyond its name's rule: ``triton`` for a
-# user's Triton kernel that capture learned (build.py), ``unknown`` for a name no rule knows.
-FAMILIES = tuple(dict.fromkeys([*(rule.family for rule in RULES), "triton", "unknown"]))
 _CHOICES: dict[str, tuple[str, ...]] = {"kind": KINDS, "family": FAMILIES, "dtype": DTYPES, "layout": LAYOUTS}
 
 
@@ -91,6 +88,10 @@ class Rule:
 
     def matches_kernel(self, kernel: Kernel) -> bool:
         for field, values in self.fields:
+            if field == "kind":
+                if not any(kernel.is_kind(v) for v in values):
+                    return False
+                continue
             actual = kernel.op if field == "op" else getattr(kernel, field)
             if actual is None:
                 return False
@@ -113,7 +114,7 @@ class Rule:
                     return False
                 continue
             actual = getattr(kernel, field)
-            if actual in values:
+            if actual in values or (field == "kind" and any(kernel.is_kind(v) for v in values)):
                 continue
             unknown = (
                 (field == "kind" and kernel.unplaced)

@@ -14,8 +14,8 @@ for all three lets a test compare eager and compiled runs with the same query.
 from __future__ import annotations
 
 from ..errors import TeachingError
-from .decoder import BUILT_IN, Decoder, parse_kernel_name
-from .facts import DTYPES, KINDS, LAYOUTS, NO_EVIDENCE, SOURCES, Evidence, KernelName
+from .decoder import BUILT_IN, FAMILIES, Decoder, parse_kernel_name
+from .facts import DTYPES, KINDS, LAYOUTS, NO_EVIDENCE, SOURCES, TRITON_FAMILIES, Evidence, KernelName
 from .grammar import RULES, Rule
 from .ops import dtype_of_inputs, kind_of_op
 from .teach import TAUGHT_FIELDS, Teaching, parse_teaching, parse_teachings
@@ -23,11 +23,13 @@ from .teach import TAUGHT_FIELDS, Teaching, parse_teaching, parse_teachings
 __all__ = [
     "BUILT_IN",
     "DTYPES",
+    "FAMILIES",
     "KINDS",
     "LAYOUTS",
     "NO_EVIDENCE",
     "RULES",
     "SOURCES",
+    "TRITON_FAMILIES",
     "TAUGHT_FIELDS",
     "Decoder",
     "Evidence",

@@ -3,10 +3,15 @@
 For each fact the first source that gives it wins:
 
 1. ``user``: what the user taught (``kernelprof_kernels`` lines, :meth:`Decoder.teach`);
-2. ``name``: the library's naming grammar read from the name's head (``grammar.RULES``);
-3. ``template``: the types in the name's template arguments (``templates.py``);
+2. ``name``: the library's naming grammar read from the name's head (``grammar.RULES``), and
+   Liger-Kernel's kernel names (``liger.py``) where there is evidence that the kernel is that
+   Triton kernel (the capture learned it is Triton, or a Liger autograd Function launched it);
+3. ``template``: the floating types in the name's template arguments (``templates.py``);
 4. ``op``: the family of work of the op that launched the kernel (``ops.py``), for its kind;
-5. ``op-inputs``: the dtype of that op's inputs, where the profile recorded them.
+5. ``op-inputs``: the dtype of that op's inputs, where the profile recorded them;
+6. ``template`` again: an integer type as a template's first argument (``ReduceOp<long, ...>``,
+   ``FillFunctor<int>``). Last: integer types in templates are indices and counts as often as
+   data, so a floating dtype of the op's inputs wins over them.
 
 A kernel that no source places keeps kind ``"other"`` with no evidence for it
 (:attr:`KernelName.unplaced`): queries about kinds and dtypes say so instead of guessing.
@@ -19,28 +24,42 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .extractors import INDUCTOR_KINDS
 from .facts import Evidence, KernelName
 from .grammar import RULES
+from .inductor import INDUCTOR_KINDS, template_kind
+from .liger import LigerKernel, liger_kernel
 from .ops import dtype_of_inputs, kind_of_op
 from .teach import TAUGHT_FIELDS, Teaching, check_teaching, parse_teachings
-from .templates import demangled, split_head, template_dtype
+from .templates import demangled, split_head, template_dtype, template_integer_dtype
 
 _VOID = "void "
+# Every family the built-in evidence gives: the grammar's, Liger-Kernel's, a Triton kernel's
+# whose name says no library (a user's @triton.jit), and "unknown".
+FAMILIES = tuple(dict.fromkeys([*(rule.family for rule in RULES), "liger", "triton", "unknown"]))
+# Kernels that work on an op's indices rather than its data: neither the integer types of
+# their templates nor their op's inputs' dtype says what they compute on.
+_INDEX_KINDS = frozenset(("indexing", "sort", "scan"))
 
 
 @functools.lru_cache(maxsize=8192)
 def _by_name(name: str) -> KernelName:
-    """What the name alone says: the grammar, then the template arguments."""
+    """What the name alone says: the grammar, then the floating types of the template arguments."""
     text = demangled(name[len(_VOID) :] if name.startswith(_VOID) else name)
     head, arguments = split_head(text)
     for rule in RULES:
         if not rule.pattern.search(text):
             continue
-        kind = rule.kind
+        kind, places_kind, template = rule.kind, rule.places_kind, False
+        fused_ops = rule.fused_ops(text)
         if rule.family == "inductor" and rule.places_kind:
-            # One rule for all Inductor kernels; the three letters after "triton_" say the kind.
-            kind = INDUCTOR_KINDS[text[len("triton_") : len("triton_") + 3]]
+            # One rule for all Inductor kernels; the three letters after "triton_" say the kind,
+            # and a template's origin ops say what it computes (triton_tem_fused_addmm_gelu_t_0:
+            # a GEMM). A template whose ops give no hint (triton_tem_fused_0) is left unplaced,
+            # for the launching op to place: it is a GEMM most often, but not always.
+            prefix = text[len("triton_") : len("triton_") + 3]
+            template = prefix == "tem"
+            placed = template_kind(fused_ops) if template else INDUCTOR_KINDS[prefix]
+            kind, places_kind = (placed, True) if placed is not None else ("other", False)
         dtype, dtype_source = None, "template"
         if rule.template_dtype_first:
             dtype = template_dtype(arguments)
@@ -57,11 +76,12 @@ def _by_name(name: str) -> KernelName:
             family=rule.family,
             layout=layout,
             dtype=dtype,
-            fused_ops=rule.fused_ops(text),
+            fused_ops=fused_ops,
             collective=rule.collective(text),
             part_of=rule.part_of,
+            template=template,
             evidence=Evidence(
-                kind="name" if rule.places_kind else None,
+                kind="name" if places_kind else None,
                 family="name",
                 dtype=dtype_source if dtype is not None else None,
                 layout="name" if layout is not None else None,
@@ -77,22 +97,34 @@ def _by_name(name: str) -> KernelName:
     )
 
 
-# Kernels that work on an op's indices rather than its data: its inputs' dtype says nothing of them.
-_INDEX_KINDS = frozenset(("indexing", "sort", "scan"))
+def _liger(name: str, liger: LigerKernel) -> KernelName:
+    # The name is the evidence, given that the kernel is Triton's; nothing the grammar read from
+    # a name that only looks like ATen's (_layer_norm_forward_kernel) is kept.
+    return KernelName(
+        name=name, kind=liger.kind, family="liger", part_of=liger.part_of, evidence=Evidence(kind="name", family="name")
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def _integer_dtype(name: str) -> str | None:
+    text = demangled(name[len(_VOID) :] if name.startswith(_VOID) else name)
+    return template_integer_dtype(*split_head(text))
 
 
 def _with_op(decoded: KernelName, op: str | None, input_types: tuple[str, ...]) -> KernelName:
     kind = kind_of_op(op) if decoded.unplaced else None
-    dtype = None
-    if decoded.dtype is None and input_types and (kind or decoded.kind) not in _INDEX_KINDS:
-        dtype = dtype_of_inputs(input_types)
+    dtype, dtype_source = None, "op-inputs"
+    if decoded.dtype is None and (kind or decoded.kind) not in _INDEX_KINDS:
+        dtype = dtype_of_inputs(input_types) if input_types else None
+        if dtype is None:
+            dtype, dtype_source = _integer_dtype(decoded.name), "template"
     if kind is None and dtype is None:
         return decoded
     evidence = decoded.evidence
     if kind is not None:
         evidence = replace(evidence, kind="op")
     if dtype is not None:
-        evidence = replace(evidence, dtype="op-inputs")
+        evidence = replace(evidence, dtype=dtype_source)
     return replace(decoded, kind=kind or decoded.kind, dtype=dtype or decoded.dtype, evidence=evidence)
 
 
@@ -122,7 +154,7 @@ class Decoder:
 
     def __init__(self, taught: Sequence[Teaching] = ()) -> None:
         self.taught: tuple[Teaching, ...] = tuple(taught)
-        self._cache: dict[tuple[str, str | None, tuple[str, ...]], KernelName] = {}
+        self._cache: dict[tuple[str, str | None, tuple[str, ...], bool], KernelName] = {}
 
     def __repr__(self) -> str:
         return f"Decoder({len(self.taught)} taught rule(s))"
@@ -152,20 +184,27 @@ class Decoder:
 
     def families(self) -> tuple[str, ...]:
         """Every family this decoder can give: the built-in ones, "unknown", and taught ones."""
-        return tuple(
-            dict.fromkeys(
-                [rule.family for rule in RULES] + ["unknown"] + [t.family for t in self.taught if t.family is not None]
-            )
-        )
+        return tuple(dict.fromkeys([*FAMILIES, *(t.family for t in self.taught if t.family is not None)]))
 
-    def decode(self, name: str, op: str | None = None, input_types: tuple[str, ...] = ()) -> KernelName:
-        """The facts of the kernel ``name`` launched by ``op`` (whose inputs had ``input_types``)."""
-        key = (name, op, input_types)
+    def decode(
+        self, name: str, op: str | None = None, input_types: tuple[str, ...] = (), triton: bool = False
+    ) -> KernelName:
+        """The facts of the kernel ``name`` launched by ``op`` (whose inputs had ``input_types``);
+        ``triton``: whether there is evidence that it is a Triton kernel (capture learned it,
+        or Inductor launched it), which places Liger-Kernel's kernels and gives a kernel whose
+        name knew no family the family ``triton``."""
+        key = (name, op, input_types, triton)
         found = self._cache.get(key)  # the hot path of a build: a profile repeats a few names
         if found is None:
             if not isinstance(name, str):
                 raise TypeError(f"parse_kernel_name() takes a kernel name (str), got {type(name).__name__}")
-            found = _with_op(_by_name(name), op, input_types)
+            decoded = _by_name(name)
+            liger = liger_kernel(name, op, triton)
+            if liger is not None:
+                decoded = _liger(name, liger)
+            elif triton and decoded.family == "unknown":
+                decoded = replace(decoded, family="triton")
+            found = _with_op(decoded, op, input_types)
             if self.taught:
                 found = _taught(found, [teaching for teaching in self.taught if teaching.matches(name)])
             if len(self._cache) < 65536:  # a profile repeats a few names; a cap bounds a long session

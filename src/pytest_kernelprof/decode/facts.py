@@ -10,6 +10,8 @@ KINDS = (
     "pointwise",
     "reduction",
     "persistent_reduction",
+    # Not a kind any kernel has: a query for it asks for the kernels generated from a template
+    # (KernelName.template), whose kind says what they compute (gemm, attention, convolution).
     "template",
     "attention",
     "communication",
@@ -45,9 +47,15 @@ DTYPES = (
     "uint32",
     "int64",
     "uint64",
+    "bool",
     "complex64",
     "complex128",
 )
+
+# The families of Triton kernels: Inductor's generated ones, Liger-Kernel's, and any other that
+# capture learned is one (a user's own @triton.jit). A family query names one family; ask for
+# "any Triton kernel" with all three (``family=inductor,liger,triton`` in a rule).
+TRITON_FAMILIES = ("inductor", "liger", "triton")
 
 # Where a fact came from, strongest first: what the user taught, the kernel's name (its
 # library's naming grammar), the operations in a Triton kernel's compiled IR (read live by the
@@ -98,6 +106,9 @@ class KernelName:
     # (scal_kernel), split-K reduction and bias epilogue, "convolution" for cuDNN's filter and
     # FFT/Winograd transforms. Such a kernel keeps its own kind, so one nn.Linear is one GEMM.
     part_of: str | None = None
+    # Generated from a template (Inductor's ``triton_tem_*``: max-autotune GEMMs, flex attention,
+    # convolutions); ``kind`` says what it computes. A ``kind="template"`` query asks for these.
+    template: bool = False
     evidence: Evidence = field(default=NO_EVIDENCE, compare=False)
 
     @property
@@ -105,3 +116,8 @@ class KernelName:
         """True where no evidence placed this kernel: kind ``"other"`` because nothing said
         what it is. Kind and dtype queries cannot rule such a kernel in or out."""
         return self.kind == "other" and self.evidence.kind is None
+
+    def is_kind(self, kind: str) -> bool:
+        """Whether this kernel answers a query for ``kind``: its own kind, and for
+        ``"template"`` whether it was generated from one."""
+        return self.template if kind == "template" else self.kind == kind

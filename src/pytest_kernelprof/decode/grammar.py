@@ -28,7 +28,6 @@ from .extractors import (
     first_dtype,
     gemm_dtype,
     gemm_epilogue,
-    inductor_ops,
     layout_any,
     magma_dtype,
     nccl_collective,
@@ -40,6 +39,7 @@ from .extractors import (
     tensile_dtype,
     tensile_layout,
 )
+from .inductor import inductor_ops
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def _rule(
 #   backward helpers are ``attention``/``cudnn`` like flash's own backward helpers.
 RULES: tuple[Rule, ...] = (
     _rule(r"nccl", "communication", "nccl", dtype=nccl_dtype, collective=nccl_collective),
-    _rule(r"^triton_(poi|red|per|tem|for|sca|spl|mix)_", "pointwise", "inductor", fused_ops=inductor_ops),
+    _rule(r"^triton_(poi|red|per|tem|for|sca|spl|mix|unk)_", "pointwise", "inductor", fused_ops=inductor_ops),
     _rule(r"flash_(fwd|bwd)|flash::|pytorch_flash|FlashAttn", "attention", "flash"),
     # Serving kernels (FlashInfer, vLLM, SGLang, TensorRT-LLM), before the generic attention and
     # ATen rules: "reduce_kernel" and "fmha" are in their names too.
@@ -278,11 +278,13 @@ RULES: tuple[Rule, ...] = (
     # A GEMM's helpers are not GEMMs: split-K reduction, beta scaling (C = beta*C before a GEMM
     # that accumulates into it), the bias epilogue, and the last reduction of a dot product.
     _rule(r"splitKreduce|SplitKReduce|split_k_reduce", "reduction", "cublas", part_of="gemm"),
-    _rule(r"^scal_kernel|cublasLt::epilogue::", "pointwise", "cublas", part_of="gemm"),
+    # The bias epilogue; printers that shorten names drop its cublasLt:: namespace.
+    _rule(r"^scal_kernel|cublasLt::epilogue::|^epilogue::impl::", "pointwise", "cublas", part_of="gemm"),
     _rule(r"^reduce_1Block_kernel|^dot_kernel_reduce", "reduction", "cublas", part_of="gemm"),
     _rule(r"^dot_kernel", "gemm", "cublas"),
     # cuBLAS level-1 routines other than dot (no ATen GEMM op runs them, but linalg does).
     _rule(r"^(?:axpy|nrm2|asum|swap|rot|iamax|iamin|copy)_kernel", "pointwise", "cublas"),
+    _rule(r"cublasLt::", "other", "cublas", places_kind=False),
     # CUB (and Thrust, built on it) kernels are named after their algorithm; their template
     # arguments often name ATen functors, so these rules come before ATen's.
     _rule(r"Device(?:Segmented)?RadixSort|DeviceMergeSort|DeviceSegmentedSort", "sort", "cub"),
@@ -305,9 +307,36 @@ RULES: tuple[Rule, ...] = (
     _rule(r"cudnn::\w*(?:CTC|ctc|compute_alphas_and_betas|computeSoftmaxProbability|compute_grads)", "loss", "cudnn"),
     _rule(r"cudnn::engines_precompiled::(?:genericTranspose|setTensor|scaleTensor)", "pointwise", "cudnn"),
     _rule(r"cudnn::", "other", "cudnn", places_kind=False),
+    # torchvision's CUDA ops (torchvision/csrc/ops/cuda, namespace vision::ops), before ATen's
+    # im2col rule: NMS selects boxes (sort: selection), RoI align/pool and their position-sensitive
+    # forms pool regions, deform_conv2d's im2col/col2im sample at learned offsets around its GEMM.
+    # gather_keep_from_mask is mmcv's name too: torchvision's only with its namespace.
+    _rule(r"nms_kernel_impl|vision::ops::[\w:() ]*?gather_keep_from_mask", "sort", "torchvision"),
+    _rule(r"(?:ps_)?roi_(?:align|pool)_(?:forward|backward)_kernel_impl", "pooling", "torchvision"),
+    # (every deformable_* kernel of torchvision is one of these: a name a table shortened still says so)
+    _rule(
+        r"deformable_(?:im2col|col2im)|vision::ops::[\w:() ]*?deformable_",
+        "resampling",
+        "torchvision",
+        part_of="convolution",
+    ),
+    _rule(r"vision::ops::", "other", "torchvision", places_kind=False),
+    # fbgemm_gpu's jagged-tensor GEMMs and softmax, and its jagged kernels, before ATen's
+    # softmax and gather rules (jagged_..._gather_kernel_); the rest of fbgemm_gpu comes below.
+    _rule(
+        r"jagged_jagged_bmm|jagged_dense_bmm|dense_vec_jagged_2d_bmm|outer_prod_jagged_2d_output"
+        r"|batched_dense_vec_jagged_2d_mul",
+        "gemm",
+        "fbgemm",
+    ),
+    _rule(r"jagged_softmax|segment_sum_csr", "reduction", "fbgemm"),
+    _rule(r"fbgemm_gpu::[\w:() ]*?jagged_\w*kernel", "indexing", "fbgemm"),
     # ATen's dedicated kernels, before its generic elementwise/reduce rules below.
     _rule(r"conv_depthwise|depthwise_conv", "convolution", "aten"),
     _rule(r"Fused(?:Adam|Sgd|SGD|Adagrad)\w*Functor|fused_adam|fused_sgd", "optimizer", "aten"),
+    # Mixed precision's gradient scaler (GradScaler.unscale_ and .update): its own kernels, and
+    # the foreach and elementwise kernels its unscale runs (named after it in their lambdas).
+    _rule(r"amp_update_scale_cuda_kernel|amp_(?:foreach_)?non_finite_check_and_unscale", "optimizer", "aten"),
     _rule(r"nll_loss|ctc_loss|multi_margin_loss|multilabel_margin_loss|ClassNLLCriterion", "loss", "aten"),
     _rule(r"kOptimizer\w*State|kPreconditionOptimizer|kOptimizerStatic8bit", "optimizer", "bitsandbytes"),
     _rule(
@@ -352,6 +381,8 @@ RULES: tuple[Rule, ...] = (
         "aten",
         fused_ops=aten_ops,
     ),
+    # The Philox seed and offset for cuDNN's dropout and attention, read on the GPU.
+    _rule(r"at::cuda::philox::unpack", "random", "aten"),
     # at::cuda::spin_kernel is torch.cuda._sleep: it waits, and is none of the kinds.
     _rule(r"at::cuda::.*?spin_kernel", "other", "aten"),
     # Kernels of other libraries, after ATen's rules: ATen's own kernels name these libraries
@@ -362,20 +393,32 @@ RULES: tuple[Rule, ...] = (
         "cufft",
     ),
     _rule(r"^(?:generate_seed_pseudo|gen_sequenced|curand|philox|xorwow|mtgp32)", "random", "curand"),
+    # cuSPARSE: sparse x dense products (SpMM, SpMV) are GEMM work, C = beta*C before them its
+    # helper (like cuBLAS's scal_kernel); its load-balancing partitions say nothing of a kind.
+    _rule(r"cusparse::\w*(?:csrmm|coomm|bsrmm|spmm|SpMM|csrmv|coomv|bsrmv|spmv|SpMV)", "gemm", "cusparse"),
+    _rule(r"cusparse::matrix_scalar_multiply", "pointwise", "cusparse", part_of="gemm"),
+    _rule(r"cusparse::", "other", "cusparse", places_kind=False),
     # fbgemm_gpu (recommendation models): table-batched embeddings, sparse permutes, bucketize, FP8
     # quantize; named as pytorch/FBGEMM's sources name their __global__ functions.
     _rule(
         r"split_embedding\w*kernel|batched_embedding|embedding_codegen|dense_embedding|bounds_check_indices"
-        r"|lxu_cache|linearize_cache|(?:^|::)_?permute_\w*kernel|permute_pooled_embs|jagged_\w*kernel",
+        r"|lxu_cache|linearize_cache|(?:^|::)_?permute_\w*kernel|permute_pooled_embs|jagged_\w*kernel"
+        r"|l[rf]u_cache_\w*kernel|linearize_index\w*kernel"
+        r"|fbgemm_gpu::[\w:() ]*?(?:index_select|index_add|masked_index|pack_segments|unpack_segments"
+        r"|narrow_broadcast_indices|invert_permute|recat_copy)",
         "indexing",
         "fbgemm",
     ),
+    _rule(r"complete_cumsum|scalar_cumsum", "scan", "fbgemm"),
     _rule(r"bucketize_sparse_features|_block_bucketize", "sort", "fbgemm"),
     _rule(
-        r"FP8rowwise|FP8_rowwise|fused8bitrowwise|Fused8BitRowwise|float_to_FP8|_to_FP8|quantize_fp8",
+        r"FP8rowwise|FP8_rowwise|fused8bitrowwise|Fused8BitRowwise|float_to_FP8|_to_FP8|quantize_fp8"
+        r"|fusednbitrowwise|FusedNBitRowwise|_8bit_quantize|FP8_quantize|mx4_|_mx4|msfp_shared_exponent",
         "pointwise",
         "fbgemm",
     ),
+    _rule(r"_get_8bit_qparam|_get_FP8_qparam", "reduction", "fbgemm"),  # each row's min and max
+    _rule(r"fbgemm_gpu::[\w:() ]*?zipf", "random", "fbgemm"),
     _rule(r"fbgemm", "other", "fbgemm", places_kind=False),
     # Triton kernels of Inductor before its names said their kind (triton__0d1d2d...).
     _rule(r"^triton__\d", "other", "inductor", places_kind=False),

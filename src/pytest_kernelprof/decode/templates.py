@@ -76,10 +76,8 @@ def _first_type(text: str) -> str | None:
 
 
 def template_dtype(arguments: str) -> str | None:
-    """The element type that a name's template arguments (and parameters) name, or None.
-
-    Integer types are not read: they are indices, sizes and counts far more often than data.
-    """
+    """The floating (or complex) element type that a name's template arguments (and
+    parameters) name, or None. Integer types are read by :func:`template_integer_dtype`."""
     if not arguments:
         return None
     for tensor in _TENSOR_ARGUMENT.finditer(arguments):
@@ -87,3 +85,78 @@ def template_dtype(arguments: str) -> str | None:
         if dtype is not None:
             return dtype
     return _first_type(arguments)
+
+
+# Integer element types, as demangled names spell them (int64_t is "long" there).
+_INTEGER_TYPES = {
+    "long": "int64",
+    "long int": "int64",
+    "long long": "int64",
+    "int64_t": "int64",
+    "unsigned long": "uint64",
+    "unsigned long long": "uint64",
+    "uint64_t": "uint64",
+    "int": "int32",
+    "int32_t": "int32",
+    "unsigned int": "uint32",
+    "unsigned": "uint32",
+    "uint32_t": "uint32",
+    "signed char": "int8",
+    "int8_t": "int8",
+    "unsigned char": "uint8",
+    "uint8_t": "uint8",
+    "bool": "bool",
+}
+# Templates whose first argument is an index, size, accumulator or random-bits type, not the
+# data's: elementwise_kernel_with_index<int, ...> is arange's index type, distribution_
+# elementwise_grid_stride_kernel<unsigned int, ...> the generator's, IntDivider<unsigned int> a
+# divisor's, CUB's policy_hub<int, ...> its tuning's (the data's type follows, NonZeroOp<bool>).
+_NOT_DATA = re.compile(
+    r"(?:elementwise_kernel_with_index|distribution_\w*kernel|IntDivider|OffsetCalculator|region_transform\w*"
+    r"|Array|array|ncclDevKernelArgsStorage|policy_hub)$"
+)
+_OWNER = re.compile(r"([\w]+)\s*$")
+_FIRST_ARGUMENT_END = re.compile(r"[,<>()]")
+
+
+def _template_section(arguments: str) -> str:
+    """The template argument list that ``arguments`` starts with (without the parameters)."""
+    if not arguments.startswith("<"):
+        return ""
+    depth = 0
+    for position, char in enumerate(arguments):
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+            if depth == 0:
+                return arguments[: position + 1]
+    return arguments  # shortened by the printer ("...<long, …"): what is there
+
+
+def template_integer_dtype(head: str, arguments: str) -> str | None:
+    """The integer element type that a template names as its first argument, or None.
+
+    Read only where no floating type is named, and only as a whole first argument of a template
+    (``ReduceOp<long, ...>``, ``FillFunctor<int>``, ``BinaryFunctor<int, int, bool, ...>``,
+    ``csr_partition_kernel<long, long>``): the element type comes first in these libraries'
+    templates, while index and size types come later (``ReduceOp<float, ..., unsigned int, ...>``)
+    or as values (``(int)4``, ``int=4``). The kernel's parameters are not read (``(int, float*)``
+    is a count and a pointer), nor the templates of ``_NOT_DATA``. ``head`` and ``arguments``
+    are a name split by :func:`split_head`.
+    """
+    section = _template_section(arguments)
+    for position, char in enumerate(section):
+        if char != "<":
+            continue
+        owner = _OWNER.search(head) if position == 0 else _OWNER.search(section, 0, position)
+        if owner is not None and _NOT_DATA.search(owner.group(1)):
+            continue
+        end = _FIRST_ARGUMENT_END.search(section, position + 1)
+        if end is None or end.group() not in ",>":
+            continue
+        first = section[position + 1 : end.start()].strip().removesuffix(" const").strip()
+        dtype = _INTEGER_TYPES.get(first)
+        if dtype is not None:
+            return dtype
+    return None

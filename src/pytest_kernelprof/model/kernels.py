@@ -95,9 +95,10 @@ class Kernel(KernelName):
 
     def __repr__(self) -> str:
         layout = f" {self.layout}" if self.layout else ""
+        template = " template" if self.template else ""
         op = f" op={self.op}" if self.op else ""
         return (
-            f"Kernel({self.kind}/{self.family}{layout} {format_us(self.duration_us)}us "
+            f"Kernel({self.kind}/{self.family}{template}{layout} {format_us(self.duration_us)}us "
             f"{display_name(self.name, 60)!r}{op})"
         )
 
@@ -150,7 +151,7 @@ def _shown_names(name: str) -> tuple[str, ...]:
 
 
 def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
-    if kind is not None and kernel.kind != kind:
+    if kind is not None and not kernel.is_kind(kind):
         return False
     return _name_matches(kernel, pattern)
 
@@ -172,13 +173,14 @@ def kernel_table(
 ) -> str:
     """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers),
     and rows whose number is in ``marked`` get a ``*`` before it. A kind that was not read from
-    the name says where it came from: ``gemm (op)``, ``attention (user)``."""
+    the name says where it came from: ``gemm (op)``, ``attention (user)``; a kernel generated from
+    a template says so after its family (``inductor template``)."""
     numbers = range(len(kernels)) if positions is None else positions
     rows = [
         (
             f"*{i}" if i in marked else str(i),
             k.kind if k.evidence.kind in (None, "name") else f"{k.kind} ({k.evidence.kind})",
-            k.family,
+            f"{k.family} template" if k.template else k.family,
             k.layout or "-",
             ",".join(k.fused_ops) or "-",
             format_us(k.duration_us),
@@ -245,7 +247,7 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         _check_kind(kind)
         self._warn_undecided("of_kind", None, kind)
-        return KernelList([k for k in self._items() if k.kind == kind])
+        return KernelList([k for k in self._items() if k.is_kind(kind)])
 
     def unplaced(self) -> KernelList:
         """The kernels no evidence placed (kind ``"other"`` for want of any): each could be of
@@ -254,8 +256,9 @@ class KernelList(_Records[Kernel]):
         return KernelList([k for k in self._items() if k.unplaced])
 
     def _undecided(self, pattern: Pattern | None, kind: str | None) -> list[int]:
-        """Positions of the kernels whose unknown kind could make them ``kind`` ones."""
-        if kind is None or kind == "other":
+        """Positions of the kernels whose unknown kind could make them ``kind`` ones. Whether a
+        kernel is generated from a template its name always says: no kernel is undecided there."""
+        if kind is None or kind in ("other", "template"):
             return []
         return [i for i, k in enumerate(self._items()) if _name_matches(k, pattern) and could_match(k, kinds=(kind,))]
 

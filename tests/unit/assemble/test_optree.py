@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
-from pytest_kernelprof import load_trace
+from pytest_kernelprof import KernelProfile, load_trace
 from pytest_kernelprof.types import Kernel
 from tests.helpers import Stream, triton_trace, write
 
@@ -23,8 +24,8 @@ def compiled_training_call(s: Stream, t: float = 0.0) -> None:
     s.op(GRAPH, t + 3, 70)
     launch = s.op("triton_poi_fused_add_0", t + 4, 5)
     s.launch(launch, "triton_poi_fused_add_0", t + 5)
-    user = s.op("_rms_norm_forward_kernel_0", t + 12, 5)  # Inductor's name for a user kernel
-    s.launch(user, "_rms_norm_forward_kernel", t + 13)
+    user = s.op("my_scale_rows_kernel_0", t + 12, 5)  # Inductor's name for a user kernel
+    s.launch(user, "my_scale_rows_kernel", t + 13)
     mm = s.op("aten::mm", t + 20, 10)
     s.launch(mm, "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT", t + 21)
     # backward, on the autograd thread
@@ -96,12 +97,30 @@ def test_a_kernel_made_by_hand_has_its_op_as_chain() -> None:
     assert Kernel(name="k", kind="other", family="unknown").ops == ()
 
 
+def user_triton_trace(tmp_path: Path, **top: Any) -> KernelProfile:
+    """A call of a user's own Triton kernel (its name says nothing) and a cuBLAS GEMM."""
+    s = Stream()
+    s.step(0, 0, 100)
+    s.launch(s.op("my_lib::scale_rows", 1, 20), "my_scale_rows_kernel", 2)
+    s.launch(s.op("aten::mm", 30, 20), "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT", 31)
+    return load_trace(write(tmp_path, s, **top))
+
+
 def test_kernels_capture_learned_are_triton_kernels_offline(tmp_path: Path) -> None:
-    learned = {"version": 1, "triton_kernels": ["_rms_norm_forward_kernel", "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT"]}
-    prof = triton_trace(tmp_path, kernelprof=learned)
-    assert [(k.kind, k.family) for k in prof.kernels] == [("other", "triton"), ("gemm", "nvjet"), ("other", "unknown")]
+    learned = {"version": 1, "triton_kernels": ["my_scale_rows_kernel", "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT"]}
+    prof = user_triton_trace(tmp_path, kernelprof=learned)
+    assert [(k.kind, k.family) for k in prof.kernels] == [("other", "triton"), ("gemm", "nvjet")]
     # A trace that torch alone wrote cannot tell: the kernel stays unknown.
-    assert triton_trace(tmp_path).kernels[0].family == "unknown"
+    assert user_triton_trace(tmp_path).kernels[0].family == "unknown"
     # Later versions may add keys: the known ones are read, the others ignored.
-    newer = {"version": 2, "triton_kernels": ["_rms_norm_forward_kernel"], "syncs": {}}
-    assert triton_trace(tmp_path, kernelprof=newer).kernels[0].family == "triton"
+    newer = {"version": 2, "triton_kernels": ["my_scale_rows_kernel"], "syncs": {}}
+    assert user_triton_trace(tmp_path, kernelprof=newer).kernels[0].family == "triton"
+
+
+def test_a_liger_kernel_is_liger_by_its_function_or_by_what_capture_learned(tmp_path: Path) -> None:
+    # Launched by LigerRMSNormFunction: Liger's, even in a trace torch alone wrote.
+    assert [(k.kind, k.family) for k in triton_trace(tmp_path).kernels] == [
+        ("reduction", "liger"),
+        ("gemm", "nvjet"),
+        ("other", "unknown"),
+    ]

@@ -15,7 +15,6 @@ import pytest_kernelprof as kp
 from pytest_kernelprof import ModuleNotRecordedError, NoDeviceActivityError, load_trace
 from pytest_kernelprof.capture import profiler_running
 from pytest_kernelprof.capture.module_ranges import module_names
-from pytest_kernelprof.types import Decoder
 from tests.helpers import Stream
 
 cpu_only = pytest.mark.skipif(torch.cuda.is_available(), reason="pins the CPU-only behaviour")
@@ -248,8 +247,8 @@ def test_per_module_kernels_and_gpu_time(tmp_path: Path) -> None:
     trace["kernelprof"] = {"version": 1, "triton_kernels": ["_swiglu_forward_kernel"]}
     path = tmp_path / "t.json"
     path.write_text(json.dumps(trace))
-    # Liger's kernel is Triton's (the "kernelprof" key), of no kind its name says: taught here.
-    prof = load_trace(path, decoder=Decoder().teach("_swiglu_forward_kernel", kind="pointwise"))
+    # Liger's kernel is Triton's (the "kernelprof" key): the decoder knows it.
+    prof = load_trace(path)
     assert [k.module for k in prof.kernels] == ["layers.0", "layers.0.mlp", "layers.0.mlp", "Net"]
     mlp = prof.module("layers.0.mlp")
     assert mlp.kernels.names == ["nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT", "_swiglu_forward_kernel"]
@@ -260,7 +259,7 @@ def test_per_module_kernels_and_gpu_time(tmp_path: Path) -> None:
         "aten::mm",
     )
     assert mlp.device_time_us == pytest.approx(8.0)
-    assert mlp.kernels.one("_swiglu_forward_kernel").family == "triton"
+    assert mlp.kernels.one("_swiglu_forward_kernel").family == "liger"
     layer = prof.module("layers.0")
     assert len(layer.kernels) == 3
     assert layer.self_kernels.names == ["void at::native::vectorized_layer_norm_kernel<float>"]

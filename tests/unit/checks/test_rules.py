@@ -11,6 +11,7 @@ import torch
 
 import pytest_kernelprof as kp
 from pytest_kernelprof.checks.rules import check_rules, parse_rule, parse_rules, violation
+from pytest_kernelprof.types import Kernel
 
 Trace = Callable[[str], Path]
 
@@ -165,3 +166,12 @@ def test_a_negative_limit_is_told_as_such(rule: str, metric: str) -> None:
 def test_a_limit_that_is_not_a_number_still_says_so() -> None:
     with pytest.raises(ValueError, match="syncs> takes a number, got 'many'"):
         parse_rule("r: syncs>many")
+
+
+def test_a_kind_rule_for_templates_matches_kernels_generated_from_one() -> None:
+    template = Kernel(name="triton_tem_fused_mm_0", kind="gemm", family="inductor", template=True)
+    cublas = Kernel(name="sgemm_largek_lds64", kind="gemm", family="cublas")
+    rule = parse_rule("no-templates: kind=template | no max-autotune GEMMs here")
+    assert (rule.matches_kernel(template), rule.matches_kernel(cublas)) == (True, False)
+    assert parse_rule("gemms: kind=gemm").matches_kernel(template)
+    assert parse_rule("liger: family=liger").fields == (("family", ("liger",)),)  # a family rules may name

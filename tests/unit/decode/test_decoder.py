@@ -51,8 +51,18 @@ def test_a_catch_all_rule_gives_the_family_but_does_not_place_the_kernel() -> No
             "<float, 128, 0, cublasDotParams<cublasGemvTensor<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<float> > >",
             "bf16",
         ),
-        # integers are indices and sizes, not data
-        ("<long, int>(long const*, int)", None),
+        # an integer type as a template's first argument (integer types elsewhere are
+        # indices and sizes: the parameters, later arguments, values such as (int)32)
+        ("<long, int>(long const*, int)", "int64"),
+        ("<int>(int, int*)", "int32"),
+        ("<4, at::native::FillFunctor<unsigned char>, std::array<char*, 1ul> >(int)", "uint8"),
+        ("<4, at::native::BinaryFunctor<bool, bool, bool, at::native::MulFunctor<bool> > >(int)", "bool"),
+        ("<signed char, 4>(int)", "int8"),
+        ("<unsigned int>(int)", "uint32"),
+        ("<unsigned long>(int)", "uint64"),
+        ("<at::native::ReduceOp<float, at::native::MeanOps<float>, unsigned int, float, 4> >(int)", "fp32"),
+        ("<(int)32, (bool)0>(long, int)", None),
+        ("<128, 4, OffsetCalculator<3, unsigned int, false> >(int)", None),
     ],
 )
 def test_template_arguments_give_the_dtype(arguments: str, dtype: str | None) -> None:
@@ -60,6 +70,42 @@ def test_template_arguments_give_the_dtype(arguments: str, dtype: str | None) ->
     assert decoded.dtype == dtype
     assert decoded.evidence.dtype == ("template" if dtype else None)
     assert dtype is None or dtype in DTYPES
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        # arange's index type, the random generator's bits, CUB's tuning type, a divisor's type
+        "void (anonymous namespace)::elementwise_kernel_with_index<int, at::native::arange_cuda_out(c10::Scalar "
+        "const&, c10::Scalar const&, c10::Scalar const&, at::Tensor&)::{lambda()#1}::operator()() const::{lambda("
+        "long)#1}>(int, at::native::arange_cuda_out(c10::Scalar const&)::{lambda(long)#1})",
+        "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<unsigned int, 4, "
+        "at::native::templates::cuda::random_from_to_kernel<at::CUDAGeneratorImpl*>(at::TensorIteratorBase&, "
+        "unsigned long, long, at::CUDAGeneratorImpl*)::{lambda()#1}>(long, at::PhiloxCudaState)",
+        "void at_cuda_detail::cub::detail::reduce::DeviceReduceSingleTileKernel<at_cuda_detail::cub::detail::reduce::"
+        "policy_hub<int, unsigned long long, cuda::std::__4::plus<void> >::Policy1000, int*, int*, int>(int*, int*)",
+        "void at::native::(anonymous namespace)::fill_index_and_segment_kernel(int2*, int, "
+        "at::cuda::detail::IntDivider<unsigned int>)",
+        # an index kind: its integer types are the indices
+        "void at::native::vectorized_gather_kernel<16, long>(char*, char*, long*, int, long, long, long, long, bool)",
+    ],
+)
+def test_integer_types_that_are_not_the_data_give_no_dtype(name: str) -> None:
+    assert parse_kernel_name(name).dtype is None
+
+
+def test_integer_template_types_come_after_the_ops_inputs() -> None:
+    name = "void cusolverDnXfill_kernel<int>(cublasFillMode_t, long, long, int*, long, int)"  # linalg's info array
+    assert (parse_kernel_name(name).dtype, parse_kernel_name(name).evidence.dtype) == ("int32", "template")
+    decoded = BUILT_IN.decode(name, "aten::linalg_eig", ("float",))
+    assert (decoded.dtype, decoded.evidence.dtype) == ("fp32", "op-inputs")
+    reduce_long = (
+        "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<long, at::native::func_wrapper_t<long, "
+        "at::native::MaxNanFunctor<long> >, unsigned int, long, 4, 4> >(at::native::ReduceOp<long, "
+        "at::native::func_wrapper_t<long, at::native::MaxNanFunctor<long> >, unsigned int, long, 4, 4>)"
+    )
+    assert BUILT_IN.decode(reduce_long, "aten::max", ("long int",)).dtype == "int64"
+    assert parse_kernel_name("void cusparse::csr_partition_kernel<long, long>(long const*, long)").dtype == "int64"
 
 
 def test_a_dtype_in_the_head_is_name_evidence() -> None:

@@ -184,7 +184,7 @@ CORPUS = [
         ("native_layer_norm", "native_layer_norm_backward"),
     ),
     ("triton_per_fused__log_softmax_0", "persistent_reduction", "inductor", None, None, ("_log_softmax",)),
-    ("triton_tem_fused_mm_0", "template", "inductor", None, None, ("mm",)),
+    ("triton_tem_fused_mm_0", "gemm", "inductor", None, None, ("mm",)),
     ("triton_poi_fused_0", "pointwise", "inductor", None, None, ()),
     # ATen native kernels
     (
@@ -953,7 +953,86 @@ FBGEMM_SOURCE_NAMES = [
     ("_float_to_FP8rowwise_cuda_kernel", "pointwise"),
     ("split_embedding_codegen_forward_unweighted_kernel", "indexing"),
     ("_permute_2D_indices_weights_kernel", "indexing"),
+    # pytorch/FBGEMM fbgemm_gpu/src at 71d6f8b22 (namespace fbgemm_gpu where generic names need it)
+    ("void fbgemm_gpu::jagged_jagged_bmm_kernel<float, float>(int, int)", "gemm"),
+    ("void fbgemm_gpu::jagged_dense_bmm_kernel<float, float>(int, int)", "gemm"),
+    ("void fbgemm_gpu::jagged_softmax_kernel<float, long>(int, int)", "reduction"),
+    ("void fbgemm_gpu::jagged_dense_dense_elementwise_jagged_output_opt_gather_kernel_<float, int>(int)", "indexing"),
+    ("void fbgemm_gpu::_segment_sum_csr_cuda_kernel<float, long>(int, int)", "reduction"),
+    ("void fbgemm_gpu::_batched_complete_cumsum_kernel<long>(long const*, long*)", "scan"),
+    ("void fbgemm_gpu::index_select_2d_kernel<float, long, 32>(float const*, long const*)", "indexing"),
+    ("void fbgemm_gpu::pack_segments_cuda_kernel<float, long>(float const*, long const*)", "indexing"),
+    ("void lru_cache_find_uncached_kernel(long const*, int)", "indexing"),
+    ("void fbgemm_gpu::_float_to_fusednbitrowwise_cuda_kernel<float>(int, int, float const*)", "pointwise"),
+    ("void fbgemm_gpu::_get_8bit_qparam_cuda_kernel<float>(float const*, int, int)", "reduction"),
+    ("void fbgemm_gpu::zipf_kernel(double, long, unsigned long, long*)", "random"),
 ]
+
+# Kernels as their sources declare them, in the spelling Kineto prints: torchvision's CUDA ops
+# (pytorch/vision torchvision/csrc/ops/cuda, namespace vision::ops) and ATen's (aten/src/ATen).
+SOURCE_NAMES = [
+    (
+        "void vision::ops::(anonymous namespace)::nms_kernel_impl<float>(int, double, float const*, unsigned long long*)",
+        "sort",
+        "torchvision",
+    ),
+    (
+        "void vision::ops::(anonymous namespace)::gather_keep_from_mask(bool*, unsigned long long const*, int)",
+        "sort",
+        "torchvision",
+    ),
+    (
+        "void vision::ops::(anonymous namespace)::roi_align_forward_kernel_impl<float>(int, float const*)",
+        "pooling",
+        "torchvision",
+    ),
+    (
+        "void vision::ops::(anonymous namespace)::roi_align_backward_kernel_impl<float>(int, float const*)",
+        "pooling",
+        "torchvision",
+    ),
+    (
+        "void vision::ops::(anonymous namespace)::roi_pool_forward_kernel_impl<float>(int, float const*)",
+        "pooling",
+        "torchvision",
+    ),
+    (
+        "void vision::ops::(anonymous namespace)::ps_roi_align_backward_kernel_impl<float>(int, float const*)",
+        "pooling",
+        "torchvision",
+    ),
+    (
+        "void vision::ops::(anonymous namespace)::ps_roi_pool_forward_kernel_impl<float>(int, float const*)",
+        "pooling",
+        "torchvision",
+    ),
+    (
+        "void vision::ops::(anonymous namespace)::deformable_im2col_kernel<float>(int, float const*)",
+        "resampling",
+        "torchvision",
+    ),
+    (
+        "void vision::ops::(anonymous namespace)::deformable_col2im_coord_kernel<float>(int, float const*)",
+        "resampling",
+        "torchvision",
+    ),
+    ("void at::cuda::philox::unpack_cudnn(at::PhiloxCudaState, long*, long*)", "random", "aten"),
+    (
+        "void at::native::amp_update_scale_cuda_kernel(float*, int*, float const*, double, double, int)",
+        "optimizer",
+        "aten",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "kind", "family"), SOURCE_NAMES, ids=lambda v: str(v)[:60])
+def test_decodes_kernels_by_their_source_names(name: str, kind: str, family: str) -> None:
+    assert (parse_kernel_name(name).kind, parse_kernel_name(name).family) == (kind, family)
+
+
+def test_mmcvs_gather_keep_from_mask_is_not_torchvisions() -> None:
+    # The same kernel name in mmcv, with no namespace: no rule may say torchvision there.
+    assert parse_kernel_name("void gather_keep_from_mask(bool*, unsigned long long const*, int)").family == "unknown"
 
 
 @pytest.mark.parametrize(("name", "kind"), FBGEMM_SOURCE_NAMES)
@@ -970,9 +1049,11 @@ def test_corpus_covers_every_kind_and_every_family_of_the_rules() -> None:
 
     with (DATA / "names_corpus.tsv").open(encoding="utf-8") as handle:
         elsewhere = [row["name"] for row in csv.DictReader(handle, delimiter="\t")]
-    names = [name for name, *_ in (*CORPUS, *LIBRARY_CORPUS)] + elsewhere + [n for n, _ in FBGEMM_SOURCE_NAMES]
+    names = [name for name, *_ in (*CORPUS, *LIBRARY_CORPUS, *SOURCE_NAMES)] + elsewhere
+    names += [n for n, _ in FBGEMM_SOURCE_NAMES]
     decoded = [parse_kernel_name(name) for name in names]
-    assert {d.kind for d in decoded} >= set(KINDS)
+    # "template" is asked for by kind (kind="template") but is the separate fact KernelName.template.
+    assert {d.kind for d in decoded} | {"template" for d in decoded if d.template} >= set(KINDS)
     assert {d.family for d in decoded} >= {rule.family for rule in RULES}
 
 

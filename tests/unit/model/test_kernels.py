@@ -4,13 +4,14 @@ wrong answer: KernelList == names, `in`, counts that remember what they counted.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import NoDeviceActivityError, OpNotFoundError, load_trace
+from pytest_kernelprof import NoDeviceActivityError, OpNotFoundError, UndecodedKernelWarning, load_trace
 from pytest_kernelprof.types import Kernel, KernelCount, KernelList
 
 Trace = Callable[[str], Path]
@@ -163,3 +164,38 @@ def test_count_is_an_int_that_remembers_what_it_counted(trace: Trace) -> None:
     assert count.kernels is kernels
     assert count.query == "count('triton_poi_fused_*gelu*mul*')"
     assert kernels.count(re.compile("nvjet"), kind="gemm").query == "count(re.compile('nvjet'), kind='gemm')"
+
+
+def _compiled_mlp() -> KernelList:
+    """A max-autotune MLP's kernels, made by hand: two GEMM templates, a pointwise kernel, and a
+    user's Triton kernel that no evidence placed."""
+    return KernelList(
+        [
+            Kernel(name="triton_tem_fused_addmm_gelu_t_0", kind="gemm", family="inductor", template=True),
+            Kernel(name="triton_poi_fused_mul_1", kind="pointwise", family="inductor"),
+            Kernel(name="triton_tem_fused_mm_2", kind="gemm", family="inductor", template=True),
+            Kernel(name="my_kernel", kind="other", family="triton"),
+        ]
+    )
+
+
+def test_a_template_is_counted_by_what_it_computes_and_as_a_template() -> None:
+    kernels = _compiled_mlp()
+    with pytest.warns(UndecodedKernelWarning):  # my_kernel could be a GEMM
+        assert kernels.count(kind="gemm") == 2
+    # kind="template" asks for the template fact; a name always says it, so nothing is undecided.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert kernels.count(kind="template") == 2
+        assert kernels.of_kind("template").names == ["triton_tem_fused_addmm_gelu_t_0", "triton_tem_fused_mm_2"]
+        assert kernels.count("*mm_2", kind="template") == 1
+        assert kernels.one("*addmm*", kind="template").kind == "gemm"
+
+
+def test_tables_and_reprs_say_a_kernel_came_from_a_template() -> None:
+    kernels = _compiled_mlp()
+    rows = kernels.table().splitlines()
+    assert "inductor template" in rows[1]
+    assert "inductor template" not in rows[2]
+    assert repr(kernels[0]) == "Kernel(gemm/inductor template 0.0us 'triton_tem_fused_addmm_gelu_t_0')"
+    assert repr(kernels[1]) == "Kernel(pointwise/inductor 0.0us 'triton_poi_fused_mul_1')"

@@ -3,9 +3,12 @@ unknown kind or dtype could change warns, naming them and the lines that would t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pytest_kernelprof.decode import BUILT_IN, Decoder, parse_kernel_name
+from tests.helpers import user_kernel_trace
 
 NO_NAME = "mystery_kernel_v2"  # no rule knows it: whatever placed it was not its name
 
@@ -66,12 +69,12 @@ def test_a_teaching_glob_names_the_function_not_its_namespace() -> None:
     assert teaching_glob("_geglu_tanh_forward_kernel") == "_geglu_tanh_forward_kernel"
 
 
-def test_one_says_which_unknown_kernels_could_be_the_answer() -> None:
+def test_one_says_which_unknown_kernels_could_be_the_answer(tmp_path: Path) -> None:
     import warnings
 
     from pytest_kernelprof import load_trace
 
-    prof = load_trace("tests/data/h200_geglu_liger.json.gz")
+    prof = load_trace(user_kernel_trace(tmp_path / "user_kernel.json.gz"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(AssertionError) as failure:

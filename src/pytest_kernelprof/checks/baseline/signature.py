@@ -11,14 +11,14 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...decode import KINDS, LAYOUTS, KernelName
+from ...decode import FAMILIES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelName
 from ...health import REGION_PREFIX
 from ...model import Kernel, KernelProfile
 from ..diff import count_changes, diff_kernels, render_diff, shape_key
 from ..metrics import METRICS, read_metric
-from ..rules import FAMILIES
 
-STABLE_NAME_FAMILIES = frozenset(("inductor", "triton", "unknown"))
+# Triton kernels keep their names from run to run (a Python function's, or Inductor's for its code).
+STABLE_NAME_FAMILIES = frozenset((*TRITON_FAMILIES, "unknown"))
 FORMAT_VERSION = 1
 
 
