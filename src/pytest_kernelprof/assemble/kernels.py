@@ -60,16 +60,17 @@ def _gpu_start(pair: tuple[int, RawEvent]) -> int:
 
 
 def _from_ir(decoded: KernelName, facts: IrFacts, as_ir: dict[str, KernelName]) -> KernelName:
-    """``decoded`` with the kind (and, where it had none, the dtype) its IR shows, evidence ``ir``."""
+    """``decoded`` with what its IR shows where nothing stronger said it (evidence ``ir``): the
+    kind of a kernel no evidence placed, the dtype of one that had none (a Liger kernel that
+    its name places, launched by an op whose inputs were not recorded)."""
     found = as_ir.get(decoded.name)
     if found is None:
-        dtype = decoded.dtype if decoded.dtype is not None else facts.dtype
-        evidence = replace(
-            decoded.evidence,
-            kind="ir",
-            dtype=decoded.evidence.dtype if decoded.dtype is not None else ("ir" if facts.dtype else None),
-        )
-        found = as_ir[decoded.name] = replace(decoded, kind=facts.kind, dtype=dtype, evidence=evidence)
+        kind, kind_from = (facts.kind, "ir") if decoded.unplaced else (decoded.kind, decoded.evidence.kind)
+        dtype, dtype_from = decoded.dtype, decoded.evidence.dtype
+        if dtype is None and facts.dtype is not None:
+            dtype, dtype_from = facts.dtype, "ir"
+        evidence = replace(decoded.evidence, kind=kind_from, dtype=dtype_from)
+        found = as_ir[decoded.name] = replace(decoded, kind=kind, dtype=dtype, evidence=evidence)
     return found
 
 
@@ -157,7 +158,7 @@ class CallKernels:
             )
             # What the compiled IR showed (capture/triton_kernels.py), where nothing stronger
             # placed the kernel: a user's @triton.jit kernel says nothing by its name.
-            if decoded.unplaced and g.name in triton_ir:
+            if g.name in triton_ir and (decoded.unplaced or decoded.dtype is None):
                 decoded = _from_ir(decoded, triton_ir[g.name], as_ir)
             kernels.append(
                 _new_kernel(

@@ -15,8 +15,9 @@ The kind, from the strongest operation present:
 - ``tt.histogram``: ``reduction``;
 - otherwise loads and stores with elementwise math: ``pointwise``.
 
-The dtype of a kernel that is no GEMM is the element type of the first tensor it loads (what
-it reads, as the template dtype of an ATen kernel is), else of the first it stores.
+The dtype of a kernel that is no GEMM is the element type of the first floating-point tensor it
+loads (what it reads, as the template dtype of an ATen kernel is; integer loads are mostly
+indices and targets), else of the first it stores, else of the first integer tensor it loads.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ _ELEMENT_TYPES = {
     "i8": "int8",
 }
 _FP8 = re.compile(r"^f8E\d")
+_FLOATING = frozenset(("fp64", "fp32", "fp16", "bf16", "fp8"))
 
 _DOT = re.compile(r"\btt\.dot(?:_scaled)?\b[^\n]*?:\s*tensor<(?:\d+x)+([A-Za-z]\w*)>\s*\*")
 _TF32 = re.compile(r"inputPrecision\s*=\s*tf32")
@@ -84,5 +86,9 @@ def facts_from_ttir(ttir: str) -> IrFacts | None:
         kind = "reduction"
     else:
         kind = "pointwise"
-    read = _LOAD.search(ttir) or _STORE.search(ttir)
-    return IrFacts(kind, _dtype(read.group(1)) if read else None)
+    loaded = [_dtype(element) for element in _LOAD.findall(ttir)]
+    stored = [_dtype(element) for element in _STORE.findall(ttir)]
+    # The data, not its indices: a loss kernel loads its int64 targets beside its bf16 logits.
+    floating = [dtype for dtype in (*loaded, *stored) if dtype in _FLOATING]
+    read = floating or loaded or stored
+    return IrFacts(kind, read[0] if read else None)

@@ -62,3 +62,16 @@ def test_ir_facts_a_trace_cannot_hold_are_refused(tmp_path: Path, triton_ir: obj
     key = {"version": 1, "triton_kernels": ["_fwd_kernel"], "triton_ir": triton_ir}
     with pytest.raises(TraceError, match=r"'kernelprof\.triton_ir' is not an object of kernel names"):
         _user_kernel_trace(tmp_path, "_fwd_kernel", kernelprof=key)
+
+
+def test_a_kernel_its_name_places_takes_only_the_dtype_it_lacked_from_the_ir(tmp_path: Path) -> None:
+    # A Liger kernel under its autograd Function: its name gives the kind, the IR the dtype.
+    s = Stream()
+    s.step(0, 0, 100)
+    op = s.op("LigerRMSNormFunction", 1, 20)
+    s.launch(op, "_rms_norm_forward_kernel", 2)
+    ir = {"_rms_norm_forward_kernel": {"kind": "pointwise", "dtype": "bf16"}}
+    key = {"version": 1, "triton_kernels": ["_rms_norm_forward_kernel"], "triton_ir": ir}
+    kernel = load_trace(write(tmp_path, s, kernelprof=key)).kernels[0]
+    assert (kernel.kind, kernel.family, kernel.dtype) == ("reduction", "liger", "bf16")
+    assert (kernel.evidence.kind, kernel.evidence.dtype) == ("name", "ir")

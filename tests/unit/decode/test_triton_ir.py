@@ -41,3 +41,16 @@ def test_text_that_holds_no_triton_function_gives_no_facts(text: str) -> None:
 def test_an_element_type_we_do_not_list_gives_no_dtype() -> None:
     ttir = "tt.func public @k(%x: !tt.ptr<i16>) {\n  %0 = tt.load %p : tensor<8x!tt.ptr<i16>>\n}\n"
     assert facts_from_ttir(ttir) == IrFacts("pointwise", None)
+
+
+def test_a_loss_kernel_is_the_dtype_of_its_data_not_of_its_targets() -> None:
+    # liger_cross_entropy_kernel loads its int64 targets before its logits
+    ttir = (
+        "tt.func public @ce(%y: !tt.ptr<i64>, %x: !tt.ptr<bf16>) {\n"
+        "  %0 = tt.load %y : !tt.ptr<i64>\n"
+        "  %1 = tt.load %x : tensor<1024x!tt.ptr<bf16>>\n"
+        '  %2 = "tt.reduce"(%1) <{axis = 0 : i32}> ({\n'
+        "  tt.store %x, %1 : tensor<1024x!tt.ptr<bf16>>\n"
+        "}\n"
+    )
+    assert facts_from_ttir(ttir) == IrFacts("reduction", "bf16")
