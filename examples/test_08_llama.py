@@ -64,11 +64,8 @@ def test_each_eager_layer_by_module(kernelprof, llama, ids):
 
 def test_liger_layers_run_its_triton_kernels(kernelprof, ids):
     pytest.importorskip("liger_kernel", reason="needs liger-kernel: pip install -e '.[examples]'")
-    # Liger's Triton kernels carry no marker in their names: tell the decoder what they are
-    # (or write the same lines once for a suite, ini kernelprof_kernels).
-    kernelprof.teach("_rms_norm_forward_kernel", kind="reduction", family="liger")
-    kernelprof.teach("_swiglu_forward_kernel", kind="pointwise", family="liger")
-    kernelprof.teach("_triton_rope", kind="pointwise", family="liger")
+    # Liger's Triton kernels carry no marker in their names, but the plugin knows every one
+    # liger-kernel ships (family liger, the kind each computes), and reads the dtype from its IR.
     with liger_patched_llama():
         model = tiny_llama()
         prof = kernelprof.profile(model, (ids,), no_grad=True, modules=True)
@@ -86,6 +83,24 @@ def test_liger_layers_run_its_triton_kernels(kernelprof, ids):
     assert not prof.kernels.unplaced()
     assert len(liger) == 2 * 4 + 1  # per layer 2 norms, SwiGLU, RoPE; the final norm
     assert kernelprof.captures[-1].learned["triton_kernels"] == sorted(LIGER_KERNELS)
+    assert {k.dtype for k in liger} == {"bf16"}
+
+
+def test_a_liger_training_step_places_every_kernel(kernelprof, ids):
+    pytest.importorskip("liger_kernel", reason="needs liger-kernel: pip install -e '.[examples]'")
+    with liger_patched_llama():
+        model = tiny_llama()
+
+    def train_step():
+        model(ids, labels=ids).loss.backward()
+
+    prof = kernelprof(train_step)
+    assert not prof.kernels.unplaced()  # so no kind or dtype question warns
+    learned = set(kernelprof.captures[-1].learned["triton_kernels"])
+    liger = [k for k in prof.kernels if k.name in learned]
+    assert {k.name for k in liger} >= {"_rms_norm_backward_kernel", "_swiglu_backward_kernel", "_triton_rope"}
+    assert {k.family for k in liger} == {"liger"}  # never aten, though _layer_norm_* names look like ATen's
+    assert all("at::" in k.name for k in prof.kernels if k.family == "aten")
 
 
 def test_a_compiled_layer_fuses_each_rmsnorm_into_one_triton_reduction(kernelprof, llama):
