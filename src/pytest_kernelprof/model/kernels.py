@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..decode import KINDS, KernelName
-from ..tables import NAME_WIDTH, display_name, format_us, nearest, render_table
+from ..tables import display_name, format_us, nearest, render_table
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records, plural
 from .unknowns import could_match, warn_undecided
 
@@ -99,7 +99,7 @@ class Kernel(KernelName):
         op = f" op={self.op}" if self.op else ""
         return (
             f"Kernel({self.kind}/{self.family}{template}{layout} {format_us(self.duration_us)}us "
-            f"{display_name(self.name, 60)!r}{op})"
+            f"{display_name(self.name)!r}{op})"
         )
 
 
@@ -133,21 +133,19 @@ def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
 
 
 def name_matches_shown(name: str, pattern: str) -> bool:
-    """Whether the glob matches ``name`` as tables, failures and "nearest names" lines show it:
-    without a leading "void ", and shortened (report.display_name) to their widths. A name
-    copied from any of them matches its kernel."""
+    """Whether the glob matches ``name`` as tables, failures, diffs and reprs show it
+    (:func:`~pytest_kernelprof.tables.display_name`, one rule everywhere), or without its leading
+    "void ". A name copied from any of them matches its kernel, brackets included."""
     if name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern):
         return True
-    return any(fnmatch.fnmatchcase(shown, pattern) for shown in _shown_names(name))
-
-
-SHOWN_WIDTHS = (NAME_WIDTH, 80, 60)  # kernel tables, "nearest names" and diffs, a Kernel's repr
+    shown = _shown_name(name)
+    return shown == pattern or fnmatch.fnmatchcase(shown, pattern)
 
 
 @functools.lru_cache(maxsize=4096)
-def _shown_names(name: str) -> tuple[str, ...]:
+def _shown_name(name: str) -> str:
     # Cached: a query tests every kernel, and a profile repeats a few names.
-    return tuple(dict.fromkeys(display_name(name, width) for width in SHOWN_WIDTHS))
+    return display_name(name)
 
 
 def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
@@ -323,7 +321,7 @@ class KernelList(_Records[Kernel]):
         if not isinstance(pattern, str):
             return []
         close = nearest(pattern, self.names)
-        return ["nearest names: " + ", ".join(display_name(n, 80) for n in close)] if close else []
+        return ["nearest names: " + ", ".join(display_name(n) for n in close)] if close else []
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
         """The kernel table; rows whose index is in ``marked`` get a ``*``. A display, so it does

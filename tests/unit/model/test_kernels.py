@@ -12,6 +12,7 @@ import pytest
 
 import pytest_kernelprof as kp
 from pytest_kernelprof import NoDeviceActivityError, OpNotFoundError, UndecodedKernelWarning, load_trace
+from pytest_kernelprof.tables import display_name
 from pytest_kernelprof.types import Kernel, KernelCount, KernelList
 
 Trace = Callable[[str], Path]
@@ -116,14 +117,23 @@ def test_measured_says_whether_gpu_work_was_recorded(trace: Trace) -> None:
     assert KernelList([]).table() == "(no kernels)"
 
 
-def test_names_copied_from_a_table_match_their_kernels() -> None:
+@pytest.mark.parametrize("name", ["geglu_eager", "decode_eager", "train_compiled"])
+def test_names_copied_from_a_table_match_their_kernels(trace: Trace, name: str) -> None:
     # Issue 21 item 3: tables drop "void " and shorten names; a shown name pasted into a query matches.
-    from pytest_kernelprof import load_trace
-
-    prof = load_trace("tests/data/h200_geglu_eager.json.gz")
+    # Issue 32 item 3: one rule, so the repr and the "nearest names" line show the table's name.
+    prof = load_trace(trace(name))
     for line in prof.kernels.table().splitlines()[1:]:
         shown = line.split("  ")[-1].strip()
         assert prof.kernels.count(shown) >= 1, shown
+        assert any(repr(shown) in repr(k) for k in prof.kernels), shown
+    for kernel in prof.kernels:
+        (line,) = prof.kernels.nearest_lines(kernel.name[:-3] + "x")
+        assert display_name(kernel.name) in line
+
+
+def test_a_shown_name_with_brackets_matches_its_kernel_though_a_glob_reads_them() -> None:
+    kernel = Kernel(name="void scan<float[4], (int)2>(float*)", kind="other", family="other")
+    assert KernelList([kernel]).count("scan<float[4], (int)2>") == 1
 
 
 @pytest.fixture
