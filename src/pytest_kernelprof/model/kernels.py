@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from ..decode import DTYPES, KINDS, KernelName
 from ..tables import display_name, format_us, nearest, render_table
+from .counts import KernelCount, query_text
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records, plural
 from .unknowns import could_match, missing, warn_undecided
 
@@ -297,7 +298,7 @@ class KernelList(_Records[Kernel]):
     def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> None:
         __tracebackhide__ = True
         undecided = [self._loaded()[i] for i in self._undecided(pattern, kind, dtype)]
-        question = f"of_kind({kind!r})" if method == "of_kind" else _query(method, pattern, kind, dtype)
+        question = f"of_kind({kind!r})" if method == "of_kind" else query_text(method, pattern, kind, dtype)
         warn_undecided(question, undecided)
 
     def count(
@@ -371,54 +372,3 @@ class KernelList(_Records[Kernel]):
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self) if cycle or self._unavailable is not None else self.table())
-
-
-def _query(method: str, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> str:
-    """``count('triton_*')``, ``count(kind='gemm', dtype='fp32')``: how a query was written, for messages."""
-    args = []
-    if pattern is not None:
-        args.append(f"re.compile({pattern.pattern!r})" if isinstance(pattern, re.Pattern) else repr(pattern))
-    if kind is not None:
-        args.append(f"kind={kind!r}")
-    if dtype is not None:
-        args.append(f"dtype={dtype!r}")
-    return f"{method}({', '.join(args)})"
-
-
-class KernelCount(int):
-    """What :meth:`KernelList.count` returns: an ``int`` that also holds what it counted (the
-    kernels, the pattern and kind, the indices that matched), for the report of a failed
-    assertion such as ``assert prof.kernels.count("triton_*gelu*") == 1``."""
-
-    kernels: KernelList
-    pattern: Pattern | None
-    kind: str | None
-    dtype: str | None
-    matched: tuple[int, ...]
-
-    def __new__(
-        cls,
-        matched: tuple[int, ...],
-        kernels: KernelList,
-        pattern: Pattern | None,
-        kind: str | None,
-        dtype: str | None = None,
-    ) -> KernelCount:
-        count = super().__new__(cls, len(matched))
-        count.kernels = kernels
-        count.pattern = pattern
-        count.kind = kind
-        count.dtype = dtype
-        count.matched = matched
-        return count
-
-    @property
-    def query(self) -> str:
-        """How the count was asked for: ``count('triton_*')``, ``count(kind='gemm', dtype='fp32')``."""
-        return _query("count", self.pattern, self.kind, self.dtype)
-
-    def __repr__(self) -> str:
-        return int.__repr__(self)
-
-    def __reduce__(self) -> tuple[type[int], tuple[int]]:
-        return (int, (int(self),))
