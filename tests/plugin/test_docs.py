@@ -164,3 +164,28 @@ def test_test_blocks_pass(pytester: pytest.Pytester) -> None:
     assert not bad, result.stdout.str()
     for name in files:  # each file was collected and ran
         assert f"{name}.py::" in result.stdout.str(), f"{name} ran no test:\n{result.stdout.str()}"
+
+
+def test_the_profile_page_names_every_field_of_a_kernel() -> None:
+    """Issue 32 item 11: docs/guide/profile.md left out evidence, unplaced and part_of."""
+    import dataclasses
+
+    from pytest_kernelprof.types import Kernel
+
+    page = (ROOT / "docs" / "guide" / "profile.md").read_text()
+    fields = {field.name for field in dataclasses.fields(Kernel) if field.repr}
+    properties = {name for name, value in vars(Kernel).items() if isinstance(value, property)}
+    properties |= {name for name, value in vars(Kernel.__mro__[1]).items() if isinstance(value, property)}
+    missing = sorted(name for name in fields | properties if not name.startswith("_") and f"`{name}`" not in page)
+    assert not missing, f"docs/guide/profile.md does not name Kernel's {missing}"
+
+
+def test_an_example_that_reads_a_recorded_trace_says_it_needs_a_checkout() -> None:
+    """Issue 32 item 11: tests/data is in the repository, not in the installed package."""
+    for block in SNIPPETS + TEST_FILES:
+        if "tests/data/" not in block.code:
+            continue
+        text = block.page.read_text(encoding="utf-8")
+        before = "\n".join(text.splitlines()[: block.line - 1])
+        paragraph = before.rstrip().rsplit("\n\n", 1)[-1]
+        assert "checkout" in paragraph, f"{block.id}: say that the trace is in a checkout (tests/data/)"
