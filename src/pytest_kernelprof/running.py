@@ -26,15 +26,18 @@ class Loaded:
         self.captures: list[Any] = []
 
 
-def open_test(holders: list[Any]) -> None:
-    """Make ``holders`` (each with a ``captures`` list) the running test's, until :func:`close_test`."""
+def open_test(holders: list[Any]) -> list[Any] | None:
+    """Make ``holders`` (each with a ``captures`` list) the running test's, until :func:`close_test`;
+    returns the list it replaces (a test that runs pytest in its own process), for ``close_test``."""
     global _open
-    _open = holders
+    before, _open = _open, holders
+    return before
 
 
-def close_test() -> None:
+def close_test(before: list[Any] | None = None) -> None:
+    """End the running test's list, and give back the one ``open_test`` replaced."""
     global _open
-    _open = None
+    _open = before
 
 
 def join(profiler: Any) -> None:

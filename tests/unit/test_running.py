@@ -18,11 +18,11 @@ Trace = Callable[[str], Path]
 
 @pytest.fixture
 def held() -> Iterator[list[Any]]:
-    # The plugin has opened this test's own list: hold a list of ours instead, then close it.
+    # The plugin has opened this test's own list: hold a list of ours instead, then give it back.
     holders: list[Any] = []
-    open_test(holders)
+    before = open_test(holders)
     yield holders
-    close_test()
+    close_test(before)
 
 
 def test_profilers_made_while_a_test_runs_join_it_once(held: list[Any]) -> None:
@@ -51,8 +51,19 @@ def test_a_profilers_loaded_trace_is_kept_by_the_profiler_alone(held: list[Any],
 
 def test_nothing_is_kept_outside_a_test(trace: Trace) -> None:
     holders: list[Any] = []
-    open_test(holders)
+    outer = open_test(holders)
     close_test()
     load_trace(trace("linear_eager"))
     Profiler()
     assert holders == []
+    close_test(outer)
+
+
+def test_a_test_run_inside_a_test_gives_the_outer_tests_list_back(held: list[Any]) -> None:
+    inner: list[Any] = []
+    before = open_test(inner)  # as the plugin does for a test of an in-process pytester run
+    Profiler()
+    close_test(before)
+    profiler = Profiler()
+    assert len(inner) == 1
+    assert held == [profiler]

@@ -41,11 +41,11 @@ def _kernelprof_reports(request: pytest.FixtureRequest) -> Iterator[None]:
     reports show them too (``running.py``, a leaf: no profile model is imported here)."""
     from ..running import close_test, open_test
 
-    open_test(request.node.stash.setdefault(PROFILERS_KEY, []))
+    before = open_test(request.node.stash.setdefault(PROFILERS_KEY, []))
     try:
         yield
     finally:
-        close_test()
+        close_test(before)
 
 
 @pytest.fixture
