@@ -18,11 +18,12 @@ import tempfile
 from collections import Counter
 from collections.abc import Sequence
 
-from .api.profiler import load_trace
+from .api.profiler import read_trace as load_trace  # a command, not a test's profile: kept for no report
 from .checks.diff import count_changes, diff_kernels, render_diff, time_change
 from .decode import BUILT_IN, Decoder
 from .errors import IncompleteProfileError, KernelProfError
 from .model import CallProfile, KernelProfile, OpTable
+from .model.profiles import gpu_time_line
 from .tables import format_us, render_table
 
 
@@ -100,10 +101,7 @@ def op_tree(ops: OpTable) -> str:
 def host_section(view: KernelProfile | CallProfile) -> str:
     """Launches, host span and GPU idle share, then the host syncs and copies of a call."""
     graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
-    lines = [
-        f"launches: {view.launches}{graphs}; host {format_us(view.wall_us)}us, GPU busy "
-        f"{format_us(view.gpu_busy_us)}us, GPU idle {view.gpu_idle_fraction:.0%}"
-    ]
+    lines = [f"launches: {view.launches}{graphs}; {gpu_time_line(view)}"]
     syncs, copies = view.syncs, view.copies
     lines.append(f"host syncs: {len(syncs)}" if syncs else "host syncs: none")
     if syncs:

@@ -4,43 +4,61 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 NAME_WIDTH = 96
 
 
 def display_name(name: str, width: int = NAME_WIDTH) -> str:
-    """A kernel name short enough for a table row.
+    """A kernel name as tables, failures, diffs and reprs show it: one rule everywhere.
 
-    C++ kernel names carry a parameter list and nested template arguments that run to
-    hundreds of characters; the kernel's own name and its functor are what a reader needs.
-    So, until the name fits: the parameter list goes, then the namespaces and the lambdas'
-    enclosing calls inside the template arguments (``sin_kernel_cuda(...)``, not its
-    ``(at::TensorIteratorBase&)::{lambda()#1}::operator()() const::...``), then the kernel's
-    own namespaces, then template argument lists (``<...>``), innermost and longest first.
-    A name without any, such as a long Triton name, loses its middle.
+    C++ kernel names carry a return type, a parameter list and nested template arguments that
+    run to hundreds of characters; the kernel's qualified name (namespaces included) and its
+    functor are what a reader needs. So the return type (``void``, cuBLAS's ``std::enable_if<...>::type``)
+    and the parameter list always go, and so do, inside the template arguments, the namespaces and
+    the lambdas' enclosing calls (``sin_kernel_cuda(...)``, not its ``(at::TensorIteratorBase&)::
+    {lambda()#1}::operator()() const::...``). Then, until the name fits, template argument lists
+    become ``<...>``, innermost and longest first: the qualified name itself is never shortened.
+    A name still too long, or without balanced brackets (a long Triton name, a truncated one),
+    loses its middle.
     """
-    text = _without_parameters(name[5:] if name.startswith("void ") else name)
+    text = _function(name).replace(_UNNAMED, _MARK)
+    if _depths_balance(text):
+        text = _in_arguments(text, lambda arguments: _without_inner_calls(_QUALIFIERS.sub("", arguments)))
+        while _shown_length(text) > width and (collapsed := _collapse_longest(text)) is not None:
+            text = collapsed
+    text = text.replace(_MARK, _UNNAMED)
     if len(text) <= width:
         return text
-    split = text.find("<")
-    if split > 0 and _depths_balance(text):
-        head, arguments = text[:split], _without_inner_calls(_QUALIFIERS.sub("", text[split:]))
-        for shorter in (head + arguments, _QUALIFIERS.sub("", head) + arguments):
-            if len(shorter) <= width:
-                return shorter
-        text = shorter
-        while (collapsed := _collapse_longest(text)) is not None:
-            text = collapsed
-            if len(text) <= width:
-                return text
     keep = width - 3
     return text[: keep * 2 // 3] + "..." + text[len(text) - (keep - keep * 2 // 3) :]
 
 
 _ANONYMOUS = "(anonymous namespace)"
+# Some demanglers (nsys) write the anonymous namespace ``<unnamed>``: a namespace, not template
+# arguments, so it stands as one character while brackets are counted.
+_UNNAMED, _MARK = "<unnamed>", "\ue000"
 # ``at::native::``, ``(anonymous namespace)::``; not ``Foo<int>::`` nor the ``::`` of ``f(int)::{lambda(int)#1}``.
-_QUALIFIERS = re.compile(r"(?:\b[A-Za-z_]\w*::|\(anonymous namespace\)::)+")
+_QUALIFIERS = re.compile(r"(?:\b[A-Za-z_]\w*::|\(anonymous namespace\)::|\ue000::)+")
+
+
+def _shown_length(text: str) -> int:
+    return len(text) + text.count(_MARK) * (len(_UNNAMED) - 1)
+
+
+def _function(name: str) -> str:
+    """The kernel's qualified name and template arguments: without its parameter list and
+    without the return type before it (the text up to the last space outside brackets)."""
+    text = _without_parameters(name).rstrip()
+    angles = rounds = braces = 0
+    start = 0
+    for index, char in enumerate(text):
+        angles += (char == "<") - (char == ">")
+        rounds += (char == "(") - (char == ")")
+        braces += (char == "{") - (char == "}")
+        if char == " " and angles == rounds == braces == 0:
+            start = index + 1
+    return text[start:] or text
 
 
 def _without_parameters(text: str) -> str:
@@ -55,6 +73,25 @@ def _without_parameters(text: str) -> str:
         elif char == "(" and depth == 0 and index > 0 and not text.startswith(_ANONYMOUS, index):
             return text[:index]
     return text
+
+
+def _in_arguments(text: str, change: Callable[[str], str]) -> str:
+    """``text`` with ``change`` applied to each outermost template argument list (``<`` to ``>``)."""
+    out: list[str] = []
+    depth = opened = 0
+    for index, char in enumerate(text):
+        if char == "<":
+            if depth == 0:
+                out.append(text[opened:index])
+                opened = index
+            depth += 1
+        elif char == ">":
+            depth -= 1
+            if depth == 0:
+                out.append(change(text[opened : index + 1]))
+                opened = index + 1
+    out.append(text[opened:])
+    return "".join(out)
 
 
 def _without_inner_calls(arguments: str) -> str:

@@ -6,15 +6,21 @@ defines a test (``def test_``) is a test file: all of them are written into one 
 project and run in one pytest subprocess, where they must pass or skip (GPU tests skip without a
 GPU). Any other block is a snippet, executed in a fresh namespace from the repository root, so
 that ``tests/data/...`` paths resolve as they do in a checkout. Blocks in other languages
-(bash, ini, toml, text) are not run. CONTRIBUTING.md describes the convention.
+(bash, ini, toml, text) are not run. An output block (``text``, ``xml``) is made by
+``tools/doc_samples.py`` (``<!-- sample: NAME -->`` before its fence) and checked here against
+what the tool prints now, or marked ``<!-- not generated: REASON -->``. CONTRIBUTING.md
+describes the convention.
 """
 
 from __future__ import annotations
 
+import difflib
+import importlib.util
 import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -27,6 +33,9 @@ FENCE = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(?P<reason>.*?)\s*-->\s*$")
+# Output blocks: made by tools/doc_samples.py, or marked as not the tool's output.
+SAMPLE = re.compile(r"^\s*<!--\s*sample:\s*(?P<name>[\w-]+)\s*-->\s*$")
+NOT_GENERATED = re.compile(r"^\s*<!--\s*not generated:\s*(?P<reason>.*?)\s*-->\s*$")
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,7 @@ class Block:
     info: str
     code: str
     not_run: str | None  # the reason, for a block marked not runnable
+    marker: str  # the line right before the fence
 
     @property
     def id(self) -> str:
@@ -64,6 +74,7 @@ def blocks(page: Path) -> list[Block]:
                 info=match["info"].strip(),
                 code=textwrap.dedent(match["body"]),
                 not_run=None if marker is None else marker["reason"],
+                marker=before,
             )
         )
     return found
@@ -94,6 +105,45 @@ def test_fences_are_closed() -> None:
         assert not re.search(r"^[ \t]*(`{3,}|~{3,})", rest, re.MULTILINE), f"{page}: an unclosed code fence"
 
 
+OUTPUT = [block for block in ALL if block.info.split(maxsplit=1)[:1] in (["text"], ["xml"])]
+
+
+@pytest.mark.parametrize("block", OUTPUT, ids=lambda b: b.id)
+def test_an_output_block_is_the_tools_or_says_why_not(block: Block) -> None:
+    """Issue 32 item 4: sample output is made by the tool (tools/doc_samples.py), so it cannot drift."""
+    sample, not_generated = SAMPLE.match(block.marker), NOT_GENERATED.match(block.marker)
+    assert sample or not_generated, (
+        f"{block.id}: output must be made by the tool: <!-- sample: NAME --> before the fence, NAME a sample "
+        "of tools/doc_samples.py; or say why it is not the tool's: <!-- not generated: REASON -->"
+    )
+    assert sample or len(not_generated["reason"]) >= 8, f"{block.id}: write why the block is not generated"
+
+
+def _doc_samples() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("doc_samples", ROOT / "tools" / "doc_samples.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_sample_outputs_are_what_the_tool_prints_now() -> None:
+    """Each ``<!-- sample: NAME -->`` block, made again: a page that shows other output fails,
+    with the diff (``python tools/doc_samples.py`` rewrites the pages)."""
+    doc_samples = _doc_samples()
+    used = {SAMPLE.match(block.marker)["name"] for block in OUTPUT if SAMPLE.match(block.marker)}  # type: ignore[index]
+    assert used == set(doc_samples.SAMPLES), "a sample of tools/doc_samples.py that no page shows, or one it lacks"
+    changed = doc_samples.drift(PAGES)
+    diffs = [
+        "".join(difflib.unified_diff(page.read_text().splitlines(True), new.splitlines(True), str(page), "tool"))
+        for page, new in changed.items()
+    ]
+    assert not changed, "the pages show other output than the tool prints (python tools/doc_samples.py):\n" + "".join(
+        diffs
+    )
+
+
 @pytest.mark.parametrize("block", SNIPPETS, ids=lambda b: b.id)
 def test_snippet_runs(block: Block, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
@@ -114,3 +164,28 @@ def test_test_blocks_pass(pytester: pytest.Pytester) -> None:
     assert not bad, result.stdout.str()
     for name in files:  # each file was collected and ran
         assert f"{name}.py::" in result.stdout.str(), f"{name} ran no test:\n{result.stdout.str()}"
+
+
+def test_the_profile_page_names_every_field_of_a_kernel() -> None:
+    """Issue 32 item 11: docs/guide/profile.md left out evidence, unplaced and part_of."""
+    import dataclasses
+
+    from pytest_kernelprof.types import Kernel
+
+    page = (ROOT / "docs" / "guide" / "profile.md").read_text()
+    fields = {field.name for field in dataclasses.fields(Kernel) if field.repr}
+    properties = {name for name, value in vars(Kernel).items() if isinstance(value, property)}
+    properties |= {name for name, value in vars(Kernel.__mro__[1]).items() if isinstance(value, property)}
+    missing = sorted(name for name in fields | properties if not name.startswith("_") and f"`{name}`" not in page)
+    assert not missing, f"docs/guide/profile.md does not name Kernel's {missing}"
+
+
+def test_an_example_that_reads_a_recorded_trace_says_it_needs_a_checkout() -> None:
+    """Issue 32 item 11: tests/data is in the repository, not in the installed package."""
+    for block in SNIPPETS + TEST_FILES:
+        if "tests/data/" not in block.code:
+            continue
+        text = block.page.read_text(encoding="utf-8")
+        before = "\n".join(text.splitlines()[: block.line - 1])
+        paragraph = before.rstrip().rsplit("\n\n", 1)[-1]
+        assert "checkout" in paragraph, f"{block.id}: say that the trace is in a checkout (tests/data/)"

@@ -33,6 +33,10 @@ def test_names():
 def test_one():
     eager.kernels.one(kind="reduction")
 
+def test_dtype():
+    mixed = load_trace(DATA / "h200_bf16_mlp_fp32_linear.json.gz")  # in the test: its reports have it
+    assert mixed.kernels.count(kind="gemm", dtype="fp32") == 0
+
 def test_baseline_eq(kernel_baseline):
     assert eager == kernel_baseline
 
@@ -117,8 +121,9 @@ def _tables_cut_to_a_section_or_inline(result: pytest.RunResult) -> None:
     section(result, "test_count_small").fnmatch_lines(
         [
             "E         kernels.count(kind='gemm') matched 1 of 1 kernels: #0",
-            "E          #  kind  family  layout  ops    us  launched by  name",
-            "E         *0  gemm  nvjet   tn      bias  2.7  aten::addmm  nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
+            "E          #  kind  family  dtype  layout  ops    us  launched by  name",
+            "E         *0  gemm  nvjet   bf16   tn      bias  2.7  aten::addmm  "
+            "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
         ]
     )
     section(result, "test_count_small").no_fnmatch_line("*kernelprof assertion*")
@@ -129,6 +134,17 @@ def _tables_cut_to_a_section_or_inline(result: pytest.RunResult) -> None:
             "E         - nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNN",
             "E         + nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
         ]
+    )
+    # Issue 32 item 5: a dtype question says which kernels have which dtype.
+    section(result, "test_dtype").fnmatch_lines(
+        [
+            "E         kernels.count(kind='gemm', dtype='fp32') matched 1 of 7 kernels: #3",
+            "*- kernelprof assertion -*",
+            " #  kind       part of  family   dtype  layout*",
+            "*3  gemm       -        cutlass  fp32   tn  *cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>",
+            " 4  reduction  gemm     cublas   fp32   -  *cublasLt::splitKreduce_kernel<...>",
+        ],
+        consecutive=False,
     )
     assert "\\n" not in result.stdout.str()
 
@@ -141,7 +157,7 @@ def _no_plugin_frames(result: pytest.RunResult) -> None:
 
 def test_failures_show_whole_tables_at_the_tests_line_and_no_plugin_frames(project: pytest.Pytester) -> None:
     result = project.runpytest()
-    result.assert_outcomes(failed=12)
+    result.assert_outcomes(failed=13)
     _tables_cut_to_a_section_or_inline(result)
     section(result, "test_baseline_eq").fnmatch_lines(
         [
@@ -181,13 +197,13 @@ def test_failures_show_whole_tables_at_the_tests_line_and_no_plugin_frames(proje
 
 def test_at_v_the_tables_are_cut_as_at_the_default_verbosity(project: pytest.Pytester) -> None:
     result = project.runpytest("-v", "test_s.py", "-k", NO_FIXTURE)
-    result.assert_outcomes(failed=4, deselected=3)
+    result.assert_outcomes(failed=5, deselected=3)
     _tables_cut_to_a_section_or_inline(result)
     _no_plugin_frames(result)
 
 
 def _whole_table_inline(result: pytest.RunResult) -> None:
-    result.assert_outcomes(failed=1, deselected=6)
+    result.assert_outcomes(failed=1, deselected=7)
     result.stdout.fnmatch_lines(
         ["E         kernels.count(*) matched 0 of 5 kernels", *(f"E         {row}" for row in _rows())]
     )
@@ -259,3 +275,14 @@ def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.P
             "*1  cudaStreamSynchronize  stream                  3.6  aten::to > aten::_to_copy > aten::copy_  -",
         ]
     )
+
+
+def test_a_dtype_failure_in_the_job_summary_shows_the_dtypes(project: pytest.Pytester) -> None:
+    # Issue 32 item 5: the summary carries the table a dtype question failed on, dtypes included.
+    result = project.runpytest("test_s.py", "-k", "test_dtype", "--kernelprof-summary", "summary.md", "-vv")
+    result.assert_outcomes(failed=1, deselected=7)
+    text = (project.path / "summary.md").read_text()
+    assert "kernels.count(kind='gemm', dtype='fp32') matched 1 of 7 kernels: #3" in text
+    rows = [line.split() for line in text.splitlines()]
+    assert ["#", "kind", "part", "of", "family", "dtype", "layout", "ops", "us", "launched", "by", "name"] in rows
+    assert any(row[:5] == ["*3", "gemm", "-", "cutlass", "fp32"] for row in rows)

@@ -119,3 +119,8 @@ def test_help_lists_the_options(pytester: pytest.Pytester) -> None:
             "*--kernelprof-calls=N*",
         ]
     )
+    # Issue 32 item 9: the rules' page is docs/rules.md; the README no longer has that section.
+    text = " ".join(result.stdout.str().split())
+    assert "kernelprof_forbid (linelist): Rules every profile" in text
+    assert "(docs/rules.md)" in text
+    assert "README" not in text

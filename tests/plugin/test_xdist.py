@@ -85,7 +85,8 @@ def test_workers_profile_save_and_record_with_the_controllers_settings(cpu_pytes
     )
     traces = cpu_pytester.path / "traces"
     failed = [("test_w.py::test_fails", 0), ("test_w.py::test_fails", 1), ("test_w.py::test_rule", 0)]
-    written = [("test_w.py::test_counts", 0), ("test_w.py::test_allowed", 0), *failed]
+    # test_baseline's trace too: a profile loaded in a test without the fixture is the test's (issue 32 item 10).
+    written = [("test_w.py::test_counts", 0), ("test_w.py::test_allowed", 0), ("test_w.py::test_baseline", 0), *failed]
     # --kernelprof-save=all: every test's trace; each failing test's with a timeline page beside it.
     pages = [trace_file_name(*each).replace(".json.gz", ".html") for each in failed]
     assert sorted(p.name for p in traces.iterdir()) == sorted([*(trace_file_name(*each) for each in written), *pages])

@@ -19,6 +19,7 @@ from ..decode import BUILT_IN, Decoder
 from ..errors import hide_own_errors
 from ..model import KernelProfile
 from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, DEFAULTS, ProfileOptions
+from ..running import join, keep
 from ..traces.chrome import events_from_trace_file
 from ..traces.records import paused_gc
 from .captures import Capture, Recording, TraceCapture
@@ -98,6 +99,7 @@ class Profiler:
             decoder=decoder,
         )
         self.captures: list[Capture] = []
+        join(self)  # made while a test runs: its profiles are that test's (running.py)
 
     @classmethod
     def from_options(cls, options: ProfileOptions) -> Profiler:
@@ -203,7 +205,7 @@ class Profiler:
         """:func:`load_trace`, held to this profiler's ``forbid`` rules and kept in ``captures``
         like a live profile: record on a GPU, assert in CPU CI under the suite's rules."""
         __tracebackhide__ = True
-        profile = load_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=self.decoder)
+        profile = read_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=self.decoder)
         self.captures.append(TraceCapture(profile, None, path=os.fspath(path)))
         check_rules(profile, self.options.forbid)
         return profile
@@ -258,7 +260,8 @@ def build_capture(session: CapturedSession, options: ProfileOptions = DEFAULTS) 
 
 
 def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
-    """Profile ``fn(*args, **kwargs)`` outside pytest, with the default warm-up and calls."""
+    """Profile ``fn(*args, **kwargs)`` with the default warm-up and calls: in a script, or in a
+    test (whose reports then show the profile, as one of the ``kernelprof`` fixture)."""
     return Profiler()(fn, *args, **kwargs)
 
 
@@ -275,8 +278,26 @@ def load_trace(
     ``check_complete=False`` accepts a trace whose GPU records were partly lost (counts may
     then be short), for reading rather than asserting. ``decoder`` decodes the kernels
     (``Decoder().teach(...)`` for kernels the built-in evidence cannot place).
+
+    In a test, the profile goes into the test's reports (a failure's kernel tables, the job
+    summary, JUnit) as one of the ``kernelprof`` fixture does; the fixture's
+    ``kernelprof.load_trace`` also holds it to the suite's ``kernelprof_forbid`` rules.
     """
     __tracebackhide__ = hide_own_errors  # a TraceError, a sequence mismatch: the message says it all
+    profile = read_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=decoder)
+    keep(TraceCapture(profile, None, path=os.fspath(path)))
+    return profile
+
+
+def read_trace(
+    path: str | os.PathLike[str],
+    *,
+    allow_variation: bool = False,
+    check_complete: bool = True,
+    decoder: Decoder = BUILT_IN,
+) -> KernelProfile:
+    """:func:`load_trace` without keeping the profile for the running test's reports."""
+    __tracebackhide__ = hide_own_errors
     if not isinstance(decoder, Decoder):
         raise TypeError(f"decoder must be a pytest_kernelprof.Decoder, got {type(decoder).__name__}")
     with paused_gc():

@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import RankError
 from ..model import KernelProfile
 from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, ProfileOptions
-from .profiler import capture_profile, load_trace
+from .profiler import capture_profile, read_trace
 
 # NVLink multicast (NVLS) can take shared machines' GPUs out of service; ranks keep it off
 # unless the caller set it explicitly.
@@ -116,7 +116,7 @@ def profile_ranks(
             paths = _collect(results, processes, world_size, deadline, timeout_s)
         finally:
             _stop(processes, hung=time.monotonic() >= deadline)
-        return [load_trace(paths[rank], allow_variation=True) for rank in range(world_size)]
+        return [read_trace(paths[rank], allow_variation=True) for rank in range(world_size)]
 
 
 def _gpus_for_ranks(torch: Any) -> int:

@@ -111,7 +111,18 @@ _START = operator.attrgetter("start")
 
 def busy_ns(step: Step, records: list[RawEvent]) -> int:
     """The union of the step's GPU records (``records``, in launch order), clipped to the step's
-    host span.
+    host span."""
+    return _union_ns(records, step.start, step.end)
+
+
+def work_ns(records: list[RawEvent]) -> int:
+    """The union of a step's GPU records, wherever they ran: work launched late in a call runs
+    on after the host has returned, which :func:`busy_ns` leaves out."""
+    return _union_ns(records, None, None)
+
+
+def _union_ns(records: list[RawEvent], low: int | None, high: int | None) -> int:
+    """The union of ``records`` (in launch order) within ``low``..``high`` (None: no bound).
 
     Launch order is nearly always start order too: one pass then, and a sort (of a copy)
     only where a record started before an earlier one (several streams).
@@ -122,12 +133,14 @@ def busy_ns(step: Step, records: list[RawEvent]) -> int:
             records = sorted(records, key=_START)
             break
         previous = g.start
+    if not records:
+        return 0
     busy = 0
-    covered = step.start
-    step_end = step.end
+    covered = records[0].start if low is None else low
+    last = max(g.end for g in records) if high is None else high
     for g in records:
         start = g.start if g.start > covered else covered
-        end = g.end if g.end < step_end else step_end
+        end = g.end if g.end < last else last
         if end > start:
             busy += end - start
             covered = end

@@ -149,7 +149,7 @@ def _ops(kernel: KernelName) -> frozenset[str]:
 def _describe(kernel: KernelName) -> str:
     layout = f" {kernel.layout}" if kernel.layout else ""
     ops = f" [{','.join(kernel.fused_ops)}]" if kernel.fused_ops else ""
-    return f"{kernel.kind}/{kernel.family}{layout}{ops}  {display_name(kernel.name, 80)}"
+    return f"{kernel.kind}/{kernel.family}{layout}{ops}  {display_name(kernel.name)}"
 
 
 def _differences(before: KernelName, after: KernelName, label_a: str, label_b: str) -> list[str]:
@@ -157,7 +157,7 @@ def _differences(before: KernelName, after: KernelName, label_a: str, label_b: s
     ``Kernel``'s or a stored kernel's; a bare decoded name has none)."""
     lines = []
     if before.name != after.name:
-        lines.append(f"renamed in {label_b}: {display_name(after.name, 80)}")
+        lines.append(f"renamed in {label_b}: {display_name(after.name)}")
     op_a, op_b = getattr(before, "op", None), getattr(after, "op", None)
     if op_a != op_b:
         lines.append(f"op: {op_a or '-'} in {label_a}, {op_b or '-'} in {label_b}")
@@ -170,7 +170,7 @@ def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> lis
     removed kernels no added kernel took over, so that every removed kernel is told once."""
     lines = _repeats_folded([_change_lines(change, label_a, label_b) for change in diff.changes])
     fusions = Counter(
-        (" + ".join(f"{','.join(k.fused_ops)} ({k.family} {k.kind})" for k in covered), display_name(fused.name, 80))
+        (" + ".join(f"{','.join(k.fused_ops)} ({k.family} {k.kind})" for k in covered), display_name(fused.name))
         for covered, fused in diff.fusions
     )
     lines.extend(f"fused: {shown} -> {name}{_times(count)}" for (shown, name), count in fusions.items())
@@ -199,7 +199,7 @@ def _change_lines(change: Change, label_a: str, label_b: str) -> tuple[str, ...]
         # Aligned without names (by shape, or a baseline that ignores library names): the
         # name this run has is the one to read, the other one is told below it.
         if change.before.name != change.after.name:
-            return (f"= {_describe(change.after)}", f"    named in {label_a}: {display_name(change.before.name, 80)}")
+            return (f"= {_describe(change.after)}", f"    named in {label_a}: {display_name(change.before.name)}")
         return (f"= {_describe(change.after)}",)
     kernel = change.before if change.before is not None else change.after
     assert kernel is not None

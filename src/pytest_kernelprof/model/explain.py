@@ -99,7 +99,7 @@ def _count(op: str, count: KernelCount, other: object, flipped: bool) -> Explana
     head = [head_line, f"kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}"]
     if not count.matched:
         head.extend(kernels.nearest_lines(count.pattern))
-    head.extend(kernels.undecided_lines(count.pattern, count.kind))
+    head.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype))
     marked = frozenset(count.matched)
     return Explanation(head, kernels.table(marked=marked).splitlines())
 

@@ -9,10 +9,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..decode import KINDS, KernelName
-from ..tables import NAME_WIDTH, display_name, format_us, nearest, render_table
+from ..decode import DTYPES, KINDS, KernelName
+from ..tables import display_name, format_us, nearest, render_table
+from .counts import KernelCount, query_text
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records, plural
-from .unknowns import could_match, warn_undecided
+from .unknowns import could_match, missing, warn_undecided
 
 Pattern = str | re.Pattern[str]
 
@@ -99,7 +100,7 @@ class Kernel(KernelName):
         op = f" op={self.op}" if self.op else ""
         return (
             f"Kernel({self.kind}/{self.family}{template}{layout} {format_us(self.duration_us)}us "
-            f"{display_name(self.name, 60)!r}{op})"
+            f"{display_name(self.name)!r}{op})"
         )
 
 
@@ -133,25 +134,25 @@ def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
 
 
 def name_matches_shown(name: str, pattern: str) -> bool:
-    """Whether the glob matches ``name`` as tables, failures and "nearest names" lines show it:
-    without a leading "void ", and shortened (report.display_name) to their widths. A name
-    copied from any of them matches its kernel."""
+    """Whether the glob matches ``name`` as tables, failures, diffs and reprs show it
+    (:func:`~pytest_kernelprof.tables.display_name`, one rule everywhere), or without its leading
+    "void ". A name copied from any of them matches its kernel, brackets included."""
     if name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern):
         return True
-    return any(fnmatch.fnmatchcase(shown, pattern) for shown in _shown_names(name))
-
-
-SHOWN_WIDTHS = (NAME_WIDTH, 80, 60)  # kernel tables, "nearest names" and diffs, a Kernel's repr
+    shown = _shown_name(name)
+    return shown == pattern or fnmatch.fnmatchcase(shown, pattern)
 
 
 @functools.lru_cache(maxsize=4096)
-def _shown_names(name: str) -> tuple[str, ...]:
+def _shown_name(name: str) -> str:
     # Cached: a query tests every kernel, and a profile repeats a few names.
-    return tuple(dict.fromkeys(display_name(name, width) for width in SHOWN_WIDTHS))
+    return display_name(name)
 
 
-def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None) -> bool:
+def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> bool:
     if kind is not None and not kernel.is_kind(kind):
+        return False
+    if dtype is not None and kernel.dtype != dtype:
         return False
     return _name_matches(kernel, pattern)
 
@@ -160,6 +161,14 @@ def _check_kind(kind: str | None) -> None:
     __tracebackhide__ = True
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
+
+
+def _check_dtype(dtype: str | None) -> None:
+    __tracebackhide__ = True
+    if dtype is not None and dtype not in DTYPES:
+        close = nearest(dtype.removeprefix("torch.").replace("float", "fp"), DTYPES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown dtype {dtype!r}{hint}; the dtypes are: {', '.join(DTYPES)}")
 
 
 def _check_pattern(pattern: object) -> None:
@@ -174,13 +183,18 @@ def kernel_table(
     """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers),
     and rows whose number is in ``marked`` get a ``*`` before it. A kind that was not read from
     the name says where it came from: ``gemm (op)``, ``attention (user)``; a kernel generated from
-    a template says so after its family (``inductor template``)."""
+    a template says so after its family (``inductor template``). ``dtype`` is ``?`` where no
+    evidence gave it; a ``part of`` column names the work a helper kernel belongs to, in tables
+    that have one (cuBLAS's ``scal_kernel`` is ``part of gemm``)."""
     numbers = range(len(kernels)) if positions is None else positions
+    helpers = any(k.part_of for k in kernels)
     rows = [
         (
             f"*{i}" if i in marked else str(i),
             k.kind if k.evidence.kind in (None, "name") else f"{k.kind} ({k.evidence.kind})",
+            *((k.part_of or "-",) if helpers else ()),
             f"{k.family} template" if k.template else k.family,
+            k.dtype or "?",
             k.layout or "-",
             ",".join(k.fused_ops) or "-",
             format_us(k.duration_us),
@@ -189,7 +203,8 @@ def kernel_table(
         )
         for i, k in zip(numbers, kernels, strict=True)
     ]
-    return render_table(("#", "kind", "family", "layout", "ops", "us", "launched by", "name"), rows, right=(0, 5))
+    headers = ("#", "kind", *(("part of",) if helpers else ()), "family", "dtype", "layout", "ops", "us")
+    return render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
 
 
 class KernelList(_Records[Kernel]):
@@ -255,46 +270,61 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         return KernelList([k for k in self._items() if k.unplaced])
 
-    def _undecided(self, pattern: Pattern | None, kind: str | None) -> list[int]:
-        """Positions of the kernels whose unknown kind could make them ``kind`` ones. Whether a
-        kernel is generated from a template its name always says: no kernel is undecided there."""
-        if kind is None or kind in ("other", "template"):
+    def _undecided(self, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> list[int]:
+        """Positions of the kernels whose unknown kind or dtype could make them ``kind`` and
+        ``dtype`` ones. Whether a kernel is generated from a template its name always says, and
+        ``other`` is what an unplaced kernel is: no kernel's kind is undecided there."""
+        kinds = None if kind is None or kind in ("other", "template") else (kind,)
+        dtypes = None if dtype is None else (dtype,)
+        if kinds is None and dtypes is None:
             return []
-        return [i for i, k in enumerate(self._items()) if _name_matches(k, pattern) and could_match(k, kinds=(kind,))]
+        return [
+            i
+            for i, k in enumerate(self._items())
+            if _name_matches(k, pattern)
+            and (kinds is not None or kind is None or k.is_kind(kind))
+            and could_match(k, kinds=kinds, dtypes=dtypes)
+        ]
 
-    def undecided_lines(self, pattern: Pattern | None, kind: str | None) -> list[str]:
-        """A line for a failed kind query, naming the kernels of unknown kind that could answer it."""
-        undecided = self._undecided(pattern, kind)
+    def undecided_lines(self, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> list[str]:
+        """A line for a failed query, naming the kernels of unknown kind or dtype that could answer it."""
+        undecided = self._undecided(pattern, kind, dtype)
         if not undecided:
             return []
         rows = ", ".join(f"#{i}" for i in undecided)
-        return [f"{len(undecided)} kernel(s) of unknown kind ({rows}) could be it: teach the decoder"]
+        facts = " or ".join(sorted({missing(self._loaded()[i])[0] for i in undecided}))
+        return [f"{len(undecided)} kernel(s) of unknown {facts} ({rows}) could be it: teach the decoder"]
 
-    def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None) -> None:
+    def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> None:
         __tracebackhide__ = True
-        undecided = [self._loaded()[i] for i in self._undecided(pattern, kind)]
-        question = f"of_kind({kind!r})" if method == "of_kind" else _query(method, pattern, kind)
+        undecided = [self._loaded()[i] for i in self._undecided(pattern, kind, dtype)]
+        question = f"of_kind({kind!r})" if method == "of_kind" else query_text(method, pattern, kind, dtype)
         warn_undecided(question, undecided)
 
-    def count(self, pattern: Pattern | None = None, *, kind: str | None = None) -> KernelCount:
-        """How many kernels match ``pattern`` and ``kind`` (all kernels when both are None).
+    def count(
+        self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | None = None
+    ) -> KernelCount:
+        """How many kernels match ``pattern``, ``kind`` and ``dtype`` (all kernels when all are None).
 
         An ``int`` that remembers what it counted, so that a failed ``assert ... == 1`` shows
-        the kernels and which of them matched."""
+        the kernels (with their dtypes) and which of them matched: ``assert
+        prof.kernels.count(kind="gemm", dtype="fp32") == 0`` says which GEMM runs in fp32."""
         __tracebackhide__ = True
         _check_pattern(pattern)
         _check_kind(kind)
-        matched = tuple(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind))
-        self._warn_undecided("count", pattern, kind)
-        return KernelCount(matched, self, pattern, kind)
+        _check_dtype(dtype)
+        matched = tuple(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
+        self._warn_undecided("count", pattern, kind, dtype)
+        return KernelCount(matched, self, pattern, kind, dtype)
 
-    def one(self, pattern: Pattern | None = None, *, kind: str | None = None) -> Kernel:
+    def one(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | None = None) -> Kernel:
         """The single kernel that matches, or an AssertionError with the table and near names."""
         __tracebackhide__ = True
         _check_pattern(pattern)
         _check_kind(kind)
-        matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind))
-        self._warn_undecided("one", pattern, kind)
+        _check_dtype(dtype)
+        matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
+        self._warn_undecided("one", pattern, kind, dtype)
         found = [self._loaded()[i] for i in sorted(matched)]
         if len(found) == 1:
             return found[0]
@@ -306,6 +336,7 @@ class KernelList(_Records[Kernel]):
                     if pattern is not None
                     else "",
                     f"kind={kind!r}" if kind is not None else "",
+                    f"dtype={dtype!r}" if dtype is not None else "",
                 )
                 if part
             )
@@ -313,7 +344,7 @@ class KernelList(_Records[Kernel]):
         )
         lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}:"]
         lines.append(self.table(marked=matched))
-        lines.extend(self.undecided_lines(pattern, kind))
+        lines.extend(self.undecided_lines(pattern, kind, dtype))
         if not found:
             lines.extend(self.nearest_lines(pattern))
         raise AssertionError("\n".join(lines))
@@ -323,7 +354,7 @@ class KernelList(_Records[Kernel]):
         if not isinstance(pattern, str):
             return []
         close = nearest(pattern, self.names)
-        return ["nearest names: " + ", ".join(display_name(n, 80) for n in close)] if close else []
+        return ["nearest names: " + ", ".join(display_name(n) for n in close)] if close else []
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
         """The kernel table; rows whose index is in ``marked`` get a ``*``. A display, so it does
@@ -341,45 +372,3 @@ class KernelList(_Records[Kernel]):
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self) if cycle or self._unavailable is not None else self.table())
-
-
-def _query(method: str, pattern: Pattern | None, kind: str | None) -> str:
-    """``count('triton_*')``, ``count(kind='gemm')``: how a query was written, for messages."""
-    args = []
-    if pattern is not None:
-        args.append(f"re.compile({pattern.pattern!r})" if isinstance(pattern, re.Pattern) else repr(pattern))
-    if kind is not None:
-        args.append(f"kind={kind!r}")
-    return f"{method}({', '.join(args)})"
-
-
-class KernelCount(int):
-    """What :meth:`KernelList.count` returns: an ``int`` that also holds what it counted (the
-    kernels, the pattern and kind, the indices that matched), for the report of a failed
-    assertion such as ``assert prof.kernels.count("triton_*gelu*") == 1``."""
-
-    kernels: KernelList
-    pattern: Pattern | None
-    kind: str | None
-    matched: tuple[int, ...]
-
-    def __new__(
-        cls, matched: tuple[int, ...], kernels: KernelList, pattern: Pattern | None, kind: str | None
-    ) -> KernelCount:
-        count = super().__new__(cls, len(matched))
-        count.kernels = kernels
-        count.pattern = pattern
-        count.kind = kind
-        count.matched = matched
-        return count
-
-    @property
-    def query(self) -> str:
-        """How the count was asked for: ``count('triton_*')``, ``count(kind='gemm')``."""
-        return _query("count", self.pattern, self.kind)
-
-    def __repr__(self) -> str:
-        return int.__repr__(self)
-
-    def __reduce__(self) -> tuple[type[int], tuple[int]]:
-        return (int, (int(self),))

@@ -51,6 +51,16 @@ class Overlap:
         )
 
 
+def gpu_time_line(view: CallProfile | KernelProfile) -> str:
+    """``host 223.3us, GPU busy 139.4us of it (idle 38%), GPU work 234.0us in all``: the host span,
+    the GPU's busy time within it, and all the GPU time of the call's work, which runs on after
+    the host returns where the call ends by launching (so back-to-back kernels can read as idle)."""
+    return (
+        f"host {format_us(view.wall_us)}us, GPU busy {format_us(view.gpu_busy_us)}us of it "
+        f"(idle {view.gpu_idle_fraction:.0%}), GPU work {format_us(view.gpu_work_us)}us in all"
+    )
+
+
 def _median_int(values: Sequence[int]) -> int:
     ordered = sorted(values)
     return ordered[len(ordered) // 2]
@@ -116,6 +126,7 @@ class CallProfile:
     _launches: int = field(default=0, repr=False)
     _graph_launches: int = field(default=0, repr=False)
     _gpu_busy_us: float = field(default=0.0, repr=False)
+    _gpu_work_us: float = field(default=0.0, repr=False)
 
     @property
     def _unavailable(self) -> str | None:
@@ -160,8 +171,18 @@ class CallProfile:
     @property
     @needs_measurement
     def gpu_busy_us(self) -> float:
-        """Time within ``wall_us`` when some kernel or memory op ran on the GPU (their union)."""
+        """Time within ``wall_us`` (the host span) when some kernel or memory op ran on the GPU
+        (their union): what ``gpu_idle_fraction`` reads. Work still running after the host
+        returned is left out, so it can be less than ``kernels.total_us``; ``gpu_work_us`` has it."""
         return self._gpu_busy_us
+
+    @property
+    @needs_measurement
+    def gpu_work_us(self) -> float:
+        """Time when some kernel or memory op of the call ran on the GPU (their union), wherever
+        it ran: within the host span or after the host returned. ``kernels.total_us`` exceeds it
+        only where kernels overlapped (several streams)."""
+        return self._gpu_work_us
 
     @property
     def gpu_idle_fraction(self) -> float:
@@ -291,8 +312,16 @@ class KernelProfile:
     @property
     @needs_measurement
     def gpu_busy_us(self) -> float:
-        """GPU busy time within one call's host span (union of kernels and memory ops), median."""
+        """GPU busy time within one call's host span (union of kernels and memory ops), median;
+        see ``CallProfile.gpu_busy_us``."""
         return statistics.median(c.gpu_busy_us for c in self.calls)
+
+    @property
+    @needs_measurement
+    def gpu_work_us(self) -> float:
+        """GPU busy time of one call's work wherever it ran (union of kernels and memory ops, not
+        cut at the host span), median; see ``CallProfile.gpu_work_us``."""
+        return statistics.median(c.gpu_work_us for c in self.calls)
 
     @property
     @needs_measurement
@@ -338,10 +367,7 @@ class KernelProfile:
     def host_summary(self) -> str:
         """Launches, host span, GPU idle share and the host syncs, as the profile table ends."""
         graphs = f" ({self.graph_launches} graph)" if self.graph_launches else ""
-        line = (
-            f"per call: {self.launches} launch(es){graphs}, host {format_us(self.wall_us)}us, "
-            f"GPU busy {format_us(self.gpu_busy_us)}us, idle {self.gpu_idle_fraction:.0%}"
-        )
+        line = f"per call: {self.launches} launch(es){graphs}, {gpu_time_line(self)}"
         syncs = self.syncs
         if not syncs:
             return f"{line}, no host syncs"

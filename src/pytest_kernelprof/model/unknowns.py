@@ -73,7 +73,7 @@ def describe(kernels: Sequence[KernelName]) -> list[str]:
     for kernel in kernels[:SHOWN]:
         op = getattr(kernel, "op", None)
         launched = f", launched by {op}" if op else ""
-        lines.append(f"  {display_name(kernel.name, 100)}  (unknown {missing(kernel)[0]}{launched})")
+        lines.append(f"  {display_name(kernel.name)}  (unknown {missing(kernel)[0]}{launched})")
     if len(kernels) > SHOWN:
         lines.append(f"  ... and {len(kernels) - SHOWN} more")
     return lines
@@ -120,7 +120,7 @@ def unplaced_summary(seen: Mapping[str, tuple[str, str]]) -> list[str]:
     for name in names[:UNPLACED_SHOWN]:
         op, nodeid = seen[name]
         launched = f"launched by {op}; " if op else ""
-        lines.append(f"{display_name(name, 100)}  ({launched}{nodeid})")
+        lines.append(f"{display_name(name)}  ({launched}{nodeid})")
     if len(names) > UNPLACED_SHOWN:
         lines.append(f"... and {len(names) - UNPLACED_SHOWN} more")
     lines.append("Kind and dtype questions warn about them. Teach the decoder what they are (ini):")

@@ -6,8 +6,8 @@ profile model (nor for torch)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
@@ -15,6 +15,7 @@ from ..options import DEFAULT_ROUNDS, DEFAULT_WARMUP, ProfileOptions, check_call
 from .settings import SETTINGS_KEY, Settings
 
 if TYPE_CHECKING:
+    from ..api.captures import Capture
     from ..api.profiler import Profiler
     from ..checks.baseline import BaselineNote, KernelBaseline
     from ..checks.rules import Rule
@@ -23,7 +24,28 @@ if TYPE_CHECKING:
 # The fixtures of the plugin; a test that requests one of them uses the plugin.
 FIXTURES = frozenset(("kernelprof", "kernel_baseline", "kernel_benchmark"))
 
-PROFILERS_KEY: pytest.StashKey[list[Profiler]] = pytest.StashKey()
+
+class _Captures(Protocol):
+    captures: list[Capture]
+
+
+# The test's profilers, and what holds the traces it read with load_trace (running.Loaded): the
+# captures of each go into the test's reports.
+PROFILERS_KEY: pytest.StashKey[list[_Captures]] = pytest.StashKey()
+
+
+@pytest.fixture(autouse=True)
+def _kernelprof_reports(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Open the test's list of profilers for the profiles taken without the ``kernelprof``
+    fixture (``pytest_kernelprof.profile``, ``Profiler()``, ``load_trace``), so that the test's
+    reports show them too (``running.py``, a leaf: no profile model is imported here)."""
+    from ..running import close_test, open_test
+
+    before = open_test(request.node.stash.setdefault(PROFILERS_KEY, []))
+    try:
+        yield
+    finally:
+        close_test(before)
 
 
 @pytest.fixture
@@ -49,7 +71,9 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
         decoder=settings.decoder,  # the ini's kernelprof_kernels; None: the built-in decoder
     )
     profiler = Profiler.from_options(options)
-    request.node.stash.setdefault(PROFILERS_KEY, []).append(profiler)
+    held = request.node.stash.setdefault(PROFILERS_KEY, [])
+    if not any(holder is profiler for holder in held):  # a profiler made in a test joins it by itself
+        held.append(profiler)
     return profiler
 
 

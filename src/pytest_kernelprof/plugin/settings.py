@@ -323,7 +323,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini(
         "kernelprof_forbid",
         "Rules every profile of the suite must satisfy, one a line: 'NAME: CONDITION ... | REASON' "
-        "(README: Suite-wide rules); default: none",
+        "(docs/rules.md); default: none",
         type="linelist",
         default=[],
     )

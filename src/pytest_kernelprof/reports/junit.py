@@ -13,7 +13,9 @@ profiled call: the median over the profile's calls, as ``KernelProfile`` reports
 ``kernelprof.kernels``      kernels per call (``len(prof.kernels)``)
 ``kernelprof.launches``     kernel launch calls per call (a graph launch counts one)
 ``kernelprof.kernel_us``    GPU time in kernels per call, microseconds (one decimal)
-``kernelprof.gpu_busy_us``  GPU busy time per call (kernels and memory ops), microseconds
+``kernelprof.gpu_busy_us``  GPU busy time per call within its host span (kernels and memory ops), microseconds
+``kernelprof.gpu_work_us``  GPU busy time per call wherever it ran: with the work that ran on after the host
+                            returned, so never below ``kernel_us`` unless kernels overlapped
 ``kernelprof.syncs``        host syncs per call
 ``kernelprof.dtoh_copies``  device-to-host copies per call
 ``kernelprof.peak_bytes``   allocator peak above the start of a call (live GPU profiles)
@@ -44,7 +46,15 @@ def _gpu_busy_us(prof: KernelProfile) -> float:
     return round(prof.gpu_busy_us, 1)
 
 
-_TIMES: dict[str, Callable[[KernelProfile], float]] = {"kernel_us": _kernel_us, "gpu_busy_us": _gpu_busy_us}
+def _gpu_work_us(prof: KernelProfile) -> float:
+    return round(prof.gpu_work_us, 1)
+
+
+_TIMES: dict[str, Callable[[KernelProfile], float]] = {
+    "kernel_us": _kernel_us,
+    "gpu_busy_us": _gpu_busy_us,
+    "gpu_work_us": _gpu_work_us,
+}
 
 # In the order they are written: the times here, the others metrics of checks/metrics.py by the same name.
 FIGURES = (
@@ -52,6 +62,7 @@ FIGURES = (
     "launches",
     "kernel_us",
     "gpu_busy_us",
+    "gpu_work_us",
     "syncs",
     "dtoh_copies",
     "peak_bytes",

@@ -201,7 +201,7 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     each a ``KernelName`` (``BaselineKernel`` or ``Kernel``)."""
 
     def key(k: Any) -> str:
-        return f"{k.kind}/{k.family} {display_name(k.name, 80)}"
+        return f"{k.kind}/{k.family} {display_name(k.name)}"
 
     a, b = [key(k) for k in stored], [key(k) for k in current]
     rows = []

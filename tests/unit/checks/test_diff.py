@@ -71,3 +71,18 @@ def test_removed_kernels_no_added_kernel_took_over_are_told() -> None:
     lines = render_diff(diff_kernels([add, mul, gemm], [fused]))
     assert lines[-2].startswith("fused: add (aten pointwise) + mul (aten pointwise) -> triton_poi_fused_add_mul_0")
     assert lines[-1].startswith("removed, taken over by no added kernel: gemm/nvjet")
+
+
+def test_a_diff_shows_names_as_the_kernel_table_does(trace: Trace) -> None:
+    # Issue 32 item 3: the diff dropped at::native:: where the table kept it, and named the cuBLAS
+    # gemv by its return type (enable_if<!(false), void>::type kernel<...>).
+    eager, compiled = load_trace(trace("decode_eager")).kernels, load_trace(trace("decode_compiled")).kernels
+    text = "\n".join(render_diff(diff_kernels(list(eager), list(compiled))))
+    table = eager.table()
+    for shown in (
+        "internal::gemvx::kernel<...>",
+        "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<...>, array<char*, 2ul> >",
+    ):
+        assert shown in text
+        assert shown in table
+    assert "enable_if" not in text + table

@@ -87,8 +87,8 @@ def test_a_forgotten_fp32_linear_breaks_the_fp32_gemm_rule(trace: Trace) -> None
         "1 of 7 kernels per call match:"
     )
     assert (
-        "3  gemm  cutlass  tn      -    6.8  aten::addmm  cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>"
-        in message
+        "3  gemm  cutlass  fp32   tn      -    6.8  aten::addmm  "
+        "cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>" in message
     )
     assert "nvjet" not in message  # the bf16 GEMMs are not listed
     assert "@pytest.mark.kernelprof_allow('fp32-gemm')" in message

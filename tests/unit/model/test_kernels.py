@@ -12,6 +12,7 @@ import pytest
 
 import pytest_kernelprof as kp
 from pytest_kernelprof import NoDeviceActivityError, OpNotFoundError, UndecodedKernelWarning, load_trace
+from pytest_kernelprof.tables import display_name
 from pytest_kernelprof.types import Kernel, KernelCount, KernelList
 
 Trace = Callable[[str], Path]
@@ -116,14 +117,23 @@ def test_measured_says_whether_gpu_work_was_recorded(trace: Trace) -> None:
     assert KernelList([]).table() == "(no kernels)"
 
 
-def test_names_copied_from_a_table_match_their_kernels() -> None:
+@pytest.mark.parametrize("name", ["geglu_eager", "decode_eager", "train_compiled"])
+def test_names_copied_from_a_table_match_their_kernels(trace: Trace, name: str) -> None:
     # Issue 21 item 3: tables drop "void " and shorten names; a shown name pasted into a query matches.
-    from pytest_kernelprof import load_trace
-
-    prof = load_trace("tests/data/h200_geglu_eager.json.gz")
+    # Issue 32 item 3: one rule, so the repr and the "nearest names" line show the table's name.
+    prof = load_trace(trace(name))
     for line in prof.kernels.table().splitlines()[1:]:
         shown = line.split("  ")[-1].strip()
         assert prof.kernels.count(shown) >= 1, shown
+        assert any(repr(shown) in repr(k) for k in prof.kernels), shown
+    for kernel in prof.kernels:
+        (line,) = prof.kernels.nearest_lines(kernel.name[:-3] + "x")
+        assert display_name(kernel.name) in line
+
+
+def test_a_shown_name_with_brackets_matches_its_kernel_though_a_glob_reads_them() -> None:
+    kernel = Kernel(name="void scan<float[4], (int)2>(float*)", kind="other", family="other")
+    assert KernelList([kernel]).count("scan<float[4], (int)2>") == 1
 
 
 @pytest.fixture
@@ -199,3 +209,59 @@ def test_tables_and_reprs_say_a_kernel_came_from_a_template() -> None:
     assert "inductor template" not in rows[2]
     assert repr(kernels[0]) == "Kernel(gemm/inductor template 0.0us 'triton_tem_fused_addmm_gelu_t_0')"
     assert repr(kernels[1]) == "Kernel(pointwise/inductor 0.0us 'triton_poi_fused_mul_1')"
+
+
+def test_the_table_shows_each_kernels_dtype_and_the_work_a_helper_is_part_of(trace: Trace) -> None:
+    # Issue 32 item 5: the bf16 MLP with an fp32 head; which GEMM runs in fp32 is in the table.
+    rows = [row.split() for row in load_trace(trace("bf16_mlp_fp32_linear")).kernels.table().splitlines()]
+    assert rows[0][:6] == ["#", "kind", "part", "of", "family", "dtype"]
+    assert [row[4] for row in rows[1:]] == ["bf16", "bf16", "fp32", "fp32", "fp32", "bf16", "bf16"]
+    assert rows[4][:5] == ["3", "gemm", "-", "cutlass", "fp32"]
+    assert rows[5][:5] == ["4", "reduction", "gemm", "cublas", "fp32"]  # cuBLAS's split-K reduce
+    # No helper, no "part of" column; an unknown dtype is "?".
+    kernels = KernelList([Kernel(name="k", kind="pointwise", family="aten")])
+    assert kernels.table().splitlines() == [
+        "#  kind       family  dtype  layout  ops   us  launched by  name",
+        "0  pointwise  aten    ?      -       -    0.0  -            k",
+    ]
+
+
+def test_dtype_questions_count_and_explain_themselves(trace: Trace) -> None:
+    from pytest_kernelprof.model.explain import explain
+
+    kernels = load_trace(trace("bf16_mlp_fp32_linear")).kernels
+    fp32 = kernels.count(kind="gemm", dtype="fp32")
+    assert fp32 == 1
+    assert fp32.query == "count(kind='gemm', dtype='fp32')"
+    assert kernels.count(kind="gemm", dtype="bf16") == 2
+    assert kernels.count(dtype="fp32") == 3
+    assert kernels.one(kind="gemm", dtype="fp32").family == "cutlass"
+    explanation = explain("==", fp32, 0)
+    assert explanation is not None
+    assert explanation.head[1] == "kernels.count(kind='gemm', dtype='fp32') matched 1 of 7 kernels: #3"
+    assert "dtype" in explanation.body[0]
+    with pytest.raises(AssertionError, match=r"exactly one kernel with kind='gemm' and dtype='bf16', found 2 of 7"):
+        kernels.one(kind="gemm", dtype="bf16")
+    with pytest.raises(ValueError, match=r"unknown dtype 'torch.float32' \(did you mean 'fp32'\?\); the dtypes are"):
+        kernels.count(dtype="torch.float32")
+
+
+def test_a_dtype_question_warns_about_the_kernels_of_unknown_dtype() -> None:
+    kernels = KernelList(
+        [
+            Kernel(name="nvjet_bf16", kind="gemm", family="nvjet", dtype="bf16"),
+            Kernel(name="my_gemm", kind="gemm", family="aten"),  # a GEMM, of no known dtype
+            Kernel(name="relu", kind="pointwise", family="aten"),  # no dtype either, but no GEMM
+        ]
+    )
+    with pytest.warns(UndecodedKernelWarning, match=r"count\(kind='gemm', dtype='bf16'\) may not hold: 1 kernel"):
+        assert kernels.count(kind="gemm", dtype="bf16") == 1
+    with pytest.warns(UndecodedKernelWarning, match=r"unknown dtype could change it:\n  my_gemm  \(unknown dtype\)"):
+        kernels.count(kind="gemm", dtype="fp32")
+    with pytest.warns(UndecodedKernelWarning), pytest.raises(AssertionError) as failed:
+        kernels.one(kind="gemm", dtype="fp32")
+    assert "1 kernel(s) of unknown dtype (#1) could be it: teach the decoder" in str(failed.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert kernels.count(kind="gemm") == 2  # no dtype asked: no dtype unknown
+        assert kernels.count("nvjet*", dtype="bf16") == 1  # the pattern rules my_gemm out

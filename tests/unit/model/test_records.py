@@ -146,6 +146,22 @@ def test_busy_time_is_the_union_clipped_to_the_call() -> None:
     assert call.wall_us == pytest.approx(100)
     assert call.gpu_idle_fraction == pytest.approx(1 - 36 / 100)
     assert call.launches == 4
+    # Issue 32 item 8: the whole of the call's GPU work is told beside it, the part after 100 too.
+    assert call.gpu_work_us == pytest.approx(11 + 20 + 30)
+
+
+def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace) -> None:
+    # Issue 32 item 8: the eager GeGLU MLP's kernels run back to back, but the host returns
+    # before the last ones end: busy within the host span is less than the kernels' time.
+    prof = load_trace(trace("geglu_eager"))
+    kernel_us = prof.kernels.total_us
+    assert prof.gpu_busy_us < 0.7 * kernel_us  # the figure that read as a contradiction
+    memory_us = sum(m.duration_us for m in prof.call.memory_ops)
+    assert kernel_us <= prof.gpu_work_us <= kernel_us + memory_us + 1e-6  # no overlap: all of it
+    assert prof.table().splitlines()[-1] == (
+        "per call: 5 launch(es), host 223.3us, GPU busy 139.4us of it (idle 38%), GPU work 234.1us in all, "
+        "no host syncs"
+    )
 
 
 def test_no_gpu_activity_raises_for_every_gpu_query() -> None:
@@ -155,7 +171,7 @@ def test_no_gpu_activity_raises_for_every_gpu_query() -> None:
     s.x("cuda_runtime", "cudaDeviceSynchronize", 20, 5, correlation=5)
     prof = build(s)
     assert prof.wall_us == pytest.approx(100)  # the host span needs no GPU
-    for query in ("copies", "launches", "graph_launches", "gpu_busy_us", "gpu_idle_fraction"):
+    for query in ("copies", "launches", "graph_launches", "gpu_busy_us", "gpu_work_us", "gpu_idle_fraction"):
         with pytest.raises(NoDeviceActivityError, match="no GPU activity"):
             getattr(prof, query)
         with pytest.raises(NoDeviceActivityError, match="no GPU activity"):

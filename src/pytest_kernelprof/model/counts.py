@@ -1,0 +1,61 @@
+"""What ``KernelList.count`` returns: an ``int`` that remembers what it counted, so that a failed
+assertion on it can show the kernels."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .kernels import KernelList, Pattern
+
+
+def query_text(method: str, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> str:
+    """``count('triton_*')``, ``count(kind='gemm', dtype='fp32')``: how a query was written, for messages."""
+    args = []
+    if pattern is not None:
+        args.append(f"re.compile({pattern.pattern!r})" if isinstance(pattern, re.Pattern) else repr(pattern))
+    if kind is not None:
+        args.append(f"kind={kind!r}")
+    if dtype is not None:
+        args.append(f"dtype={dtype!r}")
+    return f"{method}({', '.join(args)})"
+
+
+class KernelCount(int):
+    """What :meth:`KernelList.count` returns: an ``int`` that also holds what it counted (the
+    kernels, the pattern and kind, the indices that matched), for the report of a failed
+    assertion such as ``assert prof.kernels.count("triton_*gelu*") == 1``."""
+
+    kernels: KernelList
+    pattern: Pattern | None
+    kind: str | None
+    dtype: str | None
+    matched: tuple[int, ...]
+
+    def __new__(
+        cls,
+        matched: tuple[int, ...],
+        kernels: KernelList,
+        pattern: Pattern | None,
+        kind: str | None,
+        dtype: str | None = None,
+    ) -> KernelCount:
+        count = super().__new__(cls, len(matched))
+        count.kernels = kernels
+        count.pattern = pattern
+        count.kind = kind
+        count.dtype = dtype
+        count.matched = matched
+        return count
+
+    @property
+    def query(self) -> str:
+        """How the count was asked for: ``count('triton_*')``, ``count(kind='gemm', dtype='fp32')``."""
+        return query_text("count", self.pattern, self.kind, self.dtype)
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
+
+    def __reduce__(self) -> tuple[type[int], tuple[int]]:
+        return (int, (int(self),))
