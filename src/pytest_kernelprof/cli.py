@@ -24,7 +24,7 @@ from .decode import BUILT_IN, Decoder
 from .errors import IncompleteProfileError, KernelProfError
 from .model import CallProfile, KernelProfile, OpTable
 from .model.profiles import gpu_time_line
-from .tables import format_us, render_table
+from .tables import format_us, printable, render_table
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,7 +76,7 @@ def _head(path: str, prof: KernelProfile) -> str:
 
 
 def _counts(counter: Counter[str] | dict[str, int]) -> str:
-    return ", ".join(f"{name} x{n}" for name, n in sorted(counter.items())) or "none"
+    return ", ".join(f"{printable(name)} x{n}" for name, n in sorted(counter.items())) or "none"
 
 
 def op_tree(ops: OpTable) -> str:
