@@ -42,69 +42,38 @@ from typing import Any
 from ..errors import KernelProfError
 from ..model import KernelProfile
 from ..tables import display_name
-from ..traces.files import read_trace
+from ..traces import ANNOTATION, MEMCPY, OP, RUNTIME, STEP_PREFIX
+from ..traces.chrome import read_chrome_trace
 
 LAUNCH_PREFIXES = ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
-_RUNTIME = ("cuda_runtime", "cuda_driver", "runtime", "driver")
-_HOST = ("cpu_op", "operator", "user_annotation", *_RUNTIME)
-STEP_PREFIX = "ProfilerStep#"
 TABLE_ROWS = 500  # kernel table rows drawn at first; a button draws the rest
-
-
-# A host record as read from the trace: (what, start_us, dur_us, stream, name).
-_Record = tuple[str, float, float, int, str]
-
-
-def _host_record(e: dict[str, Any]) -> _Record | None:
-    """What the page needs of one trace event, or None: a call's range (``step``), a host
-    event (``host``: where a trace has no steps), a kernel launch or a memcpy. Never raises:
-    an event it cannot read is left out, as the page can do without it."""
-    if e.get("ph") != "X":
-        return None
-    cat, name = e.get("cat"), str(e.get("name", ""))
-    if cat == "user_annotation" and name.startswith(STEP_PREFIX):
-        what = "step"
-    elif cat in _RUNTIME and name.startswith(LAUNCH_PREFIXES):
-        what = "launch"
-    elif cat in ("gpu_memcpy", "memcpy"):
-        what = "copy"
-    elif cat in _HOST:
-        what = "host"
-    else:
-        return None
-    try:
-        ts, dur = float(e["ts"]), float(e.get("dur", 0))
-    except (KeyError, TypeError, ValueError, OverflowError):
-        return None
-    stream = 0
-    if what == "copy":
-        args = e.get("args")
-        given = str((args if isinstance(args, dict) else {}).get("stream", e.get("tid", 0)))
-        stream = int(given) if given.isdigit() else 0
-    return what, ts, dur, stream, name if what == "copy" else ""
 
 
 def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]]]]:
     """Per call (ProfilerStep#N, in order; the whole trace where it has none): the kernel
     launches ``[start_us, dur_us]`` and the memcpys ``[start_us, dur_us, stream, name]``,
     times from the start of the call as ``Kernel.start_us`` counts them. Read as
-    ``load_trace`` reads (size cap, gzip), in time linear in the events."""
+    ``load_trace`` reads (its reader, size cap and gzip), in time linear in the events."""
     try:
-        _, records = read_trace(trace, _host_record)
+        _, events = read_chrome_trace(trace)
     except (KernelProfError, OSError, ValueError):
         return []
-    steps = sorted((ts, ts + dur) for what, ts, dur, _, _ in records if what == "step")
+    steps = sorted(
+        (e.start / 1000, e.end / 1000) for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX)
+    )
     if not steps:
-        host = [ts for what, ts, _, _, _ in records if what in ("host", "launch")]
+        host = [e.start / 1000 for e in events if e.category in (OP, ANNOTATION, RUNTIME)]
         if not host:
             return []
         steps = [(min(host), float("inf"))]
     starts = [start for start, _ in steps]
     last = len(steps) - 1
     calls: list[dict[str, list[list[Any]]]] = [{"launches": [], "copies": []} for _ in steps]
-    for what, ts, dur, stream, name in records:
-        if what not in ("launch", "copy"):
+    for e in events:
+        launch = e.category == RUNTIME and e.name.startswith(LAUNCH_PREFIXES)
+        if not launch and e.category != MEMCPY:
             continue
+        ts, dur = e.start / 1000, round((e.end - e.start) / 1000, 3)
         # The first call (in start order) whose range holds ts: the one that starts last at or
         # before ts, or the one before it where the two ranges meet at ts.
         index = bisect.bisect_right(starts, ts) - 1
@@ -113,12 +82,12 @@ def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]
         if index < 0:
             continue
         start, end = steps[index]
-        if not ts <= end and not (what == "copy" and index == last and ts > start):
+        if not ts <= end and not (not launch and index == last and ts > start):
             continue
-        if what == "launch":
-            calls[index]["launches"].append([round(ts - start, 3), round(dur, 3)])
+        if launch:
+            calls[index]["launches"].append([round(ts - start, 3), dur])
         else:
-            calls[index]["copies"].append([round(ts - start, 3), round(dur, 3), stream, name])
+            calls[index]["copies"].append([round(ts - start, 3), dur, e.stream, e.name])
     return calls
 
 
