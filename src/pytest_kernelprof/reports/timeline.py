@@ -28,7 +28,6 @@ the run side by side, aligned as the baseline's diff aligns them.
 from __future__ import annotations
 
 import bisect
-import difflib
 import functools
 import html
 import json
@@ -39,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..checks.alignment import align
 from ..errors import KernelProfError
 from ..model import KernelProfile
 from ..tables import display_name
@@ -174,7 +174,7 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
 
     a, b = [key(k) for k in stored], [key(k) for k in current]
     rows = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in align(a, b):
         left, right = a[i1:i2], b[j1:j2]
         for n in range(max(len(left), len(right))):
             x = left[n] if n < len(left) else ""
