@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import importlib.metadata
 import os
+import select
 import signal
 import sys
 import tempfile
@@ -134,8 +135,25 @@ def _readable(path: str) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="kernelprof-") as folder:
         copy = os.path.join(folder, "stdin")
         with open(copy, "wb") as handle:
-            copy_capped(sys.stdin.buffer, handle, STDIN_NAME)
+            copy_capped(_stdin_chunks(), handle, STDIN_NAME)
         yield copy
+
+
+def _stdin_chunks(size: int = 1 << 20) -> Iterator[bytes]:
+    """Standard input, a chunk at a time as it comes. On POSIX each wait wakes every quarter
+    second: Python runs a signal's handler between bytecodes, so a SIGTERM that lands just
+    before a read blocks would wait for the next byte, or forever, if the wait never woke."""
+    if sys.platform == "win32":
+        yield from iter(lambda: sys.stdin.buffer.read(size), b"")
+        return
+    fd = sys.stdin.fileno()
+    while True:
+        while not select.select([fd], [], [], 0.25)[0]:
+            pass
+        chunk = os.read(fd, size)
+        if not chunk:
+            return
+        yield chunk
 
 
 def _load(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfile:

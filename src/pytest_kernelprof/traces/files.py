@@ -21,7 +21,7 @@ import re
 import stat
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -97,14 +97,14 @@ def _read_on(handle: Any, data: bytearray, name: str, cap: int) -> bytearray:
     return data
 
 
-def copy_capped(source: Any, target: Any, name: str) -> None:
-    """Copy the stream ``source`` (standard input) to the file ``target`` a chunk at a time,
-    refused once more than ``max_trace_bytes()`` came: an endless stream fills neither disk nor
-    memory. The bytes may be gzipped: the cap holds again for what they decompress to."""
+def copy_capped(chunks: Iterable[bytes], target: Any, name: str) -> None:
+    """Copy ``chunks`` (standard input's) to the file ``target``, refused once more than
+    ``max_trace_bytes()`` came: an endless stream fills neither disk nor memory. The bytes may
+    be gzipped: the cap holds again for what they decompress to."""
     __tracebackhide__ = hide_trace_errors
     cap = max_trace_bytes()
     copied = 0
-    while chunk := source.read(_CHUNK):
+    for chunk in chunks:
         copied += len(chunk)
         if copied > cap:
             raise _too_big(name, cap)
