@@ -124,6 +124,12 @@ def test_compat_versions(dev: ModuleType, asked: list[str], chosen: list[str]) -
     assert dev.compat_versions(asked, INDEX, "2.6") == chosen
 
 
+def test_the_floor_is_its_first_release(dev: ModuleType) -> None:
+    """torch>=2.7 admits 2.7.0 first: that one is run, not the newest 2.7.x."""
+    assert dev.compat_versions([], INDEX, "2.7") == ["2.7.0", "2.8.0", "2.14.1", "2.15.0"]
+    assert dev.compat_versions(["floor", "2.7"], INDEX, "2.7") == ["2.7.0", "2.7.1"]
+
+
 def test_compat_versions_the_index_cannot_give(dev: ModuleType) -> None:
     with pytest.raises(SystemExit, match="no torch 2.9.x"):
         dev.compat_versions(["2.9"], INDEX, "2.6")

@@ -274,7 +274,7 @@ def profiler_session(*, stacks: bool = False) -> Iterator[Any]:
     try:
         yield prof
     finally:
-        prof.__exit__(None, None, None)
+        _stop(prof)
 
 
 def _release_prepared(torch: Any, prof: Any) -> None:
@@ -296,3 +296,15 @@ def _release_prepared(torch: Any, prof: Any) -> None:
     if profiler_running():
         with contextlib.suppress(Exception):
             disable()
+
+
+def _stop(prof: Any) -> None:
+    """Stop the session, also one that another profiler in the process already stopped: torch
+    2.11 and older then raise "Can't disable Kineto profiler when it's not running" (2.12+
+    stop nothing), which would hide the ProfilerBusyError that says what happened."""
+    running = profiler_running()
+    try:
+        prof.__exit__(None, None, None)
+    except RuntimeError:
+        if running:
+            raise

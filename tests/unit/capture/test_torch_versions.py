@@ -98,3 +98,29 @@ def test_a_start_that_fails_once_prepared_releases_kineto(monkeypatch: pytest.Mo
     assert not profiler_running()
     monkeypatch.undo()
     assert kp.profile(torch.relu, torch.randn(4)).ops["aten::relu"].count == 1
+
+
+def own_profiler(x: torch.Tensor) -> torch.Tensor:
+    with torch.profiler.profile():
+        return torch.relu(x)
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["below-torch-profiler", "torch-profiler"])
+def test_a_session_another_profiler_stopped_is_reported_not_its_stop(
+    monkeypatch: pytest.MonkeyPatch, direct: bool
+) -> None:
+    """torch 2.11 and older raise at the stop of a session that another profiler in the process
+    already stopped; the user is told what happened (ProfilerBusyError), not torch's RuntimeError."""
+    real = torch.autograd.profiler._disable_profiler
+
+    def disable_as_torch_2_11() -> Any:
+        if not torch._C._autograd._profiler_enabled():
+            raise RuntimeError("Can't disable Kineto profiler when it's not running")
+        return real()
+
+    monkeypatch.setattr(capture, "_direct_session_is_equivalent", lambda _torch: direct)
+    monkeypatch.setattr(torch.autograd.profiler, "_disable_profiler", disable_as_torch_2_11)
+    with pytest.raises(kp.ProfilerBusyError, match="the callable started or stopped a torch profiler"):
+        kp.profile(own_profiler, torch.randn(4))
+    assert not profiler_running()
+    assert kp.profile(torch.relu, torch.randn(4)).ops["aten::relu"].count == 1
