@@ -47,7 +47,10 @@ def test_both_readers_give_the_same_events_for_every_recorded_trace(name: str, m
     assert len(events) > 10
     expected = read_with(path, "json", monkeypatch)
     assert expected == ("ok", repr((header, fields(events))))
-    assert header["deviceProperties"][0]["name"] == "NVIDIA H200"
+    if name.startswith("cpu_torch"):  # a CPU trace of another torch version's layout (test_torch_layouts.py)
+        assert header["deviceProperties"] == []
+    else:
+        assert header["deviceProperties"][0]["name"] == "NVIDIA H200"
     if name.startswith("zoo/"):
         assert any(event.input_types for event in events), "the ops' input types were not read"
 
