@@ -10,13 +10,15 @@ early (``| head``), as for a process that SIGPIPE ended.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import os
-import shutil
+import signal
 import sys
 import tempfile
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .api.profiler import read_trace as load_trace  # a command, not a test's profile: kept for no report
 from .checks.diff import count_changes, diff_kernels, render_diff, time_change
@@ -24,7 +26,8 @@ from .decode import BUILT_IN, Decoder
 from .errors import IncompleteProfileError, KernelProfError
 from .model import CallProfile, KernelProfile, OpTable
 from .model.profiles import gpu_time_line
-from .tables import format_us, render_table
+from .tables import format_us, printable, render_table
+from .traces.files import copy_capped
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,7 +79,7 @@ def _head(path: str, prof: KernelProfile) -> str:
 
 
 def _counts(counter: Counter[str] | dict[str, int]) -> str:
-    return ", ".join(f"{name} x{n}" for name, n in sorted(counter.items())) or "none"
+    return ", ".join(f"{printable(name)} x{n}" for name, n in sorted(counter.items())) or "none"
 
 
 def op_tree(ops: OpTable) -> str:
@@ -120,19 +123,27 @@ def _shown(path: str) -> str:
     return STDIN_NAME if path == STDIN else path
 
 
-def _load(path: str, decoder: Decoder = BUILT_IN) -> KernelProfile:
-    """The profile of the trace at ``path``, or of standard input for ``-`` (copied to a
-    temporary file: the reader takes a file, gzipped or not)."""
+@contextlib.contextmanager
+def _readable(path: str) -> Iterator[str]:
+    """``path``, or for ``-`` a copy of standard input (the reader takes a file, gzipped or not;
+    the timeline page reads it again): at most the trace size cap, removed when the command
+    ends, by SIGTERM too (``main``)."""
     if path != STDIN:
-        return _load_file(path, path, decoder)
+        yield path
+        return
     with tempfile.TemporaryDirectory(prefix="kernelprof-") as folder:
         copy = os.path.join(folder, "stdin")
         with open(copy, "wb") as handle:
-            shutil.copyfileobj(sys.stdin.buffer, handle, 1 << 20)
-        try:
-            return _load_file(copy, STDIN_NAME, decoder)
-        except KernelProfError as exc:  # it names the file: name what the user gave
-            raise type(exc)(str(exc).replace(copy, STDIN_NAME)) from None
+            copy_capped(sys.stdin.buffer, handle, STDIN_NAME)
+        yield copy
+
+
+def _load(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfile:
+    """The profile of the trace at ``path`` (``name``: what the user gave, for messages)."""
+    try:
+        return _load_file(path, name, decoder)
+    except KernelProfError as exc:  # it names the file: name what the user gave
+        raise type(exc)(str(exc).replace(path, name)) from None
 
 
 def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfile:
@@ -149,8 +160,13 @@ def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfi
 
 
 def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: Decoder = BUILT_IN) -> int:
-    prof = _load(path, decoder)
-    print(_head(_shown(path), prof))
+    with _readable(path) as readable:
+        return _show(readable, _shown(path), calls, ops, html, decoder)
+
+
+def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder) -> int:
+    prof = _load(path, name, decoder)
+    print(_head(name, prof))
     views = prof.calls if calls else (prof.call,)
     for view in views:
         if calls:
@@ -176,7 +192,7 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: De
     if html:
         from .reports.timeline import write_page
 
-        write_page(html, prof, title=path, trace=path)
+        write_page(html, prof, title=name, trace=path)
         print(f"timeline page: {html}")
     return 0
 
@@ -184,7 +200,8 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: De
 def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     if path_a == path_b == STDIN:
         raise KernelProfError(f"only one of the traces can be standard input ('{STDIN}')")
-    a, b = _load(path_a, decoder), _load(path_b, decoder)
+    with _readable(path_a) as readable_a, _readable(path_b) as readable_b:
+        a, b = _load(readable_a, _shown(path_a), decoder), _load(readable_b, _shown(path_b), decoder)
     path_a, path_b = _shown(path_a), _shown(path_b)
     print(f"a = {_head(path_a, a)}")
     print(f"b = {_head(path_b, b)}")
@@ -212,8 +229,23 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     return 0 if result.same else 1
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM ends the command as an exception would: the copy of standard input is removed."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if threading.current_thread() is not threading.main_thread():  # signals go to the main thread
+        return _run(args)
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return _run(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         decoder = BUILT_IN.teach_lines(args.kernels, "--kernels") if args.kernels else BUILT_IN
         status = (

@@ -29,9 +29,9 @@ def display_name(name: str, width: int = NAME_WIDTH) -> str:
             text = collapsed
     text = text.replace(_MARK, _UNNAMED)
     if len(text) <= width:
-        return text
+        return printable(text)
     keep = width - 3
-    return text[: keep * 2 // 3] + "..." + text[len(text) - (keep - keep * 2 // 3) :]
+    return printable(text[: keep * 2 // 3] + "..." + text[len(text) - (keep - keep * 2 // 3) :])
 
 
 _ANONYMOUS = "(anonymous namespace)"
@@ -157,8 +157,9 @@ def _collapse_longest(text: str) -> str | None:
 
 
 def render_table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, right: Iterable[int] = ()) -> str:
-    """Columns padded to their widest cell; the columns in ``right`` are right-aligned."""
-    all_rows = [list(headers), *[list(row) for row in rows]]
+    """Columns padded to their widest cell; the columns in ``right`` are right-aligned. Each
+    cell is shown :func:`printable`: a name from a trace stays on its row."""
+    all_rows = [[printable(cell) for cell in row] for row in (headers, *rows)]
     right_aligned = set(right)
     widths = [max(len(row[i]) for row in all_rows) for i in range(len(headers))]
     lines = []
@@ -179,3 +180,28 @@ def nearest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     core = word.strip("*?")
     contains = [c for c in pool if core and core.lower() in c.lower() and c not in close]
     return (contains + close)[:n]
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def printable(text: str) -> str:
+    """``text`` (a name from a trace, say) as it can be shown on one line of a terminal or a CI
+    log: each character that is not printable (a newline, a carriage return, an ANSI escape, a
+    line separator) as its Python escape (``\\n``, ``\\x1b``, ``\\u2028``), and a ``::`` that would
+    start the line written ``\\x3a:``, so that no name becomes a GitHub Actions workflow command
+    (the runner reads a line that starts with ``::``, spaces before it allowed, as one)."""
+    if text.isprintable() and not text.lstrip(" ").startswith("::"):
+        return text
+    shown = "".join(char if char.isprintable() else _escaped(char) for char in text)
+    start = len(shown) - len(shown.lstrip(" "))
+    if shown.startswith("::", start):
+        shown = shown[:start] + "\\x3a" + shown[start + 1 :]
+    return shown

@@ -18,6 +18,7 @@ from pytest_kernelprof import KernelProfile, load_trace
 from pytest_kernelprof.assemble import build_profile
 from pytest_kernelprof.checks.baseline import record
 from pytest_kernelprof.health import CompileFacts, MemoryReading
+from pytest_kernelprof.tables import printable
 from pytest_kernelprof.traces.chrome import events_from_trace_file
 from tests.helpers import DATA
 
@@ -317,8 +318,9 @@ def test_odd_test_ids_and_check_names_reach_the_summary_whole(
     text = (cpu_pytester.path / "summary.md").read_text(encoding="utf-8")
     assert f"**{len(ODD_IDS)} baseline metrics improved**" in text
     # pytest escapes a test id's non-ASCII and control characters in the node id; a check
-    # name arrives as the test wrote it.
+    # name arrives as the test wrote it, its control characters escaped (one line each).
     for odd in ODD_IDS:
         shown = odd.encode("unicode_escape").decode("ascii")
-        assert f"improved: test_odd[{shown}] (check {odd}) peak_bytes 1,000,000 -> 800,000; " in text, odd
+        check = printable(odd)
+        assert f"improved: test_odd[{shown}] (check {check}) peak_bytes 1,000,000 -> 800,000; " in text, odd
         assert f"lock it in with --kernelprof-update 'test_odd.py::test_odd[{shown}]'" in text, odd

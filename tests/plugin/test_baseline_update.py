@@ -64,6 +64,8 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
     record(c, "sm90", "default", load_trace(DATA / "h200_linear_eager.json.gz"))
     orphan = folder / baseline_file_name("test_removed")
     orphan.write_text("{}")
+    stale = folder / ".test_c.json.k2j3x9.tmp"  # a write that a killed run left
+    stale.write_text('{"format": 2, "ar')
     (pytester.path / "which.txt").write_text("geglu_eager")
     (pytester.path / "fail.txt").write_text("")  # test_c fails after its check
 
@@ -82,9 +84,10 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
     assert oct(a.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
     result.stdout.fnmatch_lines(
         [
-            "*- kernelprof: 2 unused baseline entries -*",
+            "*- kernelprof: 3 unused baseline entries -*",
             f"{b}: sm90/gone",
             f"{orphan} (no test of that name ran)",
+            f"{stale} (a baseline write that a killed run left unfinished)",
             "not deleted: the run did not pass (exit status 1)",
         ]
     )
@@ -105,8 +108,14 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
     result = pytester.runpytest("--kernelprof-prune")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
-        ["*- kernelprof: deleted 2 baseline entries -*", f"{b}: sm90/gone", f"{orphan} (no test of that name ran)"]
+        [
+            "*- kernelprof: deleted 3 baseline entries -*",
+            f"{stale} (a baseline write that a killed run left unfinished)",
+            f"{b}: sm90/gone",
+            f"{orphan} (no test of that name ran)",
+        ]
     )
+    assert not stale.exists()
     result.stdout.no_fnmatch_line("*kernelprof: *unused*")
     assert not orphan.exists()
     assert sorted(json.loads(b.read_text())["archs"]["sm90"]) == ["default"]

@@ -96,7 +96,7 @@ def project(cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> p
 
 def _summary_of_the_failures(text: str) -> None:
     """What the Markdown summary of a run of SUITE says about its failures."""
-    assert "3 tests failed on the GPU profile (1 rule, 1 baseline, 1 syncs)" in text
+    assert "### 3 tests failed: 1 on a kernelprof_forbid rule, 1 on its kernel baseline, 1 on host syncs\n" in text
     rule, baseline, syncs = (
         text.index(f"test_ci.py::{name}")
         for name in ("test_rule_broken", "test_baseline_regression", "test_sync_assert")
@@ -278,7 +278,7 @@ def test_everything_under_xdist_with_paths_relative_to_the_workspace(
     result = project.runpytest("-n", "2", "--junitxml", "out.xml", "--kernelprof-summary", "summary.md")
     result.assert_outcomes(passed=2, failed=4)
     text = (project.path / "summary.md").read_text()
-    assert "3 tests failed on the GPU profile (1 rule, 1 baseline, 1 syncs)" in text
+    assert "### 3 tests failed: 1 on a kernelprof_forbid rule, 1 on its kernel baseline, 1 on host syncs\n" in text
     assert "_geglu_tanh_forward_kernel" in text
     found = _annotations(result.outlines)
     assert len(found) == 4, found  # the sync twice, the rule break, the baseline
@@ -484,7 +484,10 @@ def test_categories_come_from_types_whatever_the_messages_say(cpu_pytester: pyte
     result = cpu_pytester.runpytest("--kernelprof-summary", "summary.md", "-p", "no:randomly")
     result.assert_outcomes(failed=8)
     text = (cpu_pytester.path / "summary.md").read_text()
-    assert "7 tests failed on the GPU profile (1 rule, 2 baseline, 2 syncs, 2 kernels)" in text
+    assert (
+        "### 7 tests failed: 1 on a kernelprof_forbid rule, 2 on their kernel baselines, 2 on host syncs, "
+        "2 on kernel assertions\n"
+    ) in text
     said = dict(re.findall(r"<code>test_rw\.py::(test_r\d)</code> ([\w ]+?) at", text))
     assert said == {
         "test_r1": "broke a kernelprof_forbid rule",

@@ -6,14 +6,14 @@ decoded names with more fields).
 
 from __future__ import annotations
 
-import difflib
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from ..decode import KernelName
 from ..tables import display_name, format_us
+from .alignment import align
 
 # A diff of live kernels or of stored ones; a key function takes what the sequences hold.
 K = TypeVar("K", bound=KernelName)
@@ -69,26 +69,39 @@ def diff_kernels(
             return by(k)
         return (k.name,) if by == "name" else shape_key(k)
 
-    matcher = difflib.SequenceMatcher(a=[token(k) for k in before], b=[token(k) for k in after], autojunk=False)
     changes: list[Change] = []
     removed: list[KernelName] = []
     added: list[KernelName] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in align([token(k) for k in before], [token(k) for k in after]):
         if tag == "equal":
             changes.extend(Change("=", a, b) for a, b in zip(before[i1:i2], after[j1:j2], strict=True))
             continue
-        olds, news = list(before[i1:i2]), list(after[j1:j2])
-        for old in list(olds):
-            twin = next((new for new in news if shape_key(new) == shape_key(old)), None)
-            if twin is not None:
-                changes.append(Change("~", old, twin))
-                olds.remove(old)
-                news.remove(twin)
+        olds, news = _paired(list(before[i1:i2]), list(after[j1:j2]), changes)
         changes.extend(Change("-", old, None) for old in olds)
         changes.extend(Change("+", None, new) for new in news)
         removed.extend(olds)
         added.extend(news)
     return KernelDiff(tuple(changes), _fusions(removed, added))
+
+
+def _paired(olds: list[K], news: list[K], changes: list[Change]) -> tuple[list[K], list[K]]:
+    """Pair each old kernel of a replaced stretch, in order, with the first new one of its shape
+    not yet paired (a ``~`` change each); the olds and news left unpaired, in order. The news
+    are kept by shape, so a long stretch costs one pass over each side."""
+    waiting: dict[Hashable, deque[int]] = {}
+    for position, new in enumerate(news):
+        waiting.setdefault(shape_key(new), deque()).append(position)
+    paired: set[int] = set()
+    left: list[K] = []
+    for old in olds:
+        twins = waiting.get(shape_key(old))
+        if twins:
+            position = twins.popleft()
+            paired.add(position)
+            changes.append(Change("~", old, news[position]))
+        else:
+            left.append(old)
+    return left, [new for position, new in enumerate(news) if position not in paired]
 
 
 def _fusions(
@@ -97,21 +110,33 @@ def _fusions(
     """(removed kernels, the added kernel that fuses them), in launch order. Each added kernel
     takes the earliest removed kernels not yet taken that compute an op of it that the ones it
     took do not: one per op, so that the add, tanh and mul of each layer go to that layer's
-    fused kernel, not all of them to every one."""
-    taken: set[int] = set()
+    fused kernel, not all of them to every one.
+
+    Of the removed kernels that compute the same ops, only the earliest not yet taken can be
+    taken (once it is looked at, its ops are done): so each added kernel looks at that one of
+    each set of ops within its own, not at every removed kernel."""
+    untaken: dict[frozenset[str], deque[int]] = {}  # a set of ops -> the removed computing it, in order
+    for index, old in enumerate(removed):
+        mine = _ops(old)
+        if mine:
+            untaken.setdefault(mine, deque()).append(index)
+    holding: dict[str, list[frozenset[str]]] = {}  # an op -> the sets of ops that hold it
+    for ops in untaken:
+        for op in ops:
+            holding.setdefault(op, []).append(ops)
     fusions = []
     for new in added:
         ops = _ops(new)
-        covered: list[tuple[int, KernelName]] = []
+        within = {mine for op in ops for mine in holding.get(op, ()) if mine <= ops and untaken[mine]}
+        covered: list[frozenset[str]] = []
         done: set[str] = set()
-        for index, old in enumerate(removed):
-            mine = _ops(old)
-            if index not in taken and mine and mine <= ops and not mine <= done:
-                covered.append((index, old))
+        for _, mine in sorted((untaken[mine][0], mine) for mine in within):
+            if not mine <= done:
+                covered.append(mine)
                 done.update(mine)
         if len(covered) > 1:
-            taken.update(index for index, _ in covered)
-            fusions.append((tuple(old for _, old in covered), new))
+            taken = [untaken[mine].popleft() for mine in covered]
+            fusions.append((tuple(removed[index] for index in taken), new))
     return tuple(fusions)
 
 

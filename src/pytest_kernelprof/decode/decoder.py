@@ -39,12 +39,16 @@ FAMILIES = tuple(dict.fromkeys([*(rule.family for rule in RULES), "liger", "trit
 # Kernels that work on an op's indices rather than its data: neither the integer types of
 # their templates nor their op's inputs' dtype says what they compute on.
 _INDEX_KINDS = frozenset(("indexing", "sort", "scan"))
+# How much of a name the grammar reads: the longest real names (CUTLASS, cuDNN) run to about
+# 5,000 characters; a longer one is read on its first MAX_READ, so that no rule's pattern costs
+# more than that on a name made to be long.
+MAX_READ = 8192
 
 
 @functools.lru_cache(maxsize=8192)
 def _by_name(name: str) -> KernelName:
     """What the name alone says: the grammar, then the floating types of the template arguments."""
-    text = demangled(name[len(_VOID) :] if name.startswith(_VOID) else name)
+    text = demangled(name[len(_VOID) :] if name.startswith(_VOID) else name)[:MAX_READ]
     head, arguments = split_head(text)
     for rule in RULES:
         if not rule.pattern.search(text):

@@ -80,7 +80,8 @@ _KNOWN_ATEN_OPS = frozenset(
 )
 
 
-def _split_fused(joined: str) -> tuple[str, ...]:
+def _words(joined: str) -> list[str]:
+    """The "_"-separated words of a joined string, a run of underscores kept on the next word."""
     words: list[str] = []
     pending_underscore = ""
     for word in joined.split("_"):
@@ -89,10 +90,22 @@ def _split_fused(joined: str) -> tuple[str, ...]:
             continue
         words.append(pending_underscore + word)
         pending_underscore = ""
+    return words
+
+
+# The most words a known op spans: no longer run can match one, so the split tries no more.
+_MOST_OP_WORDS = max(len(_words(op)) for op in _KNOWN_ATEN_OPS)
+# Inductor names a kernel after 10 ops at most (``kernel_name_max_ops``); the words past this
+# many are not split, so that a hostile name costs no more than a long real one.
+MAX_FUSED_WORDS = 256
+
+
+def _split_fused(joined: str) -> tuple[str, ...]:
+    words = _words(joined)[:MAX_FUSED_WORDS]
     ops: list[str] = []
     i = 0
     while i < len(words):
-        for j in range(len(words), i + 1, -1):
+        for j in range(min(len(words), i + _MOST_OP_WORDS), i + 1, -1):
             candidate = "_".join(words[i:j])
             if candidate in _KNOWN_ATEN_OPS:
                 ops.append(candidate)
@@ -141,8 +154,10 @@ def template_kind(fused_ops: tuple[str, ...]) -> str | None:
 
 
 # Triton before 3.0 appended its specialisation of each argument to a kernel's name, argument
-# 0 first (triton_poi_fused_add_0_0d1d2d3de: kernel 0, then "0d1d2d3de").
-_TRITON_SIGNATURE = re.compile(r"_0[a-z]*(?:\d+[a-z]*)*$")
+# 0 first (triton_poi_fused_add_0_0d1d2d3de: kernel 0, then "0d1d2d3de"). One character class,
+# not ``[a-z]*(?:\d+[a-z]*)*`` (the same strings), whose nested repeats backtrack exponentially
+# on a long run of digits that does not end the name.
+_TRITON_SIGNATURE = re.compile(r"_0[a-z\d]*$")
 
 
 def inductor_ops(name: str) -> tuple[str, ...]:

@@ -227,8 +227,9 @@ _OTHER_FUNCTIONS = (
 _LIGER_FUNCTION = re.compile(rf"^(?:_?Liger\w*Function|{'|'.join(_OTHER_FUNCTIONS)})(?:Backward)?$")
 
 # Triton before 3.0 appended its specialisation of each argument to a kernel's name
-# (``_rms_norm_forward_kernel_0d1d2d3de4de5``): argument 0 first, its index and letters.
-_TRITON_SIGNATURE = re.compile(r"_0[a-z]*(?:\d+[a-z]*)*$")
+# (``_rms_norm_forward_kernel_0d1d2d3de4de5``): argument 0 first, its index and letters. One
+# character class (inductor.py says why).
+_TRITON_SIGNATURE = re.compile(r"_0[a-z\d]*$")
 
 
 def is_liger_op(op: str | None) -> bool:

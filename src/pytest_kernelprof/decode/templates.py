@@ -23,14 +23,17 @@ _TYPES = (
 )
 # The data type of a cuBLAS level-1/2 kernel is its tensor parameter's; the leading scalar
 # type is the compute type (dot_kernel<float, ..., cublasGemvTensor<__nv_bfloat16 const>>).
-_TENSOR_ARGUMENT = re.compile(r"\w*Tensor<([^<>]*)>")
+# (No ``\\w*`` before it: the same arguments found, without a scan back over each word.)
+_TENSOR_ARGUMENT = re.compile(r"Tensor<([^<>]*)>")
 _HEAD_END = re.compile(r"[<(]")
 
 
 # Itanium-mangled names (CUPTI leaves some, e.g. Composable Kernel's and cuDNN's CUTLASS
 # kernels): _ZN<len><id><len><id>...I<template arguments>E...; read the nested name and
-# spell the extended float types that the rules and the template reader know.
-_LENGTH = re.compile(r"\d+")
+# spell the extended float types that the rules and the template reader know. A length of
+# nine digits at most: longer runs name no part of any real name, and Python refuses to read
+# an integer of more than 4,300 digits.
+_LENGTH = re.compile(r"\d{1,9}")
 _MANGLED_TYPES = (("DF16b", " __bf16 "), ("DF16_", " _Float16 "), ("DF8_", " __fp8 "))
 
 
@@ -115,8 +118,20 @@ _NOT_DATA = re.compile(
     r"(?:elementwise_kernel_with_index|distribution_\w*kernel|IntDivider|OffsetCalculator|region_transform\w*"
     r"|Array|array|ncclDevKernelArgsStorage|policy_hub)$"
 )
-_OWNER = re.compile(r"([\w]+)\s*$")
 _FIRST_ARGUMENT_END = re.compile(r"[,<>()]")
+
+
+def _owner(text: str, end: int) -> str:
+    """The word that ends ``text[:end]``, spaces after it allowed (``ReduceOp`` of ``ReduceOp <``):
+    read backwards from ``end``, so that the ``<`` of a long name cost no more than the word each.
+    (``\\w`` and ``\\s`` are ``isalnum`` or ``_`` and ``isspace``, as ``re`` defines them.)"""
+    stop = end
+    while stop > 0 and text[stop - 1].isspace():
+        stop -= 1
+    start = stop
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return text[start:stop]
 
 
 def _template_section(arguments: str) -> str:
@@ -149,8 +164,8 @@ def template_integer_dtype(head: str, arguments: str) -> str | None:
     for position, char in enumerate(section):
         if char != "<":
             continue
-        owner = _OWNER.search(head) if position == 0 else _OWNER.search(section, 0, position)
-        if owner is not None and _NOT_DATA.search(owner.group(1)):
+        owner = _owner(head, len(head)) if position == 0 else _owner(section, position)
+        if owner and _NOT_DATA.search(owner):
             continue
         end = _FIRST_ARGUMENT_END.search(section, position + 1)
         if end is None or end.group() not in ",>":

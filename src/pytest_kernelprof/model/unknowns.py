@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from ..decode import KernelName
 from ..decode.templates import split_head
 from ..errors import UndecodedKernelWarning
-from ..tables import display_name
+from ..tables import display_name, printable
 
 SHOWN = 5  # kernels listed in one warning; the rest are counted
 
@@ -51,7 +51,11 @@ def teaching_glob(name: str) -> str:
     own = head.rpartition("::")[2] or head
     if own != head:
         own = f"*::{own}"
-    return f"{own}*" if rest else own
+    glob = f"{own}*" if rest else own
+    # An ini line: a character that cannot be written on one (a newline) matches as "?", and a
+    # leading ":" as "[:]", so that the line is never a GitHub Actions workflow command.
+    glob = "".join(char if char.isprintable() else "?" for char in glob)
+    return "[:]" + glob[1:] if glob.startswith("::") else glob
 
 
 def missing(kernel: KernelName) -> tuple[str, ...]:
@@ -72,7 +76,7 @@ def describe(kernels: Sequence[KernelName]) -> list[str]:
     lines = []
     for kernel in kernels[:SHOWN]:
         op = getattr(kernel, "op", None)
-        launched = f", launched by {op}" if op else ""
+        launched = f", launched by {printable(op)}" if op else ""
         lines.append(f"  {display_name(kernel.name)}  (unknown {missing(kernel)[0]}{launched})")
     if len(kernels) > SHOWN:
         lines.append(f"  ... and {len(kernels) - SHOWN} more")
@@ -119,8 +123,8 @@ def unplaced_summary(seen: Mapping[str, tuple[str, str]]) -> list[str]:
     lines = [f"kernelprof: {len(names)} kernel name(s) no evidence could place"]
     for name in names[:UNPLACED_SHOWN]:
         op, nodeid = seen[name]
-        launched = f"launched by {op}; " if op else ""
-        lines.append(f"{display_name(name)}  ({launched}{nodeid})")
+        launched = f"launched by {printable(op)}; " if op else ""
+        lines.append(f"{display_name(name)}  ({launched}{printable(nodeid)})")
     if len(names) > UNPLACED_SHOWN:
         lines.append(f"... and {len(names) - UNPLACED_SHOWN} more")
     lines.append("Kind and dtype questions warn about them. Teach the decoder what they are (ini):")

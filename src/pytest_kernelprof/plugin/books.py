@@ -138,16 +138,24 @@ class Books:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
         if not self.controller():
             return
-        for title, *lines in self._unplaced_section():
-            terminalreporter.write_sep("-", title)
+        unplaced, devices = self._unplaced_section(), self._device_lines()
+        baselines = self._baseline_sections(int(exitstatus))
+        if not unplaced and not devices and not baselines:
+            return
+        from ..tables import printable
+
+        # Every line through printable(): the names in them come from traces and test ids, and
+        # none may start a new line or a GitHub Actions workflow command.
+        for title, *lines in unplaced:
+            terminalreporter.write_sep("-", printable(title))
             for line in lines:
-                terminalreporter.write_line(line)
-        for line in self._device_lines():
-            terminalreporter.write_line(line)
-        for title, *lines in self._baseline_sections(int(exitstatus)):
-            terminalreporter.write_sep("-", title)
+                terminalreporter.write_line(printable(line))
+        for line in devices:
+            terminalreporter.write_line(printable(line))
+        for title, *lines in baselines:
+            terminalreporter.write_sep("-", printable(title))
             for line in lines:
-                terminalreporter.write_line(line)
+                terminalreporter.write_line(printable(line))
 
     def _unplaced_section(self) -> list[list[str]]:
         seen: dict[str, tuple[str, str]] = {}  # name -> (launching op, first node id)

@@ -11,8 +11,10 @@ that a session that does not costs next to nothing over ``-p no:kernelprof``."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Generator, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
@@ -28,6 +30,7 @@ from .gpus import (
     gpu_turn,
     gpus_needed,
     new_lock_file,
+    parse_gpu_spec,
     remove_lock_file,
     take_worker_gpu,
     visible_gpu_count,
@@ -98,7 +101,13 @@ def _configure_gpus(config: pytest.Config) -> None:
             config.pluginmanager.register(GpuLending(workerinput[GPU_LOCK], chosen), "kernelprof-gpu-lending")
         return
     spec_text = config.getoption("kernelprof_gpus")
-    if spec_text is None or not config.pluginmanager.hasplugin("xdist") or not config.getoption("numprocesses", None):
+    if spec_text is None:
+        return
+    try:
+        parse_gpu_spec(spec_text)  # a bad value is an error with or without workers
+    except GpuSpecError as exc:
+        raise pytest.UsageError(f"--kernelprof-gpus {spec_text}: {exc}") from None
+    if not config.pluginmanager.hasplugin("xdist") or not config.getoption("numprocesses", None):
         return
     try:
         config.stash[GPUS_KEY] = choose_gpus(spec_text)
@@ -140,6 +149,34 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
+    return [*_trace_dir_line(config), *_gpu_lines(config)]
+
+
+def _trace_dir_line(config: pytest.Config) -> list[str]:
+    """Once, before any test: a --kernelprof-trace-dir no trace can be written to (the report
+    of a failing test says so again; a passing test's, under --kernelprof-save all, is not shown)."""
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is None or settings.trace_dir is None or settings.save == "none":
+        return []
+    problem = unwritable_folder(settings.trace_dir)
+    if problem is None:
+        return []
+    return [f"kernelprof: no trace will be written to --kernelprof-trace-dir {settings.trace_dir}: {problem}"]
+
+
+def unwritable_folder(path: Path) -> str | None:
+    """Why no file can be made under the folder ``path`` (made where missing), or None."""
+    existing = path
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"this user cannot write to {existing}"
+    return None
+
+
+def _gpu_lines(config: pytest.Config) -> list[str]:
     chosen = config.stash.get(GPUS_KEY, None)
     if not chosen:
         return []
@@ -286,11 +323,17 @@ def _check_allow_marker(item: pytest.Item) -> None:
     names = [name for mark in marks for name in mark.args]
     rules = item.config.stash[SETTINGS_KEY].forbid
     known = {rule.name for rule in rules}
-    unknown = [repr(name) for name in names if name not in known]
-    if names and not unknown:
+    odd = [repr(name) for name in names if not isinstance(name, str)]
+    unknown = [repr(name) for name in names if isinstance(name, str) and name not in known]
+    if names and not unknown and not odd:
         return
     listed = ", ".join(rule.name for rule in rules) or "none (kernelprof_forbid is empty)"
-    what = f"names no kernelprof_forbid rule: {', '.join(unknown)}" if unknown else "names no rule"
+    if odd:  # kernelprof_allow(["a", "b"]): the names go one by one
+        what = f'takes rule names one by one, as kernelprof_allow("a", "b"), got {", ".join(odd)}'
+    elif unknown:
+        what = f"names no kernelprof_forbid rule: {', '.join(unknown)}"
+    else:
+        what = "names no rule"
     pytest.fail(f"@pytest.mark.{ALLOW_MARKER} {what}; the rules are: {listed}", pytrace=False)
 
 

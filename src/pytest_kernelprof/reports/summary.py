@@ -14,9 +14,11 @@ It reads each test's record (records.py), as the run's books merged them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..tables import printable
 from .records import Failure, ReportRecord
 
 MAX_FAILURES = 10
@@ -25,6 +27,14 @@ MAX_BASELINE_LINES = 20
 NAME_CHARS = 160
 
 _ORDER = {"rule": 0, "baseline": 1, "syncs": 2, "kernels": 3}
+# What the tests of each category failed on, in words (one test, several): a heading says
+# "2 tests failed on host syncs", never "(2 syncs)", which reads as a count of syncs.
+_ON = {
+    "rule": ("a kernelprof_forbid rule", "kernelprof_forbid rules"),
+    "baseline": ("its kernel baseline", "their kernel baselines"),
+    "syncs": ("host syncs", "host syncs"),
+    "kernels": ("a kernel assertion", "kernel assertions"),
+}
 _WHAT = {
     "rule": "broke a kernelprof_forbid rule",
     "baseline": "differs from its kernel baseline",
@@ -41,7 +51,8 @@ def _fence(text: str) -> str:
 
 
 def _code(text: str) -> str:
-    return "`" + text.replace("`", "'") + "`"
+    """A Markdown code span: its text is shown as it is (no Markdown, no HTML), on one line."""
+    return "`" + printable(text).replace("`", "'") + "`"
 
 
 def _cell(text: str) -> str:
@@ -64,11 +75,7 @@ def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
     )
     if not failed:
         return []
-    counts: dict[str, int] = {}
-    for _, failure in failed:
-        counts[failure.category] = counts.get(failure.category, 0) + 1
-    said = ", ".join(f"{counts[c]} {c}" for c in _ORDER if c in counts)
-    lines = [f"### {len(failed)} test{'s' if len(failed) != 1 else ''} failed on the GPU profile ({said})", ""]
+    lines = [_heading([failure.category for _, failure in failed]), ""]
     for nodeid, failure in failed[:MAX_FAILURES]:
         more = f"\n... {failure.more_lines} more lines in the job log" if failure.more_lines else ""
         lines += [
@@ -85,8 +92,28 @@ def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
     return lines
 
 
+def _heading(categories: Sequence[str]) -> str:
+    """``### 1 test failed on host syncs``; ``### 3 tests failed: 1 on a kernelprof_forbid rule, 2 on
+    kernel assertions``."""
+    counts = {c: categories.count(c) for c in sorted(set(categories), key=lambda c: _ORDER.get(c, 9))}
+    said = [(n, _ON.get(c, ("its profile", "their profiles"))[n > 1]) for c, n in counts.items()]
+    tests = f"{len(categories)} test{'s' if len(categories) != 1 else ''} failed"
+    if len(said) == 1:
+        return f"### {tests} on {said[0][1]}"
+    return f"### {tests}: " + ", ".join(f"{n} on {words}" for n, words in said)
+
+
 def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text inside HTML (the failures' ``<summary>`` lines): on one line, no markup."""
+    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
+
+
+def _markdown(text: str) -> str:
+    """Text in Markdown (a bold title): on one line, its Markdown and HTML shown as they are."""
+    return _MARKDOWN.sub(r"\\\1", _html(text))
 
 
 def _baselines(sections: Sequence[Sequence[str]]) -> list[str]:
@@ -94,7 +121,7 @@ def _baselines(sections: Sequence[Sequence[str]]) -> list[str]:
         return []
     lines = ["### Kernel baselines", ""]
     for title, *rest in sections:
-        lines.append(f"**{_html(title.removeprefix('kernelprof: '))}**")
+        lines.append(f"**{_markdown(title.removeprefix('kernelprof: '))}**")
         lines.append("")
         shown = rest[:MAX_BASELINE_LINES]
         lines += [f"- {_code(line)}" for line in shown]

@@ -5,14 +5,21 @@ plain JavaScript that makes one SVG ``rect`` per kernel (the page around the dat
 included, is ``timeline.html``, package data). Lanes: the host (kernel launches, host
 syncs) and one per CUDA stream (kernels coloured by kind, memcpys with DtoH copies marked,
 the GPU's idle gaps shaded). Hover shows a kernel's name, op, module and duration; the
-wheel zooms, dragging pans. After drawing, the script writes what it drew into
-``<pre id="drawn">`` (counts per lane, milliseconds taken), which the tests read back from
-a headless browser.
+wheel zooms, dragging pans. The page opens on the median call by host span (:func:`shown_call`:
+the first call carries the profiler's start-up). After drawing, the script writes what it drew
+into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
+read back from a headless browser; the page shows none of it.
+
+Every value goes into the page once (:func:`fill`: one pass over the template, so a value is
+never searched for placeholders) and escaped for where it lands: HTML text and attributes by
+``html.escape``, the JSON data block with ``<``, ``>``, ``&`` and the line separators as
+``\\u`` escapes, so that no name in a trace can end the script or start markup.
 
 What the profile model has is read through its public attributes. The host's launch times
 and the memcpys' GPU times are not in the model: they are read from the Chrome trace the
 profile came from, where there is one (``kernelprof show TRACE --html``, the pages beside a
-failing test's traces); without it the host lane has the syncs only.
+failing test's traces), through the trace reader and its size cap; without it the host lane
+has the syncs only.
 
 For a test that failed on its kernel baseline, the page also has the stored baseline and
 the run side by side, aligned as the baseline's diff aligns them.
@@ -20,77 +27,76 @@ the run side by side, aligned as the baseline's diff aligns them.
 
 from __future__ import annotations
 
-import difflib
+import bisect
 import functools
-import gzip
 import html
 import json
 import os
+import re
+import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..checks.alignment import align
 from ..errors import KernelProfError
 from ..model import KernelProfile
 from ..tables import display_name
+from ..traces import ANNOTATION, MEMCPY, OP, RUNTIME, STEP_PREFIX
+from ..traces.chrome import read_chrome_trace
 
 LAUNCH_PREFIXES = ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
-_RUNTIME = ("cuda_runtime", "cuda_driver", "runtime", "driver")
-_HOST = ("cpu_op", "operator", "user_annotation", *_RUNTIME)
-STEP_PREFIX = "ProfilerStep#"
 TABLE_ROWS = 500  # kernel table rows drawn at first; a button draws the rest
-
-
-def _open(path: str | os.PathLike[str]) -> Any:
-    with open(path, "rb") as handle:
-        data = handle.read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return json.loads(data)
 
 
 def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]]]]:
     """Per call (ProfilerStep#N, in order; the whole trace where it has none): the kernel
     launches ``[start_us, dur_us]`` and the memcpys ``[start_us, dur_us, stream, name]``,
-    times from the start of the call as ``Kernel.start_us`` counts them."""
+    times from the start of the call as ``Kernel.start_us`` counts them. Read as
+    ``load_trace`` reads (its reader, size cap and gzip), in time linear in the events."""
     try:
-        events = [e for e in _open(trace).get("traceEvents", ()) if isinstance(e, dict) and e.get("ph") == "X"]
-    except (OSError, ValueError, AttributeError):
+        _, events = read_chrome_trace(trace)
+    except (KernelProfError, OSError, ValueError):
         return []
     steps = sorted(
-        (float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
-        for e in events
-        if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith(STEP_PREFIX)
+        (e.start / 1000, e.end / 1000) for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX)
     )
     if not steps:
-        host = [float(e["ts"]) for e in events if e.get("cat") in _HOST and "ts" in e]
+        host = [e.start / 1000 for e in events if e.category in (OP, ANNOTATION, RUNTIME)]
         if not host:
             return []
         steps = [(min(host), float("inf"))]
+    starts = [start for start, _ in steps]
+    last = len(steps) - 1
     calls: list[dict[str, list[list[Any]]]] = [{"launches": [], "copies": []} for _ in steps]
     for e in events:
-        cat, name = e.get("cat"), str(e.get("name", ""))
-        try:
-            ts, dur = float(e["ts"]), float(e.get("dur", 0))
-        except (KeyError, TypeError, ValueError):
+        launch = e.category == RUNTIME and e.name.startswith(LAUNCH_PREFIXES)
+        if not launch and e.category != MEMCPY:
             continue
-        if cat in _RUNTIME and name.startswith(LAUNCH_PREFIXES):
-            key = "launches"
-            record: list[Any] = [ts, round(dur, 3)]
-        elif cat in ("gpu_memcpy", "memcpy"):
-            args = e.get("args") or {}
-            stream = args.get("stream", e.get("tid", 0))
-            stream_id = int(str(stream)) if str(stream).isdigit() else 0
-            key = "copies"
-            record = [ts, round(dur, 3), stream_id, name]
+        ts, dur = e.start / 1000, round((e.end - e.start) / 1000, 3)
+        # The first call (in start order) whose range holds ts: the one that starts last at or
+        # before ts, or the one before it where the two ranges meet at ts.
+        index = bisect.bisect_right(starts, ts) - 1
+        if index > 0 and ts <= steps[index - 1][1]:
+            index -= 1
+        if index < 0:
+            continue
+        start, end = steps[index]
+        if not ts <= end and not (not launch and index == last and ts > start):
+            continue
+        if launch:
+            calls[index]["launches"].append([round(ts - start, 3), dur])
         else:
-            continue
-        for index, (start, end) in enumerate(steps):
-            if start <= ts <= end or (key == "copies" and index == len(steps) - 1 and ts > start):
-                record[0] = round(ts - start, 3)
-                calls[index][key].append(record)
-                break
+            calls[index]["copies"].append([round(ts - start, 3), dur, e.stream, e.name])
     return calls
+
+
+def shown_call(prof: KernelProfile) -> int:
+    """The call the page opens on: the median call by host span (the lower of the two middle
+    ones for an even count; the first such call). The first call of a session carries the
+    profiler's start-up, as ``KernelProfile.wall_us`` says, so it is seldom this one."""
+    walls = [call.wall_us for call in prof.calls]
+    return walls.index(statistics.median_low(walls)) if walls else 0
 
 
 def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -168,7 +174,7 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
 
     a, b = [key(k) for k in stored], [key(k) for k in current]
     rows = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in align(a, b):
         left, right = a[i1:i2], b[j1:j2]
         for n in range(max(len(left), len(right))):
             x = left[n] if n < len(left) else ""
@@ -191,19 +197,41 @@ def render_page(
     """The page's HTML. ``trace``: the Chrome trace the profile came from (launches, memcpys);
     ``baselines``: (heading, side-by-side table HTML) sections, from :func:`baseline_table`."""
     host = host_records(trace) if trace is not None else []
-    data = json.dumps(_data(prof, title, host), separators=(",", ":")).replace("</", "<\\/")
+    data = _data(prof, title, host)
+    opened = shown_call(prof)
+    data["open"] = opened
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
     head = f"{len(prof.calls)} call(s) on {where}; source {prof.source}"
+    if len(prof.calls) > 1:
+        head += f"; showing call {opened}, the median call by host time (pick another below)"
     side = "".join(f"<h2>{html.escape(h)}</h2>{table}" for h, table in baselines)
-    return (
-        _template()
-        .replace("%TITLE%", html.escape(title))
-        .replace("%HEAD%", html.escape(head))
-        .replace("%BASELINE%", side)
-        .replace("%OPS%", _op_table(prof))
-        .replace("%ROWS%", str(TABLE_ROWS))
-        .replace("%DATA%", data)
+    return fill(
+        _template(),
+        TITLE=html.escape(title),
+        HEAD=html.escape(head),
+        BASELINE=side,
+        OPS=_op_table(prof),
+        ROWS=str(TABLE_ROWS),
+        DATA=script_json(data),
     )
+
+
+# In a <script> block, "<!--", "<script" and "</script" change how the HTML parser reads on,
+# and U+2028/2029 end a JavaScript line in older engines: none of them may appear as such.
+_SCRIPT_ESCAPES = str.maketrans({char: f"\\u{ord(char):04x}" for char in "<>&\u2028\u2029"})
+
+
+def fill(template: str, **values: str) -> str:
+    """The template with each ``%NAME%`` replaced by its value, in one pass: a value that holds
+    ``%DATA%`` stays as it is. Each value must already be escaped for where it lands."""
+    names = re.compile("%(" + "|".join(map(re.escape, values)) + ")%")
+    return names.sub(lambda found: values[found[1]], template)
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON that is safe inside ``<script type="application/json">``: it parses
+    back to ``value`` and holds no ``<``, ``>``, ``&`` or line separator as such."""
+    return json.dumps(value, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
 
 
 def write_page(

@@ -77,51 +77,106 @@ def _too_big(name: str, cap: int) -> TraceError:
     )
 
 
-def _read_stream(handle: Any, name: str, cap: int) -> bytes:
+def _read_stream(handle: Any, name: str, cap: int) -> bytearray:
     """A pipe or device, read in chunks up to the cap; a stream that cannot be a trace stops at once."""
     __tracebackhide__ = hide_trace_errors
     first = handle.read(_CHUNK)
     start = first[3:] if first.startswith(_BOM) else first
     if not start.startswith(b"\x1f\x8b") and start.lstrip(b" \t\r\n")[:1] not in (b"{", b""):
         raise TraceError(f"{name}: not a Chrome trace: it starts with {start[:8]!r}, not with '{{'")
-    chunks = [first]
-    size = len(first)
-    while chunk := handle.read(_CHUNK):
-        size += len(chunk)
-        if size > cap:
-            raise _too_big(name, cap)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return _read_on(handle, bytearray(first), name, cap)
 
 
-def _gunzip(data: bytes, name: str, cap: int) -> bytes:
-    """Decompress every gzip member, stopping past the cap rather than filling memory."""
+def _read_on(handle: Any, data: bytearray, name: str, cap: int) -> bytearray:
+    """``data`` and what ``handle`` holds after it, a chunk at a time, refused past the cap."""
     __tracebackhide__ = hide_trace_errors
-    parts = []
-    size = 0
-    while True:
-        stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            part = stream.decompress(data, cap + 1 - size)
-        except zlib.error as exc:
-            raise TraceError(f"{name}: the gzip stream is truncated or corrupt ({exc})") from None
-        size += len(part)
-        if size > cap:
+    while chunk := handle.read(_CHUNK):
+        data += chunk  # grown in place: no second copy of the whole, as joining chunks makes
+        if len(data) > cap:
             raise _too_big(name, cap)
-        parts.append(part)
-        if not stream.eof:
-            raise TraceError(f"{name}: the gzip stream is truncated or corrupt (it ends early)")
-        data = stream.unused_data
-        if not data.strip(b"\x00"):  # gzip allows zero padding after the last member
-            return parts[0] if len(parts) == 1 else b"".join(parts)
-        if not data.startswith(b"\x1f\x8b"):
-            raise TraceError(f"{name}: the gzip stream is truncated or corrupt (other data after it)")
+    return data
 
 
-def _trace_bytes(name: str) -> bytes:
-    """The file's bytes, decompressed; at most ``max_trace_bytes()`` of them."""
+def copy_capped(source: Any, target: Any, name: str) -> None:
+    """Copy the stream ``source`` (standard input) to the file ``target`` a chunk at a time,
+    refused once more than ``max_trace_bytes()`` came: an endless stream fills neither disk nor
+    memory. The bytes may be gzipped: the cap holds again for what they decompress to."""
     __tracebackhide__ = hide_trace_errors
     cap = max_trace_bytes()
+    copied = 0
+    while chunk := source.read(_CHUNK):
+        copied += len(chunk)
+        if copied > cap:
+            raise _too_big(name, cap)
+        target.write(chunk)
+
+
+# A gzip stream that decompresses to more than this many times its size, past this many bytes,
+# is first decompressed without keeping what it gives, to count it: a gzip "bomb" (a few MB that
+# unpack to more than the cap) is refused before its bytes fill memory. Traces compress 8 to 20 times.
+_BOMB_RATIO = 100
+_BOMB_BYTES = 64 * _MB
+_GZIP_INPUT = 1 << 16  # compressed bytes fed at a time (the rest of a feed is copied each call)
+
+
+def _gunzip(data: bytes | bytearray, name: str, cap: int) -> bytearray:
+    """Decompress every gzip member, a megabyte at a time, stopping past the cap; a stream that
+    grows like a bomb is counted first, without keeping its bytes, and refused past the cap."""
+    __tracebackhide__ = hide_trace_errors
+    out = bytearray()
+    if _inflate(data, name, cap, out, keep=True) is None:
+        _inflate(data, name, cap, None, keep=False, check=False)  # the count: refused past the cap
+        _inflate(data, name, cap, out, keep=True, check=False)
+    return out
+
+
+def _inflate(
+    data: bytes | bytearray, name: str, cap: int, out: bytearray | None, *, keep: bool, check: bool = True
+) -> int | None:
+    """Decompress ``data`` (gzip members, zero padding allowed after the last) into ``out``
+    (``keep``) or only count it, fed and taken a chunk at a time; its size, or None where
+    ``check`` found it growing like a bomb (``out`` is then emptied). A TraceError past the cap
+    or for a corrupt stream."""
+    __tracebackhide__ = hide_trace_errors
+    view = memoryview(data)
+    size = fed = 0
+    while True:
+        stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        pending: bytes | memoryview = b""
+        while not stream.eof:
+            if not pending:
+                pending = view[fed : fed + _GZIP_INPUT]
+                fed += len(pending)
+            try:
+                part = stream.decompress(pending, _CHUNK)
+            except zlib.error as exc:
+                raise TraceError(f"{name}: the gzip stream is truncated or corrupt ({exc})") from None
+            size += len(part)
+            if size > cap:
+                raise _too_big(name, cap)
+            if keep and out is not None:
+                out += part
+            if not part and len(stream.unconsumed_tail) == len(pending):
+                raise TraceError(f"{name}: the gzip stream is truncated or corrupt (it ends early)")
+            pending = stream.unconsumed_tail
+            if check and size > _BOMB_BYTES and size > _BOMB_RATIO * (fed - len(pending)):
+                if out is not None:
+                    out.clear()
+                return None
+        fed -= len(stream.unused_data)  # the next member starts there
+        if bytes(view[fed : fed + 2]) == b"\x1f\x8b":
+            continue
+        if bytes(view[fed:]).strip(b"\x00"):
+            raise TraceError(f"{name}: the gzip stream is truncated or corrupt (other data after it)")
+        return size  # gzip allows zero padding after the last member
+
+
+def _trace_bytes(name: str) -> bytes | bytearray:
+    """The file's bytes, decompressed; at most ``max_trace_bytes()`` of them, counted as they are
+    read (a file that grows while it is read stops at the cap too)."""
+    __tracebackhide__ = hide_trace_errors
+    cap = max_trace_bytes()
+    data: bytes | bytearray
     try:
         with open(name, "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -130,21 +185,23 @@ def _trace_bytes(name: str) -> bytes:
             elif info.st_size > cap:
                 raise _too_big(name, cap)
             else:
-                data = handle.read()
+                data = handle.read(info.st_size + 1)
+                if len(data) > info.st_size:  # it grew since: read on, counting
+                    data = _read_on(handle, bytearray(data), name, cap)
     except FileNotFoundError:
         raise TraceError(f"{name}: no such trace file") from None
     except IsADirectoryError:
         raise TraceError(f"{name}: a directory, not a trace file") from None
     except OSError as exc:
         raise TraceError(f"{name}: cannot read the file ({exc.strerror or exc})") from None
-    if data[:2] == b"\x1f\x8b":
-        data = _gunzip(data, name, cap)
     if len(data) > cap:
         raise _too_big(name, cap)
+    if data[:2] == b"\x1f\x8b":
+        data = _gunzip(data, name, cap)
     return data
 
 
-def _decoded_text(data: bytes, name: str) -> str:
+def _decoded_text(data: bytes | bytearray, name: str) -> str:
     __tracebackhide__ = hide_trace_errors
     try:
         return data.decode("utf-8")
@@ -171,7 +228,7 @@ def read_trace(
 
 
 def read_trace_data(
-    data: bytes,
+    data: bytes | bytearray,
     name: str,
     convert: Callable[[dict[str, Any]], T | None],
     typed: TypedReader[T] | None = None,
@@ -179,7 +236,7 @@ def read_trace_data(
     """``read_trace`` of a trace's uncompressed bytes; ``name`` names it in errors.
 
     The typed reader decodes slices of ``data`` itself (no copy of the whole); the general
-    reader decodes it to text once.
+    reader decodes it to text once, and empties a bytearray ``data`` then: one copy is kept.
     """
     __tracebackhide__ = hide_trace_errors
     if typed is not None:
@@ -187,7 +244,9 @@ def read_trace_data(
         if found is not None:
             return found
     text = _decoded_text(data, name)
-    del data  # the text is all that is read from here on: keep one copy in memory
+    if isinstance(data, bytearray):
+        data.clear()  # the text is all that is read from here on: keep one copy in memory
+    del data
     reader = Reader(text, name)
     reader.pos = 1 if text.startswith("\ufeff") else 0
     first = reader.skip()  # not text.strip(): that would copy a text of hundreds of MB
@@ -288,7 +347,7 @@ class TypedReader(Generic[T]):
     errors: tuple[type[BaseException], ...]
     convert: Callable[[list[Any], list[T]], bool]
 
-    def read(self, data: bytes, begin: int) -> tuple[dict[str, Any], list[T]] | None:
+    def read(self, data: bytes | bytearray, begin: int) -> tuple[dict[str, Any], list[T]] | None:
         """Header and converted events of a trace whose events are JSON objects; None where the
         general reader must decide.
 
@@ -317,7 +376,7 @@ class TypedReader(Generic[T]):
             pos = _SEPARATOR_BYTES.match(data, end).end()  # type: ignore[union-attr]
         return header, events
 
-    def _batch_end(self, data: bytes, view: memoryview, pos: int, last: int, out: list[T]) -> int | None:
+    def _batch_end(self, data: bytes | bytearray, view: memoryview, pos: int, last: int, out: list[T]) -> int | None:
         """Decode the events from ``pos`` up to a cut a megabyte on (or ``last``) into ``out``;
         where they end, or None where no cut decodes or an event is unexpected."""
         search = pos + _TYPED_BATCH
@@ -344,7 +403,9 @@ _TYPED_BATCH = _MB
 _CLOSING_TRIES = 256  # "]"s from the end of the file tried for the event list's (a cheap test each)
 
 
-def _closing_bracket(data: bytes, begin: int, key: int, events_begin: int) -> tuple[dict[str, Any], int, int] | None:
+def _closing_bracket(
+    data: bytes | bytearray, begin: int, key: int, events_begin: int
+) -> tuple[dict[str, Any], int, int] | None:
     """The header without its events, where the event list's ``]`` is, and where its last event
     ends: the last ``]`` that only whitespace separates from an event's ``}`` (or from the
     list's ``[``) and after which the file ends the trace object, tried from the end of the file.

@@ -18,11 +18,13 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from pytest_kernelprof import load_trace
+from pytest_kernelprof.reports.timeline import shown_call
 from tests.helpers import DATA
 
 BROWSER = next(
@@ -31,8 +33,11 @@ BROWSER = next(
 needs_browser = pytest.mark.skipif(BROWSER is None, reason="no Chromium on this machine (.ci/browser installs it)")
 
 
-def synthetic_trace(path: Path, kernels: int, streams: int = 2) -> Path:
-    """A Chrome trace of one profiled call with ``kernels`` kernels, as Kineto writes them."""
+def synthetic_trace(
+    path: Path, kernels: int, streams: int = 2, names: Sequence[str] = (), ops: Sequence[str] = ()
+) -> Path:
+    """A Chrome trace of one profiled call with ``kernels`` kernels, as Kineto writes them;
+    ``names`` and ``ops``, where given, name the kernels and their ops in turn."""
     events = [
         {
             "ph": "X",
@@ -45,7 +50,7 @@ def synthetic_trace(path: Path, kernels: int, streams: int = 2) -> Path:
             "args": {"External id": 1},
         },
     ]
-    kinds = [
+    kinds = list(names) or [
         "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
         "triton_poi_fused_add_mul_0",
         "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64",
@@ -58,7 +63,7 @@ def synthetic_trace(path: Path, kernels: int, streams: int = 2) -> Path:
             {
                 "ph": "X",
                 "cat": "cpu_op",
-                "name": f"aten::op{i % 7}",
+                "name": ops[i % len(ops)] if ops else f"aten::op{i % 7}",
                 "pid": 1,
                 "tid": 1,
                 "ts": t,
@@ -117,13 +122,13 @@ def browser(*args: str) -> str:
 
 
 def drawn(page: Path) -> dict[str, int]:
-    """What the page's script says it drew, from the DOM after it ran, and the kernel shapes
-    in that DOM (``shapes``: its SVG rects of class ``k``)."""
+    """What the page's script says it drew, from the DOM after it ran (the body's
+    ``data-drawn``), and the kernel shapes in that DOM (``shapes``: its SVG rects of class ``k``)."""
     # The virtual time budget lets the page's next frame come before the DOM is dumped.
     dom = browser("--window-size=1400,900", "--virtual-time-budget=5000", "--dump-dom", page.as_uri())
-    found = re.search(r'<pre id="drawn">drawn: ([^<]*)</pre>', dom)
+    found = re.search(r'<body data-drawn="([^"]*)"', dom)
     assert found, "the script did not finish drawing:\n" + dom[-2000:]
-    counts = {key: int(value) for key, value in (pair.split("=") for pair in found.group(1).split())}
+    counts: dict[str, int] = json.loads(html.unescape(found.group(1)))
     counts["shapes"] = len(re.findall(r'<rect class="k"[^>]* width="[0-9.]+"', dom))
     return counts
 
@@ -134,16 +139,23 @@ def test_a_recorded_trace_is_drawn_one_shape_per_kernel(tmp_path: Path) -> None:
     page = tmp_path / "timeline.html"
     show_html(trace, page)
     prof = load_trace(trace)
+    # The page opens on the median call by host time, not on call 0 (the profiler's start-up).
+    opened = shown_call(prof)
+    assert opened == 1
+    assert f"showing call {opened}, the median call by host time" in page.read_text()
+    call = prof.calls[opened]
     counts = drawn(page)
-    assert counts["kernels"] == counts["shapes"] == len(prof.calls[0].kernels) == 18
-    assert counts["lanes"] == 1 + len({k.stream for k in prof.calls[0].kernels})  # host + streams
-    assert counts["launches"] == prof.calls[0].launches
-    assert counts["syncs"] == len(prof.calls[0].syncs) == 1
+    assert counts["kernels"] == counts["shapes"] == len(call.kernels) == 18
+    assert counts["lanes"] == 1 + len({k.stream for k in call.kernels})  # host + streams
+    assert counts["launches"] == call.launches
+    assert counts["syncs"] == len(call.syncs) == 1
     assert counts["dtoh"] == 1
     assert counts["gaps"] > 0
+    assert "painted_ms" in counts
     # Hover: the tip names the kernel, its op and duration.
-    kernel = prof.calls[0].kernels[1]
+    kernel = call.kernels[1]
     dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri() + "#hover=1")
+    assert "drawn:" not in dom  # what was drawn is for the tests and the console, not the reader
     tip = re.search(r'<div id="tip"[^>]*>([^<]*)</div>', dom)
     assert tip, dom[-2000:]
     text = html.unescape(tip.group(1))
@@ -174,3 +186,51 @@ def test_ten_thousand_kernels_are_each_drawn(tmp_path: Path) -> None:
         f"script total {counts['total_ms']} ms, first frame after {counts['painted_ms']} ms, "
         f"browser wall {wall:.2f} s"
     )
+
+
+# Names a trace can hold that must reach the page as text: each would run a script, end the
+# page's own script or be taken for one of the page's placeholders if pasted into it raw.
+# (No double quote in a payload: the JSON block would escape it and spoil the payload.)
+PWNED = "document.body.setAttribute('data-pwned','{}')"
+HOSTILE_KERNELS = (
+    "<!--<script>",
+    f"</script><script>{PWNED.format(1)}</script>",
+    f"<img src=x onerror={PWNED.format(2)}>",
+    f"'\"><svg onload={PWNED.format(3)}>",
+    "%DATA% %TITLE% %OPS% &amp; \u2028 \u2029 end",
+)
+HOSTILE_OPS = ("%DATA%", f"<img src=y onerror={PWNED.format(4)}>", "aten::mm")
+
+
+@needs_browser
+def test_hostile_names_reach_the_page_as_text(tmp_path: Path) -> None:
+    """Kernel and op names, and a trace path, that would inject markup or script: the script
+    runs, draws every kernel, and shows each name as it is; nothing they carry runs."""
+    folder = tmp_path / "%DATA%<b>%TITLE%"
+    folder.mkdir()
+    trace = synthetic_trace(folder / "t.json.gz", 10, names=HOSTILE_KERNELS, ops=HOSTILE_OPS)
+    page = tmp_path / "page.html"
+    show_html(trace, page)
+    counts = drawn(page)
+    assert counts["kernels"] == counts["shapes"] == 10
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    # The serialized DOM escapes "<" in text but not in attribute values (the table's titles).
+    tags = re.sub(r'="[^"]*"', '=""', dom)
+    body = re.search(r"<body[^>]*>", tags)
+    assert body
+    assert "data-pwned" not in body.group(0)
+    assert "<img" not in tags
+    assert "<svg onload" not in tags
+    heading = re.search(r"<h1>(.*?)</h1>", dom, re.S)
+    assert heading
+    assert html.unescape(heading.group(1)) == str(trace)
+    # The kernel table, drawn by the script: each name and op as it is.
+    cells = [html.unescape(c) for c in re.findall(r'<td class="n" title="[^"]*">(.*?)</td>', dom, re.S)]
+    assert cells == [HOSTILE_KERNELS[i % len(HOSTILE_KERNELS)] for i in range(10)]
+    for index, name in enumerate(HOSTILE_KERNELS):
+        hovered = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri() + f"#hover={index}")
+        tip = re.search(r'<div id="tip"[^>]*>(.*?)</div>', hovered, re.S)
+        assert tip, hovered[-2000:]
+        lines = html.unescape(tip.group(1)).split("\n")
+        assert lines[0] == name
+        assert f"op: {HOSTILE_OPS[index % len(HOSTILE_OPS)]}" in lines

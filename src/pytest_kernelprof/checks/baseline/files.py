@@ -1,13 +1,16 @@
-"""Baseline files: read (every stored value checked), written atomically, an entry recorded,
-and where a test's file is.
+"""Baseline files: read (every stored value checked), written atomically, an entry recorded
+under the lock of its folder, and where a test's file is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +77,68 @@ def write_baseline(path: Path, data: Mapping[str, Any]) -> None:
         with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
-        raise BaselineError(f"cannot write the baseline {path}: {exc}") from None
+        raise _unwritable(path, exc) from None
+
+
+def _unwritable(path: Path, exc: OSError) -> BaselineError:
+    # The error names the temporary file it failed on: name the baseline, and its folder's part.
+    return BaselineError(
+        f"cannot write the baseline {path}: {exc.strerror or exc} (a baseline is written to a temporary "
+        f"file in {path.parent} and renamed: that folder must be writable)"
+    )
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the lock of ``path``'s folder for a read-modify-write of ``path``: two processes
+    that record into one baseline file (xdist workers, CI jobs on one checkout, a second
+    terminal) take turns, so that neither loses the other's entry. The folder, not the file,
+    because a write replaces the file. Created where missing (a first entry)."""
+    __tracebackhide__ = True
+    release = _lock(path)
+    try:
+        yield
+    finally:
+        release()
+
+
+def _lock(path: Path) -> Callable[[], None]:
+    """Wait for the lock of ``path``'s folder; what releases it. On Windows, a file in the
+    temporary folder named after it (a folder cannot be locked there)."""
+    __tracebackhide__ = True
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if sys.platform == "win32":
+            import msvcrt
+
+            key = hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:16]
+            handle = open(Path(tempfile.gettempdir()) / f"kernelprof-{key}.lock", "a+b")  # noqa: SIM115
+            handle.seek(0)
+            while True:
+                try:
+                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)  # tries for 10 s, then raises
+                    break
+                except OSError:
+                    continue
+
+            def release() -> None:
+                handle.seek(0)
+                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+                handle.close()
+
+            return release
+        import fcntl
+
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError as exc:
+        raise _unwritable(path, exc) from None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    except OSError as exc:
+        os.close(descriptor)
+        raise _unwritable(path, exc) from None
+    return lambda: os.close(descriptor)  # closing it releases the lock
 
 
 # What --kernelprof-update did to one entry.
@@ -87,6 +151,12 @@ def record(path: Path, arch: str, name: str, prof: KernelProfile, *, legacy: Pat
 
     Where ``path`` does not exist yet and ``legacy`` (the file under the old naming) does,
     its entries move into ``path`` and ``legacy`` is removed."""
+    __tracebackhide__ = True
+    with locked(path):
+        return _record(path, arch, name, prof, legacy)
+
+
+def _record(path: Path, arch: str, name: str, prof: KernelProfile, legacy: Path | None) -> str:
     __tracebackhide__ = True
     data = read_baseline(path)
     moved = False

@@ -11,7 +11,16 @@ from pathlib import Path
 
 from ...errors import BaselineError
 from ...paths import name_in_module
-from .files import UNCHANGED, UPDATED, WRITTEN, baseline_paths, entries, read_baseline, write_baseline
+from .files import (
+    UNCHANGED,
+    UPDATED,
+    WRITTEN,
+    baseline_paths,
+    entries,
+    locked,
+    read_baseline,
+    write_baseline,
+)
 from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
 
 
@@ -197,7 +206,13 @@ def _orphan_files(ran: Iterable[str], rootpath: Path, read: set[str]) -> list[Un
                 found.append(Unused(str(file), note="no test of that name ran"))
             elif all((folder / new).exists() for new in news):
                 found.append(Unused(str(file), note=f"the old name of {', '.join(sorted(set(news)))}"))
+        # A write's temporary file (paths.atomic_path) that a killed run left: a write in
+        # progress holds the folder's lock, which prune_entries takes before it deletes one.
+        found.extend(Unused(str(file), note=STALE_WRITE) for file in sorted(folder.glob(".*.json.*.tmp")))
     return found
+
+
+STALE_WRITE = "a baseline write that a killed run left unfinished"
 
 
 def prune_entries(unused: Sequence[Unused]) -> tuple[list[Unused], dict[str, str]]:
@@ -211,22 +226,27 @@ def prune_entries(unused: Sequence[Unused]) -> tuple[list[Unused], dict[str, str
     for path, items in sorted(by_path.items()):
         target = Path(path)
         try:
-            if any(item.arch is None for item in items):
-                target.unlink(missing_ok=True)
-                deleted.extend(items)
-                continue
-            data = read_baseline(target)
-            for item in items:
-                named = data["archs"].get(item.arch, {})
-                if named.pop(item.name, None) is not None:
-                    deleted.append(item)
-                if not named:
-                    data["archs"].pop(item.arch, None)
-            if data["archs"]:
-                write_baseline(target, data)
-            else:
-                target.unlink()
+            with locked(target):  # another process recording into the folder goes first, or after
+                _prune(target, items, deleted)
         except (BaselineError, OSError) as exc:
             errors[path] = f"not deleted: {exc}"
             deleted = [d for d in deleted if d.path != path]
     return deleted, errors
+
+
+def _prune(target: Path, items: Sequence[Unused], deleted: list[Unused]) -> None:
+    if any(item.arch is None for item in items):
+        target.unlink(missing_ok=True)
+        deleted.extend(items)
+        return
+    data = read_baseline(target)
+    for item in items:
+        named = data["archs"].get(item.arch, {})
+        if named.pop(item.name, None) is not None:
+            deleted.append(item)
+        if not named:
+            data["archs"].pop(item.arch, None)
+    if data["archs"]:
+        write_baseline(target, data)
+    else:
+        target.unlink()

@@ -1,0 +1,132 @@
+"""Work that must grow no faster than its input (issue 34): each case runs one input of the
+size that took minutes before and ten inputs a tenth of its size, in interleaved rounds
+(``interleave`` in conftest.py). Linear work takes about as long for both; work that grows
+with the square of the input takes ten times as long for the one big input.
+
+    python -m pytest benchmarks/test_bench_growth.py --benchmark-json=bench.json
+    python benchmarks/check_budget.py bench.json
+
+- ``test_decode_growth``: a 12 KB Inductor-style kernel name against ten of 1.2 KB (the
+  fused-op splitter tried every pair of word positions: 59 s for the 12 KB name).
+- ``test_diff_growth``: the diff of two calls of 14,000 kernels, half the names changed, against
+  ten of 1,400 (difflib and the fusion search: 174 s for the big one).
+- ``test_timeline_growth``: the timeline page of a trace of 20,000 calls against ten of 2,000
+  (each event looked for in every call: 37 s for ``kernelprof show --html``).
+
+Peak memory (tracemalloc, one extra call of each kind) goes to ``extra_info["peak_mb"]``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.checks.diff import diff_kernels, render_diff
+from pytest_kernelprof.decode import KernelName, parse_kernel_name
+from pytest_kernelprof.decode.decoder import _by_name
+from pytest_kernelprof.reports.timeline import render_page
+
+ROUNDS = 5
+OPS = ("add", "mul", "native_layer_norm", "view", "_unsafe_view", "tanh", "clone", "sigmoid_backward")
+
+
+def _peak_mb(fn: Callable[[], Any]) -> float:
+    tracemalloc.start()
+    try:
+        fn()
+        return round(tracemalloc.get_traced_memory()[1] / 2**20, 1)
+    finally:
+        tracemalloc.stop()
+
+
+def _measure(benchmark: Any, interleave: Any, big: Callable[[], Any], small: Callable[[], Any], what: str) -> None:
+    kinds = {what: big, f"{what}, a tenth, ten times": lambda: [small() for _ in range(10)]}
+    benchmark.extra_info["peak_mb"] = {name: _peak_mb(kind) for name, kind in kinds.items()}
+    interleave(kinds, rounds=ROUNDS, min_sample_s=0.1)
+
+
+def inductor_name(chars: int) -> str:
+    """``triton_poi_fused_<op>_<op>..._0`` of about ``chars`` characters."""
+    ops: list[str] = []
+    while sum(len(op) + 1 for op in ops) < chars:
+        ops.append(OPS[len(ops) % len(OPS)])
+    return "triton_poi_fused_" + "_".join(ops) + "_0"
+
+
+def test_decode_growth(benchmark: Any, interleave: Any) -> None:
+    decode = _by_name.__wrapped__  # type: ignore[attr-defined]  # the decoding, not its cache
+    big, small = inductor_name(12_000), inductor_name(1_200)
+    _measure(benchmark, interleave, lambda: decode(big), lambda: decode(small), "decode a 12 KB name")
+    assert len(parse_kernel_name(small).fused_ops) > 100
+
+
+def kernel_calls(count: int, seed: int = 0) -> tuple[list[KernelName], list[KernelName]]:
+    """Two calls of ``count`` kernels, a model's layers (names repeat), half the names changed."""
+    rng = random.Random(seed)
+    names = [f"triton_red_fused_sum_{i % 400}" for i in range(count)]
+    before = [parse_kernel_name(name) for name in names]
+    after = list(before)
+    for index in rng.sample(range(count), count // 2):
+        after[index] = parse_kernel_name(f"triton_per_fused_softmax_{index}")
+    return before, after
+
+
+def test_diff_growth(benchmark: Any, interleave: Any) -> None:
+    big, small = kernel_calls(14_000), kernel_calls(1_400)
+    _measure(
+        benchmark,
+        interleave,
+        lambda: render_diff(diff_kernels(*big)),
+        lambda: render_diff(diff_kernels(*small)),
+        "diff 14,000 kernels",
+    )
+
+
+def many_calls_trace(path: Path, calls: int) -> Path:
+    """A Chrome trace of ``calls`` profiled calls (``ProfilerStep#N``), each an op that launches
+    one kernel, with a memcpy every tenth call."""
+    events: list[dict[str, Any]] = []
+    for call in range(calls):
+        t = 100.0 * call
+        corr = 2 * call + 1
+        events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{call}", "pid": 1, "tid": 1,
+                       "ts": t, "dur": 90.0, "args": {"External id": corr}})  # fmt: skip
+        events.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": t + 1,
+                       "dur": 20.0, "args": {"External id": corr + 1}})  # fmt: skip
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                       "ts": t + 2, "dur": 5.0, "args": {"External id": corr + 1, "correlation": corr}})  # fmt: skip
+        events.append({"ph": "X", "cat": "kernel", "name": "triton_poi_fused_add_0", "pid": 0, "tid": 7,
+                       "ts": t + 10, "dur": 8.0, "args": {"External id": corr + 1, "correlation": corr,
+                       "device": 0, "stream": 7, "grid": [1, 1, 1], "block": [128, 1, 1]}})  # fmt: skip
+    path.write_bytes(gzip.compress(json.dumps({"traceEvents": events}).encode()))
+    return path
+
+
+@pytest.fixture(scope="module")
+def call_traces(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[Path, Any]]:
+    folder = tmp_path_factory.mktemp("calls")
+    found = {}
+    for calls in (20_000, 2_000):
+        path = many_calls_trace(folder / f"calls_{calls}.json.gz", calls)
+        found[calls] = (path, load_trace(path))
+    return found
+
+
+def test_timeline_growth(benchmark: Any, interleave: Any, call_traces: dict[int, tuple[Path, Any]]) -> None:
+    (big, big_prof), (small, small_prof) = call_traces[20_000], call_traces[2_000]
+    assert len(big_prof.calls) == 20_000
+    _measure(
+        benchmark,
+        interleave,
+        lambda: render_page(big_prof, title="big", trace=big),
+        lambda: render_page(small_prof, title="small", trace=small),
+        "timeline page of 20,000 calls",
+    )

@@ -1,0 +1,109 @@
+"""Names from a trace that try to be something else in the output: a GitHub Actions workflow
+command (a line that starts with ``::``, spaces before it allowed), a line of their own (a
+newline), Markdown or HTML in the job summary. A run on such a trace prints every name on the
+line it belongs to, and no line of it but the plugin's own annotations starts with ``::``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof.tables import display_name
+from tests.helpers import DATA
+
+KERNEL = "::error file=README.md,line=1::kernel name\n::warning::second line\r::notice::third"
+OP = "::error::op name\n::warning::second"
+# The annotations the plugin writes itself: its properties and message escaped (annotations.py).
+OURS = re.compile(r"^::(error file=[^,:]+(,line=\d+)?,title=kernelprof%3A [^:]+|notice title=kernelprof)::")
+
+
+def hostile_trace(path: Path) -> Path:
+    """``h200_geglu_liger.json.gz`` with its Liger kernel and op renamed: no evidence places
+    the kernel, so the warnings and the end-of-run list name it."""
+    text = gzip.decompress((DATA / "h200_geglu_liger.json.gz").read_bytes()).decode("utf-8")
+    text = text.replace('"_geglu_tanh_forward_kernel"', json.dumps(KERNEL))
+    text = text.replace('"LigerGELUMulFunction"', json.dumps(OP))
+    path.write_bytes(gzip.compress(text.encode("utf-8")))
+    return path
+
+
+INI = """
+[pytest]
+kernelprof_forbid =
+    no-unknown: family=unknown | every kernel placed
+"""
+
+SUITE = """
+import pytest
+
+
+def test_breaks_a_rule(kernelprof):
+    kernelprof.load_trace("hostile.json.gz")
+
+
+@pytest.mark.kernelprof_allow("no-unknown")
+def test_counts_a_kind(kernelprof):
+    prof = kernelprof.load_trace("hostile.json.gz")
+    prof.kernels.count(kind="pointwise")  # warns: the unplaced kernel could change it
+
+
+@pytest.mark.kernelprof_allow("no-unknown")
+def test_fails_on_its_profile(kernelprof):
+    prof = kernelprof.load_trace("hostile.json.gz")
+    assert prof.kernels.count(kind="gemm") == 99
+
+
+@pytest.mark.kernelprof_allow("no-unknown")
+def test_passes(kernelprof):
+    kernelprof.load_trace("hostile.json.gz")
+"""
+
+
+def _commands(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.strip().startswith("::")]
+
+
+def test_no_name_becomes_a_workflow_command(cpu_pytester: pytest.Pytester) -> None:
+    hostile_trace(cpu_pytester.path / "hostile.json.gz")
+    cpu_pytester.makepyfile(test_hostile=SUITE)
+    cpu_pytester.makeini(INI)
+    summary = cpu_pytester.path / "summary.md"
+    result = cpu_pytester.runpytest(
+        "-W", "default", "--kernelprof-annotations", "on", "--kernelprof-summary", str(summary), "-rA"
+    )
+    result.assert_outcomes(passed=2, failed=2)
+    output = result.outlines + result.errlines
+    # The names are there, each on the line it belongs to: the warnings summary, the failure's
+    # table, the end-of-run list of kernel names no evidence placed.
+    result.stdout.fnmatch_lines(["*UndecodedKernelWarning*", "*kernel name(s) no evidence could place*"])
+    shown = display_name(KERNEL)  # escaped: on one line
+    assert "\\r::notice::third" in shown
+    assert sum(shown in line for line in output) >= 3, "\n".join(output)
+    assert any(r"launched by \x3a:error::op name\n::warning::second" in line for line in output)
+    commands = _commands(output)
+    assert commands, "the rule's annotation"
+    assert all(OURS.match(line) for line in commands), commands
+    # The job summary: the name in a code span of its table row, on one line.
+    text = summary.read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(rows) == 1, text
+    assert rows[0].startswith(r"| `\x3a:error file=README.md,line=1::kernel name\n::warning::second line\r")
+
+
+def test_the_cli_prints_no_workflow_command(pytester: pytest.Pytester) -> None:
+    trace = hostile_trace(pytester.path / "hostile.json.gz")
+    for args in (
+        ["show", str(trace), "--ops", "--calls"],
+        ["diff", str(DATA / "h200_geglu_liger.json.gz"), str(trace)],
+    ):
+        result = pytester.run(sys.executable, "-m", "pytest_kernelprof", *args)
+        assert result.ret in (0, 1), result.errlines
+        output = result.outlines + result.errlines
+        assert not _commands(output), _commands(output)
+        assert any(display_name(KERNEL) in line for line in output)

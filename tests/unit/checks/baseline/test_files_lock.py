@@ -1,0 +1,75 @@
+"""Two processes that record into one baseline file at once (two CI jobs on one checkout, a
+second terminal): each entry survives, the writes take turns under the folder's lock."""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.checks.baseline import files as baseline_files
+from pytest_kernelprof.checks.baseline import read_baseline, record
+from pytest_kernelprof.errors import BaselineError
+from tests.helpers import DATA
+
+ROUNDS = 40
+
+
+def _writer(path: str, rank: int, barrier: Any, unlocked: bool) -> None:
+    """Record one entry a round into ``path``, every round released with the other writer."""
+    if unlocked:  # what the test must catch: the lock taken away
+        baseline_files._lock = lambda path: lambda: None  # type: ignore[assignment]
+    prof = load_trace(DATA / "h200_linear_eager.json.gz")
+    for number in range(ROUNDS):
+        barrier.wait()
+        record(Path(path), "sm90", f"round{number}-writer{rank}", prof)
+
+
+def _race(path: Path, unlocked: bool = False) -> set[str]:
+    """The entries in ``path`` after two writers raced ROUNDS times."""
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(2)
+    writers = [context.Process(target=_writer, args=(str(path), rank, barrier, unlocked)) for rank in (0, 1)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(timeout=300)
+        assert writer.exitcode == 0
+    return set(read_baseline(path)["archs"]["sm90"])
+
+
+def test_two_writers_released_at_once_keep_every_entry(tmp_path: Path) -> None:
+    found = _race(tmp_path / "__kernelprof__" / "test_m" / "test_x.json")
+    assert found == {f"round{n}-writer{rank}" for n in range(ROUNDS) for rank in (0, 1)}
+
+
+def test_without_the_lock_entries_are_lost(tmp_path: Path) -> None:
+    """The race above is a real one: without the lock, some rounds lose an entry."""
+    found = _race(tmp_path / "test_x.json", unlocked=True)
+    assert len(found) < 2 * ROUNDS
+
+
+def test_a_baseline_that_cannot_be_written_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a read-only folder: the error names the baseline, not the temporary file it failed on."""
+    path = tmp_path / "test_x.json"
+    prof = load_trace(DATA / "h200_linear_eager.json.gz")
+    record(path, "sm90", "default", prof)
+
+    @contextlib.contextmanager
+    def read_only(target: Any) -> Iterator[str]:
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".test_x.json.k2j3.tmp"))
+        yield ""
+
+    monkeypatch.setattr(baseline_files, "atomic_path", read_only)
+    with pytest.raises(BaselineError) as raised:
+        record(path, "sm90", "other", prof)
+    message = str(raised.value)
+    assert message.startswith(f"cannot write the baseline {path}: Permission denied (")
+    assert ".tmp" not in message
+    assert f"{tmp_path} and renamed: that folder must be writable" in message
+    assert set(read_baseline(path)["archs"]["sm90"]) == {"default"}

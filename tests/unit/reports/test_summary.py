@@ -1,0 +1,57 @@
+"""The job summary's Markdown (summary.py): headings that say what the tests failed on, in
+words, and names from traces shown as they are, each on its row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_kernelprof.reports.records import Failure, ReportRecord, Unplaced
+from pytest_kernelprof.reports.summary import render_summary
+
+
+def _failed(*categories: str) -> dict[str, ReportRecord]:
+    return {
+        f"t.py::test_{i}": ReportRecord(failure=Failure(category, "m", 0, "t.py", i + 1))
+        for i, category in enumerate(categories)
+    }
+
+
+def test_a_heading_says_what_the_tests_failed_on_in_words() -> None:
+    def heading(*categories: str) -> str:
+        return render_summary(_failed(*categories), [], rootpath=Path(".")).splitlines()[2]
+
+    assert heading("kernels") == "### 1 test failed on a kernel assertion"
+    assert heading("syncs", "syncs") == "### 2 tests failed on host syncs"
+    assert heading("baseline", "baseline") == "### 2 tests failed on their kernel baselines"
+    assert heading("kernels", "rule", "kernels", "syncs") == (
+        "### 4 tests failed: 1 on a kernelprof_forbid rule, 1 on host syncs, 2 on kernel assertions"
+    )
+
+
+HOSTILE = [
+    "two\nlines | and a pipe",
+    "<script>alert(1)</script> `tick` **bold** [link](https://example.com)",
+    "::error file=x,line=1::command",
+]
+
+
+def test_names_from_a_trace_stay_in_their_row() -> None:
+    tests = {"t.py::test_a": ReportRecord(unplaced=tuple(Unplaced(name, "op\nx", 1) for name in HOSTILE))}
+    text = render_summary(tests, [], rootpath=Path("."))
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(HOSTILE)  # a newline in a name does not end its row
+    for row in rows:
+        # Four cells: a name's pipe is escaped, its backticks cannot end the code span.
+        assert row.replace("\\|", "").count("|") == 5, row
+        assert row.count("`") == 4, row
+    assert r"| `two\nlines \| and a pipe` | 1 | 1 | `t.py::test_a` |" in rows
+    assert any(
+        row.startswith("| `<script>alert(1)</script> 'tick' **bold** [link](https://example.com)` |") for row in rows
+    )
+    assert not [line for line in text.splitlines() if line.lstrip().startswith("::")]
+
+
+def test_a_test_id_in_the_failures_is_text() -> None:
+    tests = {"t.py::test_a[<b>\nx]": ReportRecord(failure=Failure("syncs", "m", 0, "t.py", 3))}
+    text = render_summary(tests, [], rootpath=Path("."))
+    assert r"<summary><code>t.py::test_a[&lt;b&gt;\nx]</code> failed on host syncs at" in text

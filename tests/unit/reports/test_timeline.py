@@ -1,0 +1,136 @@
+"""The timeline page without a browser: values filled once and escaped for where they land,
+the host records read in one pass over the events, and the call the page opens on.
+(``test_timeline_browser.py`` draws the page in headless Chromium.)"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.reports.timeline import fill, host_records, render_page, script_json, shown_call
+from tests.helpers import DATA
+from tests.unit.reports.test_timeline_browser import HOSTILE_KERNELS, HOSTILE_OPS, synthetic_trace
+
+
+class _Page(HTMLParser):
+    """The page's tags, its text, and the JSON data block's text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+        self.data = ""
+        self._in_data = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self._in_data = tag == "script" and ("id", "data") in attrs
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_data = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_data:
+            self.data += data
+        else:
+            self.text.append(data)
+
+
+def test_script_json_holds_no_markup_and_parses_back() -> None:
+    value = {"names": [*HOSTILE_KERNELS, "</script>", "a\u2028b\u2029c", "&lt;"]}
+    text = script_json(value)
+    assert json.loads(text) == value
+    assert not set(text) & {"<", ">", "&", "\u2028", "\u2029"}
+
+
+def test_a_value_is_never_searched_for_placeholders() -> None:
+    assert fill("<h1>%TITLE%</h1><p>%DATA%</p>", TITLE="%DATA%", DATA="x") == "<h1>%DATA%</h1><p>x</p>"
+    assert fill("%A%%B%", A="%B%", B="%A%") == "%B%%A%"
+
+
+def test_hostile_names_and_title_stay_text(tmp_path: Path) -> None:
+    trace = synthetic_trace(tmp_path / "t.json.gz", 10, names=HOSTILE_KERNELS, ops=HOSTILE_OPS)
+    title = "%DATA% <b>%OPS%</b> %ROWS%"
+    text = render_page(load_trace(trace), title=title, trace=trace)
+    page = _Page()
+    page.feed(text)
+    data = json.loads(page.data)
+    assert data["title"] == title
+    assert set(data["strings"]) >= {*HOSTILE_KERNELS, *HOSTILE_OPS}
+    assert page.tags.count("script") == 2  # the data block and the page's own script, no other
+    assert not {"b", "img"} & set(page.tags)
+    assert "svg" in page.tags
+    assert page.text.count(title) == 1  # the heading, as it is
+    outside = text.replace(page.data, "")
+    # The template's placeholders all filled: what is left is the title's, in <title> and <h1>,
+    # and the op named "%DATA%" in the op table.
+    assert re.findall(r"%[A-Z]+%", outside) == ["%DATA%", "%OPS%", "%ROWS%"] * 2 + ["%DATA%"]
+
+
+def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
+    """The page's host records as the first version found them: every step tried for each
+    event (quadratic in calls), which the bisection must match."""
+    import gzip
+
+    raw = trace.read_bytes()
+    events = [e for e in json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)["traceEvents"]]
+    events = [e for e in events if e.get("ph") == "X"]
+    steps = sorted(
+        (float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
+        for e in events
+        if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith("ProfilerStep#")
+    )
+    calls: list[dict[str, list[list[Any]]]] = [{"launches": [], "copies": []} for _ in steps]
+    for e in events:
+        cat, name = e.get("cat"), str(e.get("name", ""))
+        ts, dur = float(e["ts"]), float(e.get("dur", 0))
+        if cat in ("cuda_runtime", "cuda_driver", "runtime", "driver") and name.startswith(
+            ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
+        ):
+            key, record = "launches", [ts, round(dur, 3)]
+        elif cat in ("gpu_memcpy", "memcpy"):
+            stream = (e.get("args") or {}).get("stream", e.get("tid", 0))
+            key, record = "copies", [ts, round(dur, 3), int(str(stream)) if str(stream).isdigit() else 0, name]
+        else:
+            continue
+        for index, (start, end) in enumerate(steps):
+            if start <= ts <= end or (key == "copies" and index == len(steps) - 1 and ts > start):
+                record[0] = round(ts - start, 3)
+                calls[index][key].append(record)
+                break
+    return calls
+
+
+@pytest.mark.parametrize(
+    "name", ["h200_sync_item_stacks", "h200_copy_dtoh_pinned_nonblocking", "h200_decode_compiled", "h200_compile_clean"]
+)
+def test_host_records_find_each_event_its_call(name: str) -> None:
+    trace = DATA / f"{name}.json.gz"
+    found = host_records(trace)
+    assert found == _reference_host_records(trace)
+    assert sum(len(call["launches"]) for call in found) > 0
+
+
+def test_host_records_of_a_trace_that_cannot_be_read(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text('{"traceEvents": [')
+    assert host_records(tmp_path / "bad.json") == []
+    assert host_records(tmp_path / "missing.json") == []
+
+
+def test_the_page_opens_on_the_median_call() -> None:
+    prof = load_trace(DATA / "h200_decode_compiled.json.gz")
+    walls = [call.wall_us for call in prof.calls]
+    assert walls[0] == max(walls)  # the profiler's start-up
+    opened = shown_call(prof)
+    assert opened == 2
+    assert sorted(walls)[1] == walls[opened]
+    page = _Page()
+    page.feed(render_page(prof, title="decode"))
+    assert json.loads(page.data)["open"] == opened
+    assert f"showing call {opened}, the median call by host time" in "".join(page.text)

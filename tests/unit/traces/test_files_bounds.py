@@ -1,0 +1,117 @@
+"""The trace size cap holds before the memory is spent: bytes are counted as they are read or
+decompressed, and reading stops at the cap; a gzip bomb is refused without unpacking it into
+memory; a file that grows while it is read stops at the cap too."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import tracemalloc
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.errors import TraceError
+from pytest_kernelprof.traces import files as traces_module
+
+MB = 1 << 20
+CAP_MB = 256
+
+
+def _bomb(path: Path, megabytes: int, inner: bytes = b" ") -> Path:
+    """A trace whose one string of spaces makes ``megabytes`` MB of JSON, gzipped to about a
+    thousandth of that."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    chunk = inner * MB
+    parts = [packer.compress(b'{"traceEvents": [], "padding": "')]
+    parts += [packer.compress(chunk) for _ in range(megabytes)]
+    parts += [packer.compress(b'"}'), packer.flush()]
+    path.write_bytes(b"".join(parts))
+    return path
+
+
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _bomb(tmp_path_factory.mktemp("bomb") / "bomb.json.gz", 4 * CAP_MB)
+
+
+def _peak(fn: Any) -> tuple[float, BaseException | None]:
+    """Peak Python memory (MB) while ``fn`` runs, and what it raised."""
+    tracemalloc.start()
+    raised = None
+    try:
+        fn()
+    except BaseException as exc:  # noqa: BLE001 - told to the caller
+        raised = exc
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak / MB, raised
+
+
+def test_a_gzip_bomb_is_refused_before_it_fills_memory(bomb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, str(CAP_MB))
+    assert bomb.stat().st_size < 2 * MB  # a thousandth of the 1 GB it unpacks to
+    peak, raised = _peak(lambda: load_trace(bomb))
+    assert isinstance(raised, TraceError)
+    assert f"larger than {CAP_MB} MB, the most a trace is read to" in str(raised)
+    assert peak < traces_module._BOMB_BYTES / MB + 16, f"{peak:.0f} MB held for a {CAP_MB} MB cap"
+
+
+def test_a_trace_that_compresses_like_a_bomb_but_fits_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted first, then unpacked once into one buffer: the cap, not the ratio, decides."""
+    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, str(CAP_MB))
+    fits = _bomb(tmp_path / "fits.json.gz", CAP_MB // 2)
+    peak, raised = _peak(lambda: traces_module._trace_bytes(str(fits)))
+    assert raised is None
+    assert peak < CAP_MB // 2 * 1.2 + 8, f"{peak:.0f} MB held for a {CAP_MB // 2} MB trace"
+    assert not load_trace(fits).has_device_activity
+
+
+def test_gzip_members_and_padding_still_read(tmp_path: Path, trace: Any) -> None:
+    """Two gzip members (as ``cat a.gz b.gz`` makes), zero padding after the last."""
+    text = gzip.decompress(trace("linear_eager").read_bytes())
+    half = len(text) // 2
+    path = tmp_path / "members.json.gz"
+    path.write_bytes(gzip.compress(text[:half]) + gzip.compress(text[half:]) + b"\0" * 100)
+    assert load_trace(path).kernels.names == load_trace(trace("linear_eager")).kernels.names
+
+
+class _Endless(io.RawIOBase):
+    """A file that grows as fast as it is read: ``fstat`` said it was small."""
+
+    def __init__(self) -> None:
+        self.given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return -1
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0:
+            raise AssertionError("read to the end of an endless file")
+        self.given += size
+        return b'{"traceEvents": ['.ljust(size) if self.given == size else b" " * size
+
+    def __enter__(self) -> _Endless:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_a_file_that_grows_while_it_is_read_stops_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, "8")
+    endless = _Endless()
+    small = os.stat_result((0o100644, 0, 0, 1, 0, 0, 100, 0, 0, 0))  # a regular file of 100 bytes
+    monkeypatch.setattr(traces_module, "open", lambda name, mode: endless, raising=False)
+    monkeypatch.setattr(traces_module.os, "fstat", lambda fd: small)
+    with pytest.raises(TraceError, match="larger than 8 MB, the most a trace is read to"):
+        load_trace("growing.json")
+    assert endless.given <= 8 * MB + traces_module._CHUNK + 101
