@@ -107,6 +107,11 @@ def _lock(path: Path) -> Callable[[], None]:
     temporary folder named after it (a folder cannot be locked there)."""
     __tracebackhide__ = True
     folder = path.parent
+    existing = folder
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise BaselineError(f"cannot write the baseline {path}: {existing} is a file, where a folder must be")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         if sys.platform == "win32":
