@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The README's two commands: ``python3 dev.py examples`` and ``python3 dev.py tests``.
+"""The README's commands: ``python3 dev.py examples``, ``python3 dev.py tests`` and
+``python3 dev.py compat``.
 
 Each creates (or reuses) a virtual environment in ``.venv``, installs what the project needs
 into it, and runs pytest there; arguments after the command go to pytest. Needs only Python
@@ -11,16 +12,28 @@ build and one without gets the CPU build, because a plain ``torch`` requirement 
 multi-GB CUDA build onto a machine that cannot use it. ``KERNELPROF_TORCH`` (a pip requirement
 such as ``torch==2.11.0``) overrides the choice; ``KERNELPROF_VENV`` names another environment
 directory; ``--system`` uses the running interpreter and installs nothing.
+
+``python3 dev.py compat [VERSIONS...] [--python 3.10] [-- pytest arguments]`` runs the CPU
+suite (``tests`` and ``examples``) on other torch versions, one cached environment per torch
+and Python under ``.venvs/`` (``py3.11-torch2.6.0``), and prints one line per version: passed,
+failed, skipped, wall time. Versions default to the floor that ``pyproject.toml`` requires,
+the newest release of each minor version above it, and the newest one pip's index lists for
+that Python (asked each time, so a new release joins the day it is published); ``2.8`` means
+the newest 2.8.x, ``floor`` and ``newest`` those two. torch comes from pip's configured index
+(PyPI's default build), pinned: installing the project never replaces it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 import venv
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -92,7 +105,8 @@ def _install_torch(python: Path) -> None:
 
 
 def _project_stamp() -> str:
-    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    # The checkout too: an environment installed (editable) from another checkout runs its code.
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + str(ROOT).encode()).hexdigest()
 
 
 def _environment() -> Path:
@@ -112,12 +126,226 @@ def _environment() -> Path:
     return python
 
 
+# ---- compat: the suite on other torch versions --------------------------------------------
+
+VENVS = ROOT / ".venvs"
+TORCH_READY = ".torch-ok"  # in an environment whose torch is installed
+COMPAT_PYTEST = ["tests", "examples", "-n", "auto", "--dist", "worksteal", "-q", "-p", "no:randomly"]
+_RELEASE = re.compile(r"^\d+\.\d+\.\d+$")  # no local builds (+cpu), no pre-releases
+
+
+def _floor() -> str:
+    """The torch floor ``pyproject.toml`` requires, as ``2.6``."""
+    found = re.search(r'"torch>=(\d+\.\d+)', (ROOT / "pyproject.toml").read_text())
+    if found is None:
+        raise SystemExit("dev.py: pyproject.toml requires no torch>=X.Y")
+    return found.group(1)
+
+
+def _minor(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def _interpreter(wanted: str | None) -> Path:
+    """The Python of ``--python``: a path, or a version found on PATH or among pyenv's."""
+    if wanted is None:
+        return Path(sys.executable)
+    if os.sep in wanted:
+        return Path(wanted)
+    candidates = [shutil.which(f"python{wanted}")]
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    candidates += [str(p) for p in sorted(pyenv.glob(f"{wanted}*/bin/python{wanted}"), reverse=True)]
+    for candidate in filter(None, candidates):
+        probe = subprocess.run([candidate, "-c", "import venv"], capture_output=True)
+        if probe.returncode == 0:  # a pyenv shim of a version not selected fails here
+            return Path(candidate)
+    raise SystemExit(f"dev.py: no Python {wanted} found (on PATH or in {pyenv}); give its path to --python")
+
+
+def _python_version(python: Path) -> str:
+    out = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True)
+    return out.stdout.decode().strip()
+
+
+def _index_versions(python: Path) -> list[str]:
+    """The torch releases pip's index lists for ``python`` (wheels for its version), newest first."""
+    listing = subprocess.run(
+        [python, "-m", "pip", "index", "versions", "torch"], capture_output=True, text=True, cwd=ROOT
+    )
+    found = re.search(r"^Available versions: (.+)$", listing.stdout, re.MULTILINE)
+    if found is None:
+        raise SystemExit(f"dev.py: pip lists no torch versions ({listing.stderr.strip()[-300:]}): name them")
+    return [v for v in (part.strip() for part in found.group(1).split(",")) if _RELEASE.match(v)]
+
+
+def compat_versions(asked: list[str], available: list[str], floor: str) -> list[str]:
+    """The releases to run. By default the floor's first release (what ``torch>=X.Y`` admits
+    first), then the newest release of every minor version above it. Asked: ``2.8.0`` as given
+    (a local build too, ``2.13.0+cpu``), ``2.8`` its newest release, ``floor``, ``newest``."""
+    by_minor: dict[tuple[int, int], list[str]] = {}
+    for version in available:  # newest first
+        by_minor.setdefault(_minor(version), []).append(version)
+    if _minor(floor) not in by_minor:
+        raise SystemExit(f"dev.py: pip's index has no torch {floor}.x for this Python")
+    first = by_minor[_minor(floor)][-1]
+    if not asked:
+        return [first] + [releases[0] for key, releases in sorted(by_minor.items()) if key > _minor(floor)]
+    chosen = []
+    for version in asked:
+        if version in ("floor", "newest"):
+            version = first if version == "floor" else available[0]
+        elif re.fullmatch(r"\d+\.\d+", version):
+            if _minor(version) not in by_minor:
+                raise SystemExit(f"dev.py: pip's index has no torch {version}.x for this Python")
+            version = by_minor[_minor(version)][0]
+        if version not in chosen:
+            chosen.append(version)
+    return chosen
+
+
+def venv_name(python_version: str, torch_version: str) -> str:
+    return f"py{python_version}-torch{torch_version}"
+
+
+def _pip(python: Path, *args: str, log: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([python, "-m", "pip", *args], capture_output=True, text=True, cwd=ROOT)
+    with log.open("a") as out:
+        out.write(f"$ pip {' '.join(args)}\n{done.stdout}{done.stderr}\n")
+    return done
+
+
+def why_pip_failed(output: str) -> str:
+    """pip's reason in a line: the project's own torch requirement, a constraint of pip's
+    configuration (a machine's pip.conf may cap torch), or no wheel for this Python."""
+    found = re.search(r"(\S+ \S+ depends on torch\S*)", output)
+    if found is not None:
+        return f"pip refuses: {found.group(1)}"
+    found = re.search(r"The user requested \(constraint\) (torch\S*)", output)
+    if found is not None:
+        return f"pip refuses: its configured constraints allow only {found.group(1)}"
+    if "No matching distribution" in output:
+        return "pip finds no wheel of it for this Python"
+    lines = [line for line in output.splitlines() if line.startswith("ERROR")]
+    return lines[-1] if lines else "pip failed"
+
+
+def compat_environment(python: Path, torch_version: str) -> tuple[Path | None, str]:
+    """The environment of one torch for ``python``: made, torch in it, the project installed
+    (again when pyproject.toml or the checkout changed). (its python, "") or (None, why not)."""
+    env = VENVS / venv_name(_python_version(python), torch_version)
+    log = env.with_name(env.name + ".log")
+    env_python = _python_of(env)
+    if not env_python.exists():
+        _say(f"creating {env}")
+        subprocess.run([python, "-m", "venv", env], check=True)
+    if not (env / TORCH_READY).exists():
+        _say(f"installing torch=={torch_version} into {env.name} (pip's index; log: {log.name})")
+        done = _pip(env_python, "install", f"torch=={torch_version}", log=log)
+        if done.returncode:
+            shutil.rmtree(env)  # an environment without its torch is of no use; the log stays
+            return None, why_pip_failed(done.stdout + done.stderr)
+        (env / TORCH_READY).touch()
+    stamp = env / ".kernelprof-installed"
+    if not (stamp.exists() and stamp.read_text() == _project_stamp()):
+        pin = env / "torch-pin.txt"  # installing the project must never swap the torch under test
+        probe = "import importlib.metadata as m; print(m.version('torch'))"  # as pip knows it: no +cu124
+        installed = subprocess.run([env_python, "-c", probe], capture_output=True)
+        pin.write_text(f"torch=={installed.stdout.decode().strip()}\n")
+        done = _pip(env_python, "install", "-c", str(pin), "-e", ".[test]", log=log)
+        if done.returncode:
+            return None, why_pip_failed(done.stdout + done.stderr)
+        stamp.write_text(_project_stamp())
+    return env_python, ""
+
+
+def junit_counts(path: Path) -> tuple[int, int, int]:
+    """(passed, failed, skipped) of a JUnit XML file; errors count as failed."""
+    suites = ET.parse(path).getroot()
+    totals = [0, 0, 0, 0]
+    for suite in suites.iter("testsuite"):
+        for i, key in enumerate(("tests", "failures", "errors", "skipped")):
+            totals[i] += int(suite.get(key, 0))
+    tests, failures, errors, skipped = totals
+    return tests - failures - errors - skipped, failures + errors, skipped
+
+
+def report_line(torch_version: str, python: str, counts: tuple[int, int, int] | None, seconds: float, note: str) -> str:
+    """One row of the matrix, a Markdown table row (docs/versions.md holds the last table)."""
+    if counts is None:
+        return f"| {torch_version} | {python} | - | - | - | - | {note} |"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"| {torch_version} | {python} | {counts[0]} | {counts[1]} | {counts[2]} | {minutes}m{rest:02d}s | {note} |"
+
+
+REPORT_HEAD = "| torch | python | passed | failed | skipped | time | note |\n|---|---|---|---|---|---|---|"
+
+
+def _refusal(log: str) -> str:
+    lines = [line.removeprefix("ERROR: ") for line in log.splitlines() if line.startswith("ERROR: ")]
+    return lines[-1] if lines else "the run wrote no results"
+
+
+def compat_run(env_python: Path, pytest_args: list[str], log: Path) -> tuple[tuple[int, int, int] | None, float, str]:
+    """The suite in one environment, PYTHONPATH cleared (the environment's own install runs)."""
+    xml = log.with_suffix(".xml")
+    xml.unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    start = time.perf_counter()
+    with log.open("w") as out:
+        command = [env_python, "-m", "pytest", *COMPAT_PYTEST, f"--junitxml={xml}", *pytest_args]
+        subprocess.run(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    seconds = time.perf_counter() - start
+    if not xml.exists():
+        return None, seconds, _refusal(log.read_text())
+    return junit_counts(xml), seconds, ""
+
+
+def compat(argv: list[str]) -> int:
+    args, pytest_args = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    pythons: list[str | None] = []
+    asked: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg == "--python":
+            pythons.append(next(it, None) or "")
+        elif arg.startswith("--python="):
+            pythons.append(arg.split("=", 1)[1])
+        else:
+            asked.append(arg)
+    if any(p == "" for p in pythons):
+        raise SystemExit("dev.py: --python takes a version (3.10) or an interpreter's path")
+    rows = []
+    failed = False
+    for wanted in pythons or [None]:
+        python = _interpreter(wanted)
+        python_version = _python_version(python)
+        available = _index_versions(python)
+        for version in compat_versions(asked, available, _floor()):
+            env_python, why = compat_environment(python, version)
+            if env_python is None:
+                rows.append(report_line(version, python_version, None, 0, why))
+                failed = True
+            else:
+                log = VENVS / f"{venv_name(python_version, version)}.pytest.log"
+                _say(f"torch {version}, Python {python_version}: the suite (log: {log})")
+                counts, seconds, note = compat_run(env_python, pytest_args, log)
+                rows.append(report_line(version, python_version, counts, seconds, note))
+                failed = failed or counts is None or counts[1] > 0
+            print(rows[-1], flush=True)
+    print(f"\n{REPORT_HEAD}\n" + "\n".join(rows))
+    return 1 if failed else 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["compat"]:
+        return compat(argv[1:])
     system = "--system" in argv
     args = [a for a in argv if a != "--system"]
     if not args or args[0] not in COMMANDS:
         print(__doc__)
         print(f"usage: python3 dev.py {{{','.join(COMMANDS)}}} [--system] [pytest arguments...]")
+        print("       python3 dev.py compat [VERSIONS...] [--python X.Y] [-- pytest arguments...]")
         return 2
     command, extra = args[0], args[1:]
     python = Path(sys.executable) if system else _environment()

@@ -217,7 +217,8 @@ def test_files_per_node_id_old_names_and_bad_files(pytester: pytest.Pytester) ->
     result.stdout.fnmatch_lines(
         [
             "*_ test_α _*",
-            f"E   *BaselineError: cannot write the baseline {target}: {target.parent} is a file, where a folder *",
+            f"E   *BaselineError: cannot write the baseline {target}: {target.parent} is a file, where a folder"
+            " must be",
             "FAILED test_q.py::test_α - *",
         ]
     )

@@ -106,7 +106,7 @@ def test_rules_fail_the_tests_that_break_them_and_markers_exempt(cpu_pytester: p
             "*_ test_a_graph_break_breaks_a_rule _*",
             "E   *kernelprof_forbid rule 'no-breaks' (graph_breaks>0) is broken: compile the model whole",
             "E   *graph_breaks = 1:",
-            "E   *test_suite.py:14: Failed to trace builtin operator*print*",
+            "E   *test_suite.py:14: *print*",  # torch's words: "builtin: print" (2.6), "Failed to trace builtin ..."
             "E   *(a test that may break it: @pytest.mark.kernelprof_allow('no-breaks'))",
         ]
     )
@@ -114,7 +114,7 @@ def test_rules_fail_the_tests_that_break_them_and_markers_exempt(cpu_pytester: p
         [
             "*_ test_graph_breaks_in_a_failed_assertion _*",
             "E   *assert list == list failed; the graph breaks:",
-            "E   *test_suite.py:30: Failed to trace builtin operator*",
+            "E   *test_suite.py:30: *print*",
         ]
     )
     result.stdout.fnmatch_lines(

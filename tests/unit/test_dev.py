@@ -1,8 +1,10 @@
-"""dev.py, the README's two commands: which torch it installs, and when it reinstalls."""
+"""dev.py, the README's commands: which torch it installs, when it reinstalls, and compat's matrix."""
 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -101,3 +103,191 @@ def test_probing_for_torch_prints_no_traceback(
     assert dev._has_torch(python) is False
     out, err = capfd.readouterr()
     assert (out, err) == ("", "")
+
+
+# ---- compat: the suite on other torch versions ----------------------------------------------
+
+INDEX = ["2.15.0", "2.14.1", "2.14.0", "2.8.0", "2.7.1", "2.7.0", "2.6.0", "2.5.1", "2.4.1"]
+
+
+@pytest.mark.parametrize(
+    ("asked", "chosen"),
+    [
+        ([], ["2.6.0", "2.7.1", "2.8.0", "2.14.1", "2.15.0"]),  # the floor, each minor's newest above it
+        (["2.7"], ["2.7.1"]),
+        (["2.7.0", "floor", "newest", "2.7.0"], ["2.7.0", "2.6.0", "2.15.0"]),
+        (["2.13.0+cpu"], ["2.13.0+cpu"]),  # a local build, as given
+        (["2.4.1"], ["2.4.1"]),  # below the floor: run to show what happens there
+    ],
+)
+def test_compat_versions(dev: ModuleType, asked: list[str], chosen: list[str]) -> None:
+    assert dev.compat_versions(asked, INDEX, "2.6") == chosen
+
+
+def test_the_floor_is_its_first_release(dev: ModuleType) -> None:
+    """torch>=2.7 admits 2.7.0 first: that one is run, not the newest 2.7.x."""
+    assert dev.compat_versions([], INDEX, "2.7") == ["2.7.0", "2.8.0", "2.14.1", "2.15.0"]
+    assert dev.compat_versions(["floor", "2.7"], INDEX, "2.7") == ["2.7.0", "2.7.1"]
+
+
+def test_compat_versions_the_index_cannot_give(dev: ModuleType) -> None:
+    with pytest.raises(SystemExit, match="no torch 2.9.x"):
+        dev.compat_versions(["2.9"], INDEX, "2.6")
+    with pytest.raises(SystemExit, match="no torch 2.6.x"):
+        dev.compat_versions([], ["2.14.1"], "2.6")
+
+
+def test_the_floor_is_pyprojects(dev: ModuleType) -> None:
+    assert dev._floor() == "2.6"
+    assert dev.venv_name("3.11", "2.6.0") == "py3.11-torch2.6.0"  # as .venvs/ names them
+
+
+def test_the_index_is_asked_for_the_releases_of_this_python(dev: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    listing = "torch (2.15.0)\nAvailable versions: 2.15.0, 2.14.1, 2.13.0+cpu, 2.13.0, 2.12.0rc1, 2.4.1\n"
+    asked: list[list[str]] = []
+
+    def run(command: list[object], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        asked.append([str(part) for part in command])
+        return subprocess.CompletedProcess(command, 0, listing, "WARNING: pip index is currently experimental")
+
+    monkeypatch.setattr(dev.subprocess, "run", run)
+    assert dev._index_versions(Path("/usr/bin/python3.10")) == ["2.15.0", "2.14.1", "2.13.0", "2.4.1"]
+    assert asked == [["/usr/bin/python3.10", "-m", "pip", "index", "versions", "torch"]]
+
+
+PIP_CAPPED = """ERROR: Cannot install torch==2.15.0 because these package versions have conflicting dependencies.
+
+The conflict is caused by:
+    The user requested torch==2.15.0
+    The user requested (constraint) torch<=2.14.1
+"""
+PIP_BELOW_FLOOR = """The conflict is caused by:
+    pytest-kernelprof 0.1.0 depends on torch>=2.6
+    The user requested (constraint) torch==2.4.1
+"""
+
+
+@pytest.mark.parametrize(
+    ("output", "why"),
+    [
+        (PIP_CAPPED, "pip refuses: its configured constraints allow only torch<=2.14.1"),
+        (PIP_BELOW_FLOOR, "pip refuses: pytest-kernelprof 0.1.0 depends on torch>=2.6"),
+        ("ERROR: No matching distribution found for torch==2.15.0", "pip finds no wheel of it for this Python"),
+        ("ERROR: disk full", "ERROR: disk full"),
+    ],
+)
+def test_why_pip_failed_in_one_line(dev: ModuleType, output: str, why: str) -> None:
+    assert dev.why_pip_failed(output) == why
+
+
+class FakePip:
+    """The pip and python calls of compat_environment, as a list; torch installs fail for ``refused``."""
+
+    def __init__(self, dev: ModuleType, monkeypatch: pytest.MonkeyPatch, refused: str = "") -> None:
+        self.calls: list[str] = []
+        self.refused = refused
+        monkeypatch.setattr(dev, "_pip", self.pip)
+        monkeypatch.setattr(dev.subprocess, "run", self.run)
+        monkeypatch.setattr(dev, "_python_version", lambda python: "3.10")
+
+    def pip(self, python: Path, *args: str, log: Path) -> subprocess.CompletedProcess[str]:
+        self.calls.append("pip " + " ".join(a if not a.endswith("torch-pin.txt") else "PIN" for a in args))
+        failed = self.refused and self.refused in args
+        return subprocess.CompletedProcess(args, 1 if failed else 0, "", PIP_CAPPED if failed else "")
+
+    def run(self, command: list[object], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        command = [str(part) for part in command]
+        if command[1:3] == ["-m", "venv"]:
+            self.calls.append("venv")
+            python = Path(command[3]) / "bin" / "python"
+            python.parent.mkdir(parents=True)
+            python.touch()
+        return subprocess.CompletedProcess(command, 0, b"2.6.0\n", b"")
+
+
+def test_a_compat_environment_is_made_once_and_its_torch_pinned(
+    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(dev, "VENVS", tmp_path)
+    pip = FakePip(dev, monkeypatch)
+    python, why = dev.compat_environment(Path("python3.10"), "2.6.0")
+    assert (python, why) == (tmp_path / "py3.10-torch2.6.0" / "bin" / "python", "")
+    assert pip.calls == ["venv", "pip install torch==2.6.0", "pip install -c PIN -e .[test]"]
+    assert (tmp_path / "py3.10-torch2.6.0" / "torch-pin.txt").read_text() == "torch==2.6.0\n"
+    assert dev.compat_environment(Path("python3.10"), "2.6.0") == (python, "")
+    assert len(pip.calls) == 3  # made, installed: a second run only runs
+    (tmp_path / "py3.10-torch2.6.0" / ".kernelprof-installed").write_text("an older pyproject.toml")
+    dev.compat_environment(Path("python3.10"), "2.6.0")
+    assert pip.calls[3:] == ["pip install -c PIN -e .[test]"]  # the project again, never torch
+
+
+def test_a_torch_pip_refuses_leaves_no_environment(
+    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(dev, "VENVS", tmp_path)
+    FakePip(dev, monkeypatch, refused="torch==2.15.0")
+    assert dev.compat_environment(Path("python3.10"), "2.15.0") == (
+        None,
+        "pip refuses: its configured constraints allow only torch<=2.14.1",
+    )
+    assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_junit_counts_and_the_report_line(dev: ModuleType, tmp_path: Path) -> None:
+    xml = tmp_path / "run.xml"
+    xml.write_text(
+        '<testsuites><testsuite tests="10" failures="1" errors="2" skipped="3"/>'
+        '<testsuite tests="5" failures="0" errors="0" skipped="1"/></testsuites>'
+    )
+    assert dev.junit_counts(xml) == (8, 3, 4)  # errors fail too
+    assert dev.report_line("2.6.0", "3.11", (8, 3, 4), 151.4, "") == "| 2.6.0 | 3.11 | 8 | 3 | 4 | 2m31s |  |"
+    refused = dev.report_line("2.15.0", "3.11", None, 0, "pip refuses")
+    assert refused == "| 2.15.0 | 3.11 | - | - | - | - | pip refuses |"
+
+
+def test_compat_runs_each_version_of_each_python_and_reports_a_line_each(
+    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(dev, "_interpreter", lambda wanted: Path(f"python{wanted}"))
+    monkeypatch.setattr(dev, "_python_version", lambda python: str(python).removeprefix("python"))
+    monkeypatch.setattr(dev, "_index_versions", lambda python: INDEX)
+    environments = {"2.15.0": (None, "pip refuses: its configured constraints allow only torch<=2.14.1")}
+    monkeypatch.setattr(dev, "compat_environment", lambda python, v: environments.get(v, (Path(f"{python}-{v}"), "")))
+
+    def run(env_python: Path, pytest_args: list[str], log: Path) -> tuple[tuple[int, int, int] | None, float, str]:
+        runs.append((str(env_python), pytest_args))
+        return ((10, 1, 2) if "2.7" in str(env_python) else (11, 0, 2)), 61.0, ""
+
+    monkeypatch.setattr(dev, "compat_run", run)
+    assert dev.main(["compat", "--python", "3.10", "--python=3.13", "2.6", "newest", "--", "-x", "-k", "cli"]) == 1
+    assert runs == [("python3.10-2.6.0", ["-x", "-k", "cli"]), ("python3.13-2.6.0", ["-x", "-k", "cli"])]
+    out = capsys.readouterr().out
+    table = out[out.index("| torch |") :].splitlines()
+    assert table[2:] == [
+        "| 2.6.0 | 3.10 | 11 | 0 | 2 | 1m01s |  |",
+        "| 2.15.0 | 3.10 | - | - | - | - | pip refuses: its configured constraints allow only torch<=2.14.1 |",
+        "| 2.6.0 | 3.13 | 11 | 0 | 2 | 1m01s |  |",
+        "| 2.15.0 | 3.13 | - | - | - | - | pip refuses: its configured constraints allow only torch<=2.14.1 |",
+    ]
+    runs.clear()
+    assert dev.main(["compat", "2.6"]) == 0  # every version passed
+    assert dev.main(["compat", "2.7"]) == 1  # a failure fails the command
+    with pytest.raises(SystemExit, match="--python takes a version"):
+        dev.main(["compat", "--python"])
+
+
+def test_a_python_is_found_by_its_version(dev: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pyenv = tmp_path / "versions" / "3.10.13" / "bin" / "python3.10"
+    pyenv.parent.mkdir(parents=True)
+    pyenv.touch()
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path))
+    monkeypatch.setattr(dev.shutil, "which", lambda name: "/shims/python3.10")  # a shim of a version not selected
+    monkeypatch.setattr(
+        dev.subprocess, "run", lambda command, **kw: subprocess.CompletedProcess(command, int("shims" in command[0]))
+    )
+    assert dev._interpreter("3.10") == pyenv
+    assert dev._interpreter("/opt/py/bin/python3") == Path("/opt/py/bin/python3")
+    assert dev._interpreter(None) == Path(sys.executable)
+    with pytest.raises(SystemExit, match="no Python 3.9 found"):
+        dev._interpreter("3.9")

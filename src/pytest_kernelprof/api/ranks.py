@@ -48,6 +48,7 @@ def _rank_main(
     options: ProfileOptions,
     results: Any,
 ) -> None:
+    failed_at: float | None = None
     try:
         import torch
         import torch.distributed as dist
@@ -65,11 +66,14 @@ def _rank_main(
             path = Path(out_dir) / f"rank{rank}.json.gz"
             capture.export_trace(path)
             dist.barrier()
+        except BaseException:
+            failed_at = time.time()  # before the teardown takes the other ranks' collectives down too
+            raise
         finally:
             dist.destroy_process_group()
-        results.put((rank, "ok", str(path)))
+        results.put((rank, "ok", str(path), 0.0))
     except BaseException:  # noqa: BLE001 - every failure goes back to the test process
-        results.put((rank, "error", traceback.format_exc()))
+        results.put((rank, "error", traceback.format_exc(), failed_at or time.time()))
 
 
 def profile_ranks(
@@ -137,7 +141,7 @@ def _collect(results: Any, processes: list[Any], world_size: int, deadline: floa
             missing = sorted(set(range(world_size)) - set(paths))
             raise RankError(f"ranks {missing} did not finish within {timeout_s:g} s (a hang in a collective?)")
         try:
-            rank, status, payload = results.get(timeout=min(remaining, 1.0))
+            rank, status, payload, failed_at = results.get(timeout=min(remaining, 1.0))
         except queue.Empty:
             dead = [
                 r
@@ -150,9 +154,40 @@ def _collect(results: Any, processes: list[Any], world_size: int, deadline: floa
                 raise RankError(f"rank {rank} died with exit code {processes[rank].exitcode}") from None
             continue
         if status != "ok":
-            raise RankError(f"rank {rank} failed:\n{payload}")
+            raise _first_failure({rank: (failed_at, payload)}, results, processes, paths, deadline)
         paths[rank] = payload
     return paths
+
+
+# How long the other ranks' reports are awaited once one rank failed.
+_FAILURE_GRACE_S = 10.0
+
+
+def _first_failure(
+    failures: dict[int, tuple[float, str]],
+    results: Any,
+    processes: list[Any],
+    paths: dict[int, str],
+    deadline: float,
+) -> RankError:
+    """The error of the rank that failed first. A rank that fails takes the others down with it
+    (their collectives lose a peer), and their reports can arrive before its own: each is
+    awaited a moment, while its process runs, and the earliest failure is the one named."""
+    until = min(deadline, time.monotonic() + _FAILURE_GRACE_S)
+    while time.monotonic() < until:
+        waiting = [r for r, p in enumerate(processes) if r not in failures and r not in paths and p.is_alive()]
+        if not waiting:
+            break
+        try:
+            rank, status, payload, failed_at = results.get(timeout=min(max(until - time.monotonic(), 0.01), 0.2))
+        except queue.Empty:
+            continue
+        if status != "ok":
+            failures[rank] = (failed_at, payload)
+        else:
+            paths[rank] = payload
+    rank = min(failures, key=lambda r: failures[r][0])
+    return RankError(f"rank {rank} failed:\n{failures[rank][1]}")
 
 
 def _stop(processes: list[Any], *, hung: bool) -> None:

@@ -12,6 +12,7 @@ import contextlib
 import functools
 import importlib.metadata
 import os
+import re
 import sys
 import tempfile
 import warnings
@@ -22,13 +23,41 @@ from ..errors import ProfilerBusyError, ProfilerStartError
 from ..traces import PYTHON, RawEvent, arch_name, events_from_kineto
 from ..traces.chrome import events_from_trace_file
 
+# The oldest torch the whole CPU suite passes on (docs/versions.md). Older ones differ where a
+# profile is made, not only where it is read: torch 2.5 moves the start of a range named
+# "ProfilerStep#N" under with_stack, 2.4 and 2.5 say nothing of graph breaks in the structured
+# trace, 2.4's Kineto events cannot tell a user annotation.
+MIN_TORCH = (2, 6)
+
 
 def import_torch() -> Any:
     try:
         import torch
     except ImportError as exc:  # pragma: no cover - torch is a dependency
         raise ImportError("pytest-kernelprof needs PyTorch: pip install torch") from exc
+    refusal = unsupported_torch(torch.__version__)
+    if refusal is not None:
+        raise ImportError(refusal)
     return torch
+
+
+def torch_version() -> str | None:
+    """The installed torch's version; read without importing torch where it is not imported yet."""
+    imported = getattr(sys.modules.get("torch"), "__version__", None)
+    if imported is not None:
+        return str(imported)
+    return package_versions("torch")["torch"]
+
+
+@functools.cache
+def unsupported_torch(version: str | None) -> str | None:
+    """The one line that refuses a torch older than ``MIN_TORCH``, or None (also where the
+    version is unknown or unreadable: a source build says what it is only when it can)."""
+    found = re.match(r"(\d+)\.(\d+)", version or "")
+    if found is None or (int(found.group(1)), int(found.group(2))) >= MIN_TORCH:
+        return None
+    release = str(version).split("+", 1)[0]  # "2.4.1+cu121": the release is what to upgrade
+    return f"pytest-kernelprof needs torch>={MIN_TORCH[0]}.{MIN_TORCH[1]}; this is {release}"
 
 
 def device_facts() -> tuple[str | None, str | None]:
@@ -236,6 +265,7 @@ def profiler_session(*, stacks: bool = False) -> Iterator[Any]:
     except Exception as exc:
         with contextlib.suppress(Exception):
             prof.__exit__(None, None, None)
+        _release_prepared(torch, prof)
         raise ProfilerStartError(
             f"torch.profiler failed to start: {exc}. If the message mentions CUPTI, another profiler "
             "(nsys, ncu) may be attached or the driver refuses profiling to this user "
@@ -244,4 +274,37 @@ def profiler_session(*, stacks: bool = False) -> Iterator[Any]:
     try:
         yield prof
     finally:
+        _stop(prof)
+
+
+def _release_prepared(torch: Any, prof: Any) -> None:
+    """Return Kineto to idle after a start that failed once the trace was prepared.
+
+    torch 2.11 and older leave Kineto holding the prepared trace, and the next session's
+    prepare cancels it through torch's own stop, which raises "Can't disable Kineto profiler
+    when it's not running": every later profile in the process would fail to start. A
+    start and stop of the prepared trace releases it (2.12+ needs none; it costs a failed
+    start only).
+    """
+    autograd = getattr(prof, "profiler", None)
+    enable = getattr(torch._C._autograd, "_enable_profiler", None)
+    disable = getattr(torch._C._autograd, "_disable_profiler", None)
+    if autograd is None or enable is None or disable is None or profiler_running():
+        return
+    with contextlib.suppress(Exception):
+        enable(autograd.config(), autograd.kineto_activities)
+    if profiler_running():
+        with contextlib.suppress(Exception):
+            disable()
+
+
+def _stop(prof: Any) -> None:
+    """Stop the session, also one that another profiler in the process already stopped: torch
+    2.11 and older then raise "Can't disable Kineto profiler when it's not running" (2.12+
+    stop nothing), which would hide the ProfilerBusyError that says what happened."""
+    running = profiler_running()
+    try:
         prof.__exit__(None, None, None)
+    except RuntimeError:
+        if running:
+            raise

@@ -75,15 +75,15 @@ def parse_graph_break(payload: str, compile_id: str | None = None) -> GraphBreak
     """A ``dynamo_graph_break_reason`` structured-trace payload as a GraphBreak.
 
     Two layouts exist. torch 2.6 and newer: ``Graph break in user code at FILE:LINE``,
-    ``Graph Break Reason: ...``, ``User code traceback: ...``. Older: ``Graph break: from
-    user code at:`` with the user frames (innermost last), then the exception's traceback,
-    whose last line is the reason.
+    ``Graph Break Reason: ...`` (2.6: ``Reason: ...``), ``User code traceback: ...``. Older:
+    ``Graph break: from user code at:`` with the user frames (innermost last), then the
+    exception's traceback, whose last line is the reason.
     """
     found = _NEW_LOCATION.search(payload)
     if found is not None:
         reason_text = payload[found.end() :]
-        reason_text = reason_text.split("User code traceback:", 1)[0]
-        reason_text = reason_text.strip().removeprefix("Graph Break Reason:")
+        reason_text = reason_text.split("User code traceback:", 1)[0].strip()
+        reason_text = reason_text.removeprefix("Graph Break Reason:").removeprefix("Reason:")
         return GraphBreak(
             summarize_reason(reason_text), found.group(1), int(found.group(2)), compile_id, reason_text.strip()
         )

@@ -204,9 +204,32 @@ def _uses_kernelprof(item: pytest.Item) -> bool:
 
 def device_line(config: pytest.Config) -> str:
     """The GPU facts line (imports torch and asks CUDA: only for sessions whose tests use the plugin)."""
+    refusal = _torch_refusal()
+    if refusal is not None:
+        return f"kernelprof: {refusal}"  # an xdist worker's, whose tests fail with it at setup
     from .report_sections import device_line as line
 
     return line(config.stash[SETTINGS_KEY].require_gpu)
+
+
+def _torch_refusal() -> str | None:
+    """The one line that refuses this environment's torch, where it is older than the plugin supports."""
+    from ..capture.profiler import torch_version, unsupported_torch
+
+    return unsupported_torch(torch_version())
+
+
+@pytest.hookimpl(tryfirst=True)  # before the terminal's line of GPU facts, which imports torch
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Stop at start, in one line, where a collected test uses the plugin and torch is too old
+    (a session that does not use it runs). An xdist worker cannot stop its session so: its
+    tests that use the plugin fail at setup with the same line instead."""
+    config = session.config
+    if hasattr(config, "workerinput") or not any(_uses_kernelprof(item) for item in session.items):
+        return
+    refusal = _torch_refusal()
+    if refusal is not None:
+        raise pytest.UsageError(refusal)
 
 
 def pytest_report_collectionfinish(config: pytest.Config, items: Sequence[pytest.Item]) -> list[str]:
@@ -238,6 +261,10 @@ def _keep_trace_log_private() -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     _keep_trace_log_private()
+    if hasattr(item.config, "workerinput") and _uses_kernelprof(item):
+        refusal = _torch_refusal()
+        if refusal is not None:
+            pytest.fail(refusal, pytrace=False)
     _check_allow_marker(item)
     try:
         needed = gpus_needed([(mark.args, mark.kwargs) for mark in item.iter_markers(GPU_MARKER)])

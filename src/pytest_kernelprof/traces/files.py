@@ -362,14 +362,10 @@ class TypedReader(Generic[T]):
         if found is None:
             return None
         events_begin = _SPACE_BYTES.match(data, found.end()).end()  # type: ignore[union-attr]  # "*" always matches
-        header_and_closing = _closing_bracket(data, begin, found.start())
-        if header_and_closing is None:
-            return None
-        header, closing = header_and_closing
-        brace = data.rfind(b"}", events_begin, closing)
-        last = events_begin if brace < 0 else brace + 1
-        if data[last:closing].strip():
+        found_closing = _closing_bracket(data, begin, found.start(), events_begin)
+        if found_closing is None:
             return None  # something other than event objects (the general reader tells what)
+        header, closing, last = found_closing
         view = memoryview(data)
         events: list[T] = []
         pos = events_begin
@@ -404,19 +400,28 @@ _CUT_BYTES = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
 _SPACE_BYTES = re.compile(rb"[ \t\r\n]*")
 _SEPARATOR_BYTES = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
 _TYPED_BATCH = _MB
-_CLOSING_TRIES = 8  # "]"s from the end of the file tried for the event list's
+_CLOSING_TRIES = 256  # "]"s from the end of the file tried for the event list's (a cheap test each)
 
 
-def _closing_bracket(data: bytes | bytearray, begin: int, key: int) -> tuple[dict[str, Any], int] | None:
-    """The header without its events, and where the event list's ``]`` is: the last ``]``
-    after which the file ends the trace object, tried from the end of the file. Where lists
-    follow the events (not torch's order), a later ``]`` can pass for it: then the events'
-    last batch does not decode, and the general reader reads the file."""
+def _closing_bracket(
+    data: bytes | bytearray, begin: int, key: int, events_begin: int
+) -> tuple[dict[str, Any], int, int] | None:
+    """The header without its events, where the event list's ``]`` is, and where its last event
+    ends: the last ``]`` that only whitespace separates from an event's ``}`` (or from the
+    list's ``[``) and after which the file ends the trace object, tried from the end of the file.
+    torch 2.6 to 2.12 write Kineto's errors after the events (``"ERROR": ["...cpp:47] ..."]``),
+    ``]`` in their text too. Where lists of objects follow the events (not torch's order), a later
+    ``]`` can pass for it: then the events' last batch does not decode, and the general reader
+    reads the file."""
     closing = len(data)
     for _ in range(_CLOSING_TRIES):
         closing = data.rfind(b"]", key, closing)
-        if closing < 0:
+        if closing < events_begin or len(data) - closing > _MB:  # torch's keys after the events are few
             return None
+        brace = data.rfind(b"}", events_begin, closing)
+        last = events_begin if brace < 0 else brace + 1
+        if data[last:closing].strip():
+            continue
         try:
             rest = (data[begin:key] + b'"traceEvents": []' + data[closing + 1 :]).decode("utf-8")
             header = json.loads(rest)
@@ -424,5 +429,5 @@ def _closing_bracket(data: bytes | bytearray, begin: int, key: int) -> tuple[dic
             continue
         if type(header) is not dict or header.pop("traceEvents", None) != [] or rest.count('"traceEvents"') != 1:
             return None
-        return header, closing
+        return header, closing, last
     return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import queue
 import time
 from typing import Any
 
@@ -111,6 +112,23 @@ def test_stop_waits_for_ranks_to_exit_unless_they_are_hung() -> None:
     hung = [FakeRank(exits_after_s=None), FakeRank(exits_after_s=None)]
     _stop(hung, hung=True)
     assert [rank.calls for rank in hung] == [["terminate", "join(5)"]] * 2
+
+
+def test_the_rank_that_failed_first_is_named_whichever_report_comes_first() -> None:
+    """Rank 1 fails; rank 0's barrier then loses its peer and reports first: rank 1 is named."""
+    reports: queue.Queue[tuple[int, str, str, float]] = queue.Queue()
+    reports.put((0, "error", "RuntimeError: Connection closed by peer", 20.0))
+    reports.put((1, "error", "ValueError: rank one is broken", 10.0))
+    ranks = [FakeRank(exits_after_s=None), FakeRank(exits_after_s=None)]
+    with pytest.raises(RankError, match=r"(?s)^rank 1 failed:\nValueError: rank one is broken$"):
+        distributed._collect(reports, ranks, 2, time.monotonic() + 30, 30)
+    # A rank whose process has ended without a report is not waited for.
+    reports.put((0, "error", "RuntimeError: Connection closed by peer", 20.0))
+    ranks[1].alive = False
+    start = time.monotonic()
+    with pytest.raises(RankError, match=r"^rank 0 failed"):
+        distributed._collect(reports, ranks, 2, time.monotonic() + 30, 30)
+    assert time.monotonic() - start < 5
 
 
 def test_world_size_is_checked() -> None:

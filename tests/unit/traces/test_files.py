@@ -47,7 +47,11 @@ def test_both_readers_give_the_same_events_for_every_recorded_trace(name: str, m
     assert len(events) > 10
     expected = read_with(path, "json", monkeypatch)
     assert expected == ("ok", repr((header, fields(events))))
-    assert header["deviceProperties"][0]["name"] == "NVIDIA H200"
+    if name.startswith("cpu_torch"):  # a CPU trace of another torch version's layout (test_torch_layouts.py)
+        assert header["deviceProperties"] == []
+    else:
+        card = "NVIDIA H100 80GB HBM3" if name.startswith("h100_") else "NVIDIA H200"
+        assert header["deviceProperties"][0]["name"] == card
     if name.startswith("zoo/"):
         assert any(event.input_types for event in events), "the ops' input types were not read"
 
