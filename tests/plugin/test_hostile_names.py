@@ -19,6 +19,7 @@ from tests.helpers import DATA
 
 KERNEL = "::error file=README.md,line=1::kernel name\n::warning::second line\r::notice::third"
 OP = "::error::op name\n::warning::second"
+DEVICE = "NVIDIA H200\n::error::device name"
 # The annotations the plugin writes itself: its properties and message escaped (annotations.py).
 OURS = re.compile(r"^::(error file=[^,:]+(,line=\d+)?,title=kernelprof%3A [^:]+|notice title=kernelprof)::")
 
@@ -29,6 +30,7 @@ def hostile_trace(path: Path) -> Path:
     text = gzip.decompress((DATA / "h200_geglu_liger.json.gz").read_bytes()).decode("utf-8")
     text = text.replace('"_geglu_tanh_forward_kernel"', json.dumps(KERNEL))
     text = text.replace('"LigerGELUMulFunction"', json.dumps(OP))
+    text = text.replace('"NVIDIA H200"', json.dumps(DEVICE))
     path.write_bytes(gzip.compress(text.encode("utf-8")))
     return path
 
@@ -107,3 +109,4 @@ def test_the_cli_prints_no_workflow_command(pytester: pytest.Pytester) -> None:
         output = result.outlines + result.errlines
         assert not _commands(output), _commands(output)
         assert any(display_name(KERNEL) in line for line in output)
+        assert any(r"NVIDIA H200\n::error::device name" in line for line in output)

@@ -20,6 +20,7 @@ from typing import Any
 from ..decode import DTYPES, KINDS
 from ..decode.triton_ir import IrFacts
 from ..errors import RecordingError, TraceError
+from ..tables import printable
 from . import (
     CATEGORIES,
     CPU_RANGES,
@@ -313,7 +314,7 @@ def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
     device = arch = None
     if isinstance(props, list) and props and isinstance(props[0], Mapping):
         name = props[0].get("name")
-        device = name if isinstance(name, str) else None
+        device = printable(name) if isinstance(name, str) else None  # shown at the start of lines
         major, minor = props[0].get("computeMajor"), props[0].get("computeMinor")
         if isinstance(major, int) and isinstance(minor, int):
             arch = arch_name(major, minor)
