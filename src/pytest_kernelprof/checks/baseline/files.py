@@ -5,6 +5,7 @@ under the lock of its folder, and where a test's file is.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -141,9 +142,14 @@ def _lock(path: Path) -> Callable[[], None]:
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
     except OSError as exc:
-        os.close(descriptor)
-        raise _unwritable(path, exc) from None
+        if exc.errno not in _NO_LOCKS:
+            os.close(descriptor)
+            raise _unwritable(path, exc) from None
+        # A file system that keeps no locks (some network mounts): write as before there is one.
     return lambda: os.close(descriptor)  # closing it releases the lock
+
+
+_NO_LOCKS = frozenset((errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL))
 
 
 # What --kernelprof-update did to one entry.

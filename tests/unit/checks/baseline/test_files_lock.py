@@ -4,7 +4,9 @@ second terminal): each entry survives, the writes take turns under the folder's 
 from __future__ import annotations
 
 import contextlib
+import errno
 import multiprocessing
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -72,4 +74,17 @@ def test_a_baseline_that_cannot_be_written_is_named(tmp_path: Path, monkeypatch:
     assert message.startswith(f"cannot write the baseline {path}: Permission denied (")
     assert ".tmp" not in message
     assert f"{tmp_path} and renamed: that folder must be writable" in message
+    assert set(read_baseline(path)["archs"]["sm90"]) == {"default"}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fcntl")
+def test_a_file_system_without_locks_records_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fcntl
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    path = tmp_path / "test_x.json"
+    record(path, "sm90", "default", load_trace(DATA / "h200_linear_eager.json.gz"))
     assert set(read_baseline(path)["archs"]["sm90"]) == {"default"}
