@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..capture.profiler import import_torch
 from ..errors import RankError
 from ..model import KernelProfile
 from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, ProfileOptions
@@ -93,7 +94,7 @@ def profile_ranks(
     if world_size < 1:
         raise ValueError(f"world_size must be at least 1, got {world_size}")
     options = ProfileOptions(warmup=warmup, calls=calls, allow_variation=True)
-    import torch
+    torch = import_torch()  # an unsupported torch is refused here, before a rank starts
     import torch.multiprocessing as mp
 
     visible = _gpus_for_ranks(torch)

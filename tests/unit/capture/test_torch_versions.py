@@ -55,9 +55,15 @@ def test_every_entry_point_that_profiles_refuses_an_old_torch(monkeypatch: pytes
             kp.Profiler()(torch.relu, torch.randn(4))
         with pytest.raises(ImportError, match=f"^{REFUSAL}$"), kp.Profiler().record():
             pass
+        with pytest.raises(ImportError, match=f"^{REFUSAL}$"):
+            kp.profile_ranks(_rank_step, 2)  # in this process, before a rank starts
     assert not profiler_running()  # refused before a session started
     # Reading a trace needs no torch at all, so any torch reads one.
     assert len(kp.load_trace(DATA / "h200_linear_eager.json.gz").kernels) == 1
+
+
+def _rank_step(rank: int, world_size: int) -> Any:
+    return lambda: None
 
 
 def test_the_version_is_read_without_importing_torch(monkeypatch: pytest.MonkeyPatch) -> None:
