@@ -230,6 +230,25 @@ def why_pip_failed(output: str) -> str:
     return lines[-1] if lines else "pip failed"
 
 
+# A CUDA build of torch with its nvidia libraries is 5 to 7 GB installed (2.6.0 to 2.14.1); pip
+# unpacks beside what it downloads. Below this a run would die mid-install with ENOSPC, after
+# minutes, and leave a half-made environment.
+CUDA_TORCH_FREE_BYTES = 9 * 2**30
+CPU_TORCH_FREE_BYTES = 2 * 2**30
+
+
+def _disk_short_of(torch_version: str) -> str:
+    """Why ``.venvs/`` has too little free disk for this torch, or ""."""
+    needed = CPU_TORCH_FREE_BYTES if "+cpu" in torch_version else CUDA_TORCH_FREE_BYTES
+    free = shutil.disk_usage(VENVS).free
+    if free >= needed:
+        return ""
+    return (
+        f"needs {needed / 2**30:.0f} GB free disk for torch {torch_version}, {free / 2**30:.1f} GB free:"
+        f" remove environments of {VENVS.name}/ that are no longer needed"
+    )
+
+
 def compat_environment(python: Path, torch_version: str) -> tuple[Path | None, str]:
     """The environment of one torch for ``python``: made, torch in it, the project installed
     (again when pyproject.toml or the checkout changed). (its python, "") or (None, why not)."""
@@ -240,8 +259,13 @@ def compat_environment(python: Path, torch_version: str) -> tuple[Path | None, s
         _say(f"creating {env}")
         subprocess.run([python, "-m", "venv", env], check=True)
     if not (env / TORCH_READY).exists():
+        short = _disk_short_of(torch_version)
+        if short:
+            shutil.rmtree(env)
+            return None, short
         _say(f"installing torch=={torch_version} into {env.name} (pip's index; log: {log.name})")
-        done = _pip(env_python, "install", f"torch=={torch_version}", log=log)
+        # No wheel cache: it would hold a second copy of the GBs the environment already holds
+        done = _pip(env_python, "install", "--no-cache-dir", f"torch=={torch_version}", log=log)
         if done.returncode:
             shutil.rmtree(env)  # an environment without its torch is of no use; the log stays
             return None, why_pip_failed(done.stdout + done.stderr)

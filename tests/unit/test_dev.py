@@ -6,7 +6,7 @@ import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -212,7 +212,7 @@ def test_a_compat_environment_is_made_once_and_its_torch_pinned(
     pip = FakePip(dev, monkeypatch)
     python, why = dev.compat_environment(Path("python3.10"), "2.6.0")
     assert (python, why) == (tmp_path / "py3.10-torch2.6.0" / "bin" / "python", "")
-    assert pip.calls == ["venv", "pip install torch==2.6.0", "pip install -c PIN -e .[test]"]
+    assert pip.calls == ["venv", "pip install --no-cache-dir torch==2.6.0", "pip install -c PIN -e .[test]"]
     assert (tmp_path / "py3.10-torch2.6.0" / "torch-pin.txt").read_text() == "torch==2.6.0\n"
     assert dev.compat_environment(Path("python3.10"), "2.6.0") == (python, "")
     assert len(pip.calls) == 3  # made, installed: a second run only runs
@@ -231,6 +231,28 @@ def test_a_torch_pip_refuses_leaves_no_environment(
         "pip refuses: its configured constraints allow only torch<=2.14.1",
     )
     assert [p.name for p in tmp_path.iterdir()] == []
+
+
+@pytest.mark.parametrize(
+    ("version", "free_gb", "made"), [("2.6.0", 8.5, False), ("2.6.0", 9, True), ("2.13.0+cpu", 2, True)]
+)
+def test_a_torch_the_disk_cannot_hold_is_not_begun(
+    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, version: str, free_gb: float, made: bool
+) -> None:
+    monkeypatch.setattr(dev, "VENVS", tmp_path)
+    monkeypatch.setattr(dev.shutil, "disk_usage", lambda path: SimpleNamespace(free=int(free_gb * 2**30)))
+    pip = FakePip(dev, monkeypatch)
+    python, why = dev.compat_environment(Path("python3.10"), version)
+    if made:
+        assert (python, why) == (tmp_path / f"py3.10-torch{version}" / "bin" / "python", "")
+        return
+    assert (python, why) == (
+        None,
+        f"needs 9 GB free disk for torch {version}, 8.5 GB free:"
+        f" remove environments of {tmp_path.name}/ that are no longer needed",
+    )
+    assert pip.calls == ["venv"]  # pip never ran
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_junit_counts_and_the_report_line(dev: ModuleType, tmp_path: Path) -> None:
