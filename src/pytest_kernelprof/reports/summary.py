@@ -39,7 +39,7 @@ _WHAT = {
     "rule": "broke a kernelprof_forbid rule",
     "baseline": "differs from its kernel baseline",
     "syncs": "failed on host syncs",
-    "kernels": "failed on its profile",
+    "kernels": "failed on a kernel assertion",
 }
 
 
