@@ -34,9 +34,8 @@ from ..decode import DTYPES, FAMILIES, KINDS, LAYOUTS
 from ..errors import CannotTellError, ForbiddenError, NoDeviceActivityError
 from ..health import format_bytes
 from ..model import Kernel, KernelProfile, kernel_table
-from ..model.kernels import name_matches_shown
 from ..model.unknowns import warn_undecided
-from ..tables import format_us, render_table
+from ..tables import format_us, name_matches, render_table
 from .metrics import METRICS, read_metric
 
 KERNEL_FIELDS = ("kind", "family", "dtype", "layout", "name")
@@ -96,7 +95,7 @@ class Rule:
             if actual is None:
                 return False
             if field in ("name", "op"):
-                if not any(_glob(actual, v) for v in values):
+                if not any(_glob(field, actual, v) for v in values):
                     return False
             elif actual not in values:
                 return False
@@ -110,7 +109,7 @@ class Rule:
         for field, values in self.fields:
             if field in ("name", "op"):
                 actual = kernel.op if field == "op" else kernel.name
-                if actual is None or not any(_glob(actual, v) for v in values):
+                if actual is None or not any(_glob(field, actual, v) for v in values):
                     return False
                 continue
             actual = getattr(kernel, field)
@@ -131,9 +130,9 @@ class Rule:
         return any(fnmatch.fnmatchcase(op_name, v) for v in values)
 
 
-def _glob(name: str, pattern: str) -> bool:
-    # Tables show kernel names without a leading "void ", shortened: a name copied from one must match.
-    return fnmatch.fnmatchcase(name, pattern) or name_matches_shown(name, pattern)
+def _glob(field: str, actual: str, pattern: str) -> bool:
+    # Outputs show kernel names shortened, without a leading "void ": a name copied from one must match.
+    return name_matches(actual, pattern) if field == "name" else fnmatch.fnmatchcase(actual, pattern)
 
 
 def _number(value: float) -> str:

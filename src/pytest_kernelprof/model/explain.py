@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..health import CompileReport, GraphBreak, MemoryReading, MemoryReport
-from ..tables import display_name
+from ..tables import display_name, name_is
 from . import (
     CallProfile,
     CopyList,
@@ -168,8 +168,8 @@ def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
         return Explanation([*head, "no GPU activity was recorded"], [])
     if op == "in":
         head.append("no kernel has that exact name (prof.kernels.count('glob*') matches patterns)")
-        head.extend(kernels.nearest_lines(name))
-    marked = frozenset(i for i, k in enumerate(kernels) if k.name == name)
+        head.extend(kernels.nearest_lines(name, exact=True))
+    marked = frozenset(i for i, k in enumerate(kernels) if name_is(k.name, name))
     return Explanation(head, kernels.table(marked=marked).splitlines())
 
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import fnmatch
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..decode import DTYPES, KINDS, KernelName
-from ..tables import display_name, format_us, nearest, render_table
+from ..tables import display_name, format_us, name_is, name_matches, nearest, render_table
 from .counts import KernelCount, query_text
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records, plural
 from .unknowns import could_match, missing, warn_undecided
@@ -126,27 +124,13 @@ class MemoryOp:
 
 
 def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
+    """A glob matches the whole name, without its leading ``void `` or as every output shows it
+    (a name copied from a table, a failure or a diff matches its kernel); a regex is searched."""
     if pattern is None:
         return True
     if isinstance(pattern, re.Pattern):
         return pattern.search(kernel.name) is not None
-    return fnmatch.fnmatchcase(kernel.name, pattern) or name_matches_shown(kernel.name, pattern)
-
-
-def name_matches_shown(name: str, pattern: str) -> bool:
-    """Whether the glob matches ``name`` as tables, failures, diffs and reprs show it
-    (:func:`~pytest_kernelprof.tables.display_name`, one rule everywhere), or without its leading
-    "void ". A name copied from any of them matches its kernel, brackets included."""
-    if name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern):
-        return True
-    shown = _shown_name(name)
-    return shown == pattern or fnmatch.fnmatchcase(shown, pattern)
-
-
-@functools.lru_cache(maxsize=4096)
-def _shown_name(name: str) -> str:
-    # Cached: a query tests every kernel, and a profile repeats a few names.
-    return display_name(name)
+    return name_matches(kernel.name, pattern)
 
 
 def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> bool:
@@ -224,7 +208,8 @@ class KernelList(_Records[Kernel]):
             return self._items() == other._items()
         if isinstance(other, list | tuple):
             if all(isinstance(item, str) for item in other):
-                return [k.name for k in self._items()] == list(other)
+                kernels = self._items()
+                return len(kernels) == len(other) and all(map(name_is, (k.name for k in kernels), other))
             if all(isinstance(item, Kernel) for item in other):
                 return list(self._items()) == list(other)
             kinds = ", ".join(sorted({type(item).__name__ for item in other}))
@@ -236,10 +221,11 @@ class KernelList(_Records[Kernel]):
         return NotImplemented
 
     def __contains__(self, item: object) -> bool:
-        """``"name" in prof.kernels`` asks for a kernel of that exact name (``matching()`` takes patterns)."""
+        """``"name" in prof.kernels`` asks for a kernel of that exact name: whole, without its
+        leading ``void `` or as every output shows it (``matching()`` takes patterns)."""
         __tracebackhide__ = True
         if isinstance(item, str):
-            return any(k.name == item for k in self._items())
+            return any(name_is(k.name, item) for k in self._items())
         return item in self._items()
 
     @property
@@ -349,12 +335,26 @@ class KernelList(_Records[Kernel]):
             lines.extend(self.nearest_lines(pattern))
         raise AssertionError("\n".join(lines))
 
-    def nearest_lines(self, pattern: Pattern | None) -> list[str]:
-        """``nearest names: ...`` for a glob that matched nothing (none for other queries)."""
+    def nearest_lines(self, pattern: Pattern | None, *, exact: bool = False) -> list[str]:
+        """For a glob (``exact``: a name, as ``in`` asks) that matched nothing: the nearest names,
+        as every output shows them, none of which the query itself matches; where the glob
+        matches kernels by name and other conditions ruled them out, which kernels those are."""
         if not isinstance(pattern, str):
             return []
-        close = nearest(pattern, self.names)
-        return ["nearest names: " + ", ".join(display_name(n) for n in close)] if close else []
+        kernels = self._items()
+        if not exact:
+            named = [f"#{i}" for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
+            if named:
+                return [f"{pattern!r} matches {', '.join(named)} by name: their kind or dtype ruled them out"]
+        # Near the whole name or the shown one: each kernel's name as every output shows it.
+        shown = {
+            form: display_name(k.name)
+            for k in kernels
+            if not name_is(k.name, pattern)
+            for form in (k.name, display_name(k.name))
+        }
+        close = list(dict.fromkeys(shown[name] for name in nearest(pattern, shown, n=6)))[:3]
+        return ["nearest names: " + ", ".join(close)] if close else []
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
         """The kernel table; rows whose index is in ``marked`` get a ``*``. A display, so it does

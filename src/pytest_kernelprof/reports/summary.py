@@ -19,13 +19,12 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..tables import printable
+from ..tables import display_name, printable
 from .records import Failure, ReportRecord
 
 MAX_FAILURES = 10
 MAX_NAMES = 15
 MAX_BASELINE_LINES = 20
-NAME_CHARS = 160
 
 _ORDER = {"rule": 0, "baseline": 1, "syncs": 2, "kernels": 3}
 # What the tests of each category failed on, in words (one test, several): a heading says
@@ -152,9 +151,8 @@ def _names(records: Mapping[str, ReportRecord]) -> list[str]:
         "|---|--:|--:|---|",
     ]
     for name in ranked[:MAX_NAMES]:
-        shown = name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 3] + "..."
         first = min(tests[name])
-        lines.append(f"| {_cell(shown)} | {counts[name]} | {len(tests[name])} | {_cell(first)} |")
+        lines.append(f"| {_cell(display_name(name))} | {counts[name]} | {len(tests[name])} | {_cell(first)} |")
     if len(ranked) > MAX_NAMES:
         lines.append(f"\n... and {len(ranked) - MAX_NAMES} more names.")
     lines.append("")

@@ -38,9 +38,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..assemble.optree import is_graph_call, is_launch_range
 from ..checks.alignment import align
 from ..errors import KernelProfError
-from ..model import KernelProfile
+from ..model import KernelList, KernelProfile
 from ..tables import display_name
 from ..traces import ANNOTATION, MEMCPY, OP, RUNTIME, STEP_PREFIX
 from ..traces.chrome import read_chrome_trace
@@ -125,6 +126,7 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
                     ref(k.name),
                     ref(k.op),
                     ref(k.module),
+                    ref(display_name(k.name)),  # as every output shows it; the whole name is the cell's title
                 ]
             )
         try:
@@ -152,7 +154,10 @@ def _op_table(prof: KernelProfile, number: int) -> str:
     rows = []
     try:
         ops = prof.calls[number].ops if prof.calls else prof.ops
-        names = sorted(ops.names, key=lambda name: -(ops[name].subtree_device_us or 0.0))
+        names = sorted(
+            (name for name in ops.names if not _inductors(name, ops[name].kernels)),
+            key=lambda name: -(ops[name].subtree_device_us or 0.0),
+        )
     except KernelProfError:
         return heading + "<p>no op table</p>"
     for name in names[:300]:
@@ -165,6 +170,15 @@ def _op_table(prof: KernelProfile, number: int) -> str:
     return (
         f"{heading}<table><thead><tr><th>op</th><th>count</th><th>cpu us</th><th>device us (subtree)</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>{more}"
+    )
+
+
+def _inductors(name: str, kernels: KernelList) -> bool:
+    """Whether the range ``name`` is Inductor's own, as ``Kernel.op`` reads it: the call of a
+    compiled graph (its hash changes from run to run), or the range around one kernel's launch,
+    named after it. Neither is an op; their time is in the range around them."""
+    return is_graph_call(name) or (
+        kernels.measured and len(kernels) > 0 and all(is_launch_range(name, k.name) for k in kernels)
     )
 
 

@@ -25,6 +25,7 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.reports.timeline import shown_call
+from pytest_kernelprof.tables import display_name
 from tests.helpers import DATA
 
 BROWSER = next(
@@ -152,14 +153,14 @@ def test_a_recorded_trace_is_drawn_one_shape_per_kernel(tmp_path: Path) -> None:
     assert counts["dtoh"] == 1
     assert counts["gaps"] > 0
     assert "painted_ms" in counts
-    # Hover: the tip names the kernel, its op and duration.
+    # Hover: the tip names the kernel, as every output shows it, its op and duration.
     kernel = call.kernels[1]
     dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri() + "#hover=1")
     assert "drawn:" not in dom  # what was drawn is for the tests and the console, not the reader
     tip = re.search(r'<div id="tip"[^>]*>([^<]*)</div>', dom)
     assert tip, dom[-2000:]
     text = html.unescape(tip.group(1))
-    assert text.splitlines()[0] == kernel.name
+    assert text.splitlines()[0] == display_name(kernel.name) != kernel.name
     assert f"duration: {round(kernel.duration_us, 3)} us" in text
     assert f"op: {kernel.op}" in text
     assert "module: -" in text
@@ -224,13 +225,15 @@ def test_hostile_names_reach_the_page_as_text(tmp_path: Path) -> None:
     heading = re.search(r"<h1>(.*?)</h1>", dom, re.S)
     assert heading
     assert html.unescape(heading.group(1)) == str(trace)
-    # The kernel table, drawn by the script: each name and op as it is.
-    cells = [html.unescape(c) for c in re.findall(r'<td class="n" title="[^"]*">(.*?)</td>', dom, re.S)]
-    assert cells == [HOSTILE_KERNELS[i % len(HOSTILE_KERNELS)] for i in range(10)]
+    # The kernel table, drawn by the script: each name as every output shows it, whole in its title.
+    cells = re.findall(r'<td class="n" title="([^"]*)">(.*?)</td>', dom, re.S)
+    names = [HOSTILE_KERNELS[i % len(HOSTILE_KERNELS)] for i in range(10)]
+    assert [html.unescape(shown) for _, shown in cells] == [display_name(name) for name in names]
+    assert [html.unescape(title) for title, _ in cells] == names
     for index, name in enumerate(HOSTILE_KERNELS):
         hovered = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri() + f"#hover={index}")
         tip = re.search(r'<div id="tip"[^>]*>(.*?)</div>', hovered, re.S)
         assert tip, hovered[-2000:]
         lines = html.unescape(tip.group(1)).split("\n")
-        assert lines[0] == name
+        assert lines[0] == display_name(name)
         assert f"op: {HOSTILE_OPS[index % len(HOSTILE_OPS)]}" in lines
