@@ -55,6 +55,9 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "m
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _METRIC = re.compile(r"^([a-z_]+)(>=|<=|==|!=|>|<)(.+)$")
 _FIELD = re.compile(r"^([a-z_]+)=(.+)$")
+# A condition: a word, or a field whose value is in double quotes, one value that may hold
+# spaces and commas (a kernel name as the outputs show it: name="f<8, g<float> >").
+_WORD = re.compile(r'[a-z_]+="[^"]*"|\S+')
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
 
 
@@ -147,7 +150,7 @@ def parse_rule(line: str, families: Sequence[str] = ()) -> Rule:
     if not colon or not _NAME.match(name):
         raise ValueError("expected 'NAME: CONDITION ... | REASON', a rule name (letters, digits, - _ .) and a ':'")
     body, _, reason = rest.partition("|")
-    words = body.split()
+    words = _WORD.findall(body)
     if not words:
         raise ValueError(f"rule {name!r} has no condition (such as kind=gemm, op=aten::*_math or syncs>0)")
     fields: list[tuple[str, tuple[str, ...]]] = []
@@ -179,7 +182,8 @@ def _parse_field(rule: str, field: str, text: str, families: Sequence[str] = ())
         raise ValueError(f"rule {rule!r}: {field} is a metric, compared with > >= < <= == or != (such as {field}>0)")
     if field not in FIELDS:
         raise ValueError(f"rule {rule!r}: unknown field {field!r}; the fields are {', '.join(FIELDS)}")
-    values = tuple(v for v in text.split(",") if v)
+    quoted = len(text) > 2 and text[0] == text[-1] == '"'
+    values = (text[1:-1],) if quoted else tuple(v for v in text.split(",") if v)
     choices = _CHOICES.get(field, ())
     if field == "family" and families:
         choices = tuple(dict.fromkeys([*choices, *families]))

@@ -354,7 +354,7 @@ class KernelList(_Records[Kernel]):
             for form in (k.name, display_name(k.name))
         }
         close = list(dict.fromkeys(shown[name] for name in nearest(pattern, shown, n=6)))[:3]
-        return ["nearest names: " + ", ".join(close)] if close else []
+        return ["nearest names: " + ", ".join(map(repr, close))] if close else []  # quoted: names hold ", "
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
         """The kernel table; rows whose index is in ``marked`` get a ``*``. A display, so it does

@@ -80,8 +80,10 @@ def test_a_diff_shows_names_as_the_kernel_table_does(trace: Trace) -> None:
     text = "\n".join(render_diff(diff_kernels(list(eager), list(compiled))))
     table = eager.table()
     for shown in (
-        "internal::gemvx::kernel<int, int, ..., 7, ..., cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<...>, ...> >",
-        "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<float, float, float, MulFunctor<float> >, array<char*, 2ul> >",
+        "internal::gemvx::kernel<int, int, ..., 7, ..., cublasGemvParamsEx<int, "
+        "cublasGemvTensorStridedBatched<...>, ...> >",
+        "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<float, float, float, MulFunctor<float> >, "
+        "array<char*, 2ul> >",
     ):
         assert shown in text
         assert shown in table

@@ -14,6 +14,7 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.reports.timeline import fill, host_records, render_page, script_json, shown_call
+from pytest_kernelprof.tables import display_name
 from tests.helpers import DATA
 from tests.unit.reports.test_timeline_browser import HOSTILE_KERNELS, HOSTILE_OPS, synthetic_trace
 
@@ -134,3 +135,35 @@ def test_the_page_opens_on_the_median_call() -> None:
     page.feed(render_page(prof, title="decode"))
     assert json.loads(page.data)["open"] == opened
     assert f"showing call {opened}, the median call by host time" in "".join(page.text)
+
+
+def _page_data(trace: str) -> tuple[dict[str, Any], str]:
+    path = DATA / f"h200_{trace}.json.gz"
+    text = render_page(load_trace(path), title=trace, trace=path)
+    page = _Page()
+    page.feed(text)
+    return json.loads(page.data), text
+
+
+def test_the_kernel_table_shows_names_as_every_output_does() -> None:
+    # Trial report (B): the page showed raw names cut by CSS, "void at::native::vectorized_elementwise_kernel<8,
+    # at::native::GeluCUDAKernelImpl(at::TensorIter...", so that add, fill and copy rows read alike.
+    data, text = _page_data("linear_compiled")
+    strings = data["strings"]
+    for call in data["calls"]:
+        for row in call["kernels"]:
+            assert strings[row[8]] == display_name(strings[row[5]])  # the cell; the whole name is its title
+    prof = load_trace(DATA / "h200_linear_compiled.json.gz")
+    shown = {display_name(name) for name in prof.kernels.names}
+    assert len(shown) == len(set(prof.kernels.names))
+    assert "text-overflow" not in text  # no name cut by the page either
+
+
+@pytest.mark.parametrize("trace", ["decode_graphs", "geglu_compiled"])
+def test_the_op_table_leaves_out_inductors_own_ranges(trace: str) -> None:
+    # Trial report (C): the op table listed "## Call CompiledFxGraph <hash> ##" and a range per
+    # Triton kernel as ops; the kernels' op is the compiled region, and so is the table's.
+    _, text = _page_data(trace)
+    ops = re.findall(r"<tr><td>([^<]*)</td><td>\d+</td>", text)
+    assert any(op.startswith("Torch-Compiled Region") for op in ops)
+    assert not [op for op in ops if op.startswith(("## ", "triton_"))]
