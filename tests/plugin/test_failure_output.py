@@ -142,7 +142,7 @@ def _tables_cut_to_a_section_or_inline(result: pytest.RunResult) -> None:
             "*- kernelprof assertion -*",
             " #  kind       part of  family   dtype  layout*",
             "*3  gemm       -        cutlass  fp32   tn  *cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>",
-            " 4  reduction  gemm     cublas   fp32   -  *cublasLt::splitKreduce_kernel<...>",
+            " 4  reduction  gemm     cublas   fp32   -  *cublasLt::splitKreduce_kernel<32, 16, int, float, *, ...>",
         ],
         consecutive=False,
     )
