@@ -346,13 +346,8 @@ class KernelList(_Records[Kernel]):
             named = [f"#{i}" for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
             if named:
                 return [f"{pattern!r} matches {', '.join(named)} by name: their kind or dtype ruled them out"]
-        # Near the whole name or the shown one: each kernel's name as every output shows it.
-        shown = {
-            form: display_name(k.name)
-            for k in kernels
-            if not name_is(k.name, pattern)
-            for form in (k.name, display_name(k.name))
-        }
+        # Near the whole name or the shown one; none is the query's own: it would have matched.
+        shown = {form: display_name(k.name) for k in kernels for form in (k.name, display_name(k.name))}
         close = list(dict.fromkeys(shown[name] for name in nearest(pattern, shown, n=6)))[:3]
         return ["nearest names: " + ", ".join(map(repr, close))] if close else []  # quoted: names hold ", "
 
