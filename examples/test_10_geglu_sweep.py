@@ -46,9 +46,9 @@ def many_shapes():
 @pytest.mark.gpu
 def test_compiled_geglu_fuses_gelu_and_mul_at_every_shape(kernelprof, many_shapes):
     kernelprof.no_grad = True
-    sweep = kernelprof.sweep(geglu_cases(), dict(dynamic=[False, True], hidden=[1024, 3072], batch=[1, 8, 17, 64]))
+    sweep = kernelprof.sweep(geglu_cases(), dict(dynamic=[False, True], hidden=[1024, 3072], batch=[1, 17, 64]))
     print(sweep.table())
-    assert len(sweep) == 16
+    assert len(sweep) == 12
     sweep.every(fuses_gelu_and_mul)
     static = [case for case in sweep if not case["dynamic"]]
     assert all(case.compiled >= 1 for case in static)  # a new batch size: a recompile in the warm-up

@@ -12,6 +12,7 @@ The GPU half runs live (``@pytest.mark.gpu``); the CPU half reads the sweep reco
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,11 @@ def test_explore_finds_where_sdpa_stops_using_flash_attention(kernelprof):
     with pytest.raises(SweepError) as failure:
         kernelprof.explore(attention_case, dict(seq_len=st.integers(1, 4096)), runs_flash_attention, max_cases=20)
     print(failure.value)
-    assert "pin it: cases=[dict(seq_len=2)]" in str(failure.value)
+    pinned = int(re.search(r"pin it: cases=\[dict\(seq_len=(\d+)\)\]", str(failure.value)).group(1))
+    # The smallest: every shorter length runs flash attention, and the pinned one does not.
+    kernelprof.sweep(attention_case, dict(seq_len=range(1, pinned))).every(runs_flash_attention)
+    kernelprof.sweep(attention_case, [dict(seq_len=pinned)]).none(runs_flash_attention)
+    assert pinned == 2  # on an H100, torch 2.11.0+cu130, cuDNN 9.19
 
 
 @pytest.mark.gpu
