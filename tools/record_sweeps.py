@@ -32,7 +32,7 @@ def main() -> int:
     failures = 0
     with torch._dynamo.config.patch(recompile_limit=64):
         for name, (build, cases, no_grad) in sweeps.items():
-            sweep = Profiler(no_grad=no_grad).sweep(build, cases)
+            sweep = Profiler(no_grad=no_grad).sweep(build, cases, keep_traces=True)
             folder = outdir / f"{card}_sweep_{name}"
             sweep.export(folder)
             loaded = load_sweep(folder)
@@ -40,6 +40,7 @@ def main() -> int:
                 live.profile.kernels.names == read.profile.kernels.names
                 and live.profile.ops.names == read.profile.ops.names
                 and live.compiled == read.compiled
+                and read.profile.has_device_activity
                 for live, read in zip(sweep, loaded, strict=True)
             )
             failures += not same

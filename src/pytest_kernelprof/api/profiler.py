@@ -184,7 +184,7 @@ class Profiler:
         check_rules(capture.profile, options.forbid)
         return capture.profile
 
-    def sweep(self, fn: Callable[..., Any], cases: Cases) -> ProfileSweep:
+    def sweep(self, fn: Callable[..., Any], cases: Cases, *, keep_traces: bool = False) -> ProfileSweep:
         """Profile a callable per case: ``fn(**case)`` builds the case's inputs and returns the
         callable to profile (``return lambda: model(x)``), each profiled with this profiler's
         options (the warm-up calls compile for the case's shapes). ``cases`` is a list of dicts
@@ -192,9 +192,12 @@ class Profiler:
 
             sweep = kernelprof.sweep(build, dict(batch=[1, 8, 17], hidden=[1024, 4096]))
             sweep.every(lambda prof: prof.kernels.count("triton_*gelu*mul*") == 1)
+
+        ``keep_traces=True`` keeps each case's trace as it is profiled (in memory), for
+        ``sweep.export(folder)``: torch loses a session's GPU records once later ones ran.
         """
         __tracebackhide__ = True
-        return run_sweep(self, fn, cases)
+        return run_sweep(self, fn, cases, keep_traces=keep_traces)
 
     def explore(
         self,

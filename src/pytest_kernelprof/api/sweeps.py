@@ -10,6 +10,9 @@ profiler (its options, its forbid rules, its captures, so the test's reports sho
 
 from __future__ import annotations
 
+import gzip
+import os
+import tempfile
 import time
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol
@@ -20,6 +23,7 @@ from ..checks.sweep_text import Outcome, failure_message
 from ..errors import CannotTellError, MissingHypothesisError, SweepError
 from ..model import KernelProfile
 from ..options import MAX_CALLS
+from ..paths import atomic_path
 from .captures import Capture
 
 DEFAULT_MAX_CASES = 20  # explore's budget of profiled cases, shrinking included
@@ -31,8 +35,11 @@ class _Profiles(Protocol):
     def profile(self, fn: Callable[..., Any]) -> KernelProfile: ...
 
 
-def profile_case(profiler: _Profiles, fn: Callable[..., Any], params: Mapping[str, Any]) -> SweepCase:
-    """Build the case ``params`` with ``fn`` and profile what it returns."""
+def profile_case(
+    profiler: _Profiles, fn: Callable[..., Any], params: Mapping[str, Any], *, keep_trace: bool = False
+) -> SweepCase:
+    """Build the case ``params`` with ``fn`` and profile what it returns; ``keep_trace``: keep
+    its trace now, for ``ProfileSweep.export``."""
     __tracebackhide__ = True
     label = case_label(params)
     try:
@@ -50,8 +57,25 @@ def profile_case(profiler: _Profiles, fn: Callable[..., Any], params: Mapping[st
     except Exception as exc:
         _note(exc, f"raised while the sweep's case {label} was profiled")
         raise
-    capture = profiler.captures[-1]
-    return SweepCase(dict(params), prof, _compiled(prof), export=capture.export_trace)
+    export = _kept_trace(profiler.captures[-1]) if keep_trace else None
+    return SweepCase(dict(params), prof, _compiled(prof), export=export)
+
+
+def _kept_trace(capture: Capture) -> Callable[[str], None]:
+    """What writes ``capture``'s trace later: its bytes, exported now. A session's trace exported
+    after later sessions ran lacks its GPU records (seen on an H100, torch 2.11: the kernels of
+    every case but the last were gone), so a sweep cannot wait for ``export``."""
+    with tempfile.TemporaryDirectory(prefix="kernelprof-") as tmp:
+        path = os.path.join(tmp, "trace.json")
+        capture.export_trace(path)
+        with open(path, "rb") as handle:
+            data = handle.read()
+
+    def export(target: str) -> None:
+        with atomic_path(target) as tmp_path, open(tmp_path, "wb") as out:
+            out.write(gzip.compress(data) if target.endswith(".gz") else data)
+
+    return export
 
 
 def _compiled(prof: KernelProfile) -> int | None:
@@ -67,13 +91,14 @@ def _note(exc: BaseException, text: str) -> None:
         add_note(text)
 
 
-def run_sweep(profiler: _Profiles, fn: Callable[..., Any], cases: Cases) -> ProfileSweep:
-    """A profile of ``fn(**case)()`` for each case, in order."""
+def run_sweep(profiler: _Profiles, fn: Callable[..., Any], cases: Cases, *, keep_traces: bool = False) -> ProfileSweep:
+    """A profile of ``fn(**case)()`` for each case, in order; ``keep_traces``: each case's
+    trace too, for ``ProfileSweep.export``."""
     __tracebackhide__ = True
     if not callable(fn):
         raise TypeError(f"sweep(fn, cases) takes the function that builds a case, got {type(fn).__name__}")
     listed = case_list(cases)
-    return ProfileSweep([profile_case(profiler, fn, params) for params in listed])
+    return ProfileSweep([profile_case(profiler, fn, params, keep_trace=keep_traces) for params in listed])
 
 
 def explore_cases(
@@ -108,7 +133,7 @@ def explore_cases(
             "explore's cases is a Hypothesis strategy of dicts, or a dict of each argument to its strategy "
             f"(dict(batch=st.integers(1, 64))); got {type(cases).__name__}"
         )
-    search = _Search(profiler, fn, check, max_cases, deadline)
+    search = _Search(profiler, fn, check, max_cases, deadline, order=list(cases) if isinstance(cases, Mapping) else [])
     settings = hypothesis.settings(
         max_examples=max_cases,
         deadline=None,
@@ -157,9 +182,16 @@ class _Search:
     as holding: the search then stops at the smallest case found so far."""
 
     def __init__(
-        self, profiler: _Profiles, fn: Callable[..., Any], check: Check, max_cases: int, deadline: float | None
+        self,
+        profiler: _Profiles,
+        fn: Callable[..., Any],
+        check: Check,
+        max_cases: int,
+        deadline: float | None,
+        order: list[str],
     ) -> None:
         self.profiler, self.fn, self.check = profiler, fn, check
+        self.order = order  # the arguments in the order the cases name them
         self.max_cases, self.deadline = max_cases, deadline
         self.start = time.monotonic()
         self.cases: dict[Hashable, tuple[SweepCase, Outcome]] = {}
@@ -175,6 +207,7 @@ class _Search:
         if not isinstance(params, Mapping):
             self.error = TypeError(f"explore's strategy drew {params!r}, not a dict of keyword arguments")
             return
+        params = {**{name: params[name] for name in self.order if name in params}, **params}
         key = _key(params)
         known = self.cases.get(key)
         if known is None:
@@ -218,4 +251,5 @@ class _Search:
 
 
 def _key(params: Mapping[str, Any]) -> Hashable:
-    return tuple((name, repr(value)) for name, value in params.items())
+    # Hypothesis may draw a dict's keys in another order while it shrinks: the same case.
+    return tuple(sorted((name, repr(value)) for name, value in params.items()))

@@ -42,7 +42,7 @@ class SweepCase:
     params: Mapping[str, Any]
     profile: KernelProfile
     compiled: int | None = None
-    # Writes the case's trace (its capture's export_trace); None where it cannot be exported.
+    # Writes the case's trace (kept while the sweep ran, or a loaded trace's copy); None where none was kept.
     export: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -138,7 +138,11 @@ class ProfileSweep:
         listed = []
         for i, case in enumerate(self.cases):
             if case.export is None:
-                raise ValueError(f"the case {case.label} holds no trace to export")
+                raise ValueError(
+                    f"the case {case.label} holds no trace to export: profile the sweep with "
+                    "sweep(fn, cases, keep_traces=True), which keeps each case's trace as it is profiled "
+                    "(torch loses a session's GPU records once later sessions ran)"
+                )
             name = f"case-{i:02d}.json.gz"
             case.export(os.fspath(root / name))
             listed.append({"params": _json_params(case.params), "trace": name, "compiled": case.compiled})
