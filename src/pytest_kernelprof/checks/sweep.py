@@ -148,7 +148,8 @@ class ProfileSweep:
             listed.append({"params": _json_params(case.params), "trace": name, "compiled": case.compiled})
         index = root / INDEX_NAME
         with atomic_path(index) as tmp, open(tmp, "w", encoding="utf-8") as handle:
-            json.dump({"format": INDEX_FORMAT, "cases": listed}, handle, indent=1, sort_keys=True)
+            # Not sorted: a case's arguments keep their order, which is how failures name them.
+            json.dump({"format": INDEX_FORMAT, "cases": listed}, handle, indent=1)
             handle.write("\n")
         return index
 
