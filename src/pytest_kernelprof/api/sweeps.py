@@ -211,8 +211,10 @@ class _Search:
         key = _key(params)
         known = self.cases.get(key)
         if known is None:
-            if len(self.cases) >= self.max_cases or (
-                self.deadline is not None and time.monotonic() - self.start > self.deadline
+            # The first case is always profiled: a search of nothing says nothing.
+            if self.cases and (
+                len(self.cases) >= self.max_cases
+                or (self.deadline is not None and time.monotonic() - self.start > self.deadline)
             ):
                 self.spent = True
                 return
