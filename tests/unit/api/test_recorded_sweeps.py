@@ -48,7 +48,10 @@ def test_the_table_shows_the_facts_that_differ_and_those_the_same_in_every_case(
     table = load_sweep(GEGLU).table()
     assert "ProfileSweep of 8 case(s) from" in table
     assert "torch.compile compiled 8 frame(s) in 8 case(s), each in the case's warm-up (compiled)" in table
-    assert "the same in every case: kernels 4, gemm 3, pointwise 1, launches 4, syncs 0, ops 7, regions 1, compiled 1" in table
+    assert (
+        "the same in every case: kernels 4, gemm 3, pointwise 1, launches 4, syncs 0, ops 7, regions 1, compiled 1"
+        in table
+    )
     assert "kernel names that differ, by family:\n  nvjet:" in table
     assert "inductor:" not in table  # the fused kernel's name is the same at every shape
     header = table.splitlines()[1].split()
@@ -132,7 +135,11 @@ def test_a_loaded_sweep_exports_again_and_reads_the_same(tmp_path: Path) -> None
     again = load_sweep(index)
     assert [c.params for c in again] == [c.params for c in sweep]
     assert [c.profile.kernels.names for c in again] == [c.profile.kernels.names for c in sweep]
-    assert json.loads(index.read_text())["cases"][0] == {"params": {"seq_len": 1}, "trace": "case-00.json.gz", "compiled": 0}
+    assert json.loads(index.read_text())["cases"][0] == {
+        "params": {"seq_len": 1},
+        "trace": "case-00.json.gz",
+        "compiled": 0,
+    }
 
 
 @pytest.mark.parametrize(

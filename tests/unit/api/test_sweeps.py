@@ -133,7 +133,9 @@ def test_traces_kept_while_the_cases_ran_export_and_load_back(quick: Profiler, t
 
 
 def test_a_case_value_json_cannot_hold_is_kept_as_its_repr(quick: Profiler, tmp_path: Path) -> None:
-    sweep = quick.sweep(lambda dtype: (lambda: torch.ones(2, dtype=dtype).sum()), dict(dtype=[torch.float64]), keep_traces=True)
+    sweep = quick.sweep(
+        lambda dtype: lambda: torch.ones(2, dtype=dtype).sum(), dict(dtype=[torch.float64]), keep_traces=True
+    )
     assert load_sweep(sweep.export(tmp_path))[0].params == {"dtype": "torch.float64"}
 
 
@@ -196,6 +198,8 @@ def test_explore_arguments_that_cannot_be_used(
 
 def test_explore_without_hypothesis_says_how_to_get_it(quick: Profiler, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "hypothesis", None)
-    with pytest.raises(MissingHypothesisError, match=r"pip install hypothesis \(sweep\(\) over a list of cases needs nothing\)"):
+    with pytest.raises(
+        MissingHypothesisError, match=r"pip install hypothesis \(sweep\(\) over a list of cases needs nothing\)"
+    ):
         quick.explore(mean_or_sum, {"n": [2]}, takes_the_mean)
     quick.sweep(mean_or_sum, dict(n=[2]))  # a sweep needs nothing
