@@ -69,8 +69,8 @@ def test_an_unchanged_sweep_passes_and_a_changed_bucket_fails_naming_it(tmp_path
     assert "  hidden=1024, batch=33: 2 pointwise kernel(s) per call, the baseline's cases ran 1" in text
     assert "  hidden=1024, batch=33: launches 5, above the baseline's most 4 (lower is better)" in text
     assert (
-        "a kernel the baseline's cases did not run: triton_poi_fused__unsafe_view_gelu_0 (in hidden=1024, batch=33; hidden=4096, batch=33)"
-        in text
+        "a kernel the baseline's cases did not run: triton_poi_fused__unsafe_view_gelu_0 "
+        "(in hidden=1024, batch=33; hidden=4096, batch=33)" in text
     )
     assert "  the kernels of hidden=1024, batch=33:" in text
     assert text.rstrip().endswith("if the change is intended: pytest --kernelprof-update 't.py::test_sweep'")
