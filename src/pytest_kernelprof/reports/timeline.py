@@ -245,7 +245,10 @@ def write_page(
     trace: str | os.PathLike[str] | None = None,
     baselines: Sequence[tuple[str, str]] = (),
 ) -> None:
-    Path(path).write_text(render_page(prof, title=title, trace=trace, baselines=baselines), encoding="utf-8")
+    # A name from a trace may hold a lone surrogate (JSON's "\ud800"), a path an undecodable byte:
+    # no UTF-8 file holds them as such, so they are written as escapes, as tables show them.
+    page = render_page(prof, title=title, trace=trace, baselines=baselines)
+    Path(path).write_text(page, encoding="utf-8", errors="backslashreplace")
 
 
 def page_path(trace: Path) -> Path:
