@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.metadata
+import io
 import os
 import select
 import signal
@@ -254,13 +255,32 @@ def _terminated(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if threading.current_thread() is not threading.main_thread():  # signals go to the main thread
-        return _run(args)
-    previous = signal.signal(signal.SIGTERM, _terminated)
+    with _escaping_output():
+        if threading.current_thread() is not threading.main_thread():  # signals go to the main thread
+            return _run(args)
+        previous = signal.signal(signal.SIGTERM, _terminated)
+        try:
+            return _run(args)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _escaping_output() -> Iterator[None]:
+    """Standard output that writes each character its encoding cannot hold as its escape: a
+    name in Greek on an ASCII or cp1252 console, a path's undecodable byte (a lone surrogate)
+    under a strict UTF-8 one. Python raises UnicodeEncodeError there; standard error escapes."""
+    stream = sys.stdout
+    errors = getattr(stream, "errors", None)
+    if not isinstance(stream, io.TextIOWrapper) or errors is None:
+        yield
+        return
+    stream.reconfigure(errors="backslashreplace")
     try:
-        return _run(args)
+        yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        with contextlib.suppress(ValueError, OSError):  # closed, or a reader gone
+            stream.reconfigure(errors=errors)
 
 
 def _run(args: argparse.Namespace) -> int:

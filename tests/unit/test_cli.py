@@ -156,6 +156,23 @@ def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(trace: Trace) ->
     assert done.returncode == CLOSED_PIPE == 141
 
 
+
+def test_what_standard_output_cannot_encode_is_printed_as_escapes(tmp_path: Path) -> None:
+    """A kernel named in Greek on an ASCII (or cp1252) console, a trace path holding a byte that is
+    not UTF-8: each character the output cannot hold is its escape, not a UnicodeEncodeError."""
+    text = gzip.decompress((DATA / "h200_geglu_liger.json.gz").read_bytes()).decode("utf-8")
+    path = os.path.join(os.fsencode(tmp_path), b"trace\xff.json")
+    with open(path, "wb") as handle:
+        handle.write(text.replace("_geglu_tanh_forward_kernel", "_geglu_\u03b1_kernel").encode("utf-8"))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_kernelprof", "show", path],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"trace\\udcff.json: NVIDIA H200" in done.stdout
+    assert b"_geglu_\\u03b1_kernel" in done.stdout
+
 def test_deeply_nested_json_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "deep.json"
     path.write_text('{"traceEvents": [' + "[" * 100_000 + "]" * 100_000 + "]}")
