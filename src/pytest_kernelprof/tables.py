@@ -27,11 +27,15 @@ def display_name(name: str, width: int = NAME_WIDTH) -> str:
     if _depths_balance(text):
         text = _in_arguments(text, lambda arguments: _without_inner_calls(_QUALIFIERS.sub("", arguments)))
         text = _collapsed(text, width)
-    text = text.replace(_MARK, _UNNAMED)
+    return printable(_without_middle(text.replace(_MARK, _UNNAMED), width))
+
+
+def _without_middle(text: str, width: int) -> str:
+    """``text``, or where it is longer than ``width``, its start and end around ``...``."""
     if len(text) <= width:
-        return printable(text)
+        return text
     keep = width - 3
-    return printable(text[: keep * 2 // 3] + "..." + text[len(text) - (keep - keep * 2 // 3) :])
+    return text[: keep * 2 // 3] + "..." + text[len(text) - (keep - keep * 2 // 3) :]
 
 
 _ANONYMOUS = "(anonymous namespace)"
@@ -198,10 +202,16 @@ def _collapsed(text: str, width: int) -> str:
     return "".join(out)
 
 
+# The widest a table's cell is shown: a column is padded to its widest cell, so one op name of
+# 100 KB in a trace made every row of the kernel table 100 KB wide (200 MB for 2,000 kernels).
+CELL_WIDTH = 256
+
+
 def render_table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, right: Iterable[int] = ()) -> str:
     """Columns padded to their widest cell; the columns in ``right`` are right-aligned. Each
-    cell is shown :func:`printable`: a name from a trace stays on its row."""
-    all_rows = [[printable(cell) for cell in row] for row in (headers, *rows)]
+    cell is shown :func:`printable` (a name from a trace stays on its row) and at most
+    ``CELL_WIDTH`` characters wide, a longer one without its middle."""
+    all_rows = [[_without_middle(printable(cell), CELL_WIDTH) for cell in row] for row in (headers, *rows)]
     right_aligned = set(right)
     widths = [max(len(row[i]) for row in all_rows) for i in range(len(headers))]
     lines = []

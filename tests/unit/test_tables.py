@@ -11,8 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.tables import _MARK, _collapsed, _depths_balance, _shown_length, display_name
-from tests.helpers import DATA
+from pytest_kernelprof.tables import (
+    _MARK,
+    CELL_WIDTH,
+    _collapsed,
+    _depths_balance,
+    _shown_length,
+    display_name,
+    render_table,
+)
+from tests.helpers import DATA, Stream, build
 
 Trace = Callable[[str], Path]
 ANONYMOUS = "at::native::(anonymous namespace)::"
@@ -164,3 +172,22 @@ def test_a_crafted_name_of_tens_of_kilobytes_is_shown_at_once(name: str) -> None
     shown = display_name(name)
     assert time.perf_counter() - started < 2.0  # linear: 0.1 s; quadratic, as it was: 20 s and more
     assert len(shown) <= 96
+
+
+def test_one_long_cell_does_not_widen_every_row() -> None:
+    # A column is padded to its widest cell: an op named with 100 KB in a trace made each of the
+    # kernel table's rows 100 KB wide (a 1 MB trace printed 200 MB).
+    s = Stream()
+    s.step(0, 0, 10_000)
+    s.launch(s.op("my_ext::" + "x" * 100_000 + "::end", 1, 10), "k_long_op", 2)
+    for i in range(200):
+        s.launch(s.op("aten::mul", 100 + i * 20, 10), f"k{i}", 101 + i * 20)
+    table = build(s).kernels.table()
+    lines = table.splitlines()
+    assert len(lines) == 202
+    assert max(map(len, lines)) < CELL_WIDTH + 200
+    assert "my_ext::xxx" in lines[1]
+    assert "xxx::end" in lines[1]
+    assert render_table(("a", "b"), [("y" * 1000, "z")]) == "a" + " " * (CELL_WIDTH + 1) + "b\n" + (
+        "y" * 168 + "..." + "y" * 85 + "  z"
+    )
