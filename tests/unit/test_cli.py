@@ -156,7 +156,6 @@ def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(trace: Trace) ->
     assert done.returncode == CLOSED_PIPE == 141
 
 
-
 def test_what_standard_output_cannot_encode_is_printed_as_escapes(tmp_path: Path) -> None:
     """A kernel named in Greek on an ASCII (or cp1252) console, a trace path holding a byte that is
     not UTF-8: each character the output cannot hold is its escape, not a UnicodeEncodeError."""
@@ -172,6 +171,7 @@ def test_what_standard_output_cannot_encode_is_printed_as_escapes(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert b"trace\\udcff.json: NVIDIA H200" in done.stdout
     assert b"_geglu_\\u03b1_kernel" in done.stdout
+
 
 def test_deeply_nested_json_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "deep.json"

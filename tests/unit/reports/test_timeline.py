@@ -73,7 +73,6 @@ def test_hostile_names_and_title_stay_text(tmp_path: Path) -> None:
     assert re.findall(r"%[A-Z]+%", outside) == ["%DATA%", "%OPS%", "%ROWS%"] * 2 + ["%DATA%"]
 
 
-
 def test_names_that_are_not_unicode_are_written_as_escapes(tmp_path: Path) -> None:
     # JSON's "\ud800" is a lone surrogate, which no UTF-8 file can hold; a path's undecodable
     # byte (b"\xff") arrives as one too. Both reached the page, which was not written.
@@ -86,6 +85,7 @@ def test_names_that_are_not_unicode_are_written_as_escapes(tmp_path: Path) -> No
     parsed = _Page()
     parsed.feed(text)
     assert json.loads(parsed.data)["strings"].count("k\ud800") == 1
+
 
 def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
     """The page's host records as the first version found them: every step tried for each

@@ -107,6 +107,7 @@ def test_the_general_reader_words_a_number_too_long_in_an_event_too(
     with pytest.raises(TraceError, match="a number of more than"):
         load_trace(path)
 
+
 def test_a_long_event_and_an_epoch_timestamp_are_read(reader: str, tmp_path: Path) -> None:
     path = tmp_path / "trace.json"
     path.write_bytes(_trace(ts=1.76e15, dur=3.6e9))  # Kineto's epoch microseconds; an hour
