@@ -84,23 +84,37 @@ def _counts(counter: Counter[str] | dict[str, int]) -> str:
     return ", ".join(f"{printable(name)} x{n}" for name, n in sorted(counter.items())) or "none"
 
 
+# The most rows the op tree shows. A name is shown under each op that holds it, so a trace can
+# double the rows with each level: op n1 holding n2 to n30, n2 holding n3 to n30, ... is 2**29
+# rows from 450 events.
+OP_TREE_ROWS = 10_000
+
+
 def op_tree(ops: OpTable) -> str:
-    """The op tree of one call, by name (children of each op's first occurrence)."""
-    children_of = {name: ops[name].child_names for name in ops}
+    """The op tree of one call, by name (children of each op's first occurrence), depth first;
+    at most ``OP_TREE_ROWS`` rows. A loop, not a recursion: a trace nests ops thousands deep."""
+    children_of = {name: tuple(dict.fromkeys(ops[name].child_names)) for name in ops}
     nested = {child for kids in children_of.values() for child in kids}
     rows: list[tuple[str, str, str, str]] = []
-
-    def walk(name: str, depth: int, path: frozenset[str]) -> None:
+    path: set[str] = set()  # the names above the one shown, and it: a name is not shown inside itself
+    stack = [(root, 0, False) for root in reversed([name for name in ops if name not in nested])]
+    while stack:
+        name, depth, leaving = stack.pop()
+        if leaving:
+            path.discard(name)
+            continue
+        if len(rows) == OP_TREE_ROWS:
+            break
         op = ops[name]
         device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
         rows.append(("  " * depth + name, str(op.count), format_us(op.cpu_time_us), device))
-        for child in dict.fromkeys(children_of[name]):
-            if child not in path:
-                walk(child, depth + 1, path | {child})
-
-    for root in (name for name in ops if name not in nested):
-        walk(root, 0, frozenset({root}))
-    return render_table(("op", "count", "cpu us", "device us"), rows, right=(1, 2, 3))
+        path.add(name)
+        stack.append((name, depth, True))
+        stack.extend((child, depth + 1, False) for child in reversed(children_of[name]) if child not in path)
+    table = render_table(("op", "count", "cpu us", "device us"), rows, right=(1, 2, 3))
+    if stack:
+        table += f"\n... the op tree goes on past {OP_TREE_ROWS:,} rows (op names repeat under each other)"
+    return table
 
 
 def host_section(view: KernelProfile | CallProfile) -> str:

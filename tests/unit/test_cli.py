@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,8 +16,8 @@ import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
-from pytest_kernelprof.cli import CLOSED_PIPE, main
-from tests.helpers import DATA, user_kernel_trace
+from pytest_kernelprof.cli import CLOSED_PIPE, OP_TREE_ROWS, main
+from tests.helpers import DATA, Stream, user_kernel_trace, write
 
 Trace = Callable[[str], Path]
 
@@ -275,3 +276,43 @@ def test_bad_standard_input_names_stdin_not_a_temporary_file() -> None:
 def test_standard_input_is_read_once(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", "-", "-"]) == 2
     assert capsys.readouterr().err == "kernelprof: error: only one of the traces can be standard input ('-')\n"
+
+
+def _op_tree_trace(tmp_path: Path, nest: Callable[[Stream], None]) -> Path:
+    """A call whose ops ``nest`` writes, then one GEMM."""
+    s = Stream()
+    s.step(0, 0, 10**7)
+    nest(s)
+    s.launch(s.op("aten::mm", 9 * 10**6, 10), "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT", 9 * 10**6 + 1)
+    return write(tmp_path, s)
+
+
+def test_an_op_tree_thousands_deep_is_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A RecursionError (a traceback) past a thousand levels, and time square in the depth.
+    def chain(s: Stream) -> None:
+        for i in range(5_000):
+            s.op(f"op{i}", 1 + i, 10**6 - 2 * i)
+
+    assert main(["show", str(_op_tree_trace(tmp_path, chain)), "--ops"]) == 0
+    out = capsys.readouterr().out
+    shown = [found[1] for found in map(re.compile(r"^[ .]*(op\d+) ").match, out.splitlines()) if found]
+    assert shown == [f"op{i}" for i in range(5_000)]  # each under the one before (its indent cut at 256 columns)
+
+
+def test_an_op_tree_that_doubles_at_each_level_stops(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Op ``n{i}``'s first occurrence holds ``n{i+1}`` (nesting the next level) and then ``n{i+2}``
+    to ``n{k-1}``: a name is shown under each op that holds it, so the rows double with each level,
+    2**(k-1) of them from k*k/2 events (2**29 here, 200 KB of trace)."""
+
+    def doubling(s: Stream, k: int = 30) -> None:
+        start, end = 10, 10**5
+        for i in range(k):
+            s.op(f"n{i}", start, end - start)
+            for j in range(i + 2, k):  # after the next level, within this one
+                s.op(f"n{j}", end - 2 * k + 2 * (j - i), 1)
+            start, end = start + 1, end - 2 * k - 1
+
+    assert main(["show", str(_op_tree_trace(tmp_path, doubling)), "--ops"]) == 0
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) < OP_TREE_ROWS + 100
+    assert f"... the op tree goes on past {OP_TREE_ROWS:,} rows (op names repeat under each other)" in out
