@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from .api.profiler import read_trace as load_trace  # a command, not a test's profile: kept for no report
 from .checks.diff import count_changes, diff_kernels, render_diff, time_change
 from .decode import BUILT_IN, Decoder
-from .errors import IncompleteProfileError, KernelProfError
+from .errors import IncompleteProfileError, KernelProfError, TraceError
 from .model import CallProfile, KernelProfile, OpTable
 from .model.profiles import gpu_time_line
 from .tables import format_us, printable, render_table
@@ -158,6 +158,8 @@ def _stdin_chunks(size: int = 1 << 20) -> Iterator[bytes]:
     """Standard input, a chunk at a time as it comes. On POSIX each wait wakes every quarter
     second: Python runs a signal's handler between bytecodes, so a SIGTERM that lands just
     before a read blocks would wait for the next byte, or forever, if the wait never woke."""
+    if sys.stdin is None:  # started with it closed: `kernelprof show - <&-`
+        raise TraceError(f"{STDIN_NAME}: standard input is closed: pipe a trace in (kernelprof show - < trace.json)")
     if sys.platform == "win32":
         yield from iter(lambda: sys.stdin.buffer.read(size), b"")
         return
