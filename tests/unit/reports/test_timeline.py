@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,22 @@ def test_names_that_are_not_unicode_are_written_as_escapes(tmp_path: Path) -> No
     parsed.feed(text)
     assert json.loads(parsed.data)["strings"].count("k\ud800") == 1
 
+
+
+def test_a_reader_never_sees_half_a_page(tmp_path: Path) -> None:
+    # The page was written in place: a reader (a browser, an artifact upload, a second run writing
+    # the same test's page) saw it cut short most times it looked while a page was written.
+    prof = load_trace(synthetic_trace(tmp_path / "t.json.gz", 1_000))
+    page = tmp_path / "page.html"
+    write_page(page, prof, title="first")
+    writing = threading.Thread(target=lambda: [write_page(page, prof, title=f"page {i}") for i in range(20)])
+    writing.start()
+    seen = []
+    while writing.is_alive():
+        seen.append(page.read_text(encoding="utf-8"))
+    writing.join()
+    assert seen
+    assert all(text.endswith("</script></body></html>\n") for text in seen)
 
 def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
     """The page's host records as the first version found them: every step tried for each
