@@ -200,6 +200,8 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: De
 
 
 def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder) -> int:
+    if html and os.path.exists(html) and os.path.exists(path) and os.path.samefile(html, path):  # or a link to it
+        raise KernelProfError(f"--html {html}: that is the trace being read; name another file for the page")
     prof = _load(path, name, decoder)
     print(_head(name, prof))
     views = prof.calls if calls else (prof.call,)

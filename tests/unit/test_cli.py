@@ -316,3 +316,17 @@ def test_an_op_tree_that_doubles_at_each_level_stops(tmp_path: Path, capsys: pyt
     out = capsys.readouterr().out
     assert len(out.splitlines()) < OP_TREE_ROWS + 100
     assert f"... the op tree goes on past {OP_TREE_ROWS:,} rows (op names repeat under each other)" in out
+
+
+def test_html_refuses_to_write_over_the_trace_it_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `kernelprof show t.json --html t.json` replaced the trace with the page.
+    trace = tmp_path / "t.json.gz"
+    trace.write_bytes((DATA / "h200_geglu_eager.json.gz").read_bytes())
+    link = tmp_path / "page.html"
+    link.symlink_to(trace)
+    for page in (trace, link):
+        assert main(["show", str(trace), "--html", str(page)]) == 2
+        assert capsys.readouterr().err == (
+            f"kernelprof: error: --html {page}: that is the trace being read; name another file for the page\n"
+        )
+    assert trace.read_bytes() == (DATA / "h200_geglu_eager.json.gz").read_bytes()

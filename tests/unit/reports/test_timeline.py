@@ -88,7 +88,6 @@ def test_names_that_are_not_unicode_are_written_as_escapes(tmp_path: Path) -> No
     assert json.loads(parsed.data)["strings"].count("k\ud800") == 1
 
 
-
 def test_a_reader_never_sees_half_a_page(tmp_path: Path) -> None:
     # The page was written in place: a reader (a browser, an artifact upload, a second run writing
     # the same test's page) saw it cut short most times it looked while a page was written.
@@ -103,6 +102,7 @@ def test_a_reader_never_sees_half_a_page(tmp_path: Path) -> None:
     writing.join()
     assert seen
     assert all(text.endswith("</script></body></html>\n") for text in seen)
+
 
 def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
     """The page's host records as the first version found them: every step tried for each
