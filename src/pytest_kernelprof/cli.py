@@ -136,7 +136,9 @@ STDIN, STDIN_NAME = "-", "<stdin>"
 
 
 def _shown(path: str) -> str:
-    return STDIN_NAME if path == STDIN else path
+    """How the command's lines name a trace: a file's name as any name is shown (a file named
+    with an escape sequence or a newline, as an artifact from another job can be, stays text)."""
+    return STDIN_NAME if path == STDIN else printable(path)
 
 
 @contextlib.contextmanager

@@ -330,3 +330,15 @@ def test_html_refuses_to_write_over_the_trace_it_reads(tmp_path: Path, capsys: p
             f"kernelprof: error: --html {page}: that is the trace being read; name another file for the page\n"
         )
     assert trace.read_bytes() == (DATA / "h200_geglu_eager.json.gz").read_bytes()
+
+
+def test_a_trace_file_named_with_an_escape_sequence_is_named_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The lines name the file as given: its terminal escape (here, clear the screen) reached the terminal.
+    trace = tmp_path / "t\x1b[2J\n.json.gz"
+    trace.write_bytes((DATA / "h200_geglu_eager.json.gz").read_bytes())
+    assert main(["show", str(trace)]) == 0
+    assert capsys.readouterr().out.startswith(f"{tmp_path}/t\\x1b[2J\\n.json.gz: NVIDIA H200 (sm90)")
+    assert main(["diff", str(trace), str(tmp_path / "gone\x1b[2J.json")]) == 2
+    assert capsys.readouterr().err == f"kernelprof: error: {tmp_path}/gone\\x1b[2J.json: no such trace file\n"
