@@ -273,7 +273,8 @@ class ReportHooks:
             return
         try:
             self.summary.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.summary, "a", encoding="utf-8") as handle:
+            # A test's message may hold a lone surrogate (a path's undecodable byte): as its escape.
+            with open(self.summary, "a", encoding="utf-8", errors="backslashreplace") as handle:
                 handle.write(text)
         except OSError as exc:
             reporter = self.config.pluginmanager.get_plugin("terminalreporter")
