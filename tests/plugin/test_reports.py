@@ -363,7 +363,7 @@ def test_what_a_failure_was_about() -> None:
     assert category(AssertionError("assert prof == kernel_baseline"), True, "baseline") == "baseline"
     assert category(AssertionError("assert not SyncList of 1: Sync(...)"), True, "syncs") == "syncs"
     assert category(AssertionError("assert 2 == 1\n +  where 2 = KernelCount(...)"), True, "kernels") == "kernels"
-    assert category(NoDeviceActivityError("no GPU activity"), False) == "kernels"
+    assert category(NoDeviceActivityError("no GPU activity"), False) == "nodevice"
     # A profiled test that failed on its numbers, and a test that profiled nothing.
     assert category(AssertionError("assert tensor(False)\n +  where tensor(False) = allclose(a, b)"), True) is None
     assert category(AssertionError("assert 1 == 2"), False) is None
@@ -378,7 +378,7 @@ def test_a_category_does_not_change_with_the_wording_of_a_message() -> None:
     for profiled in (True, False):
         assert category(ForbiddenError("reworded"), profiled) == "rule"
         assert category(BaselineMismatchError("reworded"), profiled) == "baseline"
-        assert category(KernelSequenceMismatchError("host syncs differ"), profiled) == "kernels"
+        assert category(KernelSequenceMismatchError("host syncs differ"), profiled) == "varied"
     # The words that once decided it decide nothing now.
     assert category(AssertionError("kernel signature differs from the baseline sm90/default"), True) is None
     assert category(AssertionError("host syncs: cudaStreamSynchronize"), True, "kernels") == "kernels"
@@ -398,7 +398,7 @@ def test_what_an_assertion_was_about_comes_from_the_values_it_named(monkeypatch:
     assert asserted(info) == "syncs"
     with pytest.raises(AssertionError) as info:
         assert prof.launches == 0
-    assert asserted(info) == "kernels"  # an int, of the profile the statement names
+    assert asserted(info) == "profile"  # an int, of the profile the statement names
     with pytest.raises(AssertionError) as info:
         assert len(prof.kernels) == 0
     assert asserted(info) == "kernels"

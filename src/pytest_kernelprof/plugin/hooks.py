@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from ..errors import GpuSpecError
+from ..errors import GpuSpecError, KernelMatchError
 from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, Books
 from .fixtures import FIXTURES, PROFILERS_KEY
 from .gpus import (
@@ -358,11 +358,9 @@ def pytest_runtest_makereport(
         pending.clear()
     compared = item.config.stash.get(COMPARING_KEY, [])
     explained = item.config.stash.get(EXPLAINING_KEY, [])
+    tabled = item.config.stash.get(TABLING_KEY, [])
     if report.when == "call":
         item.stash[COMPARED_KEY], item.stash[EXPLAINED_KEY] = list(compared), list(explained)
-    compared.clear()
-    explained.clear()
-    if report.when == "call":
         captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
         if captures:
             from .report_sections import report_sections
@@ -370,17 +368,42 @@ def pytest_runtest_makereport(
             settings = item.config.stash[SETTINGS_KEY]
             report.sections.extend(
                 report_sections(
-                    item.nodeid, captures, failed=report.failed, trace_dir=settings.trace_dir, save=settings.save
+                    item.nodeid,
+                    captures,
+                    failed=report.failed,
+                    trace_dir=settings.trace_dir,
+                    save=settings.save,
+                    shown=_tables_shown(call, tabled) if report.failed else (),
                 )
             )
+    compared.clear()
+    explained.clear()
+    tabled.clear()
     if report.when == "teardown" and PROFILERS_KEY in item.stash:
         # The torch profilers hold every event of their sessions: let them go with the test.
         del item.stash[PROFILERS_KEY]
     return report
 
 
+def _tables_shown(call: pytest.CallInfo[None], tabled: Sequence[tuple[tuple[str, ...], object]]) -> list[object]:
+    """The kernel lists whose whole table the failure showed: that of a failed ``one()``, and
+    those of the explanations of comparisons the failed assertion's message holds (one that
+    failed inside ``pytest.raises`` is not in it)."""
+    error = call.excinfo.value if call.excinfo is not None else None
+    shown = [error.kernels] if isinstance(error, KernelMatchError) and error.kernels is not None else []
+    if tabled and isinstance(error, AssertionError):
+        from ..model.explain import restore
+
+        message = str(error)
+        shown += [kernels for lines, kernels in tabled if restore(message, lines, lines) is not None]
+    return shown
+
+
 # The explanations too long for pytest to show whole, for the report of the test that failed.
 ASSERTION_SECTIONS_KEY = pytest.StashKey[list[str]]()
+# The kernel lists whose whole table an explanation of this phase showed, with the lines pytest
+# was given (hooks below); the profile sections of the failed test's report leave those out.
+TABLING_KEY = pytest.StashKey[list[tuple[tuple[str, ...], object]]]()
 # What the failed comparisons of a phase were about ("syncs", "kernels", "baseline"), and their
 # explanations (the lines pytest was given, the whole), in order, while the phase runs (the hook
 # below is given no item); then on its item (COMPARED_KEY, EXPLAINED_KEY).
@@ -409,6 +432,8 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
     shown, section = explanation.shown(*assertion_budget(config))
     # For the CI outputs (ci.py): the message pytest makes holds only what the terminal shows.
     config.stash.setdefault(EXPLAINING_KEY, []).append((tuple(shown), (*explanation.head, *explanation.body)))
+    if explanation.table_of is not None:
+        config.stash.setdefault(TABLING_KEY, []).append((tuple(shown), explanation.table_of))
     if section:
         config.stash.setdefault(ASSERTION_SECTIONS_KEY, []).append("\n".join(section))
     return shown

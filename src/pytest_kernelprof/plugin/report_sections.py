@@ -20,16 +20,31 @@ if TYPE_CHECKING:
 SHOWN_PROFILES = 3  # the last profiles of a failing test, whose tables go into its report
 
 
+# In place of a profile's kernel table that the failure showed whole already.
+SHOWN_ABOVE = "(its kernel table is shown above, with the failure)"
+
+
 def report_sections(
-    nodeid: str, captures: Sequence[Capture], *, failed: bool, trace_dir: Path | None, save: str
+    nodeid: str,
+    captures: Sequence[Capture],
+    *,
+    failed: bool,
+    trace_dir: Path | None,
+    save: str,
+    shown: Sequence[object] = (),
 ) -> list[tuple[str, str]]:
     """(title, text) sections for the report of a test's call phase: the kernel tables of its
-    last profiles when it failed, and the traces written under ``save`` ("failed", "all", "none")."""
+    last profiles when it failed, and the traces written under ``save`` ("failed", "all", "none").
+    ``shown``: the kernel lists whose whole table the failure showed (a failed count's
+    explanation, a failed ``one()``): a profile whose kernels those are says so in one line."""
     sections = []
     if failed:
         first = max(1, len(captures) - SHOWN_PROFILES + 1)
         for number, capture in enumerate(captures[-SHOWN_PROFILES:], start=first):
-            sections.append((f"kernelprof profile {number} of {len(captures)}", capture.profile.table()))
+            prof = capture.profile
+            above = any(prof.kernels is kernels for kernels in shown)
+            text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
+            sections.append((f"kernelprof profile {number} of {len(captures)}", text))
     if trace_dir is not None and (save == "all" or (save == "failed" and failed)):
         sections.append(("kernelprof traces", "\n".join(save_traces(trace_dir, nodeid, captures))))
     return sections

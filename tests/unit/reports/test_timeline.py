@@ -94,7 +94,7 @@ def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
             ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
         ):
             key, record = "launches", [ts, round(dur, 3)]
-        elif cat in ("gpu_memcpy", "memcpy"):
+        elif cat in ("gpu_memcpy", "memcpy", "gpu_memset", "memset"):
             stream = (e.get("args") or {}).get("stream", e.get("tid", 0))
             key, record = "copies", [ts, round(dur, 3), int(str(stream)) if str(stream).isdigit() else 0, name]
         else:

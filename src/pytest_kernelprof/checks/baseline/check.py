@@ -11,6 +11,7 @@ from ...model import KernelProfile
 from ...model.explain import Explanation
 from ...model.unknowns import warn_undecided
 from ...options import DEFAULT_MEMORY_TOLERANCE
+from ...tables import plural
 from .files import read_baseline, record
 from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
 from .signature import Signature, compare, compare_metrics
@@ -104,7 +105,7 @@ class KernelBaseline:
             return None
         head, body = [summary], []
         if unplaced:
-            head.append(f"({len(unplaced)} kernel(s) of unknown kind in this run: their kinds say nothing)")
+            head.append(f"({plural(len(unplaced), 'kernel')} of unknown kind in this run: their kinds say nothing)")
         if lines is not None:
             at = lines.index("--- baseline")
             head.append(
