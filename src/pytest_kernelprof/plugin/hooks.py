@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from ..errors import GpuSpecError, KernelMatchError
+from ..errors import GpuSpecError
 from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, Books
 from .fixtures import FIXTURES, PROFILERS_KEY
 from .gpus import (
@@ -363,7 +363,7 @@ def pytest_runtest_makereport(
         item.stash[COMPARED_KEY], item.stash[EXPLAINED_KEY] = list(compared), list(explained)
         captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
         if captures:
-            from .report_sections import report_sections
+            from .report_sections import report_sections, tables_shown
 
             settings = item.config.stash[SETTINGS_KEY]
             report.sections.extend(
@@ -373,7 +373,7 @@ def pytest_runtest_makereport(
                     failed=report.failed,
                     trace_dir=settings.trace_dir,
                     save=settings.save,
-                    shown=_tables_shown(call, tabled) if report.failed else (),
+                    shown=tables_shown(call.excinfo.value if call.excinfo else None, tabled) if report.failed else (),
                 )
             )
     compared.clear()
@@ -383,20 +383,6 @@ def pytest_runtest_makereport(
         # The torch profilers hold every event of their sessions: let them go with the test.
         del item.stash[PROFILERS_KEY]
     return report
-
-
-def _tables_shown(call: pytest.CallInfo[None], tabled: Sequence[tuple[tuple[str, ...], object]]) -> list[object]:
-    """The kernel lists whose whole table the failure showed: that of a failed ``one()``, and
-    those of the explanations of comparisons the failed assertion's message holds (one that
-    failed inside ``pytest.raises`` is not in it)."""
-    error = call.excinfo.value if call.excinfo is not None else None
-    shown = [error.kernels] if isinstance(error, KernelMatchError) and error.kernels is not None else []
-    if tabled and isinstance(error, AssertionError):
-        from ..model.explain import restore
-
-        message = str(error)
-        shown += [kernels for lines, kernels in tabled if restore(message, lines, lines) is not None]
-    return shown
 
 
 # The explanations too long for pytest to show whole, for the report of the test that failed.

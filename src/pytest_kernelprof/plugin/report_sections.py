@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..capture import device_facts, package_versions
+from ..errors import KernelMatchError
 from ..paths import trace_file_name
 from ..reports.records import Unplaced
 
@@ -48,6 +49,20 @@ def report_sections(
     if trace_dir is not None and (save == "all" or (save == "failed" and failed)):
         sections.append(("kernelprof traces", "\n".join(save_traces(trace_dir, nodeid, captures))))
     return sections
+
+
+def tables_shown(error: BaseException | None, tabled: Sequence[tuple[Sequence[str], object]]) -> list[object]:
+    """The kernel lists whose whole table a test's failure (``error``) showed: that of a failed
+    ``one()``, and those of the explanations (``tabled``: the lines pytest was given, the list)
+    of comparisons the failed assertion's message holds (one that failed inside ``pytest.raises``
+    is not in it)."""
+    shown = [error.kernels] if isinstance(error, KernelMatchError) and error.kernels is not None else []
+    if tabled and isinstance(error, AssertionError):
+        from ..model.explain import restore
+
+        message = str(error)
+        shown += [kernels for lines, kernels in tabled if restore(message, lines, lines) is not None]
+    return shown
 
 
 def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture]) -> list[str]:
