@@ -51,6 +51,26 @@ class OpNotFoundError(KernelProfError, KeyError):
         return str(self.args[0])
 
 
+class KernelMatchError(KernelProfError, AssertionError):
+    """``kernels.one(...)`` where not exactly one kernel matched; the message shows the kernel
+    table, the matches marked, and the nearest names. An ``AssertionError``, so the test fails."""
+
+    # The KernelList whose whole table the message shows: a report that shows the failure
+    # need not show that table again.
+    kernels: Any = None
+
+
+class QueryError(KernelProfError, ValueError):
+    """A profile query given a value it cannot use: an unknown kernel kind, dtype, copy
+    direction or host memory; the message lists the values it takes."""
+
+
+class QueryTypeError(QueryError, TypeError):
+    """A profile query given an argument of a type it cannot use: a kernel pattern that is no
+    glob string or ``re.Pattern``, a ``KernelList`` compared with a list of neither names nor
+    kernels. A ``TypeError`` (and a :class:`QueryError`)."""
+
+
 class ModuleNotRecordedError(KernelProfError, KeyError):
     """``prof.module(name)`` or ``prof.modules`` on a profile without that module's range: it
     was not recorded with ``modules=True``, or no such module ran; the message says which."""

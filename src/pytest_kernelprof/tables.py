@@ -225,6 +225,11 @@ def format_us(value: float) -> str:
     return f"{value:.1f}"
 
 
+def plural(count: int, word: str) -> str:
+    """``1 call``, ``3 calls``: the one way a count and its noun are written."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def nearest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     """The candidates closest to ``word``, best first (substring matches count as close)."""
     pool = list(dict.fromkeys(candidates))

@@ -22,6 +22,7 @@ from ..errors import hide_own_errors
 from ..model import KernelProfile
 from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, DEFAULTS, ProfileOptions
 from ..running import join, keep
+from ..tables import plural
 from ..traces.chrome import events_from_trace_file
 from ..traces.records import paused_gc
 from .captures import Capture, Recording, TraceCapture
@@ -110,6 +111,19 @@ class Profiler:
         profiler = cls()
         profiler.options = options
         return profiler
+
+    def __repr__(self) -> str:
+        # One line: pytest shows a failing test's fixtures by their repr ("kernelprof = ...").
+        options = self.options
+        parts = [f"warmup={options.warmup}", f"calls={options.calls}"]
+        parts += [f"{name}=True" for name in ("no_grad", "allow_variation", "stacks") if getattr(options, name)]
+        if options.modules is not False:
+            parts.append("modules=True" if options.modules is True else f"modules={type(options.modules).__name__}")
+        for count, what in ((len(options.forbid), "forbid rule"), (len(self.decoder.taught), "taught rule")):
+            if count:
+                parts.append(plural(count, what))
+        parts.append(f"{plural(len(self.captures), 'profile')} taken")
+        return f"Profiler({', '.join(parts)})"
 
     @property
     def decoder(self) -> Decoder:

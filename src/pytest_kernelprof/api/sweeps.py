@@ -24,6 +24,7 @@ from ..errors import CannotTellError, MissingHypothesisError, SweepError
 from ..model import KernelProfile
 from ..options import MAX_CALLS
 from ..paths import atomic_path
+from ..tables import plural
 from .captures import Capture
 
 DEFAULT_MAX_CASES = 20  # explore's budget of profiled cases, shrinking included
@@ -245,7 +246,7 @@ class _Search:
         budget = f"max_cases={max_cases}" + (f", deadline={deadline}s" if deadline is not None else "")
         head = [
             f"explore({check_name(self.check)}) broke at {case.label}: the smallest case Hypothesis found "
-            f"({len(keys)} case(s) profiled, {shrinking} of them while shrinking; budget {budget})"
+            f"({plural(len(keys), 'case')} profiled, {shrinking} of them while shrinking; budget {budget})"
         ]
         if self.spent:
             head.append("the budget ran out: a smaller case may break it too (raise max_cases or deadline)")

@@ -65,7 +65,7 @@ def test_a_cpu_sweep_compares_ops_and_raises_where_kernels_are_read(quick: Profi
     with pytest.raises(SweepError) as failure:
         sweep.every(takes_the_mean)
     text = str(failure.value)
-    assert "the check broke in 2 of 4 case(s): n=3; n=7" in text
+    assert "the check broke in 2 of 4 cases: n=3; n=7" in text
     assert "pin it: cases=[dict(n=3)]" in text
     assert "left: n=4 (the nearest case that passed); right: n=3" in text
     assert "no GPU activity in one of them: their CPU ops, by count per call" in text
@@ -115,7 +115,7 @@ def test_what_torch_compile_did_in_each_case_is_reported() -> None:
     assert [case.profile.compile.regions for case in sweep] == [1, 2, 1]
     assert [case.profile.compile.recompiles for case in sweep] == [0, 0, 0]  # all in the warm-up
     table = sweep.table()
-    assert "torch.compile compiled 4 frame(s) in 3 case(s), each in the case's warm-up (compiled)" in table
+    assert "torch.compile compiled 4 frames in 3 cases, each in the case's warm-up (compiled)" in table
     assert table.splitlines()[1].split() == ["#", "batch", "ops", "regions", "compiled"]
     with pytest.raises(SweepError, match=r"pin it: cases=\[dict\(batch=3\)\]"):
         sweep.every(lambda prof: prof.compile.regions == 1)

@@ -125,7 +125,7 @@ def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
             ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
         ):
             key, record = "launches", [ts, round(dur, 3)]
-        elif cat in ("gpu_memcpy", "memcpy"):
+        elif cat in ("gpu_memcpy", "memcpy", "gpu_memset", "memset"):
             stream = (e.get("args") or {}).get("stream", e.get("tid", 0))
             key, record = "copies", [ts, round(dur, 3), int(str(stream)) if str(stream).isdigit() else 0, name]
         else:
@@ -165,3 +165,16 @@ def test_the_page_opens_on_the_median_call() -> None:
     page.feed(render_page(prof, title="decode"))
     assert json.loads(page.data)["open"] == opened
     assert f"showing call {opened}, the median call by host time" in "".join(page.text)
+
+
+def test_the_page_shades_the_idle_spans_the_idle_share_counts() -> None:
+    trace = DATA / "h200_geglu_eager.json.gz"
+    prof = load_trace(trace)
+    page = _Page()
+    page.feed(render_page(prof, title="geglu", trace=trace))
+    calls = json.loads(page.data)["calls"]
+    for drawn, call in zip(calls, prof.calls, strict=True):
+        assert drawn["idle"] == [[round(a, 3), round(b - a, 3)] for a, b in call.gpu_idle_spans]
+        assert drawn["idle"][0][0] == 0.0  # the wait for the first kernel is idle time
+        assert sum(d for _, d in drawn["idle"]) == pytest.approx(call.wall_us - call.gpu_busy_us, abs=0.01)
+        assert len(drawn["copies"]) == len(call.memory_ops) == 2  # the two memsets are drawn
