@@ -2,8 +2,9 @@
 
 The rule for what is public here: the top level holds what a test *calls or catches*, and the
 handles those calls give back: the entry points (``Profiler``, ``profile``, ``load_trace``,
-``profile_ranks``), the handles a test holds from them (``Recording``, from
-``kernelprof.record()``; ``Capture``, an entry of ``Profiler.captures``), the profile they
+``load_sweep``, ``profile_ranks``), the handles a test holds from them (``Recording``, from
+``kernelprof.record()``; ``Capture``, an entry of ``Profiler.captures``; ``ProfileSweep``, from
+``kernelprof.sweep()``), the profile they
 return (``KernelProfile``), and every exception class of ``errors.py``. Every other value a
 profile hands out, the types a test annotates with or constructs (``Kernel``, ``KernelList``,
 ``Decoder``, ``KINDS``, ``parse_kernel_name``, ...), lives in :mod:`pytest_kernelprof.types`.
@@ -26,7 +27,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Capture, Profiler, Recording, load_trace, profile, profile_ranks
+    from .api import Capture, Profiler, ProfileSweep, Recording, load_sweep, load_trace, profile, profile_ranks
     from .errors import (
         BaselineError,
         BaselineMismatchError,
@@ -35,15 +36,20 @@ if TYPE_CHECKING:
         ForbiddenError,
         GpuSpecError,
         IncompleteProfileError,
+        KernelMatchError,
         KernelProfError,
         KernelSequenceMismatchError,
+        MissingHypothesisError,
         ModuleNotRecordedError,
         NoDeviceActivityError,
         OpNotFoundError,
         ProfilerBusyError,
         ProfilerStartError,
+        QueryError,
+        QueryTypeError,
         RankError,
         RecordingError,
+        SweepError,
         TeachingError,
         TraceError,
         UndecodedKernelWarning,
@@ -55,6 +61,8 @@ _HOMES: dict[str, str] = {
     "Profiler": "api",
     "profile": "api",
     "load_trace": "api",
+    "load_sweep": "api",
+    "ProfileSweep": "api",
     "profile_ranks": "api",
     "Capture": "api",
     "Recording": "api",
@@ -67,14 +75,19 @@ _HOMES: dict[str, str] = {
     "ForbiddenError": "errors",
     "GpuSpecError": "errors",
     "IncompleteProfileError": "errors",
+    "KernelMatchError": "errors",
     "KernelSequenceMismatchError": "errors",
+    "MissingHypothesisError": "errors",
     "ModuleNotRecordedError": "errors",
     "NoDeviceActivityError": "errors",
     "OpNotFoundError": "errors",
     "ProfilerBusyError": "errors",
     "ProfilerStartError": "errors",
+    "QueryError": "errors",
+    "QueryTypeError": "errors",
     "RankError": "errors",
     "RecordingError": "errors",
+    "SweepError": "errors",
     "TeachingError": "errors",
     "TraceError": "errors",
     "UndecodedKernelWarning": "errors",
@@ -120,21 +133,28 @@ __all__ = [
     "ForbiddenError",
     "GpuSpecError",
     "IncompleteProfileError",
+    "KernelMatchError",
     "KernelProfError",
     "KernelProfile",
     "KernelSequenceMismatchError",
+    "MissingHypothesisError",
     "ModuleNotRecordedError",
     "NoDeviceActivityError",
     "OpNotFoundError",
+    "ProfileSweep",
     "Profiler",
     "ProfilerBusyError",
     "ProfilerStartError",
+    "QueryError",
+    "QueryTypeError",
     "RankError",
     "Recording",
     "RecordingError",
+    "SweepError",
     "TeachingError",
     "TraceError",
     "UndecodedKernelWarning",
+    "load_sweep",
     "load_trace",
     "profile",
     "profile_ranks",

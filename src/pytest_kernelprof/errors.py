@@ -51,6 +51,26 @@ class OpNotFoundError(KernelProfError, KeyError):
         return str(self.args[0])
 
 
+class KernelMatchError(KernelProfError, AssertionError):
+    """``kernels.one(...)`` where not exactly one kernel matched; the message shows the kernel
+    table, the matches marked, and the nearest names. An ``AssertionError``, so the test fails."""
+
+    # The KernelList whose whole table the message shows: a report that shows the failure
+    # need not show that table again.
+    kernels: Any = None
+
+
+class QueryError(KernelProfError, ValueError):
+    """A profile query given a value it cannot use: an unknown kernel kind, dtype, copy
+    direction or host memory; the message lists the values it takes."""
+
+
+class QueryTypeError(QueryError, TypeError):
+    """A profile query given an argument of a type it cannot use: a kernel pattern that is no
+    glob string or ``re.Pattern``, a ``KernelList`` compared with a list of neither names nor
+    kernels. A ``TypeError`` (and a :class:`QueryError`)."""
+
+
 class ModuleNotRecordedError(KernelProfError, KeyError):
     """``prof.module(name)`` or ``prof.modules`` on a profile without that module's range: it
     was not recorded with ``modules=True``, or no such module ran; the message says which."""
@@ -67,6 +87,17 @@ class BaselineMismatchError(KernelProfError, AssertionError):
     """``kernel_baseline.check(prof)`` on a profile whose kernel signature differs from its stored
     baseline, or whose metrics are worse, or which has no baseline yet; the message shows the diff
     and the command that records the change. An ``AssertionError``, so the test fails."""
+
+
+class SweepError(KernelProfError, AssertionError):
+    """A sweep's property broke: ``sweep.every(check)`` or ``sweep.none(check)`` failed in some
+    case, or ``explore`` found a case that breaks its check. The message names the failing cases
+    and the smallest of them as a case to pin (``cases=[dict(batch=17)]``), beside the kernel
+    tables of that case and of the nearest passing one. An ``AssertionError``, so the test fails."""
+
+
+class MissingHypothesisError(KernelProfError, ImportError):
+    """``explore`` without Hypothesis installed (``pip install hypothesis``); ``sweep`` needs nothing."""
 
 
 class RankError(KernelProfError):

@@ -13,7 +13,8 @@ from .template_arguments import MARK, UNNAMED, balanced, depths, in_arguments, s
 
 NAME_WIDTH = 120
 # A shown name longer than this even without its template arguments is no kernel's (the longest
-# library and Triton names are under 200 characters): a hostile or corrupt trace's, it loses its middle.
+# library and Triton names are under 200 characters, ROCm's Tensile names aside): it loses its
+# middle, as any table cell that long does (CELL_WIDTH).
 LONGEST_NAME = 256
 
 
@@ -44,11 +45,15 @@ def display_name(name: str, width: int = NAME_WIDTH) -> str:
     if "<" in text and balanced(text):
         plain = in_arguments(text, _plain_arguments)
         text = shortened(plain, width) if balanced(plain) else text
-    text = text.replace(MARK, UNNAMED)
-    if len(text) > max(width, LONGEST_NAME):
-        keep = max(width, LONGEST_NAME) - 3
-        text = text[: keep * 2 // 3] + "..." + text[len(text) - (keep - keep * 2 // 3) :]
-    return printable(text)
+    return printable(_without_middle(text.replace(MARK, UNNAMED), max(width, LONGEST_NAME)))
+
+
+def _without_middle(text: str, width: int) -> str:
+    """``text``, or where it is longer than ``width``, its start and end around ``...``."""
+    if len(text) <= width:
+        return text
+    keep = width - 3
+    return text[: keep * 2 // 3] + "..." + text[len(text) - (keep - keep * 2 // 3) :]
 
 
 def name_is(name: str, text: str) -> bool:
@@ -74,7 +79,14 @@ _QUALIFIERS = re.compile(r"(?:\b[A-Za-z_]\w*::|\(anonymous namespace\)::|\ue000:
 
 
 def _plain_arguments(arguments: str) -> str:
-    return _without_inner_calls(_QUALIFIERS.sub("", arguments))
+    """Template arguments without namespaces and inner calls (step 2), written so that doing it
+    again changes nothing: a name shown again stays as it is."""
+    for _ in range(4):  # a real name needs one pass; text crafted to nest qualifiers, a few
+        plain = _without_inner_calls(_QUALIFIERS.sub("", arguments))
+        if plain == arguments:
+            break
+        arguments = plain
+    return arguments
 
 
 def _function(name: str) -> str:
@@ -83,7 +95,10 @@ def _function(name: str) -> str:
     outside brackets); a name without one (a truncated name) loses only a leading ``void ``."""
     text = _without_parameters(name).rstrip()
     if text == name.rstrip():
-        return text.removeprefix("void ") or text
+        plain = text
+        while plain.startswith("void "):
+            plain = plain[len("void ") :]
+        return plain or text
     start = 0
     for index, char, angles, rounds in depths(text):
         if char == " " and angles == rounds == 0:
@@ -131,10 +146,16 @@ def _argument_end(text: str, start: int) -> int:
     return len(text)
 
 
+# The widest a table's cell is shown: a column is padded to its widest cell, so one op name of
+# 100 KB in a trace made every row of the kernel table 100 KB wide (200 MB for 2,000 kernels).
+CELL_WIDTH = 256
+
+
 def render_table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, right: Iterable[int] = ()) -> str:
     """Columns padded to their widest cell; the columns in ``right`` are right-aligned. Each
-    cell is shown :func:`printable`: a name from a trace stays on its row."""
-    all_rows = [[printable(cell) for cell in row] for row in (headers, *rows)]
+    cell is shown :func:`printable` (a name from a trace stays on its row) and at most
+    ``CELL_WIDTH`` characters wide, a longer one without its middle."""
+    all_rows = [[_without_middle(printable(cell), CELL_WIDTH) for cell in row] for row in (headers, *rows)]
     right_aligned = set(right)
     widths = [max(len(row[i]) for row in all_rows) for i in range(len(headers))]
     lines = []
@@ -146,6 +167,11 @@ def render_table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, right
 
 def format_us(value: float) -> str:
     return f"{value:.1f}"
+
+
+def plural(count: int, word: str) -> str:
+    """``1 call``, ``3 calls``: the one way a count and its noun are written."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def nearest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:

@@ -172,16 +172,19 @@ def _pieces(text: str) -> list[str | _Arguments]:
     # Demanglers write "> >" (and the name is written so once its lambdas are functors) or ">>".
     spaced = "> >" in text or ">>" not in text
     pieces: list[str | _Arguments] = []
-    at = 0
+    at = rounds = 0
     while at < len(text):
-        if text[at] == "<":
+        if text[at] == "<" and rounds == 0:
             node, at = _parse(text, at + 1, 1, spaced)
             pieces.append(node)
-        else:
-            after = text.find("<", at)
-            after = len(text) if after < 0 else after
-            pieces.append(text[at:after])
-            at = after
+            continue
+        # up to the next "<" outside parentheses (one inside them is a comparison)
+        after = at
+        while after < len(text) and not (text[after] == "<" and rounds == 0):
+            rounds += (text[after] in "({") - (text[after] in ")}")
+            after += 1
+        pieces.append(text[at:after])
+        at = after
     return pieces
 
 

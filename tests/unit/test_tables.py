@@ -4,14 +4,25 @@ the kernel's qualified name kept whole and its functor kept longest; a shown nam
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.tables import LONGEST_NAME, NAME_WIDTH, display_name, name_is, name_matches
-from tests.helpers import DATA
+from pytest_kernelprof.tables import (
+    CELL_WIDTH,
+    LONGEST_NAME,
+    NAME_WIDTH,
+    display_name,
+    name_is,
+    name_matches,
+    render_table,
+)
+from tests.helpers import DATA, Stream, build
 
 Trace = Callable[[str], Path]
 ANONYMOUS = "at::native::(anonymous namespace)::"
@@ -231,3 +242,60 @@ def test_a_trace_shows_each_kernel_under_its_qualified_name(trace: Trace) -> Non
         "MulFunctor<float> >, array<char*, 2ul> >",
         "(anonymous namespace)::softmax_warp_forward<float, float, float, 8, false, false>",
     }
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    parts=st.lists(
+        st.sampled_from(
+            ["<", ">", "<", ">", "(", ")", "a", "bb", "ccccc", ", ", "::", " ", "<unnamed>", "void ", "{lambda", "}"]
+            + ["#1", "...", "::operator()(", "(anonymous namespace)::", "std::"]
+        ),
+        max_size=40,
+    ),
+    width=st.integers(0, 60),
+)
+def test_any_name_is_shown_once_and_for_all(parts: list[str], width: int) -> None:
+    # A trace's name is anyone's text: brackets that do not close, or close out of order, too.
+    name = "".join(parts)
+    shown = display_name(name, width)
+    if len(shown) < LONGEST_NAME:  # not cut in the middle, which may cut a bracket's pair off
+        assert display_name(shown, width) == shown
+    assert name_is(name, display_name(name))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "f" + "<a" * 20_000 + ">" * 20_000,  # deep: every list holds the next
+        "f<" + ",".join("abcd<efgh>" for _ in range(4_000)) + ">",  # wide: thousands of lists side by side
+        "f<" + ",".join("g<h>(x)" for _ in range(6_000)) + ">(int)",  # thousands of calls
+        "f<" + ", ".join("abcd<e, f>" for _ in range(300)) + ">",  # under the size where all go at once
+    ],
+    ids=["deep", "wide", "calls", "many"],
+)
+def test_a_crafted_name_of_tens_of_kilobytes_is_shown_at_once(name: str) -> None:
+    # A trace's name is anyone's text: such names took 20 s and more when each list cost a pass.
+    started = time.perf_counter()
+    shown = display_name(name)
+    assert time.perf_counter() - started < 2.0
+    assert len(shown) <= NAME_WIDTH
+
+
+def test_one_long_cell_does_not_widen_every_row() -> None:
+    # A column is padded to its widest cell: an op named with 100 KB in a trace made each of the
+    # kernel table's rows 100 KB wide (a 1 MB trace printed 200 MB).
+    s = Stream()
+    s.step(0, 0, 10_000)
+    s.launch(s.op("my_ext::" + "x" * 100_000 + "::end", 1, 10), "k_long_op", 2)
+    for i in range(200):
+        s.launch(s.op("aten::mul", 100 + i * 20, 10), f"k{i}", 101 + i * 20)
+    table = build(s).kernels.table()
+    lines = table.splitlines()
+    assert len(lines) == 202
+    assert max(map(len, lines)) < CELL_WIDTH + 200
+    assert "my_ext::xxx" in lines[1]
+    assert "xxx::end" in lines[1]
+    assert render_table(("a", "b"), [("y" * 1000, "z")]) == "a" + " " * (CELL_WIDTH + 1) + "b\n" + (
+        "y" * 168 + "..." + "y" * 85 + "  z"
+    )

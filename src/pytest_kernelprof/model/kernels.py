@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..decode import DTYPES, KINDS, KernelName
-from ..tables import display_name, format_us, name_is, name_matches, nearest, render_table
+from ..errors import KernelMatchError, QueryError, QueryTypeError
+from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, render_table
 from .counts import KernelCount, query_text
-from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records, plural
+from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
 from .unknowns import could_match, missing, warn_undecided
 
 Pattern = str | re.Pattern[str]
@@ -69,7 +70,8 @@ class Kernel(KernelName):
 
         Without ``ProfilerStep#N`` and without the range Inductor opens around each of its
         launches (named after the kernel). A profile's kernels resolve it on first read, from
-        the op tree of their call; a ``Kernel`` made by hand has ``(op,)``.
+        the op tree of their call; a ``Kernel`` made by hand has ``(op,)``. At most 256 ranges:
+        a chain nested deeper (no real trace is) keeps its outermost and innermost 128, as ``Sync.ops`` does.
         """
         if self.chains is None:
             return (self.op,) if self.op is not None else ()
@@ -144,7 +146,7 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: s
 def _check_kind(kind: str | None) -> None:
     __tracebackhide__ = True
     if kind is not None and kind not in KINDS:
-        raise ValueError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
+        raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
 
 
 def _check_dtype(dtype: str | None) -> None:
@@ -152,13 +154,15 @@ def _check_dtype(dtype: str | None) -> None:
     if dtype is not None and dtype not in DTYPES:
         close = nearest(dtype.removeprefix("torch.").replace("float", "fp"), DTYPES, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"unknown dtype {dtype!r}{hint}; the dtypes are: {', '.join(DTYPES)}")
+        raise QueryError(f"unknown dtype {dtype!r}{hint}; the dtypes are: {', '.join(DTYPES)}")
 
 
 def _check_pattern(pattern: object) -> None:
     __tracebackhide__ = True
     if pattern is not None and not isinstance(pattern, str | re.Pattern):
-        raise TypeError(f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}")
+        raise QueryTypeError(
+            f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}"
+        )
 
 
 def kernel_table(
@@ -213,7 +217,7 @@ class KernelList(_Records[Kernel]):
             if all(isinstance(item, Kernel) for item in other):
                 return list(self._items()) == list(other)
             kinds = ", ".join(sorted({type(item).__name__ for item in other}))
-            raise TypeError(
+            raise QueryTypeError(
                 f"a KernelList compares with a list of kernel names (str) or of Kernels, not of {kinds}: "
                 "write prof.kernels == ['name', ...], prof.kernels.names == [...] or "
                 "[k.kind for k in prof.kernels] == [...]"
@@ -279,7 +283,7 @@ class KernelList(_Records[Kernel]):
             return []
         rows = ", ".join(f"#{i}" for i in undecided)
         facts = " or ".join(sorted({missing(self._loaded()[i])[0] for i in undecided}))
-        return [f"{len(undecided)} kernel(s) of unknown {facts} ({rows}) could be it: teach the decoder"]
+        return [f"{plural(len(undecided), 'kernel')} of unknown {facts} ({rows}) could be it: teach the decoder"]
 
     def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> None:
         __tracebackhide__ = True
@@ -304,7 +308,8 @@ class KernelList(_Records[Kernel]):
         return KernelCount(matched, self, pattern, kind, dtype)
 
     def one(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | None = None) -> Kernel:
-        """The single kernel that matches, or an AssertionError with the table and near names."""
+        """The single kernel that matches, or a :class:`KernelMatchError` (an ``AssertionError``)
+        with the table and near names."""
         __tracebackhide__ = True
         _check_pattern(pattern)
         _check_kind(kind)
@@ -333,7 +338,9 @@ class KernelList(_Records[Kernel]):
         lines.extend(self.undecided_lines(pattern, kind, dtype))
         if not found:
             lines.extend(self.nearest_lines(pattern))
-        raise AssertionError("\n".join(lines))
+        error = KernelMatchError("\n".join(lines))
+        error.kernels = self
+        raise error
 
     def nearest_lines(self, pattern: Pattern | None, *, exact: bool = False) -> list[str]:
         """For a glob (``exact``: a name, as ``in`` asks) that matched nothing: the nearest names,

@@ -85,9 +85,9 @@ def test_tables_are_tables_and_reprs_one_line(trace: Trace) -> None:
     prof = load_trace(trace("geglu_compiled"))
     text = prof.table()
     assert text.splitlines()[0].startswith("KernelProfile from ")
-    assert "NVIDIA H200 (sm90): 3 call(s)" in text
+    assert "NVIDIA H200 (sm90): 3 calls" in text
     assert "triton_poi_fused__unsafe_view_gelu_mul_0" in text
-    assert "+ 2 memory op(s) per call" in text
+    assert "+ 2 memory ops per call" in text
     assert "aten::mm" in prof.ops.table()
     # One line each: pytest prints reprs in an assertion's "where" lines, a newline as "\n".
     assert repr(prof) == (
@@ -261,7 +261,7 @@ def test_a_dtype_question_warns_about_the_kernels_of_unknown_dtype() -> None:
         kernels.count(kind="gemm", dtype="fp32")
     with pytest.warns(UndecodedKernelWarning), pytest.raises(AssertionError) as failed:
         kernels.one(kind="gemm", dtype="fp32")
-    assert "1 kernel(s) of unknown dtype (#1) could be it: teach the decoder" in str(failed.value)
+    assert "1 kernel of unknown dtype (#1) could be it: teach the decoder" in str(failed.value)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert kernels.count(kind="gemm") == 2  # no dtype asked: no dtype unknown
