@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         SweepError,
         TeachingError,
         TraceError,
+        TraceNotKeptError,
         UndecodedKernelWarning,
     )
     from .model import KernelProfile
@@ -84,6 +85,7 @@ _HOMES: dict[str, str] = {
     "SweepError": "errors",
     "TeachingError": "errors",
     "TraceError": "errors",
+    "TraceNotKeptError": "errors",
     "UndecodedKernelWarning": "errors",
 }
 
@@ -144,6 +146,7 @@ __all__ = [
     "SweepError",
     "TeachingError",
     "TraceError",
+    "TraceNotKeptError",
     "UndecodedKernelWarning",
     "load_sweep",
     "load_trace",
