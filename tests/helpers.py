@@ -1,5 +1,6 @@
 """What test modules share, so that none imports another: the recorded data's folder,
-hand-made Chrome traces (times in us), the trace readers' test views, and replayed Kineto events."""
+hand-made Chrome traces (times in us) and the trace readers' test views (replayed Kineto events
+are tests/fake_gpu.py's)."""
 
 from __future__ import annotations
 
