@@ -40,10 +40,6 @@ def session_started() -> None:
     _started += 1
 
 
-def sessions_started() -> int:
-    return _started
-
-
 def _kept_folder() -> str:
     global _folder
     if _folder is None or not os.path.isdir(_folder):
@@ -69,7 +65,10 @@ class SessionTrace:
     A kept trace is a file, not bytes held in memory: a big model's step is hundreds of MB of
     JSON, and a test or a sweep keeps one per profile while it runs. It goes in a temporary folder
     (``TMPDIR`` says where), as torch writes it (plain JSON: an export adds the ``"kernelprof"``
-    key and gzips it as it would torch's own file), and is removed with its session.
+    key and gzips it as it would torch's own file), and is removed with its session. Not straight
+    into ``--kernelprof-trace-dir`` under its final name: that name is the profile's place among
+    the test's profiles as its report lists them (profiler by profiler, not in time order), known
+    at the test's end, and a test that passes under ``--kernelprof-save failed`` saves nothing.
     """
 
     def __init__(self, session: Any, number: int) -> None:
@@ -80,13 +79,6 @@ class SessionTrace:
         self._kept: str | None = None
         self._failed: str | None = None  # why keeping it as its session ended failed
 
-    @property
-    def kept(self) -> bool:
-        return self._kept is not None
-
-    def later_sessions(self) -> int:
-        return _started - self.number
-
     def keep(self) -> None:
         """Export the trace now, for the exports to come; once."""
         if self._kept is not None:
@@ -94,7 +86,7 @@ class SessionTrace:
         session = self._session()
         if session is None:  # only this object's export was held on to, not its session
             raise TraceNotKeptError("this profile's torch profiler session was released before its trace was kept")
-        later = self.later_sessions()
+        later = _started - self.number
         if later:
             failed = f" (keeping it as its session ended failed: {self._failed})" if self._failed else ""
             raise TraceNotKeptError(
