@@ -28,6 +28,7 @@ import weakref
 from typing import Any
 
 from ..errors import TraceNotKeptError
+from ..tables import plural
 
 _started = 0  # the torch profiler sessions this package started in the process
 _folder: str | None = None  # where kept traces go: made on the first keep, removed at exit
@@ -90,7 +91,7 @@ class SessionTrace:
         if later:
             failed = f" (keeping it as its session ended failed: {self._failed})" if self._failed else ""
             raise TraceNotKeptError(
-                f"this profile's trace can no longer be exported: {later} later torch profiler session(s) "
+                f"this profile's trace can no longer be exported: {plural(later, 'later torch profiler session')} "
                 "started in this process since its own ended, and torch writes a session's trace from "
                 "buffers the next session takes (on a GPU, the trace would hold none of the profile's "
                 "kernels). Export a profile's trace before the next profile starts, or keep every trace "
