@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         SweepError,
         TeachingError,
         TraceError,
+        TraceNotKeptError,
         UndecodedKernelWarning,
     )
     from .model import KernelProfile
@@ -90,6 +91,7 @@ _HOMES: dict[str, str] = {
     "SweepError": "errors",
     "TeachingError": "errors",
     "TraceError": "errors",
+    "TraceNotKeptError": "errors",
     "UndecodedKernelWarning": "errors",
 }
 
@@ -153,6 +155,7 @@ __all__ = [
     "SweepError",
     "TeachingError",
     "TraceError",
+    "TraceNotKeptError",
     "UndecodedKernelWarning",
     "load_sweep",
     "load_trace",

@@ -43,6 +43,13 @@ class TraceError(KernelProfError, ValueError):
     """A trace file that cannot be read as a torch.profiler Chrome trace."""
 
 
+class TraceNotKeptError(KernelProfError, RuntimeError):
+    """A profile's trace exported after a later torch profiler session started, without having
+    been kept when its own session ended. torch writes a session's trace from Kineto's buffers,
+    which the next session takes: on a GPU the trace would hold none of the profile's kernels.
+    Export it before the next profile, or keep it as it is profiled (``keep_traces=True``)."""
+
+
 class OpNotFoundError(KernelProfError, KeyError):
     """``ops[name]`` for a name the call did not run; the message lists near names."""
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..capture import device_facts, package_versions
-from ..errors import KernelMatchError
+from ..errors import KernelMatchError, TraceNotKeptError
 from ..paths import trace_file_name
 from ..reports.records import Unplaced
 
@@ -72,7 +72,7 @@ def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture]) -> li
         path = directory / trace_file_name(nodeid, index)
         try:
             capture.export_trace(path)
-        except OSError as exc:
+        except (OSError, TraceNotKeptError) as exc:
             written.append(f"{path}: not written ({exc})")
         else:
             written.append(f"{path}  (kernelprof show {path})")

@@ -22,6 +22,7 @@ from pytest_kernelprof import (
     SweepError,
     load_sweep,
 )
+from tests import fake_gpu
 
 
 def mean_or_sum(n: int) -> Callable[[], Any]:
@@ -130,6 +131,16 @@ def test_traces_kept_while_the_cases_ran_export_and_load_back(quick: Profiler, t
     assert [case.compiled for case in loaded] == [case.compiled for case in sweep]
     with pytest.raises(ValueError, match=r"holds no trace to export: .*keep_traces=True"):
         quick.sweep(mean_or_sum, dict(n=[2])).export(tmp_path / "other")
+
+
+@pytest.mark.usefixtures("fake_gpu_sessions")
+def test_kept_traces_of_gpu_cases_keep_their_kernels(tmp_path: Path) -> None:
+    # Each case's trace is exported after the later cases ran: from what was kept as it ended.
+    sweep = Profiler().sweep(lambda n: lambda: torch.ones(n).sum(), dict(n=[1, 2, 3]), keep_traces=True)
+    loaded = load_sweep(sweep.export(tmp_path))
+    kernels = [fake_gpu.KERNELS[name] for name in fake_gpu.RECORDED]
+    assert [len(case.profile.kernels) for case in sweep] == kernels
+    assert [len(case.profile.kernels) for case in loaded] == kernels
 
 
 def test_a_case_value_json_cannot_hold_is_kept_as_its_repr(quick: Profiler, tmp_path: Path) -> None:
