@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "pytest_kernelprof"
 # session on; checks read profiles; api assembles; reports render; plugin and cli sit on top, and
 # so does types, the public face of the value types).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "paths", "template_arguments", "tables", "options", "running"),
+    ("errors", "paths", "tables", "options", "running"),
     ("decode",),
     ("traces",),
     ("health",),
