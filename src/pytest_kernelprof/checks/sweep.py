@@ -213,6 +213,8 @@ def read_index(path: str | os.PathLike[str]) -> list[IndexedCase]:
         raise TraceError(f"{index}: no such sweep index; {fix}") from None
     except (OSError, ValueError) as exc:
         raise TraceError(f"{index}: not a sweep index ({exc}); {fix}") from None
+    except RecursionError:
+        raise TraceError(f"{index}: not a sweep index (nested too deeply to read); {fix}") from None
     cases = data.get("cases") if isinstance(data, dict) else None
     if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT or not isinstance(cases, list) or not cases:
         raise TraceError(f"{index}: not a sweep index (format {INDEX_FORMAT} with a list of cases); {fix}")
@@ -224,13 +226,18 @@ def read_index(path: str | os.PathLike[str]) -> list[IndexedCase]:
         if (
             not isinstance(params, dict)
             or not isinstance(trace, str)
-            or "/" in trace
-            or "\\" in trace
+            or not _file_name(trace)
             or not (compiled is None or (type(compiled) is int and compiled >= 0))
         ):
             raise TraceError(
                 f"{index}: cases[{i}] is not a case (params: an object, trace: a file name beside the index, "
-                f"compiled: a count or null); {fix}"
+                f"printable and without a path separator, compiled: a count or null); {fix}"
             )
         listed.append(IndexedCase(params, index.parent / trace, compiled))
     return listed
+
+
+def _file_name(name: str) -> bool:
+    # A name with a NUL cannot be opened, and one with other control characters would be written
+    # to the terminal by every error that names the file.
+    return name not in ("", ".", "..") and "/" not in name and "\\" not in name and name.isprintable()
