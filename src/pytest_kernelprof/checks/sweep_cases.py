@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -61,13 +62,19 @@ def case_code(params: Mapping[str, Any]) -> str:
     return "{" + ", ".join(f"{name!r}: {value!r}" for name, value in params.items()) + "}"
 
 
-def _numbers(params: Mapping[str, Any]) -> list[float]:
-    return [float(v) for v in params.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+def _exact(value: Any) -> Fraction | None:
+    # Exactly, as a fraction: an int of any size (JSON allows 10**400) has no float, and a sum
+    # or difference of floats would round. None for what is no finite number (a bool is none).
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return Fraction(value)
 
 
-def case_size(params: Mapping[str, Any]) -> float:
-    """What "smallest" means for the cases of a list: the sum of the case's numbers."""
-    return sum(abs(v) for v in _numbers(params) if math.isfinite(v))
+def case_size(params: Mapping[str, Any]) -> Fraction:
+    """What "smallest" means for the cases of a list: the sum of the case's (finite) numbers."""
+    return sum((abs(v) for v in map(_exact, params.values()) if v is not None), Fraction(0))
 
 
 def case_distance(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[int, float]:
@@ -80,9 +87,9 @@ def case_distance(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[int, floa
         if x == y:
             continue
         differ += 1
-        if isinstance(x, int | float) and isinstance(y, int | float) and not isinstance(x, bool):
-            scale = max(abs(float(x)), abs(float(y)), 1.0)
-            spread += min(abs(float(x) - float(y)) / scale, 1.0)
+        p, q = _exact(x), _exact(y)
+        if p is not None and q is not None:
+            spread += float(min(abs(p - q) / max(abs(p), abs(q), 1), 1))
         else:
             spread += 1.0
     return differ, spread
