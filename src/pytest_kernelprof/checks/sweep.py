@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +25,6 @@ from typing import Any, overload
 
 from ..errors import NoDeviceActivityError, SweepError, TraceError
 from ..model import KernelProfile
-from ..paths import atomic_path
 from .sweep_cases import case_label
 from .sweep_text import Outcome, failure_message, sweep_table
 
@@ -135,23 +136,34 @@ class ProfileSweep:
         __tracebackhide__ = True
         root = Path(folder)
         root.mkdir(parents=True, exist_ok=True)
-        listed = []
-        for i, case in enumerate(self.cases):
+        for case in self.cases:
             if case.export is None:
                 raise ValueError(
                     f"the case {case.label} holds no trace to export: profile the sweep with "
                     "sweep(fn, cases, keep_traces=True), which keeps each case's trace as it is profiled "
                     "(torch loses a session's GPU records once later sessions ran)"
                 )
-            name = f"case-{i:02d}.json.gz"
-            case.export(os.fspath(root / name))
-            listed.append({"params": _json_params(case.params), "trace": name, "compiled": case.compiled})
-        index = root / INDEX_NAME
-        with atomic_path(index) as tmp, open(tmp, "w", encoding="utf-8") as handle:
-            # Not sorted: a case's arguments keep their order, which is how failures name them.
-            json.dump({"format": INDEX_FORMAT, "cases": listed}, handle, indent=1)
-            handle.write("\n")
-        return index
+        # Every trace is written beside the folder first and moved in only once all are: a loaded
+        # sweep exported into its own folder reads case-01 from the folder, so writing case-00 in
+        # place first would replace a trace that a later case still copies from.
+        staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.", suffix=".export", dir=root.parent))
+        try:
+            listed = []
+            for i, case in enumerate(self.cases):
+                assert case.export is not None  # checked above
+                name = f"case-{i:02d}.json.gz"
+                case.export(os.fspath(staging / name))
+                listed.append({"params": _json_params(case.params), "trace": name, "compiled": case.compiled})
+            with open(staging / INDEX_NAME, "w", encoding="utf-8") as handle:
+                # Not sorted: a case's arguments keep their order, which is how failures name them.
+                json.dump({"format": INDEX_FORMAT, "cases": listed}, handle, indent=1)
+                handle.write("\n")
+            for entry in listed:
+                os.replace(staging / entry["trace"], root / entry["trace"])
+            os.replace(staging / INDEX_NAME, root / INDEX_NAME)  # last: the index lists only traces in place
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return root / INDEX_NAME
 
     def __repr__(self) -> str:
         where = {c.profile.device for c in self.cases if c.profile.device}
