@@ -9,6 +9,8 @@ from fractions import Fraction
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..tables import printable
+
 Cases = Mapping[str, Iterable[Any]] | Iterable[Mapping[str, Any]]
 
 
@@ -36,23 +38,25 @@ def case_list(cases: Cases) -> tuple[dict[str, Any], ...]:
             if not isinstance(case, Mapping):
                 raise TypeError(f"each case is a dict of keyword arguments (dict(batch=8)), got {case!r}")
             listed.append(dict(case))
-    seen: dict[str, int] = {}
+    seen: set[tuple[tuple[str, str], ...]] = set()
     for case in listed:
         bad = [name for name in case if not isinstance(name, str)]
         if bad:
             raise TypeError(f"a case's keys are argument names (strings), got {bad[0]!r} in {case!r}")
-        label = case_label(case)
-        if label in seen:
-            raise ValueError(f"the case {label} is listed twice: each case is profiled once")
-        seen[label] = len(seen)
+        # By the raw names: two names that only show alike ("a\n", "a\\n") are two cases.
+        key = tuple((name, repr(value)) for name, value in case.items())
+        if key in seen:
+            raise ValueError(f"the case {case_label(case)} is listed twice: each case is profiled once")
+        seen.add(key)
     if not listed:
         raise ValueError("a sweep needs at least one case")
     return tuple(listed)
 
 
 def case_label(params: Mapping[str, Any]) -> str:
-    """``batch=17, hidden=4096``: a case as failures and tables name it."""
-    return ", ".join(f"{name}={value!r}" for name, value in params.items()) or "(no arguments)"
+    """``batch=17, hidden=4096``: a case as failures and tables name it; a name (a key of a loaded
+    sweep's index is anyone's) or a value's repr that holds a control character shows it escaped."""
+    return ", ".join(printable(f"{name}={value!r}") for name, value in params.items()) or "(no arguments)"
 
 
 def case_code(params: Mapping[str, Any]) -> str:
