@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from fractions import Fraction
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from typing import Any
 
 from ..tables import printable

@@ -4,8 +4,8 @@ bad file really is; times no profiler writes are refused (issue 21)."""
 from __future__ import annotations
 
 import gzip
-import os
 import json
+import os
 import re
 import subprocess
 import sys

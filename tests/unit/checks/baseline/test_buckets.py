@@ -99,7 +99,9 @@ def test_argument_names_with_control_characters_are_shown_escaped(tmp_path: Path
     assert f"{SHOWN}=1024, batch=33" in text
     assert not any(char in text for char in "\x1b\x07\r")
     assert not any(line.startswith("den") for line in text.splitlines())
-    assert SHOWN in load_sweep(good).table() and "\x1b" not in load_sweep(good).table()
+    table = load_sweep(good).table()
+    assert SHOWN in table
+    assert "\x1b" not in table
 
     path = tmp_path / "test_sweep.json"
     baseline(path, update=True)[0].check_sweep(load_sweep(good), by=by_batch)
