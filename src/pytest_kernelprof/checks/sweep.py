@@ -148,18 +148,20 @@ class ProfileSweep:
         # place first would replace a trace that a later case still copies from.
         staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.", suffix=".export", dir=root.parent))
         try:
-            listed = []
+            listed: list[dict[str, Any]] = []
+            names: list[str] = []
             for i, case in enumerate(self.cases):
                 assert case.export is not None  # checked above
                 name = f"case-{i:02d}.json.gz"
                 case.export(os.fspath(staging / name))
+                names.append(name)
                 listed.append({"params": _json_params(case.params), "trace": name, "compiled": case.compiled})
             with open(staging / INDEX_NAME, "w", encoding="utf-8") as handle:
                 # Not sorted: a case's arguments keep their order, which is how failures name them.
                 json.dump({"format": INDEX_FORMAT, "cases": listed}, handle, indent=1)
                 handle.write("\n")
-            for entry in listed:
-                os.replace(staging / entry["trace"], root / entry["trace"])
+            for name in names:
+                os.replace(staging / name, root / name)
             os.replace(staging / INDEX_NAME, root / INDEX_NAME)  # last: the index lists only traces in place
         finally:
             shutil.rmtree(staging, ignore_errors=True)

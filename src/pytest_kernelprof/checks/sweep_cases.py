@@ -93,7 +93,7 @@ def case_distance(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[int, floa
         differ += 1
         p, q = _exact(x), _exact(y)
         if p is not None and q is not None:
-            spread += float(min(abs(p - q) / max(abs(p), abs(q), 1), 1))
+            spread += float(min(abs(p - q) / max(abs(p), abs(q), Fraction(1)), Fraction(1)))
         else:
             spread += 1.0
     return differ, spread
