@@ -5,6 +5,7 @@ changed; on the sweeps recorded on an H100."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -73,3 +74,25 @@ def test_record_rerun_unchanged_then_one_bucket_changes(
         ]
     )
     assert "bucket 'batch<16'" not in changed.stdout.str()
+
+
+def test_argument_names_with_control_characters_reach_the_terminal_escaped(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evil = "hid\x1b]0;pwned\x07\x1b[2J\nden"
+    folders = {}
+    for name, source in (("good", "h100_sweep_geglu"), ("broken", "h100_sweep_geglu_odd_break")):
+        folder = pytester.path / name
+        shutil.copytree(DATA / source, folder)
+        index = json.loads((folder / "sweep.json").read_text())
+        for case in index["cases"]:
+            case["params"] = {evil if k == "hidden" else k: v for k, v in case["params"].items()}
+        (folder / "sweep.json").write_text(json.dumps(index))
+        folders[name] = str(folder)
+    pytester.makepyfile(test_s=PROJECT.format(**folders))
+    pytester.runpytest("--kernelprof-update").assert_outcomes(passed=1)
+    monkeypatch.setenv("BREAK_LARGE_BATCHES", "1")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([r"*the kernels of hid\x1b]0;pwned\x07\x1b?2J\nden=1024, batch=33:"])
+    assert not any(char in line for line in result.outlines for char in "\x1b\x07")

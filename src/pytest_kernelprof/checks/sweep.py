@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +25,6 @@ from typing import Any, overload
 
 from ..errors import NoDeviceActivityError, SweepError, TraceError
 from ..model import KernelProfile
-from ..paths import atomic_path
 from .sweep_cases import case_label
 from .sweep_text import Outcome, failure_message, sweep_table
 
@@ -135,23 +136,36 @@ class ProfileSweep:
         __tracebackhide__ = True
         root = Path(folder)
         root.mkdir(parents=True, exist_ok=True)
-        listed = []
-        for i, case in enumerate(self.cases):
+        for case in self.cases:
             if case.export is None:
                 raise ValueError(
                     f"the case {case.label} holds no trace to export: profile the sweep with "
                     "sweep(fn, cases, keep_traces=True), which keeps each case's trace as it is profiled "
                     "(torch loses a session's GPU records once later sessions ran)"
                 )
-            name = f"case-{i:02d}.json.gz"
-            case.export(os.fspath(root / name))
-            listed.append({"params": _json_params(case.params), "trace": name, "compiled": case.compiled})
-        index = root / INDEX_NAME
-        with atomic_path(index) as tmp, open(tmp, "w", encoding="utf-8") as handle:
-            # Not sorted: a case's arguments keep their order, which is how failures name them.
-            json.dump({"format": INDEX_FORMAT, "cases": listed}, handle, indent=1)
-            handle.write("\n")
-        return index
+        # Every trace is written beside the folder first and moved in only once all are: a loaded
+        # sweep exported into its own folder reads case-01 from the folder, so writing case-00 in
+        # place first would replace a trace that a later case still copies from.
+        staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.", suffix=".export", dir=root.parent))
+        try:
+            listed: list[dict[str, Any]] = []
+            names: list[str] = []
+            for i, case in enumerate(self.cases):
+                assert case.export is not None  # checked above
+                name = f"case-{i:02d}.json.gz"
+                case.export(os.fspath(staging / name))
+                names.append(name)
+                listed.append({"params": _json_params(case.params), "trace": name, "compiled": case.compiled})
+            with open(staging / INDEX_NAME, "w", encoding="utf-8") as handle:
+                # Not sorted: a case's arguments keep their order, which is how failures name them.
+                json.dump({"format": INDEX_FORMAT, "cases": listed}, handle, indent=1)
+                handle.write("\n")
+            for name in names:
+                os.replace(staging / name, root / name)
+            os.replace(staging / INDEX_NAME, root / INDEX_NAME)  # last: the index lists only traces in place
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return root / INDEX_NAME
 
     def __repr__(self) -> str:
         where = {c.profile.device for c in self.cases if c.profile.device}
@@ -213,6 +227,8 @@ def read_index(path: str | os.PathLike[str]) -> list[IndexedCase]:
         raise TraceError(f"{index}: no such sweep index; {fix}") from None
     except (OSError, ValueError) as exc:
         raise TraceError(f"{index}: not a sweep index ({exc}); {fix}") from None
+    except RecursionError:
+        raise TraceError(f"{index}: not a sweep index (nested too deeply to read); {fix}") from None
     cases = data.get("cases") if isinstance(data, dict) else None
     if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT or not isinstance(cases, list) or not cases:
         raise TraceError(f"{index}: not a sweep index (format {INDEX_FORMAT} with a list of cases); {fix}")
@@ -224,13 +240,18 @@ def read_index(path: str | os.PathLike[str]) -> list[IndexedCase]:
         if (
             not isinstance(params, dict)
             or not isinstance(trace, str)
-            or "/" in trace
-            or "\\" in trace
+            or not _file_name(trace)
             or not (compiled is None or (type(compiled) is int and compiled >= 0))
         ):
             raise TraceError(
                 f"{index}: cases[{i}] is not a case (params: an object, trace: a file name beside the index, "
-                f"compiled: a count or null); {fix}"
+                f"printable and without a path separator, compiled: a count or null); {fix}"
             )
         listed.append(IndexedCase(params, index.parent / trace, compiled))
     return listed
+
+
+def _file_name(name: str) -> bool:
+    # A name with a NUL cannot be opened, and one with other control characters would be written
+    # to the terminal by every error that names the file.
+    return name not in ("", ".", "..") and "/" not in name and "\\" not in name and name.isprintable()

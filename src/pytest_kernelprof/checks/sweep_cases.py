@@ -6,7 +6,10 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from typing import Any
+
+from ..tables import printable
 
 Cases = Mapping[str, Iterable[Any]] | Iterable[Mapping[str, Any]]
 
@@ -35,23 +38,25 @@ def case_list(cases: Cases) -> tuple[dict[str, Any], ...]:
             if not isinstance(case, Mapping):
                 raise TypeError(f"each case is a dict of keyword arguments (dict(batch=8)), got {case!r}")
             listed.append(dict(case))
-    seen: dict[str, int] = {}
+    seen: set[tuple[tuple[str, str], ...]] = set()
     for case in listed:
         bad = [name for name in case if not isinstance(name, str)]
         if bad:
             raise TypeError(f"a case's keys are argument names (strings), got {bad[0]!r} in {case!r}")
-        label = case_label(case)
-        if label in seen:
-            raise ValueError(f"the case {label} is listed twice: each case is profiled once")
-        seen[label] = len(seen)
+        # By the raw names: two names that only show alike ("a\n", "a\\n") are two cases.
+        key = tuple((name, repr(value)) for name, value in case.items())
+        if key in seen:
+            raise ValueError(f"the case {case_label(case)} is listed twice: each case is profiled once")
+        seen.add(key)
     if not listed:
         raise ValueError("a sweep needs at least one case")
     return tuple(listed)
 
 
 def case_label(params: Mapping[str, Any]) -> str:
-    """``batch=17, hidden=4096``: a case as failures and tables name it."""
-    return ", ".join(f"{name}={value!r}" for name, value in params.items()) or "(no arguments)"
+    """``batch=17, hidden=4096``: a case as failures and tables name it; a name (a key of a loaded
+    sweep's index is anyone's) or a value's repr that holds a control character shows it escaped."""
+    return ", ".join(printable(f"{name}={value!r}") for name, value in params.items()) or "(no arguments)"
 
 
 def case_code(params: Mapping[str, Any]) -> str:
@@ -61,13 +66,19 @@ def case_code(params: Mapping[str, Any]) -> str:
     return "{" + ", ".join(f"{name!r}: {value!r}" for name, value in params.items()) + "}"
 
 
-def _numbers(params: Mapping[str, Any]) -> list[float]:
-    return [float(v) for v in params.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+def _exact(value: Any) -> Fraction | None:
+    # Exactly, as a fraction: an int of any size (JSON allows 10**400) has no float, and a sum
+    # or difference of floats would round. None for what is no finite number (a bool is none).
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return Fraction(value)
 
 
-def case_size(params: Mapping[str, Any]) -> float:
-    """What "smallest" means for the cases of a list: the sum of the case's numbers."""
-    return sum(abs(v) for v in _numbers(params) if math.isfinite(v))
+def case_size(params: Mapping[str, Any]) -> Fraction:
+    """What "smallest" means for the cases of a list: the sum of the case's (finite) numbers."""
+    return sum((abs(v) for v in map(_exact, params.values()) if v is not None), Fraction(0))
 
 
 def case_distance(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[int, float]:
@@ -80,9 +91,9 @@ def case_distance(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[int, floa
         if x == y:
             continue
         differ += 1
-        if isinstance(x, int | float) and isinstance(y, int | float) and not isinstance(x, bool):
-            scale = max(abs(float(x)), abs(float(y)), 1.0)
-            spread += min(abs(float(x) - float(y)) / scale, 1.0)
+        p, q = _exact(x), _exact(y)
+        if p is not None and q is not None:
+            spread += float(min(abs(p - q) / max(abs(p), abs(q), Fraction(1)), Fraction(1)))
         else:
             spread += 1.0
     return differ, spread

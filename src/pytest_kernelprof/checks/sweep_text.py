@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..decode import KINDS
 from ..errors import CannotTellError
 from ..model import Kernel, KernelProfile
-from ..tables import display_name, plural, render_table
+from ..tables import display_name, plural, printable, render_table
 from .diff import diff_kernels
 from .sweep_cases import case_code, case_distance, case_size
 
@@ -81,14 +81,16 @@ def sweep_table(sweep: ProfileSweep, marked: frozenset[int] = frozenset()) -> st
     rows = [
         (
             f"*{i}" if i in marked else str(i),
-            *(repr(case.params[p]) if p in case.params else "-" for p in params),
+            *(printable(repr(case.params[p])) if p in case.params else "-" for p in params),
             *(row.get(name, "-") for name in differ),
         )
         for i, (case, row) in enumerate(zip(cases, facts, strict=True))
     ]
     lines = [_head(sweep, facts)]
     lines.append(
-        render_table(("#", *params, *differ), rows, right=range(len(params) + 1, len(params) + 1 + len(differ)))
+        render_table(
+            ("#", *map(printable, params), *differ), rows, right=range(len(params) + 1, len(params) + 1 + len(differ))
+        )
     )
     if same:
         lines.append("the same in every case: " + ", ".join(f"{name} {facts[0][name]}" for name in same))
@@ -105,7 +107,7 @@ def sweep_table(sweep: ProfileSweep, marked: frozenset[int] = frozenset()) -> st
 def _head(sweep: ProfileSweep, facts: Sequence[dict[str, str]]) -> str:
     devices = sorted({f"{c.profile.device} ({c.profile.arch})" for c in sweep.cases if c.profile.device})
     where = " on " + ", ".join(devices) if devices else " (no GPU)"
-    head = f"ProfileSweep of {plural(len(sweep.cases), 'case')} from {sweep.source}{where}"
+    head = f"ProfileSweep of {plural(len(sweep.cases), 'case')} from {printable(sweep.source)}{where}"
     compiled = [int(row["compiled"]) for row in facts if row["compiled"] != UNKNOWN]
     if any(compiled):
         head += (

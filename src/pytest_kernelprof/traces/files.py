@@ -171,6 +171,25 @@ def _inflate(
         return size  # gzip allows zero padding after the last member
 
 
+def _open(name: str) -> Any:
+    """``name`` opened to read its bytes. Opened without blocking, then read blocking: a named pipe
+    that no one writes to reads as empty instead of hanging the test run at ``open``."""
+    __tracebackhide__ = hide_trace_errors
+    if "\x00" in name:
+        raise TraceError(f"{name!r}: not a file name (it holds a NUL character)")
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0) | _NONBLOCK)
+    try:
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
 def _trace_bytes(name: str) -> bytes | bytearray:
     """The file's bytes, decompressed; at most ``max_trace_bytes()`` of them, counted as they are
     read (a file that grows while it is read stops at the cap too)."""
@@ -178,7 +197,7 @@ def _trace_bytes(name: str) -> bytes | bytearray:
     cap = max_trace_bytes()
     data: bytes | bytearray
     try:
-        with open(name, "rb") as handle:
+        with _open(name) as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
                 data = _read_stream(handle, name, cap)

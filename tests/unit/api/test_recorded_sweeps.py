@@ -3,6 +3,7 @@ compiled at 8 shapes, the same with a graph break for odd batch sizes, SDPA at 5
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -140,6 +141,21 @@ def test_a_loaded_sweep_exports_again_and_reads_the_same(tmp_path: Path) -> None
         "trace": "case-00.json.gz",
         "compiled": 0,
     }
+
+
+def test_a_loaded_sweep_reordered_into_its_own_folder_keeps_each_case_its_trace(tmp_path: Path) -> None:
+    folder = tmp_path / "sweep"
+    load_sweep(GEGLU).export(folder)
+    first = {
+        case.label: gzip.decompress((folder / f"case-{i:02d}.json.gz").read_bytes())
+        for i, case in enumerate(load_sweep(folder))
+    }
+    load_sweep(folder)[::-1].export(folder)  # case-00 is replaced while case-07 still copies from it
+    again = load_sweep(folder)
+    assert [case.label for case in again] == list(first)[::-1]
+    for i, case in enumerate(again):
+        assert gzip.decompress((folder / f"case-{i:02d}.json.gz").read_bytes()) == first[case.label], case.label
+    assert [p.name for p in tmp_path.iterdir()] == ["sweep"]  # nothing left beside it
 
 
 @pytest.mark.parametrize(

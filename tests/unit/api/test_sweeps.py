@@ -74,6 +74,13 @@ def test_a_cpu_sweep_compares_ops_and_raises_where_kernels_are_read(quick: Profi
     assert any(line.startswith("aten::mean ") and line.rstrip().endswith("-") for line in text.splitlines())
 
 
+def test_a_failing_case_with_an_int_past_a_float_is_a_sweep_error(quick: Profiler) -> None:
+    huge = 10**400
+    sweep = quick.sweep(lambda n, big: mean_or_sum(n), [dict(n=2, big=huge), dict(n=3, big=huge + 1)])
+    with pytest.raises(SweepError, match=r"(?s)broke in 1 of 2 cases.*n=3, big=1000"):
+        sweep.every(takes_the_mean)
+
+
 def test_a_builder_that_returns_no_callable_names_the_case(quick: Profiler) -> None:
     with pytest.raises(TypeError, match=r"returns the callable to profile .* for the case n=2 it returned Tensor"):
         quick.sweep(lambda n: torch.ones(n), dict(n=[2]))

@@ -55,6 +55,15 @@ def test_the_smallest_case_has_the_least_sum_of_numbers() -> None:
     assert case_size({"scale": -2.5, "nan": float("nan")}) == 2.5
 
 
+def test_numbers_past_a_float_are_sized_and_compared_exactly() -> None:
+    huge = 10**400  # JSON and Python allow it; float() of it overflows
+    assert case_size({"batch": huge, "scale": float("inf")}) == huge
+    assert case_size({"batch": huge + 1}) > case_size({"batch": huge}) > case_size({"batch": 1e308})
+    assert case_distance({"batch": huge}, {"batch": -huge}) == (1, 1.0)
+    assert case_distance({"batch": huge}, {"batch": huge // 2}) == (1, 0.5)
+    assert case_distance({"batch": float("inf")}, {"batch": 1}) == (1, 1.0)
+
+
 def test_the_nearest_case_differs_in_fewest_arguments_then_by_the_closest_numbers() -> None:
     target = {"batch": 17, "hidden": 4096}
     near = [{"batch": 16, "hidden": 4000}, {"batch": 64, "hidden": 4096}, {"batch": 17, "hidden": 1024}]

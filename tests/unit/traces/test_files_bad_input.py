@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -304,3 +307,18 @@ def test_a_malformed_event_in_a_batch_is_reported_not_skipped(tmp_path: Path, tr
     )
     with pytest.raises(TraceError, match="event name is a int"):
         load_trace(bad)
+
+
+def test_a_name_with_a_nul_is_a_trace_error() -> None:
+    with pytest.raises(TraceError, match=r"^'a\\x00b': not a file name \(it holds a NUL character\)$"):
+        load_trace("a\x00b")
+
+
+def test_a_named_pipe_no_one_writes_to_is_refused_without_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "trace.json"
+    os.mkfifo(fifo)
+    # In a child with a timeout: a regression hangs in open(), which no signal here would end.
+    code = "from pytest_kernelprof import load_trace; load_trace(__import__('sys').argv[1])"
+    run = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1
+    assert f"TraceError: {fifo}: the file is empty, not a Chrome trace" in run.stderr

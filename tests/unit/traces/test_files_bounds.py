@@ -110,7 +110,7 @@ def test_a_file_that_grows_while_it_is_read_stops_at_the_cap(monkeypatch: pytest
     monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, "8")
     endless = _Endless()
     small = os.stat_result((0o100644, 0, 0, 1, 0, 0, 100, 0, 0, 0))  # a regular file of 100 bytes
-    monkeypatch.setattr(traces_module, "open", lambda name, mode: endless, raising=False)
+    monkeypatch.setattr(traces_module, "_open", lambda name: endless)
     monkeypatch.setattr(traces_module.os, "fstat", lambda fd: small)
     with pytest.raises(TraceError, match="larger than 8 MB, the most a trace is read to"):
         load_trace("growing.json")

@@ -137,7 +137,8 @@ def compare_bucket(
     for label, prof in cases:
         for name in sorted(compared_names(prof, mode)):
             ran.setdefault(name, []).append(label)
-    new = [name for name in ran if name not in stored.names]
+    known = set(stored.names)  # a set: a bucket's names run to thousands, each looked up
+    new = [name for name in ran if name not in known]
     gone = [name for name in stored.names if name not in ran]
     for name in new:
         lines.append(f"a kernel the baseline's cases did not run: {display_name(name)} (in {'; '.join(ran[name])})")

@@ -171,9 +171,9 @@ class KernelBaseline:
             if lines:
                 failed.append(f"bucket {bucket!r} differs from {arch}/{entry_name} (its cases: {labels}):")
                 failed.extend(f"  {line}" for line in lines)
-                # The kernels of the first case that differs: what the change looks like.
-                differing = [case for case in cases if any(line.startswith(f"{case[0]}: ") for line in lines)]
-                label, prof = (differing or cases)[0]
+                # The kernels of the first case that differs: what the change looks like. A case's
+                # lines come first, in the order of the cases, so the first line names it.
+                label, prof = next((case for case in cases if lines[0].startswith(f"{case[0]}: ")), cases[0])
                 failed.append(f"  the kernels of {label}:")
                 failed.extend(f"    {line}" for line in prof.kernels.table().splitlines())
         if failed:

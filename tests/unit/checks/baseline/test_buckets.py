@@ -4,11 +4,12 @@ checked unchanged, and failing naming the bucket whose kernels changed."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import BaselineError, BaselineMismatchError, ProfileSweep, load_sweep
+from pytest_kernelprof import BaselineError, BaselineMismatchError, ProfileSweep, SweepError, load_sweep
 from pytest_kernelprof.checks.baseline import BaselineNote, Checked, KernelBaseline, Recorded, read_baseline
 from pytest_kernelprof.checks.baseline.buckets import BucketRanges, compare_bucket
 from pytest_kernelprof.types import SweepCase
@@ -74,6 +75,43 @@ def test_an_unchanged_sweep_passes_and_a_changed_bucket_fails_naming_it(tmp_path
     )
     assert "  the kernels of hidden=1024, batch=33:" in text
     assert text.rstrip().endswith("if the change is intended: pytest --kernelprof-update 't.py::test_sweep'")
+
+
+EVIL = "hid\x1b]0;pwned\x07\x1b[2J\nden"  # a terminal title, a screen clear, a newline
+SHOWN = "hid\\x1b]0;pwned\\x07\\x1b[2J\\nden"
+
+
+def renamed(folder: Path, into: Path, old: str = "hidden", new: str = EVIL) -> Path:
+    """A copy of a recorded sweep whose index names the argument ``old`` as ``new``."""
+    shutil.copytree(folder, into)
+    index = json.loads((into / "sweep.json").read_text())
+    for case in index["cases"]:
+        case["params"] = {new if name == old else name: value for name, value in case["params"].items()}
+    (into / "sweep.json").write_text(json.dumps(index))
+    return into
+
+
+def test_argument_names_with_control_characters_are_shown_escaped(tmp_path: Path) -> None:
+    good, broken = renamed(GEGLU, tmp_path / "good"), renamed(BROKEN, tmp_path / "broken")
+    with pytest.raises(SweepError) as failure:
+        load_sweep(broken).every(lambda prof: prof.kernels.count() < 5)
+    text = str(failure.value)
+    assert f"{SHOWN}=1024, batch=33" in text
+    assert not any(char in text for char in "\x1b\x07\r")
+    assert not any(line.startswith("den") for line in text.splitlines())
+    table = load_sweep(good).table()
+    assert SHOWN in table
+    assert "\x1b" not in table
+
+    path = tmp_path / "test_sweep.json"
+    baseline(path, update=True)[0].check_sweep(load_sweep(good), by=by_batch)
+    mixed = ProfileSweep([*load_sweep(good)[:1], *(c for c in load_sweep(broken) if c["batch"] >= 16)])
+    with pytest.raises(BaselineMismatchError) as mismatch:
+        baseline(path, update=False)[0].check_sweep(mixed, by=by_batch)
+    text = str(mismatch.value)
+    assert f"  {SHOWN}=1024, batch=33: 5 kernels in all per call, the baseline's cases ran 4" in text
+    assert f"  the kernels of {SHOWN}=1024, batch=33:" in text
+    assert not any(char in text for char in "\x1b\x07\r")
 
 
 def test_a_bucket_without_an_entry_fails_saying_so(tmp_path: Path) -> None:
