@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests import warm
 from tests.helpers import DATA
 
 NO_CUDA_CONFTEST = """
@@ -34,10 +37,33 @@ def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
 INNER_RUN_OPTIONS = "-p no:hypothesispytest -p no:benchmark -p no:cov"
 
 
+@pytest.fixture(scope="session")
+def warm_launcher() -> Iterator[str | None]:
+    """The launcher of this process's warm server (tests/warm.py), started at the first pytester
+    test; None where warm runs are off (``KERNELPROF_COLD_RUNS=1``) or not possible."""
+    if not warm.available():
+        yield None
+        return
+    server = warm.start()
+    yield str(server.launcher)
+    server.stop()
+
+
 @pytest.fixture
-def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """pytest's own pytester (it clears ``PYTEST_ADDOPTS``), with the plugins above left out."""
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, warm_launcher: str | None) -> pytest.Pytester:
+    """pytest's own pytester (it clears ``PYTEST_ADDOPTS``), with the plugins above left out, its
+    runs started by the warm launcher (torch already imported; tests/warm.py)."""
     monkeypatch.setenv("PYTEST_ADDOPTS", INNER_RUN_OPTIONS)
+    if warm_launcher is not None:
+        monkeypatch.setattr(sys, "executable", warm_launcher)
+    return pytester
+
+
+@pytest.fixture
+def fresh_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A pytester whose runs are fresh interpreters, for tests of what a run imports (a warm
+    run starts with torch imported)."""
+    monkeypatch.setattr(sys, "executable", warm.PYTHON)
     return pytester
 
 
