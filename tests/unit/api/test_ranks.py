@@ -5,7 +5,6 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,9 +16,11 @@ from pytest_kernelprof.api import ranks as distributed
 from pytest_kernelprof.api.ranks import _stop
 from pytest_kernelprof.model import overlap_of
 from pytest_kernelprof.types import Kernel
-from tests import warm
 
-pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU version is tests/gpu/test_distributed.py")
+pytestmark = [
+    pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU version is tests/gpu/test_distributed.py"),
+    pytest.mark.usefixtures("warm_subprocesses"),  # each spawned rank would import torch
+]
 
 
 def all_reduce_step(rank: int, world_size: int) -> Any:
@@ -41,15 +42,6 @@ def hanging_step(rank: int, world_size: int) -> Any:
     if rank == 1:
         time.sleep(3600)
     return lambda: None
-
-
-@pytest.fixture(autouse=True)
-def _warm_ranks(warm_launcher: str | None) -> Iterator[None]:
-    """Spawned ranks start through the warm launcher (tests/warm.py): each would import torch."""
-    if warm_launcher is not None:
-        multiprocessing.set_executable(warm_launcher)
-    yield
-    multiprocessing.set_executable(warm.PYTHON)
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from pytest_kernelprof.errors import BaselineError
 from tests.helpers import DATA
 
 ROUNDS = 40
+pytestmark = pytest.mark.usefixtures("warm_subprocesses")  # the spawned writers start warm
 
 
 def _writer(path: str, rank: int, barrier: Any, unlocked: bool) -> None:
