@@ -59,6 +59,48 @@ def liger_geglu_mlp(like: nn.Module | None = None) -> nn.Module:
     return liger
 
 
+# -- sweeps (examples/test_10_sweeps.py, tools/record_sweeps.py) --------------------------------
+
+
+class GeGLUBreakingOddBatches(GeGLUMLP):
+    """The GeGLU MLP with a graph break between the GELU and the mul, for odd batch sizes only:
+    a fusion regression that a test of one shape (batch 64) never sees."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        gate = F.gelu(self.gate_proj(x), approximate="tanh")
+        if x.shape[0] % 2:
+            torch._dynamo.graph_break()
+        return self.down_proj(gate * self.up_proj(x))
+
+
+SWEEP_SEQ = 128
+
+
+def geglu_cases(model: type[GeGLUMLP] = GeGLUMLP) -> Any:
+    """A sweep's builder: ``build(batch, hidden, dynamic=False)`` makes the input ``[batch, 128,
+    768]`` and returns the call of the compiled MLP of that hidden size. One compiled model per
+    hidden size and mode, made on first use: the batches of a size share it, so a new batch
+    recompiles it (``dynamic=False``) or runs its dynamic graph (``dynamic=True``)."""
+    compiled: dict[tuple[int, bool], Any] = {}
+
+    def build(batch: int, hidden: int, dynamic: bool = False) -> Any:
+        if (hidden, dynamic) not in compiled:
+            torch.manual_seed(0)
+            compiled[hidden, dynamic] = torch.compile(model(hidden=hidden).to(**BF16), dynamic=dynamic)
+        x = torch.randn(batch, SWEEP_SEQ, DIM, **BF16)
+        return lambda: compiled[hidden, dynamic](x)
+
+    return build
+
+
+def attention_case(seq_len: int) -> Any:
+    """A sweep's builder: scaled-dot-product attention of ``[4, 8, seq_len, 64]`` bf16 q, k, v
+    with the default backend choice."""
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(4, 8, seq_len, 64, **BF16) for _ in range(3))
+    return lambda: F.scaled_dot_product_attention(q, k, v)
+
+
 # -- real models (optional: transformers, torchvision, liger-kernel; the `examples` extra) --------
 
 LLAMA_VOCAB = 1000

@@ -100,7 +100,7 @@ def test_a_liger_training_step_places_every_kernel(kernelprof, ids):
     liger = [k for k in prof.kernels if k.name in learned]
     assert {k.name for k in liger} >= {"_rms_norm_backward_kernel", "_swiglu_backward_kernel"}
     assert {k.family for k in liger} == {"liger"}  # never aten, though _layer_norm_* names look like ATen's
-    assert all("at::" in k.name for k in prof.kernels if k.family == "aten")
+    assert not learned & {k.name for k in prof.kernels if k.family == "aten"}  # no Triton kernel reads as ATen's
 
 
 def test_a_compiled_layer_fuses_each_rmsnorm_into_one_triton_reduction(kernelprof, llama):

@@ -150,6 +150,47 @@ def worse_baseline() -> str:
     raise RuntimeError("the baseline check passed")
 
 
+def sweep_broken_fusion() -> str:
+    """docs/sweeps.md: the GeGLU sweep recorded on an H100 whose odd batch sizes break the fusion."""
+    with _source_first():
+        from pytest_kernelprof import SweepError, load_sweep
+
+    def fuses_gelu_and_mul(prof: object) -> None:
+        assert prof.kernels.count("triton_*gelu*mul*") == 1, "gelu and mul are not one kernel"  # type: ignore[attr-defined]
+
+    with _chdir(ROOT):
+        try:
+            load_sweep("tests/data/h100_sweep_geglu_odd_break").every(fuses_gelu_and_mul)
+        except SweepError as failed:
+            return f"{failed}\n"
+    raise RuntimeError("the sweep's check held")
+
+
+def sweep_bucket_baseline() -> str:
+    """docs/sweeps.md: a sweep's baseline per bucket, where the batch>=16 bucket lost its fusion."""
+    with _source_first():
+        from pytest_kernelprof import ProfileSweep, load_sweep
+        from pytest_kernelprof.checks.baseline import KernelBaseline
+        from pytest_kernelprof.errors import BaselineMismatchError
+
+    good = load_sweep(ROOT / "tests/data/h100_sweep_geglu")
+    broken = load_sweep(ROOT / "tests/data/h100_sweep_geglu_odd_break")
+    changed = ProfileSweep([c for c in good if c["batch"] < 16] + [c for c in broken if c["batch"] >= 16])
+
+    def by(case: object) -> str:
+        return "batch<16" if case["batch"] < 16 else "batch>=16"  # type: ignore[index]
+
+    with tempfile.TemporaryDirectory(prefix="kernelprof-sample-") as tmp, _chdir(tmp):
+        path = Path("__kernelprof__/test_m/test_geglu_sweep.json")
+        nodeid = "tests/test_m.py::test_geglu_sweep"
+        KernelBaseline(path, nodeid, update=True, names="stable", notes=[]).check_sweep(good, by=by)
+        try:
+            KernelBaseline(path, nodeid, update=False, names="stable", notes=[]).check_sweep(changed, by=by)
+        except BaselineMismatchError as failed:
+            return f"{failed}\n"
+    raise RuntimeError("the baseline check passed")
+
+
 def junit_properties() -> str:
     """docs/ci.md: the JUnit properties of a test that loaded the decode step with an .item()."""
     with _source_first():
@@ -179,6 +220,8 @@ SAMPLES: dict[str, Callable[[], str]] = {
     "junit-properties": junit_properties,
     "kernelprof-diff": kernelprof_diff,
     "kernelprof-show": kernelprof_show,
+    "sweep-broken-fusion": sweep_broken_fusion,
+    "sweep-bucket-baseline": sweep_bucket_baseline,
 }
 
 

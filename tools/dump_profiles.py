@@ -165,7 +165,7 @@ def dump_call(out: Dump, call: CallProfile, indent: int) -> None:
         if out.timed:
             out(modules.table(), indent)
     if out.timed:
-        out(f"overlap={call.overlap()!r}", indent)
+        out.read("overlap", call.overlap, indent)
 
 
 def dump_profile(out: Dump, prof: kp.KernelProfile) -> None:
@@ -184,7 +184,7 @@ def dump_profile(out: Dump, prof: kp.KernelProfile) -> None:
     out.read("memory", lambda: prof.memory, 1, timed=True)
     if out.timed:
         out(f"repr={prof!r}", 1)
-        out(f"overlap={prof.overlap()!r}", 1)
+        out.read("overlap", prof.overlap, 1)
         out(prof.table(), 1)
     out("representative:", 1)
     dump_call(out, prof.call, 2)

@@ -2,8 +2,9 @@
 
 The rule for what is public here: the top level holds what a test *calls or catches*, and the
 handles those calls give back: the entry points (``Profiler``, ``profile``, ``load_trace``,
-``profile_ranks``), the handles a test holds from them (``Recording``, from
-``kernelprof.record()``; ``Capture``, an entry of ``Profiler.captures``), the profile they
+``load_sweep``, ``profile_ranks``), the handles a test holds from them (``Recording``, from
+``kernelprof.record()``; ``Capture``, an entry of ``Profiler.captures``; ``ProfileSweep``, from
+``kernelprof.sweep()``), the profile they
 return (``KernelProfile``), and every exception class of ``errors.py``. Every other value a
 profile hands out, the types a test annotates with or constructs (``Kernel``, ``KernelList``,
 ``Decoder``, ``KINDS``, ``parse_kernel_name``, ...), lives in :mod:`pytest_kernelprof.types`.
@@ -26,7 +27,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Capture, Profiler, Recording, load_trace, profile, profile_ranks
+    from .api import Capture, Profiler, ProfileSweep, Recording, load_sweep, load_trace, profile, profile_ranks
     from .errors import (
         BaselineError,
         BaselineMismatchError,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
         IncompleteProfileError,
         KernelProfError,
         KernelSequenceMismatchError,
+        MissingHypothesisError,
         ModuleNotRecordedError,
         NoDeviceActivityError,
         OpNotFoundError,
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
         ProfilerStartError,
         RankError,
         RecordingError,
+        SweepError,
         TeachingError,
         TraceError,
         UndecodedKernelWarning,
@@ -55,6 +58,8 @@ _HOMES: dict[str, str] = {
     "Profiler": "api",
     "profile": "api",
     "load_trace": "api",
+    "load_sweep": "api",
+    "ProfileSweep": "api",
     "profile_ranks": "api",
     "Capture": "api",
     "Recording": "api",
@@ -68,6 +73,7 @@ _HOMES: dict[str, str] = {
     "GpuSpecError": "errors",
     "IncompleteProfileError": "errors",
     "KernelSequenceMismatchError": "errors",
+    "MissingHypothesisError": "errors",
     "ModuleNotRecordedError": "errors",
     "NoDeviceActivityError": "errors",
     "OpNotFoundError": "errors",
@@ -75,6 +81,7 @@ _HOMES: dict[str, str] = {
     "ProfilerStartError": "errors",
     "RankError": "errors",
     "RecordingError": "errors",
+    "SweepError": "errors",
     "TeachingError": "errors",
     "TraceError": "errors",
     "UndecodedKernelWarning": "errors",
@@ -123,18 +130,22 @@ __all__ = [
     "KernelProfError",
     "KernelProfile",
     "KernelSequenceMismatchError",
+    "MissingHypothesisError",
     "ModuleNotRecordedError",
     "NoDeviceActivityError",
     "OpNotFoundError",
+    "ProfileSweep",
     "Profiler",
     "ProfilerBusyError",
     "ProfilerStartError",
     "RankError",
     "Recording",
     "RecordingError",
+    "SweepError",
     "TeachingError",
     "TraceError",
     "UndecodedKernelWarning",
+    "load_sweep",
     "load_trace",
     "profile",
     "profile_ranks",

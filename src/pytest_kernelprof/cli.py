@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.metadata
+import io
 import os
 import select
 import signal
@@ -24,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from .api.profiler import read_trace as load_trace  # a command, not a test's profile: kept for no report
 from .checks.diff import count_changes, diff_kernels, render_diff, time_change
 from .decode import BUILT_IN, Decoder
-from .errors import IncompleteProfileError, KernelProfError
+from .errors import IncompleteProfileError, KernelProfError, TraceError
 from .model import CallProfile, KernelProfile, OpTable
 from .model.profiles import gpu_time_line
 from .tables import format_us, printable, render_table
@@ -83,23 +84,37 @@ def _counts(counter: Counter[str] | dict[str, int]) -> str:
     return ", ".join(f"{printable(name)} x{n}" for name, n in sorted(counter.items())) or "none"
 
 
+# The most rows the op tree shows. A name is shown under each op that holds it, so a trace can
+# double the rows with each level: op n1 holding n2 to n30, n2 holding n3 to n30, ... is 2**29
+# rows from 450 events.
+OP_TREE_ROWS = 10_000
+
+
 def op_tree(ops: OpTable) -> str:
-    """The op tree of one call, by name (children of each op's first occurrence)."""
-    children_of = {name: ops[name].child_names for name in ops}
+    """The op tree of one call, by name (children of each op's first occurrence), depth first;
+    at most ``OP_TREE_ROWS`` rows. A loop, not a recursion: a trace nests ops thousands deep."""
+    children_of = {name: tuple(dict.fromkeys(ops[name].child_names)) for name in ops}
     nested = {child for kids in children_of.values() for child in kids}
     rows: list[tuple[str, str, str, str]] = []
-
-    def walk(name: str, depth: int, path: frozenset[str]) -> None:
+    path: set[str] = set()  # the names above the one shown, and it: a name is not shown inside itself
+    stack = [(root, 0, False) for root in reversed([name for name in ops if name not in nested])]
+    while stack:
+        name, depth, leaving = stack.pop()
+        if leaving:
+            path.discard(name)
+            continue
+        if len(rows) == OP_TREE_ROWS:
+            break
         op = ops[name]
         device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
         rows.append(("  " * depth + name, str(op.count), format_us(op.cpu_time_us), device))
-        for child in dict.fromkeys(children_of[name]):
-            if child not in path:
-                walk(child, depth + 1, path | {child})
-
-    for root in (name for name in ops if name not in nested):
-        walk(root, 0, frozenset({root}))
-    return render_table(("op", "count", "cpu us", "device us"), rows, right=(1, 2, 3))
+        path.add(name)
+        stack.append((name, depth, True))
+        stack.extend((child, depth + 1, False) for child in reversed(children_of[name]) if child not in path)
+    table = render_table(("op", "count", "cpu us", "device us"), rows, right=(1, 2, 3))
+    if stack:
+        table += f"\n... the op tree goes on past {OP_TREE_ROWS:,} rows (op names repeat under each other)"
+    return table
 
 
 def host_section(view: KernelProfile | CallProfile) -> str:
@@ -121,7 +136,9 @@ STDIN, STDIN_NAME = "-", "<stdin>"
 
 
 def _shown(path: str) -> str:
-    return STDIN_NAME if path == STDIN else path
+    """How the command's lines name a trace: a file's name as any name is shown (a file named
+    with an escape sequence or a newline, as an artifact from another job can be, stays text)."""
+    return STDIN_NAME if path == STDIN else printable(path)
 
 
 @contextlib.contextmanager
@@ -143,6 +160,8 @@ def _stdin_chunks(size: int = 1 << 20) -> Iterator[bytes]:
     """Standard input, a chunk at a time as it comes. On POSIX each wait wakes every quarter
     second: Python runs a signal's handler between bytecodes, so a SIGTERM that lands just
     before a read blocks would wait for the next byte, or forever, if the wait never woke."""
+    if sys.stdin is None:  # started with it closed: `kernelprof show - <&-`
+        raise TraceError(f"{STDIN_NAME}: standard input is closed: pipe a trace in (kernelprof show - < trace.json)")
     if sys.platform == "win32":
         yield from iter(lambda: sys.stdin.buffer.read(size), b"")
         return
@@ -183,6 +202,8 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: De
 
 
 def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder) -> int:
+    if html and os.path.exists(html) and os.path.exists(path) and os.path.samefile(html, path):  # or a link to it
+        raise KernelProfError(f"--html {html}: that is the trace being read; name another file for the page")
     prof = _load(path, name, decoder)
     print(_head(name, prof))
     views = prof.calls if calls else (prof.call,)
@@ -254,13 +275,32 @@ def _terminated(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if threading.current_thread() is not threading.main_thread():  # signals go to the main thread
-        return _run(args)
-    previous = signal.signal(signal.SIGTERM, _terminated)
+    with _escaping_output():
+        if threading.current_thread() is not threading.main_thread():  # signals go to the main thread
+            return _run(args)
+        previous = signal.signal(signal.SIGTERM, _terminated)
+        try:
+            return _run(args)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _escaping_output() -> Iterator[None]:
+    """Standard output that writes each character its encoding cannot hold as its escape: a
+    name in Greek on an ASCII or cp1252 console, a path's undecodable byte (a lone surrogate)
+    under a strict UTF-8 one. Python raises UnicodeEncodeError there; standard error escapes."""
+    stream = sys.stdout
+    errors = getattr(stream, "errors", None)
+    if not isinstance(stream, io.TextIOWrapper) or errors is None:
+        yield
+        return
+    stream.reconfigure(errors="backslashreplace")
     try:
-        return _run(args)
+        yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        with contextlib.suppress(ValueError, OSError):  # closed, or a reader gone
+            stream.reconfigure(errors=errors)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -69,6 +69,17 @@ class BaselineMismatchError(KernelProfError, AssertionError):
     and the command that records the change. An ``AssertionError``, so the test fails."""
 
 
+class SweepError(KernelProfError, AssertionError):
+    """A sweep's property broke: ``sweep.every(check)`` or ``sweep.none(check)`` failed in some
+    case, or ``explore`` found a case that breaks its check. The message names the failing cases
+    and the smallest of them as a case to pin (``cases=[dict(batch=17)]``), beside the kernel
+    tables of that case and of the nearest passing one. An ``AssertionError``, so the test fails."""
+
+
+class MissingHypothesisError(KernelProfError, ImportError):
+    """``explore`` without Hypothesis installed (``pip install hypothesis``); ``sweep`` needs nothing."""
+
+
 class RankError(KernelProfError):
     """A rank failed or the ranks did not finish in time; carries the rank's traceback."""
 

@@ -12,6 +12,7 @@ session that does not profile does not pay for it (``tests/plugin/test_cost.py``
 
 from __future__ import annotations
 
+from .checks.sweep import SweepCase
 from .decode import KINDS, Decoder, Evidence, KernelName, parse_kernel_name
 from .health import CompileReport, GraphBreak, MemoryReading, MemoryReport
 from .model import (
@@ -54,6 +55,7 @@ __all__ = [
     "OpTable",
     "Overlap",
     "RuntimeCalls",
+    "SweepCase",
     "Sync",
     "SyncList",
     "parse_kernel_name",

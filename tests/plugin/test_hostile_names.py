@@ -110,3 +110,34 @@ def test_the_cli_prints_no_workflow_command(pytester: pytest.Pytester) -> None:
         assert not _commands(output), _commands(output)
         assert any(display_name(KERNEL) in line for line in output)
         assert any(r"NVIDIA H200\n::error::device name" in line for line in output)
+
+
+NOT_UNICODE_SUITE = """
+import pytest
+
+
+@pytest.mark.kernelprof_allow("no-unknown")
+def test_fails(kernelprof):
+    prof = kernelprof.load_trace("trace.json.gz")
+    assert prof.kernels.count(kind="gemm") == 99, "a name from JSON: \\ud800"
+"""
+
+
+def test_text_that_is_not_unicode_reaches_the_summary_and_the_pages(cpu_pytester: pytest.Pytester) -> None:
+    """A lone surrogate (JSON's "\\udfff", in an op's name or in a test's message) cannot be written
+    as UTF-8: it is written as its escape. The summary's write raised at the end of the session,
+    and the page's lost the test's CI outputs (its failure was missing from the summary)."""
+    text = gzip.decompress((DATA / "h200_geglu_liger.json.gz").read_bytes()).decode("utf-8")
+    text = text.replace('"LigerGELUMulFunction"', '"op \\udfff"')
+    (cpu_pytester.path / "trace.json.gz").write_bytes(gzip.compress(text.encode("utf-8")))
+    cpu_pytester.makepyfile(test_not_unicode=NOT_UNICODE_SUITE)
+    cpu_pytester.makeini(INI)
+    summary = cpu_pytester.path / "summary.md"
+    result = cpu_pytester.runpytest("--kernelprof-summary", str(summary), "--kernelprof-trace-dir", "traces")
+    result.assert_outcomes(failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.no_fnmatch_line("*not gathered for this test*")
+    assert "a name from JSON: \\ud800" in summary.read_text(encoding="utf-8")
+    pages = list((cpu_pytester.path / "traces").glob("*.html"))
+    assert len(pages) == 1
+    assert "<td>op \\udfff</td>" in pages[0].read_text(encoding="utf-8")

@@ -494,9 +494,9 @@ def test_categories_come_from_types_whatever_the_messages_say(cpu_pytester: pyte
         "test_r2": "differs from its kernel baseline",
         "test_r3": "differs from its kernel baseline",
         "test_r4": "failed on host syncs",
-        "test_r5": "failed on its profile",
+        "test_r5": "failed on a kernel assertion",
         "test_r6": "failed on host syncs",
-        "test_r7": "failed on its profile",
+        "test_r7": "failed on a kernel assertion",
     }
     messages = re.findall(r"```text\n(.*?)\n```", text, re.S)
     assert len(messages) == 7

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,8 +16,8 @@ import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
-from pytest_kernelprof.cli import CLOSED_PIPE, main
-from tests.helpers import DATA, user_kernel_trace
+from pytest_kernelprof.cli import CLOSED_PIPE, OP_TREE_ROWS, main
+from tests.helpers import DATA, Stream, user_kernel_trace, write
 
 Trace = Callable[[str], Path]
 
@@ -156,6 +157,23 @@ def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(trace: Trace) ->
     assert done.returncode == CLOSED_PIPE == 141
 
 
+def test_what_standard_output_cannot_encode_is_printed_as_escapes(tmp_path: Path) -> None:
+    """A kernel named in Greek on an ASCII (or cp1252) console, a trace path holding a byte that is
+    not UTF-8: each character the output cannot hold is its escape, not a UnicodeEncodeError."""
+    text = gzip.decompress((DATA / "h200_geglu_liger.json.gz").read_bytes()).decode("utf-8")
+    path = os.path.join(os.fsencode(tmp_path), b"trace\xff.json")
+    with open(path, "wb") as handle:
+        handle.write(text.replace("_geglu_tanh_forward_kernel", "_geglu_\u03b1_kernel").encode("utf-8"))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_kernelprof", "show", path],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"trace\\udcff.json: NVIDIA H200" in done.stdout
+    assert b"_geglu_\\u03b1_kernel" in done.stdout
+
+
 def test_deeply_nested_json_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "deep.json"
     path.write_text('{"traceEvents": [' + "[" * 100_000 + "]" * 100_000 + "]}")
@@ -258,3 +276,69 @@ def test_bad_standard_input_names_stdin_not_a_temporary_file() -> None:
 def test_standard_input_is_read_once(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", "-", "-"]) == 2
     assert capsys.readouterr().err == "kernelprof: error: only one of the traces can be standard input ('-')\n"
+
+
+def _op_tree_trace(tmp_path: Path, nest: Callable[[Stream], None]) -> Path:
+    """A call whose ops ``nest`` writes, then one GEMM."""
+    s = Stream()
+    s.step(0, 0, 10**7)
+    nest(s)
+    s.launch(s.op("aten::mm", 9 * 10**6, 10), "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT", 9 * 10**6 + 1)
+    return write(tmp_path, s)
+
+
+def test_an_op_tree_thousands_deep_is_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A RecursionError (a traceback) past a thousand levels, and time square in the depth.
+    def chain(s: Stream) -> None:
+        for i in range(5_000):
+            s.op(f"op{i}", 1 + i, 10**6 - 2 * i)
+
+    assert main(["show", str(_op_tree_trace(tmp_path, chain)), "--ops"]) == 0
+    out = capsys.readouterr().out
+    shown = [found[1] for found in map(re.compile(r"^[ .]*(op\d+) ").match, out.splitlines()) if found]
+    assert shown == [f"op{i}" for i in range(5_000)]  # each under the one before (its indent cut at 256 columns)
+
+
+def test_an_op_tree_that_doubles_at_each_level_stops(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Op ``n{i}``'s first occurrence holds ``n{i+1}`` (nesting the next level) and then ``n{i+2}``
+    to ``n{k-1}``: a name is shown under each op that holds it, so the rows double with each level,
+    2**(k-1) of them from k*k/2 events (2**29 here, 200 KB of trace)."""
+
+    def doubling(s: Stream, k: int = 30) -> None:
+        start, end = 10, 10**5
+        for i in range(k):
+            s.op(f"n{i}", start, end - start)
+            for j in range(i + 2, k):  # after the next level, within this one
+                s.op(f"n{j}", end - 2 * k + 2 * (j - i), 1)
+            start, end = start + 1, end - 2 * k - 1
+
+    assert main(["show", str(_op_tree_trace(tmp_path, doubling)), "--ops"]) == 0
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) < OP_TREE_ROWS + 100
+    assert f"... the op tree goes on past {OP_TREE_ROWS:,} rows (op names repeat under each other)" in out
+
+
+def test_html_refuses_to_write_over_the_trace_it_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `kernelprof show t.json --html t.json` replaced the trace with the page.
+    trace = tmp_path / "t.json.gz"
+    trace.write_bytes((DATA / "h200_geglu_eager.json.gz").read_bytes())
+    link = tmp_path / "page.html"
+    link.symlink_to(trace)
+    for page in (trace, link):
+        assert main(["show", str(trace), "--html", str(page)]) == 2
+        assert capsys.readouterr().err == (
+            f"kernelprof: error: --html {page}: that is the trace being read; name another file for the page\n"
+        )
+    assert trace.read_bytes() == (DATA / "h200_geglu_eager.json.gz").read_bytes()
+
+
+def test_a_trace_file_named_with_an_escape_sequence_is_named_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The lines name the file as given: its terminal escape (here, clear the screen) reached the terminal.
+    trace = tmp_path / "t\x1b[2J\n.json.gz"
+    trace.write_bytes((DATA / "h200_geglu_eager.json.gz").read_bytes())
+    assert main(["show", str(trace)]) == 0
+    assert capsys.readouterr().out.startswith(f"{tmp_path}/t\\x1b[2J\\n.json.gz: NVIDIA H200 (sm90)")
+    assert main(["diff", str(trace), str(tmp_path / "gone\x1b[2J.json")]) == 2
+    assert capsys.readouterr().err == f"kernelprof: error: {tmp_path}/gone\\x1b[2J.json: no such trace file\n"

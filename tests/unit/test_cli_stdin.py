@@ -86,3 +86,16 @@ def test_sigterm_removes_the_copy_of_standard_input(tmp_path: Path) -> None:
         process.wait(timeout=60)
     assert process.returncode == 128 + signal.SIGTERM
     assert not _copies(tmp_path)
+
+
+def test_closed_standard_input_is_one_line_naming_it() -> None:
+    # `kernelprof show - <&-` printed an AttributeError traceback.
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$0" -m pytest_kernelprof show - <&-', sys.executable],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "kernelprof: error: <stdin>: standard input is closed: pipe a trace in (kernelprof show - < trace.json)\n"
+    )

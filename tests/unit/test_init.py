@@ -13,7 +13,17 @@ import pytest
 import pytest_kernelprof
 from pytest_kernelprof import errors, types
 
-ENTRY_POINTS = {"Profiler", "profile", "load_trace", "profile_ranks", "Recording", "Capture", "KernelProfile"}
+ENTRY_POINTS = {
+    "Profiler",
+    "profile",
+    "load_trace",
+    "load_sweep",
+    "profile_ranks",
+    "Recording",
+    "Capture",
+    "ProfileSweep",
+    "KernelProfile",
+}
 
 MOVED = [
     "KINDS",
@@ -72,8 +82,13 @@ def test_an_old_import_statement_warns_at_its_line() -> None:
     assert caught[0].filename == __file__
 
 
-def test_the_types_module_is_the_moved_names() -> None:
-    assert sorted(types.__all__) == sorted(MOVED)
+# Value types that were never importable from the top level.
+NEW_IN_TYPES = ["SweepCase"]
+
+
+def test_the_types_module_is_the_moved_names_and_the_new_ones() -> None:
+    assert sorted(types.__all__) == sorted([*MOVED, *NEW_IN_TYPES])
+    assert not set(NEW_IN_TYPES) & set(dir(pytest_kernelprof))
     assert importlib.import_module("pytest_kernelprof").types is types
 
 

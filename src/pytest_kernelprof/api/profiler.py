@@ -15,6 +15,8 @@ from ..assemble import build_profile
 from ..capture import CapturedSession, capture_callable, record_block
 from ..capture.module_ranges import model_of
 from ..checks.rules import Rule, check_rules
+from ..checks.sweep import Check, ProfileSweep, SweepCase, read_index
+from ..checks.sweep_cases import Cases
 from ..decode import BUILT_IN, Decoder
 from ..errors import hide_own_errors
 from ..model import KernelProfile
@@ -23,6 +25,7 @@ from ..running import join, keep
 from ..traces.chrome import events_from_trace_file
 from ..traces.records import paused_gc
 from .captures import Capture, Recording, TraceCapture
+from .sweeps import DEFAULT_MAX_CASES, explore_cases, run_sweep
 
 T = TypeVar("T")
 
@@ -181,6 +184,40 @@ class Profiler:
         check_rules(capture.profile, options.forbid)
         return capture.profile
 
+    def sweep(self, fn: Callable[..., Any], cases: Cases, *, keep_traces: bool = False) -> ProfileSweep:
+        """Profile a callable per case: ``fn(**case)`` builds the case's inputs and returns the
+        callable to profile (``return lambda: model(x)``), each profiled with this profiler's
+        options (the warm-up calls compile for the case's shapes). ``cases`` is a list of dicts
+        of keyword arguments, or a dict of each argument to its values (their product)::
+
+            sweep = kernelprof.sweep(build, dict(batch=[1, 8, 17], hidden=[1024, 4096]))
+            sweep.every(lambda prof: prof.kernels.count("triton_*gelu*mul*") == 1)
+
+        ``keep_traces=True`` keeps each case's trace as it is profiled (in memory), for
+        ``sweep.export(folder)``: torch loses a session's GPU records once later ones ran.
+        """
+        __tracebackhide__ = True
+        return run_sweep(self, fn, cases, keep_traces=keep_traces)
+
+    def explore(
+        self,
+        fn: Callable[..., Any],
+        cases: Any,
+        check: Check,
+        *,
+        max_cases: int = DEFAULT_MAX_CASES,
+        deadline: float | None = None,
+        seed: int | None = 0,
+    ) -> ProfileSweep:
+        """Search for a case that breaks ``check``, with Hypothesis drawing the cases from
+        ``cases`` (a strategy of dicts, or a dict of each argument to its strategy), and fail
+        with the smallest one it shrinks to, written as a case to pin in a sweep. Each new case
+        is a profile, its compile included: ``max_cases`` profiled cases at most, shrinking
+        included, and no new one after ``deadline`` seconds. ``seed`` fixes the cases drawn
+        (None: others each run). Returns the sweep of the cases profiled where none broke it."""
+        __tracebackhide__ = True
+        return explore_cases(self, fn, cases, check, max_cases=max_cases, deadline=deadline, seed=seed)
+
     @contextlib.contextmanager
     def record(
         self, *, allow_variation: bool | None = None, stacks: bool | None = None, modules: object = None
@@ -287,6 +324,23 @@ def load_trace(
     profile = read_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=decoder)
     keep(TraceCapture(profile, None, path=os.fspath(path)))
     return profile
+
+
+def load_sweep(
+    path: str | os.PathLike[str], *, allow_variation: bool = False, decoder: Decoder = BUILT_IN
+) -> ProfileSweep:
+    """The sweep that ``ProfileSweep.export(folder)`` wrote: ``path`` is the folder or its
+    ``sweep.json``. Each case's profile is its trace's (see :func:`load_trace`), and what
+    torch.compile compiled in each case is the index's; in a test, each profile goes into the
+    test's reports as one of :func:`load_trace` does."""
+    __tracebackhide__ = hide_own_errors
+    cases = []
+    for indexed in read_index(path):
+        profile = read_trace(indexed.trace, allow_variation=allow_variation, decoder=decoder)
+        capture = TraceCapture(profile, None, path=os.fspath(indexed.trace))
+        keep(capture)
+        cases.append(SweepCase(indexed.params, profile, indexed.compiled, export=capture.export_trace))
+    return ProfileSweep(cases, source=os.fspath(path))
 
 
 def read_trace(

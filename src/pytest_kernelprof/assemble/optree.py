@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from ..model import Kernel, KernelList, Op
 from ..traces import RawEvent
+
+T = TypeVar("T")
 
 
 class _OpNode:
@@ -43,6 +46,19 @@ def ops_by_thread(ops: Sequence[RawEvent]) -> list[list[RawEvent]]:
 
 
 _START = operator.attrgetter("start")
+
+# The most enclosing ranges a chain keeps (``Kernel.ops``, ``Sync.ops``, a sync's Python frames):
+# the outermost and the innermost half of it. Real traces nest 20 to 50 deep; a crafted one
+# thousands deep would otherwise cost depth x items in time and memory (6,000 x 6,000: 1 GB).
+MAX_CHAIN = 256
+_HALF = MAX_CHAIN // 2
+
+
+def bounded_chain(chain: Sequence[T]) -> tuple[T, ...]:
+    """``chain`` as a tuple of at most ``MAX_CHAIN``: its outermost and innermost ``MAX_CHAIN // 2``."""
+    if len(chain) <= MAX_CHAIN:
+        return tuple(chain)
+    return (*chain[:_HALF], *chain[-_HALF:])
 
 
 def _negative_end(e: RawEvent) -> int:
@@ -207,14 +223,20 @@ class Chains:
             if parents is None:
                 parents = _parents([e for thread in ops_by_thread(self._ops) for e in thread]) or {}
             self._parents = parents
-        names = [launcher.name]
+        # Up to the nearest op whose chain is known, then down, each op's chain made from its
+        # parent's: an op's chain is made once, in at most MAX_CHAIN steps, however deep.
         # A launcher outside the call's ops (it began before the call's range) is its own chain.
+        path = [launcher]
         parent = parents.get(launcher)
-        while parent is not None:
-            names.append(parent.name)
+        while parent is not None and parent not in self._chains:
+            path.append(parent)
             parent = parents[parent]
-        chain = self._chains[launcher] = tuple(reversed(names))
-        return chain
+        known: tuple[str, ...] = self._chains[parent] if parent is not None else ()
+        for op in reversed(path):
+            known = self._chains[op] = (
+                bounded_chain((*known, op.name)) if len(known) >= MAX_CHAIN else (*known, op.name)
+            )
+        return known
 
     def kernel_ops(self, launcher: RawEvent, kernel_name: str) -> tuple[str, ...]:
         """A kernel's ``ops``: its launcher's chain, without Inductor's range around its launch."""

@@ -12,6 +12,7 @@ from dataclasses import replace
 from ..decode.sync_calls import FlaggedSync, assign_lines, sync_kind, user_frames
 from ..model import CallProfile, Sync, SyncList
 from ..traces import MEMCPY, RawEvent
+from .optree import bounded_chain
 from .steps import Step, median
 
 
@@ -86,7 +87,7 @@ def _enclosing(ranges: Sequence[RawEvent], points: Sequence[RawEvent | None]) ->
                 open_ranges.append(r)
             while open_ranges and open_ranges[-1].end <= start:
                 open_ranges.pop()
-            result[i] = tuple(open_ranges)
+            result[i] = bounded_chain(open_ranges)
     return result
 
 

@@ -4,9 +4,11 @@
 matched) and a body (the kernel table, a diff of names), or None for values that are not
 ours. The plugin shows both where pytest would show them whole, and otherwise the head
 with the body in a report section, since pytest cuts a long explanation short unless run
-with ``-vv``. ``subject(*values)`` says what values are about, by their types: ``"syncs"``
-for host syncs and copies, ``"kernels"`` for the rest of a profile (kernels, counts, ops,
-compile and memory facts), None for values that are not ours.
+with ``-vv``. ``restore(message, shown, whole)`` puts the whole explanation back into the
+message pytest made of what it was shown, for the CI outputs. ``subject(*values)`` says what
+values are about, by their types: ``"syncs"`` for host syncs and copies, ``"kernels"`` for
+the rest of a profile (kernels, counts, ops, compile and memory facts), None for values that
+are not ours.
 """
 
 from __future__ import annotations
@@ -54,6 +56,48 @@ class Explanation:
             f"(the rest, {len(self.body)} lines, is in the 'kernelprof assertion' section below; -vv shows it here)"
         )
         return [*self.head, pointer], [*self.head[1:], *self.body]
+
+
+# How deep pytest indents an explanation's lines after its first: two spaces at the top of an
+# assertion's message, more inside a "where" clause (``assert f(x == y)``).
+_INDENTS = tuple("  " * depth for depth in range(1, 6))
+
+
+def restore(message: str, shown: Sequence[str], whole: Sequence[str]) -> str | None:
+    """``message``, a failed assertion's as pytest made it from the lines ``shown`` (and cut
+    for the terminal), with the explanation ``whole`` in their place; None where the message
+    does not hold them (another assertion's).
+
+    pytest writes the first line inside the assertion's own (``assert 0 == 1``), each next one
+    on a line of its own, indented, and what followed the comparison after the last one
+    (``) or 5 == 4)``). Where it cut them, its cut lines and its footer go, and so does what
+    followed them, which the cut took apart."""
+    lines = message.splitlines()
+    if len(shown) == 1:  # a head alone: shown() gives pytest the whole of it
+        return message if any(shown[0] in line for line in lines) else None
+    for first, line in enumerate(lines):
+        if shown[0] not in line:
+            continue
+        after = lines[first + 1 :]
+        for indent in _INDENTS:
+            found = _block(after, [indent + text for text in shown[1:]])
+            if found is not None:
+                end, rest = found
+                kept = [*lines[: first + 1], *(indent + text for text in whole[1:])]
+                return "\n".join([*kept[:-1], kept[-1] + rest, *after[end:]])
+        for indent in _INDENTS:  # cut by pytest: its first lines stand, the rest goes
+            head = after[0].removesuffix("...") if after else ""
+            if head.startswith(indent) and len(head) > len(indent) and (indent + shown[1]).startswith(head):
+                return "\n".join([*lines[: first + 1], *(indent + text for text in whole[1:])])
+    return None
+
+
+def _block(lines: Sequence[str], expected: Sequence[str]) -> tuple[int, str] | None:
+    """(how many lines, what followed the last) where ``lines`` start with ``expected``."""
+    if len(lines) < len(expected) or [*lines[: len(expected) - 1]] != [*expected[:-1]]:
+        return None
+    last = lines[len(expected) - 1]
+    return (len(expected), last[len(expected[-1]) :]) if last.startswith(expected[-1]) else None
 
 
 def explain(op: str, left: object, right: object) -> Explanation | None:

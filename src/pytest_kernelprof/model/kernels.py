@@ -71,7 +71,8 @@ class Kernel(KernelName):
 
         Without ``ProfilerStep#N`` and without the range Inductor opens around each of its
         launches (named after the kernel). A profile's kernels resolve it on first read, from
-        the op tree of their call; a ``Kernel`` made by hand has ``(op,)``.
+        the op tree of their call; a ``Kernel`` made by hand has ``(op,)``. At most 256 ranges:
+        a chain nested deeper (no real trace is) keeps its outermost and innermost 128, as ``Sync.ops`` does.
         """
         if self.chains is None:
             return (self.op,) if self.op is not None else ()

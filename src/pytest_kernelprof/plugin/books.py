@@ -35,6 +35,9 @@ DEVICE_KEY = pytest.StashKey[tuple[str, str]]()
 # What a test's failed comparisons in its call phase were about ("syncs", "kernels", "baseline"),
 # as pytest_assertrepr_compare saw them (hooks.py); ci.py's category() reads it.
 COMPARED_KEY = pytest.StashKey[list[str]]()
+# What the explanations of those comparisons said, (the lines pytest was given, the whole), for
+# the CI outputs: pytest's message holds only what the terminal shows (hooks.py, ci.py).
+EXPLAINED_KEY = pytest.StashKey[list[tuple[tuple[str, ...], tuple[str, ...]]]]()
 
 
 class Books:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import BaselineMismatchError, ForbiddenError, KernelProfError
-from .books import COMPARED_KEY
+from .books import COMPARED_KEY, EXPLAINED_KEY
 from .settings import SETTINGS_KEY
 
 if TYPE_CHECKING:
@@ -38,7 +38,10 @@ if TYPE_CHECKING:
 
 # What a failure was about, worst first (the summary's order).
 CATEGORIES = ("rule", "baseline", "syncs", "kernels")
-MESSAGE_LINES = 40  # of a failure's message, kept for the summary
+# Of a failure's message, kept for the summary: a kernel table of a couple of hundred kernels
+# whole, and ten failures (the summary shows ten) well inside GitHub's 1 MiB a step's summary.
+MESSAGE_LINES = 250
+MESSAGE_CHARS = 50_000
 # Errors whose type says what the failure was about; any other KernelProfError is about the profile.
 ERROR_CATEGORIES: tuple[tuple[type[KernelProfError], str], ...] = (
     (ForbiddenError, "rule"),
@@ -102,6 +105,36 @@ def asserted(excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
                 elif node.id in frame.f_globals:
                     values.append(frame.f_globals[node.id])
     return subject(*values)
+
+
+def failure_text(error: BaseException, explained: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
+    """A failure's message, whole: for a failed assertion, the message pytest made with the
+    explanation the plugin gave it whole again (the last one the message holds), where pytest
+    made it of the lines the terminal shows (the table cut, or moved to a report section)."""
+    text = str(error)
+    if isinstance(error, AssertionError):
+        from ..model.explain import restore
+
+        for shown, whole in reversed(explained):
+            restored = restore(text, shown, whole)
+            if restored is not None:
+                return restored
+    return text
+
+
+def kept_lines(lines: Sequence[str]) -> list[str]:
+    """The first lines of a message, as many as MESSAGE_LINES and MESSAGE_CHARS allow (at least
+    the start of the first)."""
+    kept: list[str] = []
+    left = MESSAGE_CHARS
+    for line in lines[:MESSAGE_LINES]:
+        if len(line) > left:
+            if not kept:
+                kept.append(line[:left] + "...")
+            break
+        kept.append(line)
+        left -= len(line) + 1
+    return kept
 
 
 def test_line(excinfo: pytest.ExceptionInfo[BaseException], path: Path) -> int | None:
@@ -195,11 +228,13 @@ class ReportHooks:
             from ..reports.records import Failure
 
             path = Path(str(item.path))
-            lines = str(error).splitlines()
+            explained = item.stash.get(EXPLAINED_KEY, [])
+            lines = failure_text(error, explained).splitlines()
+            kept = kept_lines(lines)
             failure = Failure(
                 category=what,
-                message="\n".join(lines[:MESSAGE_LINES]),
-                more_lines=max(0, len(lines) - MESSAGE_LINES),
+                message="\n".join(kept),
+                more_lines=len(lines) - len(kept),
                 file=str(path),
                 line=test_line(call.excinfo, path),
             )
@@ -238,7 +273,8 @@ class ReportHooks:
             return
         try:
             self.summary.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.summary, "a", encoding="utf-8") as handle:
+            # A test's message may hold a lone surrogate (a path's undecodable byte): as its escape.
+            with open(self.summary, "a", encoding="utf-8", errors="backslashreplace") as handle:
                 handle.write(text)
         except OSError as exc:
             reporter = self.config.pluginmanager.get_plugin("terminalreporter")

@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 import pytest
 
 from ..errors import GpuSpecError
-from .books import COMPARED_KEY, DEVICE_KEY, Books
+from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, Books
 from .fixtures import FIXTURES, PROFILERS_KEY
 from .gpus import (
     assignment_line,
@@ -357,10 +357,11 @@ def pytest_runtest_makereport(
             report.sections.extend(("kernelprof assertion", text) for text in pending)
         pending.clear()
     compared = item.config.stash.get(COMPARING_KEY, [])
-    if compared:
-        if report.when == "call":
-            item.stash[COMPARED_KEY] = list(compared)
-        compared.clear()
+    explained = item.config.stash.get(EXPLAINING_KEY, [])
+    if report.when == "call":
+        item.stash[COMPARED_KEY], item.stash[EXPLAINED_KEY] = list(compared), list(explained)
+    compared.clear()
+    explained.clear()
     if report.when == "call":
         captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
         if captures:
@@ -380,9 +381,11 @@ def pytest_runtest_makereport(
 
 # The explanations too long for pytest to show whole, for the report of the test that failed.
 ASSERTION_SECTIONS_KEY = pytest.StashKey[list[str]]()
-# What the failed comparisons of a phase were about ("syncs", "kernels", "baseline"), in order,
-# while the phase runs (the hook below is given no item); then on its item (COMPARED_KEY).
+# What the failed comparisons of a phase were about ("syncs", "kernels", "baseline"), and their
+# explanations (the lines pytest was given, the whole), in order, while the phase runs (the hook
+# below is given no item); then on its item (COMPARED_KEY, EXPLAINED_KEY).
 COMPARING_KEY = pytest.StashKey[list[str]]()
+EXPLAINING_KEY = pytest.StashKey[list[tuple[tuple[str, ...], tuple[str, ...]]]]()
 
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
@@ -404,6 +407,8 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
     if explanation is None:
         return None
     shown, section = explanation.shown(*assertion_budget(config))
+    # For the CI outputs (ci.py): the message pytest makes holds only what the terminal shows.
+    config.stash.setdefault(EXPLAINING_KEY, []).append((tuple(shown), (*explanation.head, *explanation.body)))
     if section:
         config.stash.setdefault(ASSERTION_SECTIONS_KEY, []).append("\n".join(section))
     return shown

@@ -52,9 +52,11 @@ def relative(file: str, workspace: Path) -> str:
     return path.as_posix()
 
 
-def _short(message: str) -> str:
+def _short(message: str, more_lines: int) -> str:
+    """The message's first lines; ``more_lines``: those the record had already left out."""
     lines = message.splitlines()
-    more = f"\n(+{len(lines) - MESSAGE_LINES} lines in the job log)" if len(lines) > MESSAGE_LINES else ""
+    left_out = max(0, len(lines) - MESSAGE_LINES) + more_lines
+    more = f"\n(+{left_out} lines in the job log)" if left_out else ""
     return "\n".join(lines[:MESSAGE_LINES]) + more
 
 
@@ -76,7 +78,7 @@ def collect(tests: Mapping[str, ReportRecord], workspace: Path) -> list[tuple[st
             message = f"host sync {sync.call}{op}{inside}{times} broke {broke} of {nodeid}"
             found.append((rank, nodeid, (relative(sync.file, workspace), sync.line, "kernelprof: host sync", message)))
         if failure.category in ("rule", "baseline") or not syncs:
-            message = f"{nodeid}\n{_short(failure.message)}"
+            message = f"{nodeid}\n{_short(failure.message, failure.more_lines)}"
             where = (relative(failure.file, workspace), failure.line, _TITLES[failure.category], message)
             found.append((rank, nodeid, where))
     found.sort(key=lambda item: (item[0], item[1]))

@@ -3,11 +3,12 @@
 
 Three parts, each left out when empty, each worst first and cut at a limit with a count
 of the rest: the tests that failed on kernels, syncs, rules or baselines (rule breaks, then
-baseline regressions, then syncs, then other kernel assertions), each with its message
-(the short table or diff) folded under a ``<details>``; what the run did to baselines
-(written, updated, improved, unused); the kernel names the decoder could not place, the
-most frequent first; then the lines ``pytest_kernelprof_summary`` implementations add. Nothing is
-written where there is nothing to say.
+baseline regressions, then syncs, then other kernel assertions), each with its whole message
+(the kernel table or diff, as ``plugin/ci.py`` recorded it, not as the terminal cut it) folded
+under a ``<details>``; what the run did to baselines (written, updated, improved, unused);
+the kernel names the decoder could not place, the most frequent first; then the lines
+``pytest_kernelprof_summary`` implementations add. Nothing is written where there is nothing
+to say.
 
 It reads each test's record (records.py), as the run's books merged them.
 """
@@ -39,7 +40,7 @@ _WHAT = {
     "rule": "broke a kernelprof_forbid rule",
     "baseline": "differs from its kernel baseline",
     "syncs": "failed on host syncs",
-    "kernels": "failed on its profile",
+    "kernels": "failed on a kernel assertion",
 }
 
 

@@ -41,6 +41,7 @@ from typing import Any
 from ..checks.alignment import align
 from ..errors import KernelProfError
 from ..model import KernelProfile
+from ..paths import atomic_path
 from ..tables import display_name
 from ..traces import ANNOTATION, MEMCPY, OP, RUNTIME, STEP_PREFIX
 from ..traces.chrome import read_chrome_trace
@@ -245,7 +246,13 @@ def write_page(
     trace: str | os.PathLike[str] | None = None,
     baselines: Sequence[tuple[str, str]] = (),
 ) -> None:
-    Path(path).write_text(render_page(prof, title=title, trace=trace, baselines=baselines), encoding="utf-8")
+    """Write the page atomically: a reader (a browser, an artifact upload, another run writing the
+    same test's page) never sees half of it."""
+    page = render_page(prof, title=title, trace=trace, baselines=baselines)
+    # A name from a trace may hold a lone surrogate (JSON's "\ud800"), a path an undecodable byte:
+    # no UTF-8 file holds them as such, so they are written as escapes, as tables show them.
+    with atomic_path(path) as tmp:
+        Path(tmp).write_text(page, encoding="utf-8", errors="backslashreplace")
 
 
 def page_path(trace: Path) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from itertools import repeat
 from typing import Any, TypeVar
@@ -57,12 +58,19 @@ class Reader:
         self.skip()
         try:
             value, self.pos = self.decode(self.text, self.pos)
-        except json.JSONDecodeError as exc:
-            self.pos = exc.pos
-            raise self.fail(f"not valid JSON, the file may be truncated ({exc.msg})") from None
+        except ValueError as exc:
+            raise self.not_json(exc) from None
         except RecursionError:
             raise self.fail(_TOO_DEEP) from None
         return value
+
+    def not_json(self, exc: ValueError) -> TraceError:
+        """What the decoder's ``exc`` says of the text: malformed JSON (at its place), or a number
+        of more digits than Python converts (a plain ValueError), which no profiler writes."""
+        if isinstance(exc, json.JSONDecodeError):
+            self.pos = exc.pos
+            return self.fail(f"not valid JSON, the file may be truncated ({exc.msg})")
+        return self.fail(f"a number of more than {sys.get_int_max_str_digits()} digits, which no profiler writes")
 
 
 EXPORT_HINT = " (export one with prof.export_chrome_trace(path))"
@@ -74,11 +82,10 @@ def not_an_object(reader: Reader) -> TraceError:
     shown = reader.text[start : start + 40].split("\n", 1)[0].rstrip()
     try:
         value, _ = reader.decode(reader.text, start)
-    except json.JSONDecodeError as exc:
-        if exc.pos == start:
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError) and exc.pos == start:
             return TraceError(f"{reader.name}: not JSON: it starts with {shown!r}, and a Chrome trace is a JSON object")
-        reader.pos = exc.pos
-        return reader.fail(f"not valid JSON, the file may be truncated ({exc.msg})")
+        return reader.not_json(exc)
     except RecursionError:
         return TraceError(f"{reader.name}: not valid JSON: nested too deeply to read (it starts with {shown!r})")
     kind = json_kind(value) + (f" ({len(value)} items)" if isinstance(value, list) else "")
@@ -160,9 +167,9 @@ def read_events_one_by_one(
     while True:
         try:
             event, pos = decode(text, pos)
-        except json.JSONDecodeError as exc:
-            reader.pos = exc.pos
-            raise reader.fail(f"not valid JSON, the file may be truncated ({exc.msg})") from None
+        except ValueError as exc:
+            reader.pos = pos
+            raise reader.not_json(exc) from None
         except RecursionError:
             raise reader.fail(_TOO_DEEP) from None
         reader.pos = pos

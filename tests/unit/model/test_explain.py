@@ -1,13 +1,16 @@
 """Failure explanations (``model/explain.py``): what pytest shows under a failed assertion on a
-profile's values, and what goes to the 'kernelprof assertion' section."""
+profile's values, what goes to the 'kernelprof assertion' section, and the message made whole
+again for the CI outputs (``restore``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.model.explain import explain
+from pytest_kernelprof.model.explain import explain, restore
 from pytest_kernelprof.tables import display_name
 from tests.helpers import DATA
 
@@ -81,3 +84,55 @@ def test_a_profile_without_gpu_activity_says_so_and_shows_no_table() -> None:
         assert found is not None
         assert found.body == []
     assert explain("in", "k", kernels).head[1] == "no GPU activity was recorded"  # type: ignore[union-attr]
+
+
+# An explanation as the plugin hands it to pytest, cut (the pointer), and whole; the messages
+# below are pytest's, as it wrote them for each shape of assertion (copied from its runs).
+SHOWN = ("3 == 2", "matched 3 of 5", "(the rest, 2 lines, is in the section below)")
+WHOLE = ("3 == 2", "matched 3 of 5", "#  kind", "0  gemm")
+TOP = "  matched 3 of 5\n  #  kind\n  0  gemm"
+
+
+@pytest.mark.parametrize(
+    ("message", "restored"),
+    [
+        ("assert 3 == 2\n  matched 3 of 5\n  (the rest, 2 lines, is in the section below)", f"assert 3 == 2\n{TOP}"),
+        (  # the assertion's own message first
+            "one gemm\nassert 3 == 2\n  matched 3 of 5\n  (the rest, 2 lines, is in the section below)",
+            f"one gemm\nassert 3 == 2\n{TOP}",
+        ),
+        (  # an ``and``: what followed the comparison stays after the last line
+            "assert (3 == 2\n  matched 3 of 5\n  (the rest, 2 lines, is in the section below))",
+            f"assert (3 == 2\n{TOP})",
+        ),
+        (  # an ``or``, and pytest's "where" lines after it
+            "assert (3 == 2\n  matched 3 of 5\n  (the rest, 2 lines, is in the section below) or 5 == 4)\n"
+            " +  where 5 = len(x)",
+            f"assert (3 == 2\n{TOP} or 5 == 4)\n +  where 5 = len(x)",
+        ),
+        (  # inside a call: pytest indents deeper
+            "assert False\n +  where False = bool(3 == 2\n    matched 3 of 5\n"
+            "    (the rest, 2 lines, is in the section below))",
+            "assert False\n +  where False = bool(3 == 2\n    matched 3 of 5\n    #  kind\n    0  gemm)",
+        ),
+        (  # cut by pytest itself: its cut and its footer go
+            "assert 3 == 2\n  matched 3 of 5\n  (the rest, 2 lines...\n  \n"
+            "  ...Full output truncated, use '-vv' to show",
+            f"assert 3 == 2\n{TOP}",
+        ),
+        ("assert 3 == 2\n  matched 3 o...\n  \n  ...Full output truncated, use '-vv' to show", f"assert 3 == 2\n{TOP}"),
+        # Another assertion's message, though it holds the same comparison.
+        ("assert 3 == 2\n +  where 3 = len(x)", None),
+        ("assert 1 == 0", None),
+    ],
+    ids=["top", "message", "and", "or", "call", "cut", "cut early", "pytest's own", "another"],
+)
+def test_a_message_made_whole_again(message: str, restored: str | None) -> None:
+    assert restore(message, SHOWN, WHOLE) == restored
+
+
+def test_a_message_shown_whole_stays_as_it_is() -> None:
+    whole_message = f"assert 3 == 2\n{TOP}"
+    assert restore(whole_message, WHOLE, WHOLE) == whole_message
+    assert restore("msg\nassert 0 == 1", ["0 == 1"], ["0 == 1"]) == "msg\nassert 0 == 1"
+    assert restore("assert 2 == 1", ["0 == 1"], ["0 == 1"]) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.reports.timeline import fill, host_records, render_page, script_json, shown_call
+from pytest_kernelprof.reports.timeline import fill, host_records, render_page, script_json, shown_call, write_page
 from tests.helpers import DATA
 from tests.unit.reports.test_timeline_browser import HOSTILE_KERNELS, HOSTILE_OPS, synthetic_trace
 
@@ -71,6 +72,36 @@ def test_hostile_names_and_title_stay_text(tmp_path: Path) -> None:
     # The template's placeholders all filled: what is left is the title's, in <title> and <h1>,
     # and the op named "%DATA%" in the op table.
     assert re.findall(r"%[A-Z]+%", outside) == ["%DATA%", "%OPS%", "%ROWS%"] * 2 + ["%DATA%"]
+
+
+def test_names_that_are_not_unicode_are_written_as_escapes(tmp_path: Path) -> None:
+    # JSON's "\ud800" is a lone surrogate, which no UTF-8 file can hold; a path's undecodable
+    # byte (b"\xff") arrives as one too. Both reached the page, which was not written.
+    trace = synthetic_trace(tmp_path / "t.json.gz", 4, names=["k\ud800"], ops=["op\udfff"])
+    page = tmp_path / "page.html"
+    write_page(page, load_trace(trace), title="trace\udcff.json", trace=trace)
+    text = page.read_text(encoding="utf-8")
+    assert "<td>op\\udfff</td>" in text
+    assert "<title>trace\\udcff.json - kernelprof</title>" in text
+    parsed = _Page()
+    parsed.feed(text)
+    assert json.loads(parsed.data)["strings"].count("k\ud800") == 1
+
+
+def test_a_reader_never_sees_half_a_page(tmp_path: Path) -> None:
+    # The page was written in place: a reader (a browser, an artifact upload, a second run writing
+    # the same test's page) saw it cut short most times it looked while a page was written.
+    prof = load_trace(synthetic_trace(tmp_path / "t.json.gz", 1_000))
+    page = tmp_path / "page.html"
+    write_page(page, prof, title="first")
+    writing = threading.Thread(target=lambda: [write_page(page, prof, title=f"page {i}") for i in range(20)])
+    writing.start()
+    seen = []
+    while writing.is_alive():
+        seen.append(page.read_text(encoding="utf-8"))
+    writing.join()
+    assert seen
+    assert all(text.endswith("</script></body></html>\n") for text in seen)
 
 
 def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:

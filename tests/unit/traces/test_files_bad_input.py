@@ -76,6 +76,38 @@ def test_impossible_times_are_refused_naming_the_event(
     assert "'name': 'k'" in str(info.value)
 
 
+# A number Python will not convert (sys.get_int_max_str_digits(): 4300 digits by default).
+_HUGE = b"9" * 5000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _trace().replace(b'"ts": 10.0', b'"ts": ' + _HUGE),
+        b'{"x": ' + _HUGE + b', "traceEvents": []}',
+        _HUGE,
+    ],
+    ids=["a-time", "in-the-header", "the-whole-file"],
+)
+def test_a_number_too_long_to_convert_is_one_trace_error(reader: str, tmp_path: Path, text: bytes) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(text)
+    with pytest.raises(TraceError, match=r"a number of more than \d+ digits, which no profiler writes \(line 1\)"):
+        load_trace(path)
+
+
+def test_the_general_reader_words_a_number_too_long_in_an_event_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # msgspec's reader converts such a number where a field takes an int: it is the general
+    # reader (every file msgspec's leaves) that must not raise Python's ValueError.
+    monkeypatch.setattr(chrome, "typed_reader", lambda: None)
+    path = tmp_path / "trace.json"
+    path.write_bytes(_trace().replace(b'"dur": 2.0', b'"dur": 2.0, "bytes": ' + _HUGE))
+    with pytest.raises(TraceError, match="a number of more than"):
+        load_trace(path)
+
+
 def test_a_long_event_and_an_epoch_timestamp_are_read(reader: str, tmp_path: Path) -> None:
     path = tmp_path / "trace.json"
     path.write_bytes(_trace(ts=1.76e15, dur=3.6e9))  # Kineto's epoch microseconds; an hour

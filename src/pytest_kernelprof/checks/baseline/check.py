@@ -4,6 +4,7 @@ against its stored entry, and what the test's report carries of it (notes.py's t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import BaselineMismatchError
@@ -11,7 +12,9 @@ from ...model import KernelProfile
 from ...model.explain import Explanation
 from ...model.unknowns import warn_undecided
 from ...options import DEFAULT_MEMORY_TOLERANCE
-from .files import read_baseline, record
+from ..sweep import ProfileSweep, SweepCase
+from .buckets import BUCKET_KEY, BucketRanges, compare_bucket
+from .files import read_baseline, record, record_entry
 from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
 from .signature import Signature, compare, compare_metrics
 
@@ -118,6 +121,69 @@ class KernelBaseline:
         body.append(f"if the change is intended: {update}")
         return Explanation(head, body)
 
+    def check_sweep(
+        self, sweep: ProfileSweep, by: str | Callable[[SweepCase], object] | None = None, name: str = "sweep"
+    ) -> None:
+        """Compare a sweep with its stored baseline, one entry per bucket of its cases: ``by``
+        names the bucket of a case (``lambda case: "M<64" if case["M"] < 64 else "M>=64"``; a
+        string, the argument whose values are the buckets; None, one bucket), and each bucket's
+        entry, ``name[bucket]``, holds ranges over its cases (``buckets.py``). Fails naming the
+        buckets that differ; records them under --kernelprof-update."""
+        __tracebackhide__ = True
+        if not isinstance(sweep, ProfileSweep):
+            raise TypeError(f"kernel_baseline.check_sweep() takes a ProfileSweep, got {type(sweep).__name__}")
+        buckets: dict[str, list[tuple[str, KernelProfile]]] = {}
+        for case in sweep:
+            case.profile.require_device_activity()
+            buckets.setdefault(_bucket(case, by), []).append((case.label, case.profile))
+        archs = {case.profile.arch or "unknown_arch" for case in sweep}
+        if len(archs) > 1:
+            raise ValueError(f"a sweep's cases ran on one GPU architecture, these on {', '.join(sorted(archs))}")
+        arch = archs.pop()
+        device = sweep[0].profile.device
+        if self._update:
+            moving = self._legacy_only()
+            for bucket, cases in buckets.items():
+                entry = {"device": device, BUCKET_KEY: BucketRanges.of(cases, self._names).to_json()}
+                outcome = record_entry(self.path, arch, f"{name}[{bucket}]", entry, legacy=self.legacy_path)
+                self._note(Checked(str(self.path), arch, f"{name}[{bucket}]"))
+                self._note(Recorded(outcome, str(self.path), arch, f"{name}[{bucket}]"))
+            if moving:
+                self._note(Renamed(str(self.legacy_path), str(self.path)))
+            return
+        path = self.path
+        if self._legacy_only():
+            assert self.legacy_path is not None
+            path = self.legacy_path
+            self._note(ReadUnderOldName(str(path), str(self.path)))
+        stored = read_baseline(path).get("archs", {}).get(arch, {})
+        failed = []
+        for bucket, cases in buckets.items():
+            entry_name = f"{name}[{bucket}]"
+            self._note(Checked(str(path), arch, entry_name))
+            entry = stored.get(entry_name)
+            labels = "; ".join(label for label, _ in cases)
+            if entry is None or BUCKET_KEY not in entry:
+                failed.append(f"bucket {bucket!r}: no entry {arch}/{entry_name} for its cases ({labels})")
+                continue
+            lines = compare_bucket(BucketRanges.from_json(entry[BUCKET_KEY]), cases, self._names, self._tolerance)
+            if lines:
+                failed.append(f"bucket {bucket!r} differs from {arch}/{entry_name} (its cases: {labels}):")
+                failed.extend(f"  {line}" for line in lines)
+                # The kernels of the first case that differs: what the change looks like.
+                differing = [case for case in cases if any(line.startswith(f"{case[0]}: ") for line in lines)]
+                label, prof = (differing or cases)[0]
+                failed.append(f"  the kernels of {label}:")
+                failed.extend(f"    {line}" for line in prof.kernels.table().splitlines())
+        if failed:
+            update = f"pytest --kernelprof-update '{self._nodeid}'"
+            differ = sum(line.startswith("bucket ") for line in failed)
+            head = (
+                f"kernel_baseline.check_sweep failed: {differ} of {len(buckets)} bucket(s) differ from the baseline "
+                f"{name}[...] in {path} (names compared: {self._names})"
+            )
+            raise BaselineMismatchError("\n".join([head, *failed, f"if the change is intended: {update}"]))
+
     def __eq__(self, other: object) -> bool:
         __tracebackhide__ = True
         if not isinstance(other, KernelProfile):
@@ -133,3 +199,18 @@ class KernelBaseline:
 
     def __repr__(self) -> str:
         return f"<kernel_baseline {self.path}>"
+
+
+def _bucket(case: SweepCase, by: str | Callable[[SweepCase], object] | None) -> str:
+    __tracebackhide__ = True
+    if by is None:
+        return "all"
+    if isinstance(by, str):
+        if by not in case.params:
+            raise KeyError(f"check_sweep(by={by!r}): the case {case.label} has no argument {by!r}")
+        return f"{by}={case.params[by]!r}"
+    if not callable(by):
+        raise TypeError(
+            f"check_sweep(by=...) takes a function of a case or an argument's name, got {type(by).__name__}"
+        )
+    return str(by(case))

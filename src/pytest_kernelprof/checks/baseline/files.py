@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import BaselineError
 from ...model import KernelProfile
 from ...paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
+from .buckets import BUCKET_KEY, BucketRanges
 from .signature import FORMAT_VERSION, MISSING, Signature, bad_value
 
 
@@ -64,7 +65,10 @@ def read_baseline(path: Path) -> dict[str, Any]:
             if not isinstance(entry, dict):
                 raise BaselineError(f"{path}: entry {arch}/{name} is not an object; {fix}")
             try:
-                Signature.from_json(entry)
+                if BUCKET_KEY in entry:
+                    BucketRanges.from_json(entry[BUCKET_KEY])
+                else:
+                    Signature.from_json(entry)
             except ValueError as exc:
                 raise BaselineError(f"{path}: entry {arch}/{name}: {exc}; {fix}") from None
     return data
@@ -163,11 +167,17 @@ def record(path: Path, arch: str, name: str, prof: KernelProfile, *, legacy: Pat
     Where ``path`` does not exist yet and ``legacy`` (the file under the old naming) does,
     its entries move into ``path`` and ``legacy`` is removed."""
     __tracebackhide__ = True
+    return record_entry(path, arch, name, Signature.of(prof).to_json(prof), legacy=legacy)
+
+
+def record_entry(path: Path, arch: str, name: str, entry: Mapping[str, Any], *, legacy: Path | None = None) -> str:
+    """:func:`record` of an entry made already (a sweep's bucket)."""
+    __tracebackhide__ = True
     with locked(path):
-        return _record(path, arch, name, prof, legacy)
+        return _record(path, arch, name, dict(entry), legacy)
 
 
-def _record(path: Path, arch: str, name: str, prof: KernelProfile, legacy: Path | None) -> str:
+def _record(path: Path, arch: str, name: str, entry: dict[str, Any], legacy: Path | None) -> str:
     __tracebackhide__ = True
     data = read_baseline(path)
     moved = False
@@ -175,7 +185,6 @@ def _record(path: Path, arch: str, name: str, prof: KernelProfile, legacy: Path 
         data = read_baseline(legacy)
         moved = bool(data)
     data = data or {"format": FORMAT_VERSION, "archs": {}}
-    entry = Signature.of(prof).to_json(prof)
     before = data["archs"].get(arch, {}).get(name)
     outcome = WRITTEN if before is None else UNCHANGED if before == entry else UPDATED
     if outcome != UNCHANGED or moved:

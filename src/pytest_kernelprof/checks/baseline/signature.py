@@ -122,7 +122,7 @@ MAX_COUNT = 10**9
 MAX_BYTES = 2**50
 
 
-def _count(value: object, where: str, *, size: bool = False) -> int:
+def stored_count(value: object, where: str, *, size: bool = False) -> int:
     limit = MAX_BYTES if size else MAX_COUNT
     # bool is an int to Python, never a count to a reader of the file.
     if type(value) is not int or not 0 <= value <= limit:
@@ -169,8 +169,13 @@ class Signature:
         for name, value in metrics.items():
             if name not in BASELINE_METRICS:
                 raise ValueError(f"metrics.{name} is not a baseline metric; they are {', '.join(BASELINE_METRICS)}")
-            _count(value, f"metrics.{name}", size=METRICS[name].size)
-        return cls(kernels, _count(data.get("memcpy", 0), "memcpy"), _count(data.get("memset", 0), "memset"), metrics)
+            stored_count(value, f"metrics.{name}", size=METRICS[name].size)
+        return cls(
+            kernels,
+            stored_count(data.get("memcpy", 0), "memcpy"),
+            stored_count(data.get("memset", 0), "memset"),
+            metrics,
+        )
 
 
 def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:

@@ -1,0 +1,236 @@
+"""A sweep: one profile per case of a callable, and the properties that must hold in every case.
+
+Fusion regressions rarely break every shape: Inductor picks a persistent or a looped reduction
+by size, cuBLAS another kernel when a dimension stops being a multiple of 16, a dynamic compile
+another path than the static one. A :class:`ProfileSweep` holds a profile per case (a case is
+the keyword arguments that built it), shows the facts that differ between cases, and checks a
+property in every case (:meth:`ProfileSweep.every`) or in none (:meth:`ProfileSweep.none`),
+failing with the cases that broke it, the smallest as a case to pin, and the kernel tables of
+that case and of the nearest passing one side by side (``sweep_text.py`` writes them).
+
+Pure: the cases, the profiles and the sweep's index file (``sweep.json``, beside the traces
+that :meth:`ProfileSweep.export` writes). Running the cases is ``api/sweeps.py``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, overload
+
+from ..errors import NoDeviceActivityError, SweepError, TraceError
+from ..model import KernelProfile
+from ..paths import atomic_path
+from .sweep_cases import case_label
+from .sweep_text import Outcome, failure_message, sweep_table
+
+Check = Callable[[KernelProfile], object]
+
+INDEX_NAME = "sweep.json"
+INDEX_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class SweepCase:
+    """One case of a sweep: the keyword arguments that built it (``params``), its profile, and
+    the frames torch.compile compiled while it was profiled, warm-up included (``compiled``;
+    None where that cannot be told: a torch without the probes)."""
+
+    params: Mapping[str, Any]
+    profile: KernelProfile
+    compiled: int | None = None
+    # Writes the case's trace (kept while the sweep ran, or a loaded trace's copy); None where none was kept.
+    export: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        return case_label(self.params)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.params[name]
+
+    def __repr__(self) -> str:
+        return f"SweepCase({self.label}: {self.profile!r})"
+
+
+class ProfileSweep:
+    """A profile per case of a callable: ``kernelprof.sweep(fn, cases)``.
+
+    ``sweep.every(check)`` fails unless ``check(profile)`` holds in every case; ``sweep.none(check)``
+    unless it holds in none. A check holds where it returns None or a true value; it breaks
+    where it raises ``AssertionError`` (an ``assert`` in it) or returns a false value. Any other
+    error, ``NoDeviceActivityError`` included, propagates: a check that reads kernels of a sweep
+    that ran none fails as that read does anywhere else.
+
+    ``table()`` shows the facts that differ between the cases (kernels by kind, the names of each
+    family, launches, syncs, what torch.compile compiled); ``sweep[i]`` is a :class:`SweepCase`,
+    ``sweep.profile(batch=17)`` the profile of a case; ``export(folder)`` writes the traces and
+    ``load_sweep`` reads them back.
+    """
+
+    def __init__(self, cases: Sequence[SweepCase], source: str = "live") -> None:
+        if not cases:
+            raise ValueError("a sweep needs at least one case")
+        self.cases: tuple[SweepCase, ...] = tuple(cases)
+        self.source = source
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def __iter__(self) -> Iterator[SweepCase]:
+        return iter(self.cases)
+
+    @overload
+    def __getitem__(self, index: int) -> SweepCase: ...
+    @overload
+    def __getitem__(self, index: slice) -> ProfileSweep: ...
+    def __getitem__(self, index: int | slice) -> SweepCase | ProfileSweep:
+        if isinstance(index, slice):
+            return ProfileSweep(self.cases[index], self.source)
+        return self.cases[index]
+
+    @property
+    def profiles(self) -> list[KernelProfile]:
+        return [case.profile for case in self.cases]
+
+    def profile(self, **params: Any) -> KernelProfile:
+        """The profile of the one case whose arguments include ``params``: ``sweep.profile(batch=17)``."""
+        __tracebackhide__ = True
+        found = [c for c in self.cases if all(name in c.params and c.params[name] == v for name, v in params.items())]
+        if len(found) != 1:
+            listed = "\n".join(f"  {case.label}" for case in self.cases)
+            raise KeyError(f"{len(found)} cases have {case_label(params)}; the cases:\n{listed}")
+        return found[0].profile
+
+    def table(self, marked: frozenset[int] = frozenset()) -> str:
+        """The cases and the facts that differ between them; rows in ``marked`` get a ``*``."""
+        return sweep_table(self, marked)
+
+    def every(self, check: Check, /) -> None:
+        """Fail (``SweepError``) unless ``check(profile)`` holds in every case."""
+        __tracebackhide__ = True
+        self._expect(check, holds=True)
+
+    def none(self, check: Check, /) -> None:
+        """Fail (``SweepError``) unless ``check(profile)`` holds in no case."""
+        __tracebackhide__ = True
+        self._expect(check, holds=False)
+
+    def _expect(self, check: Check, *, holds: bool) -> None:
+        __tracebackhide__ = True
+        if not callable(check):
+            raise TypeError(f"a sweep's check is a function of a KernelProfile, got {type(check).__name__}")
+        outcomes = [run_check(check, case.profile) for case in self.cases]
+        if all(outcome.held == holds for outcome in outcomes):
+            return
+        method = "every" if holds else "none"
+        raise SweepError(failure_message(self, outcomes, f"sweep.{method}({check_name(check)})", expected=holds))
+
+    def export(self, folder: str | os.PathLike[str]) -> Path:
+        """Write each case's trace (``case-00.json.gz``, ...) and the index ``sweep.json`` into
+        ``folder``; ``load_sweep(folder)`` reads the same sweep back. Returns the index's path."""
+        __tracebackhide__ = True
+        root = Path(folder)
+        root.mkdir(parents=True, exist_ok=True)
+        listed = []
+        for i, case in enumerate(self.cases):
+            if case.export is None:
+                raise ValueError(
+                    f"the case {case.label} holds no trace to export: profile the sweep with "
+                    "sweep(fn, cases, keep_traces=True), which keeps each case's trace as it is profiled "
+                    "(torch loses a session's GPU records once later sessions ran)"
+                )
+            name = f"case-{i:02d}.json.gz"
+            case.export(os.fspath(root / name))
+            listed.append({"params": _json_params(case.params), "trace": name, "compiled": case.compiled})
+        index = root / INDEX_NAME
+        with atomic_path(index) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+            # Not sorted: a case's arguments keep their order, which is how failures name them.
+            json.dump({"format": INDEX_FORMAT, "cases": listed}, handle, indent=1)
+            handle.write("\n")
+        return index
+
+    def __repr__(self) -> str:
+        where = {c.profile.device for c in self.cases if c.profile.device}
+        on = f" on {', '.join(sorted(where))}" if where else ""
+        return f"ProfileSweep({len(self.cases)} cases{on})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self) if cycle else self.table())
+
+
+def run_check(check: Check, profile: KernelProfile) -> Outcome:
+    """Whether ``check`` holds for ``profile``, and what it said where it did not. A read of what
+    was not measured (``NoDeviceActivityError``) is no answer: it propagates."""
+    __tracebackhide__ = True
+    try:
+        result = check(profile)
+    except NoDeviceActivityError:
+        raise
+    except AssertionError as exc:
+        text = str(exc).strip()
+        return Outcome(
+            False, f"{type(exc).__name__}: {text}" if text else f"{type(exc).__name__} (an assert without a message)"
+        )
+    if result is None or result:
+        return Outcome(True, "")
+    return Outcome(False, f"returned {result!r}")
+
+
+def check_name(check: Check) -> str:
+    name = getattr(check, "__name__", None) or type(check).__name__
+    return "<lambda>" if name == "<lambda>" else name
+
+
+def _json_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    # What JSON holds as it is stays so; anything else (a torch.dtype) is kept as its repr.
+    return {
+        name: value if value is None or isinstance(value, bool | int | float | str) else repr(value)
+        for name, value in params.items()
+    }
+
+
+@dataclass(frozen=True)
+class IndexedCase:
+    params: dict[str, Any]
+    trace: Path
+    compiled: int | None
+
+
+def read_index(path: str | os.PathLike[str]) -> list[IndexedCase]:
+    """The cases of a sweep's index (``sweep.json``, or the folder that holds it)."""
+    __tracebackhide__ = True
+    index = Path(path)
+    if index.is_dir():
+        index = index / INDEX_NAME
+    fix = f"write it with ProfileSweep.export(folder), which writes {INDEX_NAME} beside the traces"
+    try:
+        data = json.loads(index.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TraceError(f"{index}: no such sweep index; {fix}") from None
+    except (OSError, ValueError) as exc:
+        raise TraceError(f"{index}: not a sweep index ({exc}); {fix}") from None
+    cases = data.get("cases") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT or not isinstance(cases, list) or not cases:
+        raise TraceError(f"{index}: not a sweep index (format {INDEX_FORMAT} with a list of cases); {fix}")
+    listed = []
+    for i, case in enumerate(cases):
+        params, trace, compiled = (
+            (case.get(k) for k in ("params", "trace", "compiled")) if isinstance(case, dict) else (None,) * 3
+        )
+        if (
+            not isinstance(params, dict)
+            or not isinstance(trace, str)
+            or "/" in trace
+            or "\\" in trace
+            or not (compiled is None or (type(compiled) is int and compiled >= 0))
+        ):
+            raise TraceError(
+                f"{index}: cases[{i}] is not a case (params: an object, trace: a file name beside the index, "
+                f"compiled: a count or null); {fix}"
+            )
+        listed.append(IndexedCase(params, index.parent / trace, compiled))
+    return listed

@@ -1,0 +1,75 @@
+"""``kernel_baseline.check_sweep`` as a suite uses it: a baseline per bucket of a sweep's cases,
+recorded with --kernelprof-update, passing unchanged, failing naming the bucket whose kernels
+changed; on the sweeps recorded on an H100."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import DATA
+
+PROJECT = """
+import os
+from pytest_kernelprof import ProfileSweep, load_sweep
+
+GOOD = load_sweep({good!r})
+# The sweep whose odd batch sizes break the gelu*mul fusion (a graph break).
+BROKEN = load_sweep({broken!r})
+
+
+def by_batch(case):
+    return "batch<16" if case["batch"] < 16 else "batch>=16"
+
+
+def test_geglu_sweep(kernel_baseline):
+    cases = list(GOOD)
+    if os.environ.get("BREAK_LARGE_BATCHES"):
+        cases = [c for c in GOOD if c["batch"] < 16] + [c for c in BROKEN if c["batch"] >= 16]
+    kernel_baseline.check_sweep(ProfileSweep(cases), by=by_batch)
+"""
+
+
+def test_record_rerun_unchanged_then_one_bucket_changes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(
+        test_s=PROJECT.format(good=str(DATA / "h100_sweep_geglu"), broken=str(DATA / "h100_sweep_geglu_odd_break"))
+    )
+    stored = pytester.path / "__kernelprof__" / "test_s" / "test_geglu_sweep.json"
+
+    recorded = pytester.runpytest("--kernelprof-update")
+    recorded.assert_outcomes(passed=1)
+    recorded.stdout.fnmatch_lines(
+        [
+            "*- kernelprof: 2 baselines written -*",
+            f"written {stored}: sm90/sweep[batch<16]",
+            f"written {stored}: sm90/sweep[batch>=16]",
+        ]
+    )
+    entries = json.loads(stored.read_text())["archs"]["sm90"]
+    assert entries["sweep[batch>=16]"]["bucket"]["cases"] == [
+        "hidden=1024, batch=16",
+        "hidden=1024, batch=33",
+        "hidden=4096, batch=16",
+        "hidden=4096, batch=33",
+    ]
+
+    pytester.runpytest("--kernelprof-prune").assert_outcomes(passed=1)  # both entries used: none pruned
+    assert set(json.loads(stored.read_text())["archs"]["sm90"]) == {"sweep[batch<16]", "sweep[batch>=16]"}
+
+    monkeypatch.setenv("BREAK_LARGE_BATCHES", "1")
+    changed = pytester.runpytest()
+    changed.assert_outcomes(failed=1)
+    changed.stdout.fnmatch_lines(
+        [
+            "E*kernel_baseline.check_sweep failed: 1 of 2 bucket(s) differ from the baseline sweep[[]...[]] in "
+            f"{stored} (names compared: stable)",
+            "E*bucket 'batch>=16' differs from sm90/sweep[[]batch>=16[]] (its cases: hidden=1024, batch=16; *",
+            "E*hidden=1024, batch=33: 2 pointwise kernel(s) per call, the baseline's cases ran 1",
+            "E*a kernel the baseline's cases did not run: triton_poi_fused__unsafe_view_gelu_0 *",
+            "E*if the change is intended: pytest --kernelprof-update 'test_s.py::test_geglu_sweep'",
+        ]
+    )
+    assert "bucket 'batch<16'" not in changed.stdout.str()
