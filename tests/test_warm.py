@@ -19,7 +19,8 @@ from tests import warm
 PROBE = (
     "import json, os, sys\n"
     "print(json.dumps({'argv': sys.argv, 'path': sys.path, 'cwd': os.getcwd(), 'probe': os.environ.get('KP_PROBE'),"
-    " 'main': __name__, 'torch': 'torch' in sys.modules, 'stdin': sys.stdin.read()}))\n"
+    " 'main': __name__, 'torch': 'torch' in sys.modules, 'stdin': sys.stdin.read(),"
+    " 'no_bytecode': sys.dont_write_bytecode}))\n"
 )
 
 

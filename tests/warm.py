@@ -350,7 +350,8 @@ def become(spec: Spec, launcher: str, base_path: list[str]) -> None:
     if "-u" in spec.flags:
         for stream in (sys.stdout, sys.stderr):
             stream.reconfigure(line_buffering=True, write_through=True)
-    sys.dont_write_bytecode = "-B" in spec.flags
+    # The server's own (PYTHONDONTWRITEBYTECODE, the same here as there), or -B.
+    sys.dont_write_bytecode = sys.dont_write_bytecode or "-B" in spec.flags
     os.chdir(spec.cwd)
     os.environ.clear()
     os.environ.update(spec.env)
