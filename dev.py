@@ -25,15 +25,18 @@ the newest 2.8.x, ``floor`` and ``newest`` those two. torch comes from pip's con
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import venv
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -51,6 +54,30 @@ COMMANDS = {
 
 def _say(message: str) -> None:
     print(f"dev.py: {message}", flush=True)
+
+
+# How often a long step says it is still going: pip -q prints nothing while it downloads torch
+# (minutes on a first run), and a silent terminal reads as a hang.
+TICK_SECONDS = 20.0
+
+
+@contextlib.contextmanager
+def _still(doing: str) -> Iterator[None]:
+    """Every TICK_SECONDS while the block runs, a line that it is still ``doing`` so."""
+    done = threading.Event()
+    started = time.monotonic()
+
+    def tick() -> None:
+        while not done.wait(TICK_SECONDS):
+            _say(f"still {doing} ({time.monotonic() - started:.0f} s)")
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 def _run(*command: str | Path) -> int:
@@ -92,16 +119,19 @@ def _install_torch(python: Path) -> None:
     wanted = os.environ.get("KERNELPROF_TORCH")
     if wanted:
         _say(f"installing {wanted} (KERNELPROF_TORCH)")
-        _check(*pip, wanted)
+        with _still(f"installing {wanted}"):
+            _check(*pip, wanted)
     elif _has_gpu():
-        _say("NVIDIA GPU found: installing PyPI's torch (a CUDA build)")
-        _check(*pip, "torch")
+        _say("NVIDIA GPU found: installing PyPI's torch (a CUDA build, a few GB: minutes)")
+        with _still("installing torch"):
+            _check(*pip, "torch")
     else:
         # Where pip's own sources hold the CPU build (a local wheel cache, a mirror), take it
         # from there; otherwise from PyTorch's CPU index.
-        _say(f"no GPU: installing the CPU build of torch ({CPU_TORCH})")
-        if _run(*pip, CPU_TORCH) != 0:
-            _check(*pip, CPU_TORCH, "--extra-index-url", CPU_TORCH_INDEX)
+        _say(f"no GPU: installing the CPU build of torch ({CPU_TORCH}, about 200 MB: a minute or two)")
+        with _still("installing torch"):
+            if _run(*pip, CPU_TORCH) != 0:
+                _check(*pip, CPU_TORCH, "--extra-index-url", CPU_TORCH_INDEX)
 
 
 def _project_stamp() -> str:
@@ -113,16 +143,20 @@ def _environment() -> Path:
     env = Path(os.environ.get("KERNELPROF_VENV", ROOT / ".venv"))
     python = _python_of(env)
     if not python.exists():
+        _say(f"first run: setting up {env}, a virtual environment with torch and this project (once; a few minutes)")
         _say(f"creating {env}")
-        venv.create(env, with_pip=True)
+        with _still(f"creating {env}"):
+            venv.create(env, with_pip=True)
     stamp = env / ".kernelprof-installed"
     if stamp.exists() and stamp.read_text() == _project_stamp():
         return python  # installed, and pyproject.toml has not changed since
     if not _has_torch(python):
         _install_torch(python)
-    _say("installing the project with its test extra")
-    _check(python, "-m", "pip", "install", "-q", "-e", ".[test]")
+    _say("installing the project with its test extra (pytest, pytest-xdist, ...)")
+    with _still("installing the project"):
+        _check(python, "-m", "pip", "install", "-q", "-e", ".[test]")
     stamp.write_text(_project_stamp())
+    _say(f"{env} is ready: running pytest")
     return python
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from tests import warm
+from tests import fake_gpu, warm
 from tests.helpers import DATA
 
 # Property tests run 100 examples each (hypothesis's default; 300 for the trace fuzzers took
@@ -103,3 +103,15 @@ def trace() -> Any:
         return found
 
     return path
+
+
+@pytest.fixture
+def fake_gpu_sessions(monkeypatch: pytest.MonkeyPatch) -> type[fake_gpu.Counts]:
+    """Capture's sessions in this test play recorded GPU sessions (tests/fake_gpu.py): the n-th
+    plays ``fake_gpu.RECORDED[n - 1]``, and loses its GPU events to a later one."""
+    from pytest_kernelprof.capture import profiler
+
+    monkeypatch.setattr(fake_gpu.Counts, "started", 0)
+    monkeypatch.setattr(fake_gpu.Counts, "exports", 0)
+    monkeypatch.setattr(profiler, "_new_session", fake_gpu.fake_sessions(profiler._new_session))
+    return fake_gpu.Counts

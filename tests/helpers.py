@@ -1,5 +1,6 @@
 """What test modules share, so that none imports another: the recorded data's folder,
-hand-made Chrome traces (times in us), the trace readers' test views, and replayed Kineto events."""
+hand-made Chrome traces (times in us) and the trace readers' test views (replayed Kineto events
+are tests/fake_gpu.py's)."""
 
 from __future__ import annotations
 
@@ -140,37 +141,6 @@ def read_with(path: Path, reader: str, monkeypatch: pytest.MonkeyPatch) -> tuple
         except TraceError as exc:
             return "error", str(exc)
     return "ok", repr((header, fields(events)))
-
-
-class RecordedKinetoEvent:
-    """Replays one ``_KinetoEvent`` that tools/record_traces.py dumped on the GPU machine.
-
-    Only the methods that torch had there exist here: a method recorded as missing
-    raises AttributeError, as it did live (torch 2.11 has no ``activity_type``).
-    """
-
-    def __init__(self, row: dict[str, str]) -> None:
-        self._row = row
-
-    def __getattr__(self, method: str) -> Any:
-        value = self._row.get(method)
-        if value is None or value.startswith("<AttributeError"):
-            raise AttributeError(method)
-        return lambda: _parse(value)
-
-
-def _parse(value: str) -> Any:
-    if value in ("True", "False"):
-        return value == "True"
-    try:
-        return int(value)
-    except ValueError:
-        return value
-
-
-def recorded_kineto_events(name: str) -> list[RecordedKinetoEvent]:
-    rows = json.loads(gzip.decompress((DATA / f"h200_{name}.kineto.json.gz").read_bytes()))
-    return [RecordedKinetoEvent(row) for row in rows]
 
 
 class TypedKinetoEvent:

@@ -208,6 +208,18 @@ def kernelprof_diff() -> str:
     return _kernelprof("diff", "tests/data/h200_geglu_eager.json.gz", "tests/data/h200_geglu_compiled.json.gz")
 
 
+def kernelprof_diff_dtype() -> str:
+    """docs/traces.md: ``kernelprof diff`` of a bf16 nn.Linear and the same in fp32."""
+    return _kernelprof("diff", "tests/data/h200_linear_eager.json.gz", "tests/data/h200_linear_fp32.json.gz")
+
+
+def kernelprof_diff_bias() -> str:
+    """docs/traces.md: ``kernelprof diff`` of ``x @ w + b`` eager and compiled (the add into the GEMM's bias)."""
+    return _kernelprof(
+        "diff", "tests/data/h200_matmul_add_eager.json.gz", "tests/data/h200_matmul_add_compiled.json.gz"
+    )
+
+
 def kernelprof_show() -> str:
     """docs/traces.md: ``kernelprof show`` of the compiled GeGLU MLP."""
     return _kernelprof("show", "tests/data/h200_geglu_compiled.json.gz")
@@ -219,6 +231,8 @@ SAMPLES: dict[str, Callable[[], str]] = {
     "worse-baseline": worse_baseline,
     "junit-properties": junit_properties,
     "kernelprof-diff": kernelprof_diff,
+    "kernelprof-diff-dtype": kernelprof_diff_dtype,
+    "kernelprof-diff-bias": kernelprof_diff_bias,
     "kernelprof-show": kernelprof_show,
     "sweep-broken-fusion": sweep_broken_fusion,
     "sweep-bucket-baseline": sweep_bucket_baseline,

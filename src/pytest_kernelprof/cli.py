@@ -23,12 +23,12 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from .api.profiler import read_trace as load_trace  # a command, not a test's profile: kept for no report
-from .checks.diff import count_changes, diff_kernels, render_diff, time_change
+from .checks.diff import count_changes, diff_kernels, dtype_changes, render_diff, time_change
 from .decode import BUILT_IN, Decoder
 from .errors import IncompleteProfileError, KernelProfError, TraceError
 from .model import CallProfile, KernelProfile, OpTable
 from .model.profiles import gpu_time_line
-from .tables import format_us, printable, render_table
+from .tables import format_us, plural, printable, render_table
 from .traces.files import copy_capped
 
 
@@ -77,7 +77,7 @@ CLOSED_PIPE = 141
 def _head(path: str, prof: KernelProfile) -> str:
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named in the trace"
     varied = ", calls launched different kernel sequences" if prof.varied else ""
-    return f"{path}: {where}, {len(prof.calls)} call(s){varied}"
+    return f"{path}: {where}, {plural(len(prof.calls), 'call')}{varied}"
 
 
 def _counts(counter: Counter[str] | dict[str, int]) -> str:
@@ -225,7 +225,9 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         from .model.unknowns import how_to_teach
 
         unplaced = list({k.name: k for k in prof.kernels.unplaced()}.values())
-        print(f"{len(unplaced)} kernel name(s) no evidence could place (kind 'other'); teach them with --kernels:")
+        print(
+            f"{plural(len(unplaced), 'kernel name')} no evidence could place (kind 'other'); teach them with --kernels:"
+        )
         for line in how_to_teach(unplaced)[1:]:
             print(f"  --kernels '{line.strip()}'")
     if html:
@@ -260,9 +262,13 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     changed_kinds = count_changes(list(ka), list(kb))
     if changed_kinds:
         print("count changes: " + "; ".join(changed_kinds))
+    changed_dtypes = dtype_changes(list(ka), list(kb))
+    if changed_dtypes:
+        print("dtype changes: " + "; ".join(changed_dtypes))
     unplaced = sum(k.unplaced for k in ka) + sum(k.unplaced for k in kb)
     if unplaced:  # "other" on both sides whatever they are: the kind counts cannot show them change
-        print(f"({unplaced} kernel(s) of unknown kind: the counts by kind may not hold; teach them with --kernels)")
+        unknown = plural(unplaced, "kernel")
+        print(f"({unknown} of unknown kind: the counts by kind may not hold; teach them with --kernels)")
     print("\n".join(render_diff(result, "a", "b")))
     print("same kernels" if result.same else "the kernels differ")
     return 0 if result.same else 1

@@ -43,12 +43,39 @@ class TraceError(KernelProfError, ValueError):
     """A trace file that cannot be read as a torch.profiler Chrome trace."""
 
 
+class TraceNotKeptError(KernelProfError, RuntimeError):
+    """A profile's trace exported after a later torch profiler session started, without having
+    been kept when its own session ended. torch writes a session's trace from Kineto's buffers,
+    which the next session takes: on a GPU the trace would hold none of the profile's kernels.
+    Export it before the next profile, or keep it as it is profiled (``keep_traces=True``)."""
+
+
 class OpNotFoundError(KernelProfError, KeyError):
     """``ops[name]`` for a name the call did not run; the message lists near names."""
 
     def __str__(self) -> str:
         # KeyError would show the message in quotes, as a repr of the key.
         return str(self.args[0])
+
+
+class KernelMatchError(KernelProfError, AssertionError):
+    """``kernels.one(...)`` where not exactly one kernel matched; the message shows the kernel
+    table, the matches marked, and the nearest names. An ``AssertionError``, so the test fails."""
+
+    # The KernelList whose whole table the message shows: a report that shows the failure
+    # need not show that table again.
+    kernels: Any = None
+
+
+class QueryError(KernelProfError, ValueError):
+    """A profile query given a value it cannot use: an unknown kernel kind, dtype, copy
+    direction or host memory; the message lists the values it takes."""
+
+
+class QueryTypeError(QueryError, TypeError):
+    """A profile query given an argument of a type it cannot use: a kernel pattern that is no
+    glob string or ``re.Pattern``, a ``KernelList`` compared with a list of neither names nor
+    kernels. A ``TypeError`` (and a :class:`QueryError`)."""
 
 
 class ModuleNotRecordedError(KernelProfError, KeyError):

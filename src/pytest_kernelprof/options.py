@@ -46,7 +46,8 @@ class ProfileOptions:
     ``torch.no_grad()``); ``allow_variation``: calls may launch different kernels; ``stacks``:
     record Python stacks; ``modules``: True (the modules of the profiled nn.Module), False, or the
     nn.Module whose module calls to record; ``decoder``: what decodes the kernels; ``forbid``: the
-    rules every profile is checked against.
+    rules every profile is checked against; ``keep_traces``: keep each profile's trace as its
+    session ends, for an export after later profiles (``capture/session_traces.py``).
 
     ``decoder`` and ``forbid`` hold ``decode.Decoder`` and ``checks.rules.Rule`` values and
     ``modules`` an ``nn.Module``: a leaf cannot name those types, so they are typed loosely here;
@@ -61,6 +62,7 @@ class ProfileOptions:
     modules: Any = False
     decoder: Any = None
     forbid: tuple[Any, ...] = ()
+    keep_traces: bool = False
 
     def __post_init__(self) -> None:
         # In the order the checks ran before there was one place for them.

@@ -7,6 +7,11 @@ profile taken without the ``kernelprof`` fixture shows in a failing test's repor
 and the JUnit properties as the fixture's do. Outside a test (a script, a module's import) the list
 is closed and nothing is kept.
 
+The plugin also says here whether the test's traces will be saved (``--kernelprof-trace-dir``
+with ``--kernelprof-save`` failed or all): each profile's trace must then be kept as its session
+ends, before a later session takes what it is written from (``capture/session_traces.py``), and
+capture asks :func:`keeps_traces` when a session ends.
+
 A leaf: no pytest and no import, so that the plugin opens it around every test without loading
 the profile model, and ``api`` hands it what it makes without knowing pytest.
 """
@@ -15,7 +20,16 @@ from __future__ import annotations
 
 from typing import Any
 
-_open: list[Any] | None = None
+
+class _Test:
+    """The running test: its list of holders, and whether its traces will be saved."""
+
+    def __init__(self, holders: list[Any], keep_traces: bool) -> None:
+        self.holders = holders
+        self.keep_traces = keep_traces
+
+
+_open: _Test | None = None
 
 
 class Loaded:
@@ -26,32 +40,38 @@ class Loaded:
         self.captures: list[Any] = []
 
 
-def open_test(holders: list[Any]) -> list[Any] | None:
+def open_test(holders: list[Any], *, keep_traces: bool = False) -> object:
     """Make ``holders`` (each with a ``captures`` list) the running test's, until :func:`close_test`;
-    returns the list it replaces (a test that runs pytest in its own process), for ``close_test``."""
+    ``keep_traces``: the test's traces will be saved. Returns the test it replaces (a test that
+    runs pytest in its own process), for ``close_test``."""
     global _open
-    before, _open = _open, holders
+    before, _open = _open, _Test(holders, keep_traces)
     return before
 
 
-def close_test(before: list[Any] | None = None) -> None:
+def close_test(before: object = None) -> None:
     """End the running test's list, and give back the one ``open_test`` replaced."""
     global _open
-    _open = before
+    _open = before if isinstance(before, _Test) else None
+
+
+def keeps_traces() -> bool:
+    """Whether a test runs whose traces will be saved: its profiles' traces are kept as they end."""
+    return _open is not None and _open.keep_traces
 
 
 def join(profiler: Any) -> None:
     """Add ``profiler`` to the running test's list, once; nothing outside a test."""
-    if _open is not None and not any(holder is profiler for holder in _open):
-        _open.append(profiler)
+    if _open is not None and not any(holder is profiler for holder in _open.holders):
+        _open.holders.append(profiler)
 
 
 def keep(capture: Any) -> None:
     """Keep a loaded trace's ``capture`` in the running test's list; nothing outside a test."""
     if _open is None:
         return
-    loaded = next((holder for holder in _open if isinstance(holder, Loaded)), None)
+    loaded = next((holder for holder in _open.holders if isinstance(holder, Loaded)), None)
     if loaded is None:
         loaded = Loaded()
-        _open.append(loaded)
+        _open.holders.append(loaded)
     loaded.captures.append(capture)

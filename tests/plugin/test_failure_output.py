@@ -142,7 +142,7 @@ def _tables_cut_to_a_section_or_inline(result: pytest.RunResult) -> None:
             "*- kernelprof assertion -*",
             " #  kind       part of  family   dtype  layout*",
             "*3  gemm       -        cutlass  fp32   tn  *cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>",
-            " 4  reduction  gemm     cublas   fp32   -  *cublasLt::splitKreduce_kernel<...>",
+            " 4  reduction  gemm     cublas   fp32   -  *cublasLt::splitKreduce_kernel<32, 16, int, float, *, ...>",
         ],
         consecutive=False,
     )
@@ -286,3 +286,78 @@ def test_a_dtype_failure_in_the_job_summary_shows_the_dtypes(project: pytest.Pyt
     rows = [line.split() for line in text.splitlines()]
     assert ["#", "kind", "part", "of", "family", "dtype", "layout", "ops", "us", "launched", "by", "name"] in rows
     assert any(row[:5] == ["*3", "gemm", "-", "cutlass", "fp32"] for row in rows)
+
+
+TABLES = """
+import pytest
+from pathlib import Path
+
+DATA = Path({data!r})
+
+
+def test_count_cut(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_decode_eager.json.gz")
+    assert prof.kernels.count(kind="gemm") == 2
+
+
+def test_one(kernelprof):
+    kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz").kernels.one("triton_poi_fused_*gelu*mul*")
+
+
+def test_selection(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz")
+    assert prof.kernels.of_kind("gemm").count("triton*") == 1
+
+
+def test_caught_then_other(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz")
+    with pytest.raises(AssertionError):
+        assert prof.kernels.count(kind="gemm") == 2
+    assert prof.launches == 0
+"""
+
+
+def test_a_profile_section_does_not_repeat_a_table_the_failure_showed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure that showed the profile's whole kernel table (a count's explanation, in its
+    section or inline, or a failed one()) has the profile's section say so in one line, not
+    show it again (the trial's 49-kernel count printed it twice: ~100 lines); the section keeps
+    the table where the failure showed another (a selection's) or none. The fixture is one line."""
+    _off_ci(monkeypatch)
+    pytester.makepyfile(test_tables=TABLES.format(data=str(DATA)))
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=4)
+    shown_above = "(its kernel table is shown above, with the failure)"
+    gemv = (
+        "*internal::gemvx::kernel<int, int, ..., 7, ..., cublasGemvParamsEx<int, "
+        "cublasGemvTensorStridedBatched<...>, ...> >"
+    )
+    count_cut = section(result, "test_count_cut")
+    count_cut.fnmatch_lines(
+        [
+            "*- kernelprof assertion -*",
+            gemv,
+            "*- kernelprof profile 1 of 1 -*",
+            "KernelProfile from *h200_decode_eager.json.gz on NVIDIA H200 (sm90): 3 calls",
+            shown_above,
+            "per call: 49 launches, host *",
+        ]
+    )
+    assert sum(line.endswith(gemv[1:]) for line in count_cut.lines) == 12  # once each
+    assert len(count_cut.lines) < 75
+    section(result, "test_one").fnmatch_lines(
+        [
+            "E       pytest_kernelprof.errors.KernelMatchError: *",
+            "*- kernelprof profile 1 of 1 -*",
+            "*: 3 calls",
+            shown_above,
+        ]
+    )
+    for test in ("test_selection", "test_caught_then_other"):
+        kept = section(result, test)
+        kept.fnmatch_lines(["*- kernelprof profile 1 of 1 -*", "*: 3 calls", "#  kind *", "0  gemm *"])
+        kept.no_fnmatch_line(shown_above)
+    # The fixture's value in a traceback: one line, as every value the plugin hands out.
+    section(result, "test_one").fnmatch_lines(["kernelprof = Profiler(warmup=2, calls=3, 1 profile taken)"])
+    result.stdout.no_fnmatch_line("*Profiler object at 0x*")

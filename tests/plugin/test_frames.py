@@ -38,7 +38,7 @@ QUERIES = {
     "overlap_on_cpu": ("kp.profile(lambda: None).overlap()", "NoDeviceActivityError"),
     "call_overlap_on_cpu": ("kp.profile(lambda: None).calls[0].overlap()", "NoDeviceActivityError"),
     "module_not_recorded": (f"kp.load_trace({LINEAR!r}).module('x')", "ModuleNotRecordedError"),
-    "unknown_sync_kind": (f"kp.load_trace({LINEAR!r}).syncs.count(kind='weird')", "ValueError"),
+    "unknown_sync_kind": (f"kp.load_trace({LINEAR!r}).syncs.count(kind='weird')", "QueryError"),
 }
 
 

@@ -64,10 +64,10 @@ def test_record_rerun_unchanged_then_one_bucket_changes(
     changed.assert_outcomes(failed=1)
     changed.stdout.fnmatch_lines(
         [
-            "E*kernel_baseline.check_sweep failed: 1 of 2 bucket(s) differ from the baseline sweep[[]...[]] in "
+            "E*kernel_baseline.check_sweep failed: 1 of 2 buckets differ from the baseline sweep[[]...[]] in "
             f"{stored} (names compared: stable)",
             "E*bucket 'batch>=16' differs from sm90/sweep[[]batch>=16[]] (its cases: hidden=1024, batch=16; *",
-            "E*hidden=1024, batch=33: 2 pointwise kernel(s) per call, the baseline's cases ran 1",
+            "E*hidden=1024, batch=33: 2 pointwise kernels per call, the baseline's cases ran 1",
             "E*a kernel the baseline's cases did not run: triton_poi_fused__unsafe_view_gelu_0 *",
             "E*if the change is intended: pytest --kernelprof-update 'test_s.py::test_geglu_sweep'",
         ]

@@ -81,7 +81,7 @@ def test_teach(kernelprof):
 """
 
 END_OF_RUN_LIST = [
-    "*- kernelprof: 1 kernel name(s) no evidence could place -*",
+    "*- kernelprof: 1 kernel name no evidence could place -*",
     "my_ext::tiled_matmul<float>  (launched by my_ext::matmul; test_unknown.py::{first})",
     "Kind and dtype questions warn about them. Teach the decoder what they are (ini):",
     "  kernelprof_kernels =",
@@ -103,7 +103,7 @@ def test_unknown_kernels_warn_name_themselves_and_are_listed_at_the_end(unknown_
     # A kind question that an unknown kernel could change warns, naming it.
     warnings_of(result, "test_unknown.py::test_kind_question").fnmatch_lines(
         [
-            "*UndecodedKernelWarning: count(kind='gemm') may not hold: 1 kernel(s) of unknown kind could change it:",
+            "*UndecodedKernelWarning: count(kind='gemm') may not hold: 1 kernel of unknown kind could change it:",
             "*my_ext::tiled_matmul<float>  (unknown kind, launched by my_ext::matmul)",
         ]
     )
@@ -112,7 +112,7 @@ def test_unknown_kernels_warn_name_themselves_and_are_listed_at_the_end(unknown_
     section(result, "test_failed_kind_count").fnmatch_lines(
         [
             "*kernels.count(kind='gemm') matched 0 of 5 kernels",
-            "*1 kernel(s) of unknown kind (#4) could be it: teach the decoder",
+            "*1 kernel of unknown kind (#4) could be it: teach the decoder",
             "*#  kind *",
         ]
     )

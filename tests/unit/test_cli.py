@@ -25,7 +25,7 @@ Trace = Callable[[str], Path]
 def test_show_prints_the_kernel_table(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", str(trace("geglu_eager"))]) == 0
     out = capsys.readouterr().out
-    assert "NVIDIA H200 (sm90), 3 call(s)" in out
+    assert "NVIDIA H200 (sm90), 3 calls" in out
     assert "launched by" in out
     assert out.count("nvjet_sm90_tst_") == 3
     assert "memory ops: Memset (Device) x2" in out
@@ -43,13 +43,35 @@ def test_show_calls_and_ops(trace: Trace, capsys: pytest.CaptureFixture[str]) ->
 def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
     out = capsys.readouterr().out
-    assert "- pointwise/aten [gelu]" in out
-    assert "- pointwise/aten [mul]" in out
+    assert "- pointwise/aten bf16 [gelu]" in out
+    assert "- pointwise/aten bf16 [mul]" in out
     assert "+ pointwise/inductor [_unsafe_view,gelu,mul]  triton_poi_fused__unsafe_view_gelu_mul_0" in out
     assert "fused: gelu (aten pointwise) + mul (aten pointwise) -> triton_poi_fused__unsafe_view_gelu_mul_0" in out
     assert "count changes: pointwise: 2 -> 1" in out
+    assert "dtype changes" not in out  # the Triton kernel's dtype is unknown: no move to tell
     assert "GPU time per call: " in out
     assert "the kernels differ" in out
+
+
+def test_diff_tells_a_move_to_another_dtype(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # The trial's bf16 linear against its fp32 one: the same count, another library, another dtype.
+    assert main(["diff", str(trace("linear_eager")), str(trace("linear_fp32"))]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "dtype changes: gemm: bf16 1 -> 0, fp32 0 -> 1" in out
+    assert not any(line.startswith("count changes") for line in out)
+    assert any(line.startswith("- gemm/nvjet bf16 tn [bias]  nvjet_sm90_") for line in out)
+    assert any(line.startswith("+ gemm/cublas fp32 tn  sm80_xmma_gemm_f32f32") for line in out)
+
+
+def test_diff_counts_a_bias_epilogue_that_took_over_an_add_as_a_fusion(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["diff", str(trace("matmul_add_eager")), str(trace("matmul_add_compiled"))]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "+ gemm/nvjet bf16 nn [bias]  nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_NNT" in out
+    assert [line for line in out if line.startswith(("fused:", "removed"))] == [
+        "fused: nvjet gemm + add (aten pointwise) -> nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_NNT"
+    ]
 
 
 def test_diff_of_a_trace_with_itself_is_clean(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
@@ -195,7 +217,7 @@ def test_show_names_the_kernels_no_evidence_placed_and_takes_teaching(
     trace = str(user_kernel_trace(tmp_path / "user_kernel.json.gz"))
     assert main(["show", trace]) == 0
     out = capsys.readouterr().out
-    assert "1 kernel name(s) no evidence could place (kind 'other'); teach them with --kernels:" in out
+    assert "1 kernel name no evidence could place (kind 'other'); teach them with --kernels:" in out
     assert "  --kernels '_geglu_tanh_forward_kernel: kind=... family=...'" in out
     assert main(["show", trace, "--kernels", "_geglu_tanh_forward_kernel: kind=pointwise family=liger"]) == 0
     taught = capsys.readouterr().out
@@ -210,7 +232,7 @@ def test_diff_says_when_unknown_kernels_make_its_kind_counts_uncertain(
 ) -> None:
     data = DATA
     main(["diff", str(data / "h200_geglu_eager.json.gz"), str(user_kernel_trace(tmp_path / "user_kernel.json.gz"))])
-    assert "(1 kernel(s) of unknown kind: the counts by kind may not hold" in capsys.readouterr().out
+    assert "(1 kernel of unknown kind: the counts by kind may not hold" in capsys.readouterr().out
     main(["diff", str(data / "h200_geglu_eager.json.gz"), str(data / "h200_geglu_compiled.json.gz")])
     assert "of unknown kind" not in capsys.readouterr().out
 
@@ -257,7 +279,7 @@ def test_show_dash_reads_standard_input(trace: Trace, packed: bool) -> None:
     result = _run_cli("show", "-", stdin=data if packed else gzip.decompress(data))
     assert result.returncode == 0, result.stderr
     out = result.stdout.decode()
-    assert out.startswith("<stdin>: NVIDIA H200 (sm90), 3 call(s)\n")
+    assert out.startswith("<stdin>: NVIDIA H200 (sm90), 3 calls\n")
     assert out.count("nvjet_sm90_tst_") == 3
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
@@ -325,3 +326,26 @@ def test_a_python_is_found_by_its_version(dev: ModuleType, monkeypatch: pytest.M
     assert dev._interpreter(None) == Path(sys.executable)
     with pytest.raises(SystemExit, match="no Python 3.9 found"):
         dev._interpreter("3.9")
+
+
+def test_a_first_run_says_what_it_sets_up_and_that_it_is_still_at_it(
+    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trial: `dev.py examples` printed nothing for two minutes while it installed torch
+    (pip -q says nothing while it downloads)."""
+    env = tmp_path / "env"
+    monkeypatch.setenv("KERNELPROF_VENV", str(env))
+    monkeypatch.setattr(dev, "TICK_SECONDS", 0.02)
+    monkeypatch.setattr(dev.venv, "create", lambda path, with_pip: dev._python_of(env).parent.mkdir(parents=True))
+    monkeypatch.setattr(dev, "_has_torch", lambda python: False)
+    monkeypatch.setattr(dev, "_has_gpu", lambda: False)
+    slow = lambda *command: time.sleep(0.15) or 0  # noqa: E731
+    monkeypatch.setattr(dev, "_run", slow)
+    monkeypatch.setattr(dev, "_check", slow)
+    dev._environment()
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"dev.py: first run: setting up {env}, a virtual environment with torch and this project")
+    assert any(line.startswith("dev.py: no GPU: installing the CPU build of torch") for line in out)
+    assert any(line.startswith("dev.py: still installing torch (") for line in out)
+    assert any(line.startswith("dev.py: still installing the project (") for line in out)
+    assert out[-1] == f"dev.py: {env} is ready: running pytest"

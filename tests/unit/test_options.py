@@ -31,6 +31,7 @@ def test_the_defaults_are_the_documented_ones() -> None:
         "modules": False,
         "decoder": None,
         "forbid": (),
+        "keep_traces": False,
     }
     assert (Settings().warmup, Settings().calls) == (DEFAULTS.warmup, DEFAULTS.calls)
 

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_kernelprof import Profiler, load_trace
 from pytest_kernelprof.api.profiler import read_trace
-from pytest_kernelprof.running import Loaded, close_test, open_test
+from pytest_kernelprof.running import Loaded, close_test, keeps_traces, open_test
 
 Trace = Callable[[str], Path]
 
@@ -67,3 +67,19 @@ def test_a_test_run_inside_a_test_gives_the_outer_tests_list_back(held: list[Any
     profiler = Profiler()
     assert len(inner) == 1
     assert held == [profiler]
+
+
+def test_whether_a_tests_traces_will_be_saved_holds_until_it_ends() -> None:
+    saved = open_test([], keep_traces=True)  # as the plugin opens a test under --kernelprof-trace-dir
+    try:
+        assert keeps_traces()
+        inner = open_test([])  # a test of an in-process pytester run, saving nothing
+        assert not keeps_traces()
+        close_test(inner)
+        assert keeps_traces()
+    finally:
+        close_test(saved)
+    outer = open_test([])
+    close_test()
+    assert not keeps_traces()  # outside a test
+    close_test(outer)

@@ -1,7 +1,9 @@
-"""Kernel names shortened for tables keep the kernel's own name and its functor (issue 21)."""
+"""Kernel names as every output shows them: one rule (docs/decoding.md, "How names are shown"),
+the kernel's qualified name kept whole and its functor kept longest; a shown name matches its kernel."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,12 +14,12 @@ from hypothesis import strategies as st
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.tables import (
-    _MARK,
     CELL_WIDTH,
-    _collapsed,
-    _depths_balance,
-    _shown_length,
+    LONGEST_NAME,
+    NAME_WIDTH,
     display_name,
+    name_is,
+    name_matches,
     render_table,
 )
 from tests.helpers import DATA, Stream, build
@@ -56,35 +58,175 @@ ADD = (
 )
 
 
+BF16_MUL = (
+    "void at::native::vectorized_elementwise_kernel<8, at::native::BinaryFunctor<c10::BFloat16, c10::BFloat16, "
+    "c10::BFloat16, at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul> >(int, "
+    "at::native::BinaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16, "
+    "at::native::binary_internal::MulFunctor<float> >, "
+    "std::array<char*, 3ul>)"
+)
+SPLIT_K = (
+    "void cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16, float, __nv_bfloat16, false, float, "
+    "__nv_bfloat16, __nv_bfloat16, true, false, false, false>(cublasLt::cublasSplitKParams<float>, float const*)"
+)
+COPY = (
+    "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::"
+    "{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, 4, "
+    "TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, "
+    "at::native::memory::LoadWithCast<1>, "
+    "at::native::memory::StoreWithCast<1> >(int, std::array<char*, 2ul>)"
+)
+SUM = (
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, "
+    "at::native::func_wrapper_t<c10::BFloat16, "
+    "at::native::sum_functor<c10::BFloat16, float, "
+    "c10::BFloat16>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, "
+    "unsigned int, c10::BFloat16, 4, 8> >(at::native::ReduceOp<c10::BFloat16, float>)"
+)
+CUDNN = (
+    "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize64x64x64_warpgroupsize1x1x1_g1_"
+    "execute_segment_k_off_kernel__5x_cudnn"
+)
+
+
 @pytest.mark.parametrize(
     ("name", "width", "shown"),
     [
-        # issue 32 item 3: the kernel's namespaces stay; template arguments go first
-        (MULTI_TENSOR, 96, f"{ANONYMOUS}multi_tensor_apply_kernel<...>"),
-        (SIN, 96, "at::native::vectorized_elementwise_kernel<4, sin_kernel_cuda(...), array<char*, 2ul> >"),
-        (MUL, 96, "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<...>, array<char*, 2ul> >"),
-        (ADD, 96, "at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char*, 3ul> >"),
-        # the return type goes: it is not what the kernel is
-        (GEMV, 96, "internal::gemvx::kernel<...>"),
-        (f"void {ANONYMOUS}softmax_warp_forward<float, 7>(float*)", 96, f"{ANONYMOUS}softmax_warp_forward<float, 7>"),
+        # what fits stays whole: the return type and the parameter list go, and the namespaces
+        # inside the template arguments
+        (ADD, NAME_WIDTH, "at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char*, 3ul> >"),
+        (SIN, NAME_WIDTH, "at::native::vectorized_elementwise_kernel<4, sin_kernel_cuda(...), array<char*, 2ul> >"),
+        (
+            MUL,
+            NAME_WIDTH,
+            "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<float, float, float, MulFunctor<float> >, "
+            "array<char*, 2ul> >",
+        ),
+        (
+            f"void {ANONYMOUS}softmax_warp_forward<float, 7>(float*)",
+            NAME_WIDTH,
+            f"{ANONYMOUS}softmax_warp_forward<float, 7>",
+        ),
         # nsys writes the anonymous namespace <unnamed>: a namespace, not template arguments
         (
             "void at::native::<unnamed>::max_pool_forward_nchw<float, float>(int, const T1 *)",
-            96,
+            NAME_WIDTH,
             "at::native::<unnamed>::max_pool_forward_nchw<float, float>",
         ),
-        # a name with no template arguments to drop loses its middle
-        ("triton_poi_fused_" + "x" * 100, 20, "triton_poi_...xxxxxx"),
-        (MULTI_TENSOR, 50, "at::native::(anonymous namespac...pply_kernel<...>"),
+        # a ">" inside parentheses is a comparison, not the end of the template arguments
+        (
+            "std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+            "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long)",
+            NAME_WIDTH,
+            "vllm::fused_add_rms_norm_kernel<BFloat16, 8>",
+        ),
+        # too wide: innermost first, the last of a list first; the functor (the first argument
+        # that names something) after every other: what tells ATen's mul from its add stays
+        (
+            BF16_MUL,
+            NAME_WIDTH,
+            "at::native::vectorized_elementwise_kernel<8, BinaryFunctor<BFloat16, BFloat16, ..., "
+            "MulFunctor<...> >, array<..., 3ul> >",
+        ),
+        (MUL, 96, "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<..., MulFunctor<...> >, array<...> >"),
+        (MUL, 80, "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<...>, ...>"),
+        (ADD, 80, "at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add<...>, array<...> >"),
+        (
+            COPY,
+            NAME_WIDTH,
+            "at::native::unrolled_elementwise_kernel<direct_copy_kernel_cuda(...), array<...>, 4, "
+            "TrivialOffsetCalculator<...>, ...>",
+        ),
+        # a lambda in a functor's call operator is the functor
+        (
+            SUM,
+            NAME_WIDTH,
+            "at::native::reduce_kernel<512, 1, ReduceOp<BFloat16, func_wrapper_t<..., "
+            "sum_functor<...> >, unsigned int, ..., 4, 8> >",
+        ),
+        # a list of plain arguments keeps its first ones, not "<...>"
+        (
+            SPLIT_K,
+            NAME_WIDTH,
+            "cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16, float, __nv_bfloat16, "
+            "false, float, __nv_bfloat16, ...>",
+        ),
+        (
+            GEMV,
+            NAME_WIDTH,
+            "internal::gemvx::kernel<int, int, ..., 7, ..., cublasGemvParamsEx<int, "
+            "cublasGemvTensorStridedBatched<...>, ...> >",
+        ),
+        (
+            MULTI_TENSOR,
+            NAME_WIDTH,
+            f"{ANONYMOUS}multi_tensor_apply_kernel<TensorListMetadata<2>, BinaryOpListAlphaFunctor<...>, ...>",
+        ),
+        # the qualified name is never shortened: narrower than it, only its arguments go
+        (MULTI_TENSOR, 50, f"{ANONYMOUS}multi_tensor_apply_kernel<...>"),
+        (CUDNN, NAME_WIDTH, CUDNN),
+        ("triton_poi_fused_" + "x" * 100, 20, "triton_poi_fused_" + "x" * 100),
     ],
 )
 def test_names_keep_their_qualified_name_and_lose_template_arguments_first(name: str, width: int, shown: str) -> None:
     assert display_name(name, width) == shown
-    assert len(display_name(name, width)) <= width
+    assert display_name(shown, width) == shown  # shown again, it stays as it is
+    assert name_is(name, display_name(name))  # a name copied from any output is its kernel's
 
 
-def test_unbalanced_brackets_lose_their_middle() -> None:
-    assert display_name("k<" + "a" * 200, 30) == "k<aaaaaaaaaaaaaaaa...aaaaaaaaa"
+def test_names_no_kernel_has_lose_their_middle_and_truncated_ones_stay() -> None:
+    hostile = display_name("k" * 1000)
+    assert len(hostile) == LONGEST_NAME
+    assert hostile.startswith("k" * 100)
+    assert "..." in hostile
+    truncated = "void internal::region_transform_ABC_val<int, (int)32, (bool)0, internal::TransformParamsAB\u2026"
+    assert display_name(truncated) == truncated.removeprefix("void ")
+    assert display_name("k<" + "a" * 200) == "k<" + "a" * 200
+    # nested too deep or too many arguments to weigh one by one: the arguments go at once
+    assert display_name("k" + "<" * 100 + "a" + ">" * 100 + "(int)") == "k<...>"
+    assert display_name("k<" + ", ".join(["abcd"] * 1000) + ">") == "k<...>"
+
+
+def _recorded_names() -> dict[str, set[str]]:
+    names = {}
+    for path in sorted(DATA.glob("*.json.gz")):
+        try:
+            names[path.name] = set(load_trace(path, allow_variation=True, check_complete=False).kernels.names)
+        except Exception:  # a trace of no GPU activity, or of none this checkout reads
+            continue
+    return names
+
+
+def _corpus() -> set[str]:
+    corpus = {line.split("\t")[0] for line in (DATA / "names_corpus.tsv").read_text().splitlines()[1:]}
+    for zoo in (DATA / "zoo").glob("*_kernels.tsv"):
+        corpus |= {line.split("\t")[0] for line in zoo.read_text().splitlines()[1:]}
+    return corpus
+
+
+def test_every_known_name_is_shown_once_and_for_all_and_matches_its_kernel() -> None:
+    names = _corpus().union(*_recorded_names().values())
+    assert len(names) > 1000
+    for name in names:
+        shown = display_name(name)
+        assert display_name(shown) == shown, name
+        assert name_is(name, shown), name
+        assert name_matches(name, shown), name
+        assert len(shown) <= LONGEST_NAME, name
+
+
+# Kernels whose names differ only in the lambdas inside them: "a lambda as the function that
+# defines it" shows them alike (their dtypes tell them apart in the tables).
+_LAMBDAS = re.compile(r"\{lambda\([^()]*\)#\d+\}")
+
+
+def test_each_kernel_of_a_recorded_trace_has_its_own_shown_name() -> None:
+    for trace, names in _recorded_names().items():
+        by_shown: dict[str, set[str]] = {}
+        for name in names:
+            by_shown.setdefault(display_name(name), set()).add(name)
+        for shown, same in by_shown.items():
+            assert len({_LAMBDAS.sub("{lambda}", name) for name in same}) == 1, (trace, shown, same)
 
 
 def test_a_trace_shows_each_kernel_under_its_qualified_name(trace: Trace) -> None:
@@ -92,70 +234,34 @@ def test_a_trace_shows_each_kernel_under_its_qualified_name(trace: Trace) -> Non
     # cuBLAS gemv shows what it is rather than its return type.
     shown = {display_name(name) for name in load_trace(trace("decode_eager")).kernels.names}
     assert shown == {
-        "internal::gemvx::kernel<...>",
+        "internal::gemvx::kernel<int, int, ..., 7, ..., cublasGemvParamsEx<int, "
+        "cublasGemvTensorStridedBatched<...>, ...> >",
         "at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char*, 3ul> >",
         "at::native::vectorized_elementwise_kernel<4, tanh_kernel_cuda(...), array<char*, 2ul> >",
-        "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<...>, array<char*, 2ul> >",
+        "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<float, float, float, "
+        "MulFunctor<float> >, array<char*, 2ul> >",
         "(anonymous namespace)::softmax_warp_forward<float, float, float, 8, false, false>",
     }
 
 
-def _reference_collapsed(text: str, width: int) -> str:
-    """The collapse as the first version did it: one pass over the name per list (quadratic),
-    which the heap must match list for list."""
-
-    def collapse_longest(text: str) -> str | None:
-        opened: list[list[int]] = []
-        best: tuple[int, int, int, int] | None = None
-        for index, char in enumerate(text):
-            if char == "<":
-                opened.append([index, 0])
-            elif char == ">":
-                start, holds_long = opened.pop()
-                long = index - start - 1 > 3
-                candidate = (len(opened), index - start, start, index)
-                if long and not holds_long and (best is None or candidate[:2] > best[:2]):
-                    best = candidate
-                if long and opened:
-                    opened[-1][1] = 1
-        return None if best is None else text[: best[2]] + "<...>" + text[best[3] + 1 :]
-
-    while _shown_length(text) > width and (collapsed := collapse_longest(text)) is not None:
-        text = collapsed
-    return text
-
-
-def _nested(parts: list[str], close: bool) -> str:
-    """``parts`` (words, ``<`` and ``>``) without the ``>`` that close nothing; with ``close``,
-    the lists left open closed. (Open lists are left where a parameter list inside template
-    arguments runs to the end of the name, as ``kernel_wrapper<unsigned int, &(void f<...>(...)``.)"""
-    depth, out = 0, []
-    for part in parts:
-        if part == ">" and not depth:
-            continue
-        depth += (part == "<") - (part == ">")
-        out.append(part)
-    return "".join(out) + ">" * depth * close
-
-
 @settings(max_examples=500, deadline=None)
 @given(
-    parts=st.lists(st.sampled_from(["<", ">", "<", ">", "a", "bb", "ccccc", ", ", "::", _MARK, "(x)"]), max_size=60),
-    width=st.integers(0, 40),
-    close=st.booleans(),
+    parts=st.lists(
+        st.sampled_from(
+            ["<", ">", "<", ">", "(", ")", "a", "bb", "ccccc", ", ", "::", " ", "<unnamed>", "void ", "{lambda", "}"]
+            + ["#1", "...", "::operator()(", "(anonymous namespace)::", "std::"]
+        ),
+        max_size=40,
+    ),
+    width=st.integers(0, 60),
 )
-def test_the_heap_collapses_the_lists_the_first_version_did(parts: list[str], width: int, close: bool) -> None:
-    text = _nested(parts, close)
-    assert _collapsed(text, width) == _reference_collapsed(text, width)
-
-
-def test_the_names_corpus_is_shown_as_the_first_version_showed_it() -> None:
-    names = [line.split("\t", 1)[0] for line in (DATA / "names_corpus.tsv").read_text(encoding="utf-8").splitlines()]
-    balanced = [name for name in names if _depths_balance(name)]
-    assert len(balanced) > 500
-    for name in balanced:
-        for width in (20, 50, 96):
-            assert _collapsed(name, width) == _reference_collapsed(name, width), (name, width)
+def test_any_name_is_shown_once_and_for_all(parts: list[str], width: int) -> None:
+    # A trace's name is anyone's text: brackets that do not close, or close out of order, too.
+    name = "".join(parts)
+    shown = display_name(name, width)
+    if len(shown) < LONGEST_NAME:  # not cut in the middle, which may cut a bracket's pair off
+        assert display_name(shown, width) == shown
+    assert name_is(name, display_name(name))
 
 
 @pytest.mark.parametrize(
@@ -163,15 +269,17 @@ def test_the_names_corpus_is_shown_as_the_first_version_showed_it() -> None:
     [
         "f" + "<a" * 20_000 + ">" * 20_000,  # deep: every list holds the next
         "f<" + ",".join("abcd<efgh>" for _ in range(4_000)) + ">",  # wide: thousands of lists side by side
+        "f<" + ",".join("g<h>(x)" for _ in range(6_000)) + ">(int)",  # thousands of calls
+        "f<" + ", ".join("abcd<e, f>" for _ in range(300)) + ">",  # under the size where all go at once
     ],
-    ids=["deep", "wide"],
+    ids=["deep", "wide", "calls", "many"],
 )
 def test_a_crafted_name_of_tens_of_kilobytes_is_shown_at_once(name: str) -> None:
-    # A trace's name is anyone's text: these took 20 s and more (a pass over the name per list).
+    # A trace's name is anyone's text: such names took 20 s and more when each list cost a pass.
     started = time.perf_counter()
     shown = display_name(name)
-    assert time.perf_counter() - started < 2.0  # linear: 0.1 s; quadratic, as it was: 20 s and more
-    assert len(shown) <= 96
+    assert time.perf_counter() - started < 2.0
+    assert len(shown) <= NAME_WIDTH
 
 
 def test_one_long_cell_does_not_widen_every_row() -> None:

@@ -30,7 +30,13 @@ class Capture:
     learned: Mapping[str, Any] = field(default_factory=dict)
 
     def export_trace(self, path: str | os.PathLike[str]) -> None:
-        """Write the session's Chrome trace, gzipped when ``path`` ends in ``.gz``; atomically."""
+        """Write the session's Chrome trace, gzipped when ``path`` ends in ``.gz``; atomically.
+
+        Before the next profile starts, or at any time where the trace was kept as its session
+        ended (``Profiler(keep_traces=True)``, ``--kernelprof-trace-dir``): torch writes a session's
+        trace from buffers the next session takes, so a later export raises ``TraceNotKeptError``
+        rather than write a trace without the profile's kernels.
+        """
         # A ".json" temporary name: torch gzips by itself for a ".gz" one, in another way.
         with atomic_path(path, suffix=".json") as tmp:
             self.torch_profiler.export_chrome_trace(tmp)

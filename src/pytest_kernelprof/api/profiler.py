@@ -22,6 +22,7 @@ from ..errors import hide_own_errors
 from ..model import KernelProfile
 from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, DEFAULTS, ProfileOptions
 from ..running import join, keep
+from ..tables import plural
 from ..traces.chrome import events_from_trace_file
 from ..traces.records import paused_gc
 from .captures import Capture, Recording, TraceCapture
@@ -67,6 +68,11 @@ class Profiler:
     ``decoder`` decodes the kernels: the fixture's knows the ini's ``kernelprof_kernels``
     lines; :meth:`teach` adds to it for the profiles this profiler takes next.
 
+    ``keep_traces=True`` keeps each profile's trace as its session ends, so that
+    ``captures[i].export_trace(path)`` can write it after later profiles: torch writes a session's
+    trace from buffers the next session takes, and an export that comes too late raises
+    :class:`TraceNotKeptError` (under ``--kernelprof-trace-dir`` the plugin keeps them itself).
+
     The settings are held in ``options``, validated when the profiler is made; each of them
     is also an attribute (``profiler.calls``), and setting one replaces the options.
     """
@@ -78,6 +84,7 @@ class Profiler:
     stacks = _Option[bool]()
     modules = _Option[Any]()
     forbid = _Option[tuple[Rule, ...]]()
+    keep_traces = _Option[bool]()
 
     def __init__(
         self,
@@ -90,6 +97,7 @@ class Profiler:
         stacks: bool = False,
         modules: bool = False,
         decoder: Decoder = BUILT_IN,
+        keep_traces: bool = False,
     ) -> None:
         self.options = ProfileOptions(
             warmup=warmup,
@@ -100,6 +108,7 @@ class Profiler:
             stacks=stacks,
             modules=modules,
             decoder=decoder,
+            keep_traces=keep_traces,
         )
         self.captures: list[Capture] = []
         join(self)  # made while a test runs: its profiles are that test's (running.py)
@@ -110,6 +119,19 @@ class Profiler:
         profiler = cls()
         profiler.options = options
         return profiler
+
+    def __repr__(self) -> str:
+        # One line: pytest shows a failing test's fixtures by their repr ("kernelprof = ...").
+        options = self.options
+        parts = [f"warmup={options.warmup}", f"calls={options.calls}"]
+        parts += [f"{name}=True" for name in ("no_grad", "allow_variation", "stacks") if getattr(options, name)]
+        if options.modules is not False:
+            parts.append("modules=True" if options.modules is True else f"modules={type(options.modules).__name__}")
+        for count, what in ((len(options.forbid), "forbid rule"), (len(self.decoder.taught), "taught rule")):
+            if count:
+                parts.append(plural(count, what))
+        parts.append(f"{plural(len(self.captures), 'profile')} taken")
+        return f"Profiler({', '.join(parts)})"
 
     @property
     def decoder(self) -> Decoder:
@@ -156,6 +178,7 @@ class Profiler:
         allow_variation: bool | None = None,
         stacks: bool | None = None,
         modules: object = None,
+        keep_traces: bool | None = None,
     ) -> KernelProfile:
         """Warm up ``warmup`` times, then profile ``calls`` calls, each its own step.
 
@@ -163,6 +186,7 @@ class Profiler:
         (it costs; see the README). ``modules=True`` opens a range per module call of ``fn``
         (an nn.Module), so that ``prof.modules`` and ``Kernel.module`` say which module
         launched each kernel; ``modules=model`` does it for a function that calls ``model``.
+        ``keep_traces=True`` keeps this profile's trace for an export after later profiles.
         None means the profiler's setting.
         """
         __tracebackhide__ = True
@@ -176,6 +200,7 @@ class Profiler:
             allow_variation=allow_variation,
             stacks=stacks,
             modules=modules,
+            keep_traces=keep_traces,
         )
         if modules is None and options.modules is True and not _is_model(fn):
             options = options.replace(modules=False)  # the profiler's own modules=True skips such a callable

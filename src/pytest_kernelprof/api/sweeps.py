@@ -10,9 +10,6 @@ profiler (its options, its forbid rules, its captures, so the test's reports sho
 
 from __future__ import annotations
 
-import gzip
-import os
-import tempfile
 import time
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol
@@ -23,7 +20,7 @@ from ..checks.sweep_text import Outcome, failure_message
 from ..errors import CannotTellError, MissingHypothesisError, SweepError
 from ..model import KernelProfile
 from ..options import MAX_CALLS
-from ..paths import atomic_path
+from ..tables import plural
 from .captures import Capture
 
 DEFAULT_MAX_CASES = 20  # explore's budget of profiled cases, shrinking included
@@ -32,14 +29,14 @@ DEFAULT_MAX_CASES = 20  # explore's budget of profiled cases, shrinking included
 class _Profiles(Protocol):
     captures: list[Capture]
 
-    def profile(self, fn: Callable[..., Any]) -> KernelProfile: ...
+    def profile(self, fn: Callable[..., Any], *, keep_traces: bool | None = None) -> KernelProfile: ...
 
 
 def profile_case(
     profiler: _Profiles, fn: Callable[..., Any], params: Mapping[str, Any], *, keep_trace: bool = False
 ) -> SweepCase:
     """Build the case ``params`` with ``fn`` and profile what it returns; ``keep_trace``: keep
-    its trace now, for ``ProfileSweep.export``."""
+    its trace as its session ends, for ``ProfileSweep.export`` after the later cases."""
     __tracebackhide__ = True
     label = case_label(params)
     try:
@@ -53,29 +50,12 @@ def profile_case(
             f"for the case {label} it returned {type(target).__name__}"
         )
     try:
-        prof = profiler.profile(target)
+        prof = profiler.profile(target, keep_traces=True if keep_trace else None)
     except Exception as exc:
         _note(exc, f"raised while the sweep's case {label} was profiled")
         raise
-    export = _kept_trace(profiler.captures[-1]) if keep_trace else None
+    export = profiler.captures[-1].export_trace if keep_trace else None
     return SweepCase(dict(params), prof, _compiled(prof), export=export)
-
-
-def _kept_trace(capture: Capture) -> Callable[[str], None]:
-    """What writes ``capture``'s trace later: its bytes, exported now. A session's trace exported
-    after later sessions ran lacks its GPU records (seen on an H100, torch 2.11: the kernels of
-    every case but the last were gone), so a sweep cannot wait for ``export``."""
-    with tempfile.TemporaryDirectory(prefix="kernelprof-") as tmp:
-        path = os.path.join(tmp, "trace.json")
-        capture.export_trace(path)
-        with open(path, "rb") as handle:
-            data = handle.read()
-
-    def export(target: str) -> None:
-        with atomic_path(target) as tmp_path, open(tmp_path, "wb") as out:
-            out.write(gzip.compress(data) if target.endswith(".gz") else data)
-
-    return export
 
 
 def _compiled(prof: KernelProfile) -> int | None:
@@ -245,7 +225,7 @@ class _Search:
         budget = f"max_cases={max_cases}" + (f", deadline={deadline}s" if deadline is not None else "")
         head = [
             f"explore({check_name(self.check)}) broke at {case.label}: the smallest case Hypothesis found "
-            f"({len(keys)} case(s) profiled, {shrinking} of them while shrinking; budget {budget})"
+            f"({plural(len(keys), 'case')} profiled, {shrinking} of them while shrinking; budget {budget})"
         ]
         if self.spent:
             head.append("the budget ran out: a smaller case may break it too (raise max_cases or deadline)")

@@ -13,7 +13,7 @@ from ..decode.triton_ir import IrFacts
 from ..model import Kernel, MemoryOp
 from ..traces import KERNEL, MEMCPY, RawEvent
 from ..traces.records import paused_gc
-from .optree import Chains, inductor_op, is_launch_range
+from .optree import Chains, inductor_op, is_graph_call, is_launch_range
 from .steps import Step
 
 
@@ -144,8 +144,9 @@ class CallKernels:
                 continue
             op_name = op_event.name if op_event is not None else None
             inductor = op_name is not None and op_name.startswith(g.name) and is_launch_range(op_name, g.name)
-            if inductor:
-                op_name = inductor_op(chains.of(op_event))  # type: ignore[arg-type]  # inductor: op_event is set
+            # A CUDA graph's kernels are launched by the graph's replay, inside Inductor's graph call.
+            if inductor or (op_name is not None and is_graph_call(op_name)):
+                op_name = inductor_op(chains.of(op_event))  # type: ignore[arg-type]  # op_name: op_event is set
             # The name first, then its template arguments, the launching op and its inputs'
             # dtypes where the profile recorded them (decode/decoder.py). A kernel is a Triton
             # kernel where capture learned it, or where Inductor launched it (a user's

@@ -190,9 +190,10 @@ def is_launch_range(range_name: str, kernel_name: str) -> bool:
     return not rest or (rest[0] == "_" and rest[1:].isdigit())
 
 
-def _is_graph_call(range_name: str) -> bool:
+def is_graph_call(range_name: str) -> bool:
     """Inductor's ``## Call CompiledFxGraph <hash> ##`` around a compiled graph: its hash changes
-    from run to run, so it is in a kernel's ``ops`` but never its ``op``."""
+    from run to run, so it is in a kernel's ``ops`` but never its ``op``, not even for the kernels
+    a CUDA graph replays, which it launches."""
     return range_name.startswith("## ") and range_name.endswith(" ##")
 
 
@@ -245,9 +246,10 @@ class Chains:
 
 
 def inductor_op(chain: tuple[str, ...]) -> str | None:
-    """The op of a kernel Inductor launched: the innermost range around its launch range
-    (``chain[-1]``) other than the graph call (``CompiledFunction``, ``Torch-Compiled Region: 0/0``)."""
+    """The op of a kernel Inductor launched, or a CUDA graph of its replayed: the innermost range
+    around its launch range or graph call (``chain[-1]``) other than a graph call
+    (``CompiledFunction``, ``Torch-Compiled Region: 0/0``)."""
     for name in reversed(chain[:-1]):
-        if not _is_graph_call(name):
+        if not is_graph_call(name):
             return name
     return None

@@ -31,7 +31,7 @@ from .steps import (
     no_activity_reason,
     sort_events,
 )
-from .syncs import busy_ns, host_syncs, representative_syncs, user_stacks, work_ns
+from .syncs import busy_ns, host_syncs, idle_ns, representative_syncs, user_stacks, work_ns
 
 
 def build_profile(
@@ -149,6 +149,7 @@ def _build_call(
         _launches=sum(count for (kernel, _, _), count in kinds if kernel),
         _graph_launches=sum(count for (_, graph, _), count in kinds if graph),
         _gpu_busy_us=busy_ns(step, records) / 1000.0,
+        _gpu_idle=tuple(((a - step.start) / 1000.0, (b - step.start) / 1000.0) for a, b in idle_ns(step, records)),
         _gpu_work_us=work_ns(records) / 1000.0,
     )
     return call, call_kernels

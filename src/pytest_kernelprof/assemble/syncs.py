@@ -112,40 +112,50 @@ _START = operator.attrgetter("start")
 
 def busy_ns(step: Step, records: list[RawEvent]) -> int:
     """The union of the step's GPU records (``records``, in launch order), clipped to the step's
-    host span."""
-    return _union_ns(records, step.start, step.end)
+    host span: the span less its idle stretches (:func:`idle_ns`), so the two always agree."""
+    return step.end - step.start - sum(end - start for start, end in idle_ns(step, records))
+
+
+def idle_ns(step: Step, records: list[RawEvent]) -> list[tuple[int, int]]:
+    """The stretches of the step's host span when none of its GPU records ran, in order: before
+    the first record starts, between records, and after the last one ends."""
+    gaps: list[tuple[int, int]] = []
+    covered, last = step.start, step.end
+    for g in _in_start_order(records):
+        if g.start >= last:
+            break
+        if g.start > covered:
+            gaps.append((covered, g.start))
+        if g.end > covered:
+            covered = min(g.end, last)
+    if covered < last:
+        gaps.append((covered, last))
+    return gaps
 
 
 def work_ns(records: list[RawEvent]) -> int:
     """The union of a step's GPU records, wherever they ran: work launched late in a call runs
     on after the host has returned, which :func:`busy_ns` leaves out."""
-    return _union_ns(records, None, None)
+    busy = 0
+    covered: int | None = None
+    for g in _in_start_order(records):
+        start = g.start if covered is None or g.start > covered else covered
+        if g.end > start:
+            busy += g.end - start
+            covered = g.end
+    return busy
 
 
-def _union_ns(records: list[RawEvent], low: int | None, high: int | None) -> int:
-    """The union of ``records`` (in launch order) within ``low``..``high`` (None: no bound).
-
-    Launch order is nearly always start order too: one pass then, and a sort (of a copy)
-    only where a record started before an earlier one (several streams).
-    """
+def _in_start_order(records: list[RawEvent]) -> list[RawEvent]:
+    """``records`` (in launch order) by start. Launch order is nearly always start order too:
+    one pass then, and a sort (of a copy) only where a record started before an earlier one
+    (several streams)."""
     previous = -1
     for g in records:
         if g.start < previous:
-            records = sorted(records, key=_START)
-            break
+            return sorted(records, key=_START)
         previous = g.start
-    if not records:
-        return 0
-    busy = 0
-    covered = records[0].start if low is None else low
-    last = max(g.end for g in records) if high is None else high
-    for g in records:
-        start = g.start if g.start > covered else covered
-        end = g.end if g.end < last else last
-        if end > start:
-            busy += end - start
-            covered = end
-    return busy
+    return records
 
 
 def representative_syncs(calls: Sequence[CallProfile], unavailable: str | None) -> SyncList:

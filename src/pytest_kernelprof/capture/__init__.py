@@ -1,6 +1,7 @@
 """Run a callable (or a ``with`` block) under torch.profiler and hand back what it recorded.
 
 ``run.py`` runs the calls, ``profiler.py`` starts, stops and reads the torch session,
+``session_traces.py`` writes its trace (kept as it ends, or only while no later one started),
 ``meter.py`` reads the allocator around each call, ``sync_lines.py`` finds the user's line of
 each sync, ``guards.py`` words what went wrong. ``api/`` builds the profile from the
 ``CapturedSession`` a capture ends with (``record_block``'s ``Block`` holds it once the block

@@ -83,7 +83,8 @@ def check_steps(events: Sequence[RawEvent], expected: int) -> None:
     found = sum(1 for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX))
     if found != expected:
         raise ProfilerBusyError(
-            f"the profiler session holds {found} of the {expected} profiled call(s) (ProfilerStep marks): another "
+            f"the profiler session holds {found} of the {expected} profiled call{'' if expected == 1 else 's'} "
+            "(ProfilerStep marks): another "
             "torch profiler in the process cleared the session's events. Profile the callable without a "
             "profiler of its own."
         )

@@ -22,6 +22,7 @@ from typing import Any
 from ..errors import ProfilerBusyError, ProfilerStartError
 from ..traces import PYTHON, RawEvent, arch_name, events_from_kineto
 from ..traces.chrome import events_from_trace_file
+from .session_traces import session_started
 
 # The oldest torch the whole CPU suite passes on (docs/versions.md). Older ones differ where a
 # profile is made, not only where it is read: torch 2.5 moves the start of a range named
@@ -114,31 +115,6 @@ def kineto_events(torch_profiler: Any) -> Any | None:
     results = getattr(getattr(torch_profiler, "profiler", None), "kineto_results", None)
     events = getattr(results, "events", None)
     return events() if events is not None else None
-
-
-def export_once(session: Any) -> Any:
-    """``session`` (a finished torch profiler session), its Chrome trace writable more than once.
-
-    torch (2.11 at least) saves a session's trace once: a second ``export_chrome_trace`` raises
-    "Trace is already saved". Capture exports it itself where the raw events lack Python frames
-    (``raw_events``), and the plugin exports it again for ``--kernelprof-trace-dir``: the first
-    export is kept (its bytes) and later ones write that copy. The session keeps its type; its
-    ``export_chrome_trace`` is replaced on the instance.
-    """
-    export = session.export_chrome_trace
-    saved: list[bytes] = []
-
-    def export_chrome_trace(path: str) -> None:
-        if not saved:
-            export(path)
-            with open(path, "rb") as handle:
-                saved.append(handle.read())
-        else:
-            with open(path, "wb") as handle:
-                handle.write(saved[0])
-
-    session.export_chrome_trace = export_chrome_trace
-    return session
 
 
 def raw_events(torch_profiler: Any, *, python_frames: bool = False) -> list[RawEvent]:
@@ -252,6 +228,7 @@ def profiler_session(*, stacks: bool = False) -> Iterator[Any]:
             "another inside it. Profile outside the running session, or stop it first."
         )
     prof = _new_session(torch, stacks)
+    session_started()
     try:
         # Only torch.profiler.profile gives that warning.
         if not isinstance(prof, KinetoSession) and _clears_events_warning_pending(torch):

@@ -18,6 +18,7 @@ from ..decode.triton_ir import IrFacts
 from ..errors import RecordingError
 from ..health import CompileFacts, MemoryReading
 from ..options import DEFAULTS, ProfileOptions
+from ..running import keeps_traces
 from ..traces import KERNEL, STEP_PREFIX, RawEvent, Source
 from ..traces.records import paused_gc
 from .compile_watch import watch_compiles
@@ -26,7 +27,6 @@ from .meter import AllocatorMeter, meter_for
 from .module_ranges import module_ranges, resolve_model
 from .profiler import (
     device_facts,
-    export_once,
     import_torch,
     profiler_running,
     profiler_session,
@@ -34,6 +34,7 @@ from .profiler import (
     synchronize,
     synchronizer,
 )
+from .session_traces import guard_exports
 from .sync_lines import SyncLines, flagging_syncs
 from .triton_kernels import ir_facts, learn_triton_kernels, watch_triton_launches
 
@@ -147,7 +148,7 @@ def capture_callable(
                 if not profiler_running():
                     raise interrupted(f"profiled call {i + 1} of {calls}")
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
-    return _finished(prof, stacks, calls, tritons.names, label, meter, watch.facts(), lines)
+    return _finished(prof, stacks, calls, tritons.names, label, meter, watch.facts(), lines, keep=options.keep_traces)
 
 
 def _finished(
@@ -159,11 +160,17 @@ def _finished(
     meter: AllocatorMeter | None,
     compile_facts: CompileFacts | None,
     lines: SyncLines | None,
+    *,
+    keep: bool,
 ) -> CapturedSession:
     """The session of a stopped profiler: its events (read with the collector paused, as a
-    build runs) and what was read beside them."""
+    build runs) and what was read beside them. Its trace is kept now (exported before any later
+    session, see ``session_traces.py``) where ``keep`` says so or the running test's traces will
+    be saved; else only while it is the newest session can it be exported."""
     __tracebackhide__ = True
-    prof = export_once(prof)
+    trace = guard_exports(prof)
+    if keep or keeps_traces():
+        trace.keep_as_it_ends()
     with paused_gc():
         events = raw_events(prof, python_frames=stacks)
         triton = _learned_triton(events, launched)
@@ -254,5 +261,13 @@ def record_block(options: ProfileOptions = DEFAULTS) -> Iterator[Block]:
             if not profiler_running():
                 raise interrupted("the `with kernelprof.record()` block", "code in the block")
     block._session = _finished(
-        prof, stacks, block._index + 1, tritons.names, "record()", block._meter, watch.facts(), lines
+        prof,
+        stacks,
+        block._index + 1,
+        tritons.names,
+        "record()",
+        block._meter,
+        watch.facts(),
+        lines,
+        keep=options.keep_traces,
     )

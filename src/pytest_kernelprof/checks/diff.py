@@ -140,24 +140,46 @@ def _fusions(
     return tuple(fusions)
 
 
+# What a GEMM's epilogue computes, as the op of the kernel it takes over: a bias epilogue is
+# the add that a separate kernel did before.
+_EPILOGUE_OPS = {"bias": "add"}
+# The work a GEMM kernel does besides its epilogue, as an op no kernel name holds: a GEMM with a
+# bias epilogue takes over a plain GEMM and an add kernel, and fuses them.
+_GEMM_WORK = "<gemm>"
+
+
 def _ops(kernel: KernelName) -> frozenset[str]:
     """A kernel's ops as fusion compares them: Inductor names its kernels after the ATen ops it
-    lowered (``_softmax``, ``_unsafe_view``), eager kernels after the public op (``softmax``)."""
-    return frozenset(op.lstrip("_") for op in kernel.fused_ops)
+    lowered (``_softmax``, ``_unsafe_view``), eager kernels after the public op (``softmax``);
+    a GEMM computes the GEMM itself and what its epilogue does (``bias``: an add)."""
+    ops = frozenset(op.lstrip("_") for op in kernel.fused_ops)
+    if kernel.kind != "gemm":
+        return ops
+    return frozenset({_GEMM_WORK, *(_EPILOGUE_OPS.get(op, op) for op in ops)})
 
 
 def _describe(kernel: KernelName) -> str:
+    dtype = f" {kernel.dtype}" if kernel.dtype else ""
     layout = f" {kernel.layout}" if kernel.layout else ""
     ops = f" [{','.join(kernel.fused_ops)}]" if kernel.fused_ops else ""
-    return f"{kernel.kind}/{kernel.family}{layout}{ops}  {display_name(kernel.name)}"
+    return f"{kernel.kind}/{kernel.family}{dtype}{layout}{ops}  {display_name(kernel.name)}"
+
+
+def _fused_part(kernel: KernelName) -> str:
+    """A kernel a fusion took over, in its ``fused:`` line: ``gelu (aten pointwise)``, and a
+    kernel of no named op by what it is (``nvjet gemm``)."""
+    what = f"{kernel.family} {kernel.kind}"
+    return f"{','.join(kernel.fused_ops)} ({what})" if kernel.fused_ops else what
 
 
 def _differences(before: KernelName, after: KernelName, label_a: str, label_b: str) -> list[str]:
-    """What tells two kernels of one shape apart: the name, the op that launched them (a
-    ``Kernel``'s or a stored kernel's; a bare decoded name has none)."""
+    """What tells two kernels of one shape apart: the name, the dtype, the op that launched them
+    (a ``Kernel``'s or a stored kernel's; a bare decoded name has none)."""
     lines = []
     if before.name != after.name:
         lines.append(f"renamed in {label_b}: {display_name(after.name)}")
+    if before.dtype != after.dtype and before.dtype and after.dtype:
+        lines.append(f"dtype: {before.dtype} in {label_a}, {after.dtype} in {label_b}")
     op_a, op_b = getattr(before, "op", None), getattr(after, "op", None)
     if op_a != op_b:
         lines.append(f"op: {op_a or '-'} in {label_a}, {op_b or '-'} in {label_b}")
@@ -170,8 +192,7 @@ def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> lis
     removed kernels no added kernel took over, so that every removed kernel is told once."""
     lines = _repeats_folded([_change_lines(change, label_a, label_b) for change in diff.changes])
     fusions = Counter(
-        (" + ".join(f"{','.join(k.fused_ops)} ({k.family} {k.kind})" for k in covered), display_name(fused.name))
-        for covered, fused in diff.fusions
+        (" + ".join(_fused_part(k) for k in covered), display_name(fused.name)) for covered, fused in diff.fusions
     )
     lines.extend(f"fused: {shown} -> {name}{_times(count)}" for (shown, name), count in fusions.items())
     fused_away = {id(kernel) for covered, _ in diff.fusions for kernel in covered}
@@ -247,6 +268,24 @@ def count_changes(before: Sequence[KernelName], after: Sequence[KernelName]) -> 
     """``kind: 2 -> 1`` for each kind whose count changed."""
     a, b = Counter(k.kind for k in before), Counter(k.kind for k in after)
     return [f"{kind}: {a[kind]} -> {b[kind]}" for kind in sorted(set(a) | set(b)) if a[kind] != b[kind]]
+
+
+def dtype_changes(before: Sequence[KernelName], after: Sequence[KernelName]) -> list[str]:
+    """``gemm: bf16 1 -> 0, fp32 0 -> 1`` for each kind whose kernels moved between dtypes: the
+    dtypes known on both sides differ, or more than one dtype's count changed (a count that
+    changed alone is a count change). Each dtype whose count changed is listed, ``?`` for
+    kernels of unknown dtype."""
+    lines = []
+    for kind in sorted({k.kind for k in (*before, *after)}):
+        a = Counter(k.dtype or "?" for k in before if k.kind == kind)
+        b = Counter(k.dtype or "?" for k in after if k.kind == kind)
+        known_a, known_b = {d for d in a if d != "?"}, {d for d in b if d != "?"}
+        changed = [d for d in sorted(set(a) | set(b), key=lambda d: (d == "?", d)) if a[d] != b[d]]
+        if not known_a or not known_b or (known_a == known_b and len(changed) < 2):
+            continue
+        if changed:
+            lines.append(f"{kind}: " + ", ".join(f"{d} {a[d]} -> {b[d]}" for d in changed))
+    return lines
 
 
 def time_change(before_us: float, after_us: float) -> str:

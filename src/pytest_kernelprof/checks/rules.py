@@ -34,9 +34,8 @@ from ..decode import DTYPES, FAMILIES, KINDS, LAYOUTS
 from ..errors import CannotTellError, ForbiddenError, NoDeviceActivityError
 from ..health import format_bytes
 from ..model import Kernel, KernelProfile, kernel_table
-from ..model.kernels import name_matches_shown
 from ..model.unknowns import warn_undecided
-from ..tables import format_us, render_table
+from ..tables import format_us, name_matches, render_table
 from .metrics import METRICS, read_metric
 
 KERNEL_FIELDS = ("kind", "family", "dtype", "layout", "name")
@@ -56,6 +55,9 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "m
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _METRIC = re.compile(r"^([a-z_]+)(>=|<=|==|!=|>|<)(.+)$")
 _FIELD = re.compile(r"^([a-z_]+)=(.+)$")
+# A condition: a word, or a field whose value is in double quotes, one value that may hold
+# spaces and commas (a kernel name as the outputs show it: name="f<8, g<float> >").
+_WORD = re.compile(r'[a-z_]+="[^"]*"|\S+')
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
 
 
@@ -96,7 +98,7 @@ class Rule:
             if actual is None:
                 return False
             if field in ("name", "op"):
-                if not any(_glob(actual, v) for v in values):
+                if not any(_glob(field, actual, v) for v in values):
                     return False
             elif actual not in values:
                 return False
@@ -110,7 +112,7 @@ class Rule:
         for field, values in self.fields:
             if field in ("name", "op"):
                 actual = kernel.op if field == "op" else kernel.name
-                if actual is None or not any(_glob(actual, v) for v in values):
+                if actual is None or not any(_glob(field, actual, v) for v in values):
                     return False
                 continue
             actual = getattr(kernel, field)
@@ -131,9 +133,9 @@ class Rule:
         return any(fnmatch.fnmatchcase(op_name, v) for v in values)
 
 
-def _glob(name: str, pattern: str) -> bool:
-    # Tables show kernel names without a leading "void ", shortened: a name copied from one must match.
-    return fnmatch.fnmatchcase(name, pattern) or name_matches_shown(name, pattern)
+def _glob(field: str, actual: str, pattern: str) -> bool:
+    # Outputs show kernel names shortened, without a leading "void ": a name copied from one must match.
+    return name_matches(actual, pattern) if field == "name" else fnmatch.fnmatchcase(actual, pattern)
 
 
 def _number(value: float) -> str:
@@ -148,7 +150,7 @@ def parse_rule(line: str, families: Sequence[str] = ()) -> Rule:
     if not colon or not _NAME.match(name):
         raise ValueError("expected 'NAME: CONDITION ... | REASON', a rule name (letters, digits, - _ .) and a ':'")
     body, _, reason = rest.partition("|")
-    words = body.split()
+    words = _WORD.findall(body)
     if not words:
         raise ValueError(f"rule {name!r} has no condition (such as kind=gemm, op=aten::*_math or syncs>0)")
     fields: list[tuple[str, tuple[str, ...]]] = []
@@ -180,7 +182,8 @@ def _parse_field(rule: str, field: str, text: str, families: Sequence[str] = ())
         raise ValueError(f"rule {rule!r}: {field} is a metric, compared with > >= < <= == or != (such as {field}>0)")
     if field not in FIELDS:
         raise ValueError(f"rule {rule!r}: unknown field {field!r}; the fields are {', '.join(FIELDS)}")
-    values = tuple(v for v in text.split(",") if v)
+    quoted = len(text) > 2 and text[0] == text[-1] == '"'
+    values = (text[1:-1],) if quoted else tuple(v for v in text.split(",") if v)
     choices = _CHOICES.get(field, ())
     if field == "family" and families:
         choices = tuple(dict.fromkeys([*choices, *families]))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..decode import KINDS
 from ..errors import CannotTellError
 from ..model import Kernel, KernelProfile
-from ..tables import display_name, render_table
+from ..tables import display_name, plural, render_table
 from .diff import diff_kernels
 from .sweep_cases import case_code, case_distance, case_size
 
@@ -96,7 +96,8 @@ def sweep_table(sweep: ProfileSweep, marked: frozenset[int] = frozenset()) -> st
         reason = cases[0].profile.call._unavailable or "no GPU activity was recorded"
         lines.append(f"no GPU activity in any case, so no kernels, launches or syncs: {reason}")
     elif not all(measured):
-        lines.append("no GPU activity in case(s) " + ", ".join(str(i) for i, m in enumerate(measured) if not m))
+        idle = [str(i) for i, m in enumerate(measured) if not m]
+        lines.append(f"no GPU activity in case{'' if len(idle) == 1 else 's'} " + ", ".join(idle))
     lines.extend(_names_that_differ([case.profile for case in cases], measured))
     return "\n".join(lines)
 
@@ -104,16 +105,17 @@ def sweep_table(sweep: ProfileSweep, marked: frozenset[int] = frozenset()) -> st
 def _head(sweep: ProfileSweep, facts: Sequence[dict[str, str]]) -> str:
     devices = sorted({f"{c.profile.device} ({c.profile.arch})" for c in sweep.cases if c.profile.device})
     where = " on " + ", ".join(devices) if devices else " (no GPU)"
-    head = f"ProfileSweep of {len(sweep.cases)} case(s) from {sweep.source}{where}"
+    head = f"ProfileSweep of {plural(len(sweep.cases), 'case')} from {sweep.source}{where}"
     compiled = [int(row["compiled"]) for row in facts if row["compiled"] != UNKNOWN]
     if any(compiled):
         head += (
-            f"; torch.compile compiled {sum(compiled)} frame(s) in {sum(c > 0 for c in compiled)} case(s), "
+            f"; torch.compile compiled {plural(sum(compiled), 'frame')} in "
+            f"{plural(sum(c > 0 for c in compiled), 'case')}, "
             "each in the case's warm-up (compiled)"
         )
     recompiled = sum(row["recompiles"] not in ("0", UNKNOWN) for row in facts)
     if recompiled:
-        head += f"; {recompiled} case(s) recompiled during their profiled calls (recompiles)"
+        head += f"; {plural(recompiled, 'case')} recompiled during their profiled calls (recompiles)"
     return head
 
 
@@ -218,7 +220,7 @@ def failure_message(
     case = sweep.cases[worst]
     verb = "broke" if expected else "held"
     lines = list(head) or [
-        f"{what} failed: the check {verb} in {len(broke)} of {len(sweep.cases)} case(s): "
+        f"{what} failed: the check {verb} in {len(broke)} of {plural(len(sweep.cases), 'case')}: "
         + "; ".join(sweep.cases[i].label for i in broke)
     ]
     lines.append(f"the smallest: {case.label}; pin it: cases=[{case_code(case.params)}]")

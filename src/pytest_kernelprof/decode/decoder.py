@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..tables import plural
 from .facts import Evidence, KernelName
 from .grammar import RULES
 from .inductor import INDUCTOR_KINDS, template_kind
@@ -161,7 +162,7 @@ class Decoder:
         self._cache: dict[tuple[str, str | None, tuple[str, ...], bool], KernelName] = {}
 
     def __repr__(self) -> str:
-        return f"Decoder({len(self.taught)} taught rule(s))"
+        return f"Decoder({plural(len(self.taught), 'taught rule')})"
 
     def teach(
         self,

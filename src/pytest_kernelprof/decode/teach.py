@@ -4,18 +4,19 @@
     *fbgemm_gpu*embedding*: kind=indexing family=fbgemm
     _rms_norm_forward_kernel: kind=reduction family=liger dtype=bf16
 
-The glob is matched against the whole kernel name, with or without a leading ``void ``
-(tables show names without it, so a name copied from a failure matches).
+The glob is matched against the whole kernel name, with or without a leading ``void ``, and
+against the name as every output shows it (``tables.display_name``): a name copied from a
+table or a failure matches its kernel.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import TeachingError
+from ..tables import name_matches
 from .facts import DTYPES, KINDS, LAYOUTS
 
 TAUGHT_FIELDS = ("kind", "family", "dtype", "layout", "part_of")
@@ -41,9 +42,7 @@ class Teaching:
         check_teaching(self.pattern, self.origin, {name: getattr(self, name) for name in TAUGHT_FIELDS})
 
     def matches(self, name: str) -> bool:
-        if fnmatch.fnmatchcase(name, self.pattern):
-            return True
-        return name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], self.pattern)
+        return name_matches(name, self.pattern)
 
     def line(self) -> str:
         facts = " ".join(f"{name}={getattr(self, name)}" for name in TAUGHT_FIELDS if getattr(self, name) is not None)

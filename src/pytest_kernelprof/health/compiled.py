@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import CannotTellError
 from ..paths import short_path as _short_path
-from ..tables import render_table
+from ..tables import plural, render_table
 
 REGION_PREFIX = "Torch-Compiled Region"
 
@@ -200,7 +200,9 @@ class CompileReport:
     def table(self) -> str:
         per_call = ", ".join(map(str, self.regions_per_call))
         ids = f" ({', '.join(i for i in self.region_ids if i)})" if any(self.region_ids) else ""
-        lines = [f"CompileReport: {self.regions} compiled region(s) entered per call{ids}; per call: {per_call}"]
+        lines = [
+            f"CompileReport: {plural(self.regions, 'compiled region')} entered per call{ids}; per call: {per_call}"
+        ]
         facts = self.facts
         if facts is None or facts.unavailable is not None:
             reason = self.unknown if facts is None else facts.unavailable

@@ -6,9 +6,8 @@ ours. The plugin shows both where pytest would show them whole, and otherwise th
 with the body in a report section, since pytest cuts a long explanation short unless run
 with ``-vv``. ``restore(message, shown, whole)`` puts the whole explanation back into the
 message pytest made of what it was shown, for the CI outputs. ``subject(*values)`` says what
-values are about, by their types: ``"syncs"`` for host syncs and copies, ``"kernels"`` for
-the rest of a profile (kernels, counts, ops, compile and memory facts), None for values that
-are not ours.
+values are about, by their types (``"syncs"`` for host syncs and copies, ``"kernels"``,
+``"ops"``, ...), None for values that are not ours.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..health import CompileReport, GraphBreak, MemoryReading, MemoryReport
-from ..tables import display_name
+from ..tables import display_name, name_is
 from . import (
     CallProfile,
     CopyList,
@@ -42,6 +41,9 @@ from . import (
 class Explanation:
     head: list[str]  # the first line is the comparison, as pytest writes it ("0 == 1")
     body: list[str]
+    # The kernels whose whole table the body is, or holds: a report that shows the explanation
+    # need not show that table again.
+    table_of: KernelList | None = None
 
     def fits(self, max_lines: int, max_chars: int) -> bool:
         """Whether pytest shows head and body whole under its limits (0: no limit)."""
@@ -127,7 +129,7 @@ def explain(op: str, left: object, right: object) -> Explanation | None:
             head = [f"{_short(left)} {op} {_short(right)}"]
             if not kernels.measured:
                 return Explanation([*head, f"no GPU activity was recorded: {side!r}"], [])
-            return Explanation([*head, "the kernels:"], kernels.table().splitlines())
+            return Explanation([*head, "the kernels:"], kernels.table().splitlines(), kernels)
     return None
 
 
@@ -145,13 +147,15 @@ def _count(op: str, count: KernelCount, other: object, flipped: bool) -> Explana
         head.extend(kernels.nearest_lines(count.pattern))
     head.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype))
     marked = frozenset(count.matched)
-    return Explanation(head, kernels.table(marked=marked).splitlines())
+    return Explanation(head, kernels.table(marked=marked).splitlines(), kernels)
 
 
 def _names(kernels: KernelList, expected: Sequence[object]) -> Explanation:
     if not kernels.measured or not all(isinstance(name, str) for name in expected):
         head = [f"{kernels!r} == {_short(list(expected))}"]
-        return Explanation([*head, "the kernels:"], kernels.table().splitlines() if kernels.measured else [])
+        if not kernels.measured:
+            return Explanation([*head, "the kernels:"], [])
+        return Explanation([*head, "the kernels:"], kernels.table().splitlines(), kernels)
     names = [display_name(n) for n in kernels.names]
     wanted = [display_name(str(n)) for n in expected]
     head = [
@@ -159,7 +163,7 @@ def _names(kernels: KernelList, expected: Sequence[object]) -> Explanation:
         f"the kernel names differ: {len(wanted)} expected, {len(names)} ran (- expected, + this run)",
     ]
     diff = [line for line in difflib.ndiff(wanted, names) if not line.startswith("?")]
-    return Explanation(head, [*diff, "the kernels:", *kernels.table().splitlines()])
+    return Explanation(head, [*diff, "the kernels:", *kernels.table().splitlines()], kernels)
 
 
 def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
@@ -168,41 +172,40 @@ def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
         return Explanation([*head, "no GPU activity was recorded"], [])
     if op == "in":
         head.append("no kernel has that exact name (prof.kernels.count('glob*') matches patterns)")
-        head.extend(kernels.nearest_lines(name))
-    marked = frozenset(i for i, k in enumerate(kernels) if k.name == name)
-    return Explanation(head, kernels.table(marked=marked).splitlines())
+        head.extend(kernels.nearest_lines(name, exact=True))
+    marked = frozenset(i for i, k in enumerate(kernels) if name_is(k.name, name))
+    return Explanation(head, kernels.table(marked=marked).splitlines(), kernels)
 
 
-# Host syncs and the copies that make them; Count is what SyncList.count and CopyList.count give.
-_SYNC_TYPES = (SyncList, Sync, CopyList, Count)
-_PROFILE_TYPES = (
-    KernelProfile,
-    CallProfile,
-    KernelList,
-    Kernel,
-    KernelCount,
-    OpTable,
-    Op,
-    ModuleTable,
-    ModuleView,
-    RuntimeCalls,
-    CompileReport,
-    GraphBreak,
-    MemoryReport,
-    MemoryReading,
-    MemoryOp,  # a memset (a memcpy is a copy)
+# What a value is about, the most telling first: host syncs and the copies that make them
+# (Count is what SyncList.count and CopyList.count give; a memcpy is a copy, tested below), the
+# kernels, the ops, the modules, compile and memory facts, then the profile's own numbers.
+_SUBJECTS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("syncs", (SyncList, Sync, CopyList, Count)),
+    ("kernels", (KernelList, Kernel, KernelCount)),
+    ("ops", (OpTable, Op)),
+    ("modules", (ModuleTable, ModuleView)),
+    ("compile", (CompileReport, GraphBreak)),
+    ("memory", (MemoryReport, MemoryReading, MemoryOp)),  # a memset (a memcpy is a copy)
+    ("profile", (KernelProfile, CallProfile, RuntimeCalls)),
 )
 
 
 def subject(*values: object) -> str | None:
-    """``"syncs"`` where a value is about host syncs or copies, else ``"kernels"`` where one is
-    another part of a profile, else None; a list or tuple is about what its items are."""
-    found = None
+    """What ``values`` are about, the most telling of them: ``"syncs"`` (host syncs, copies),
+    ``"kernels"``, ``"ops"``, ``"modules"``, ``"compile"``, ``"memory"``, else ``"profile"``
+    (a profile's own numbers: ``assert prof.launches == 0`` names the profile and an int), or
+    None for values that are not ours; a list or tuple is about what its items are."""
+    found = len(_SUBJECTS)
     for value in values:
         items = value if isinstance(value, list | tuple) else (value,)
         for item in items:
-            if isinstance(item, _SYNC_TYPES) or (isinstance(item, MemoryOp) and item.kind == "memcpy"):
+            if isinstance(item, MemoryOp) and item.kind == "memcpy":
                 return "syncs"
-            if isinstance(item, _PROFILE_TYPES):
-                found = "kernels"
-    return found
+            for rank, (_, types) in enumerate(_SUBJECTS[:found]):
+                if isinstance(item, types):
+                    found = rank
+                    break
+            if found == 0:
+                return "syncs"
+    return _SUBJECTS[found][0] if found < len(_SUBJECTS) else None

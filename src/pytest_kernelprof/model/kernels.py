@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import fnmatch
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..decode import DTYPES, KINDS, KernelName
-from ..tables import display_name, format_us, nearest, render_table
+from ..errors import KernelMatchError, QueryError, QueryTypeError
+from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, render_table
 from .counts import KernelCount, query_text
-from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records, plural
+from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
 from .unknowns import could_match, missing, warn_undecided
 
 Pattern = str | re.Pattern[str]
@@ -127,27 +126,13 @@ class MemoryOp:
 
 
 def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
+    """A glob matches the whole name, without its leading ``void `` or as every output shows it
+    (a name copied from a table, a failure or a diff matches its kernel); a regex is searched."""
     if pattern is None:
         return True
     if isinstance(pattern, re.Pattern):
         return pattern.search(kernel.name) is not None
-    return fnmatch.fnmatchcase(kernel.name, pattern) or name_matches_shown(kernel.name, pattern)
-
-
-def name_matches_shown(name: str, pattern: str) -> bool:
-    """Whether the glob matches ``name`` as tables, failures, diffs and reprs show it
-    (:func:`~pytest_kernelprof.tables.display_name`, one rule everywhere), or without its leading
-    "void ". A name copied from any of them matches its kernel, brackets included."""
-    if name.startswith("void ") and fnmatch.fnmatchcase(name[len("void ") :], pattern):
-        return True
-    shown = _shown_name(name)
-    return shown == pattern or fnmatch.fnmatchcase(shown, pattern)
-
-
-@functools.lru_cache(maxsize=4096)
-def _shown_name(name: str) -> str:
-    # Cached: a query tests every kernel, and a profile repeats a few names.
-    return display_name(name)
+    return name_matches(kernel.name, pattern)
 
 
 def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> bool:
@@ -161,7 +146,7 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: s
 def _check_kind(kind: str | None) -> None:
     __tracebackhide__ = True
     if kind is not None and kind not in KINDS:
-        raise ValueError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
+        raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
 
 
 def _check_dtype(dtype: str | None) -> None:
@@ -169,13 +154,15 @@ def _check_dtype(dtype: str | None) -> None:
     if dtype is not None and dtype not in DTYPES:
         close = nearest(dtype.removeprefix("torch.").replace("float", "fp"), DTYPES, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"unknown dtype {dtype!r}{hint}; the dtypes are: {', '.join(DTYPES)}")
+        raise QueryError(f"unknown dtype {dtype!r}{hint}; the dtypes are: {', '.join(DTYPES)}")
 
 
 def _check_pattern(pattern: object) -> None:
     __tracebackhide__ = True
     if pattern is not None and not isinstance(pattern, str | re.Pattern):
-        raise TypeError(f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}")
+        raise QueryTypeError(
+            f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}"
+        )
 
 
 def kernel_table(
@@ -225,11 +212,12 @@ class KernelList(_Records[Kernel]):
             return self._items() == other._items()
         if isinstance(other, list | tuple):
             if all(isinstance(item, str) for item in other):
-                return [k.name for k in self._items()] == list(other)
+                kernels = self._items()
+                return len(kernels) == len(other) and all(map(name_is, (k.name for k in kernels), other))
             if all(isinstance(item, Kernel) for item in other):
                 return list(self._items()) == list(other)
             kinds = ", ".join(sorted({type(item).__name__ for item in other}))
-            raise TypeError(
+            raise QueryTypeError(
                 f"a KernelList compares with a list of kernel names (str) or of Kernels, not of {kinds}: "
                 "write prof.kernels == ['name', ...], prof.kernels.names == [...] or "
                 "[k.kind for k in prof.kernels] == [...]"
@@ -237,10 +225,11 @@ class KernelList(_Records[Kernel]):
         return NotImplemented
 
     def __contains__(self, item: object) -> bool:
-        """``"name" in prof.kernels`` asks for a kernel of that exact name (``matching()`` takes patterns)."""
+        """``"name" in prof.kernels`` asks for a kernel of that exact name: whole, without its
+        leading ``void `` or as every output shows it (``matching()`` takes patterns)."""
         __tracebackhide__ = True
         if isinstance(item, str):
-            return any(k.name == item for k in self._items())
+            return any(name_is(k.name, item) for k in self._items())
         return item in self._items()
 
     @property
@@ -294,7 +283,7 @@ class KernelList(_Records[Kernel]):
             return []
         rows = ", ".join(f"#{i}" for i in undecided)
         facts = " or ".join(sorted({missing(self._loaded()[i])[0] for i in undecided}))
-        return [f"{len(undecided)} kernel(s) of unknown {facts} ({rows}) could be it: teach the decoder"]
+        return [f"{plural(len(undecided), 'kernel')} of unknown {facts} ({rows}) could be it: teach the decoder"]
 
     def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> None:
         __tracebackhide__ = True
@@ -319,7 +308,8 @@ class KernelList(_Records[Kernel]):
         return KernelCount(matched, self, pattern, kind, dtype)
 
     def one(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | None = None) -> Kernel:
-        """The single kernel that matches, or an AssertionError with the table and near names."""
+        """The single kernel that matches, or a :class:`KernelMatchError` (an ``AssertionError``)
+        with the table and near names."""
         __tracebackhide__ = True
         _check_pattern(pattern)
         _check_kind(kind)
@@ -348,14 +338,25 @@ class KernelList(_Records[Kernel]):
         lines.extend(self.undecided_lines(pattern, kind, dtype))
         if not found:
             lines.extend(self.nearest_lines(pattern))
-        raise AssertionError("\n".join(lines))
+        error = KernelMatchError("\n".join(lines))
+        error.kernels = self
+        raise error
 
-    def nearest_lines(self, pattern: Pattern | None) -> list[str]:
-        """``nearest names: ...`` for a glob that matched nothing (none for other queries)."""
+    def nearest_lines(self, pattern: Pattern | None, *, exact: bool = False) -> list[str]:
+        """For a glob (``exact``: a name, as ``in`` asks) that matched nothing: the nearest names,
+        as every output shows them, none of which the query itself matches; where the glob
+        matches kernels by name and other conditions ruled them out, which kernels those are."""
         if not isinstance(pattern, str):
             return []
-        close = nearest(pattern, self.names)
-        return ["nearest names: " + ", ".join(display_name(n) for n in close)] if close else []
+        kernels = self._items()
+        if not exact:
+            named = [f"#{i}" for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
+            if named:
+                return [f"{pattern!r} matches {', '.join(named)} by name: their kind or dtype ruled them out"]
+        # Near the whole name or the shown one; none is the query's own: it would have matched.
+        shown = {form: display_name(k.name) for k in kernels for form in (k.name, display_name(k.name))}
+        close = list(dict.fromkeys(shown[name] for name in nearest(pattern, shown, n=6)))[:3]
+        return ["nearest names: " + ", ".join(map(repr, close))] if close else []  # quoted: names hold ", "
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
         """The kernel table; rows whose index is in ``marked`` get a ``*``. A display, so it does

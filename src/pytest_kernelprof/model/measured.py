@@ -63,10 +63,6 @@ UNMEASURED_TABLE = "(unmeasured: no GPU activity recorded)"
 MODULE_RANGE_PREFIX = "nn.Module: "
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 T = TypeVar("T")
 RecordsT = TypeVar("RecordsT", bound="_Records[Any]")
 

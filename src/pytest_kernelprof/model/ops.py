@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError
-from ..tables import format_us, nearest, render_table
+from ..tables import format_us, nearest, plural, render_table
 from .kernels import KernelList
-from .measured import MODULE_RANGE_PREFIX, plural
+from .measured import MODULE_RANGE_PREFIX
 
 V = TypeVar("V")
 
@@ -184,9 +184,9 @@ class ModuleView:
 
     def __repr__(self) -> str:
         if not self.op.kernels.measured:
-            return f"ModuleView({self.name}: {self.count} call(s), no GPU activity recorded)"
+            return f"ModuleView({self.name}: {plural(self.count, 'call')}, no GPU activity recorded)"
         return (
-            f"ModuleView({self.name}: {self.count} call(s), {len(self.kernels)} kernels, "
+            f"ModuleView({self.name}: {plural(self.count, 'call')}, {plural(len(self.kernels), 'kernel')}, "
             f"{format_us(self.device_time_us)} us on the GPU):\n{self.kernels.table()}"
         )
 

@@ -21,9 +21,9 @@ from ..health import (
     memory_report,
     region_ids,
 )
-from ..tables import format_us
+from ..tables import format_us, plural
 from .kernels import Kernel, KernelList, MemoryOp
-from .measured import needs_measurement, plural
+from .measured import needs_measurement
 from .ops import ModuleTable, ModuleView, OpTable
 from .records import CopyList, RuntimeCalls, SyncList
 
@@ -127,6 +127,7 @@ class CallProfile:
     _graph_launches: int = field(default=0, repr=False)
     _gpu_busy_us: float = field(default=0.0, repr=False)
     _gpu_work_us: float = field(default=0.0, repr=False)
+    _gpu_idle: tuple[tuple[float, float], ...] = field(default=(), repr=False)
 
     @property
     def _unavailable(self) -> str | None:
@@ -183,6 +184,14 @@ class CallProfile:
         it ran: within the host span or after the host returned. ``kernels.total_us`` exceeds it
         only where kernels overlapped (several streams)."""
         return self._gpu_work_us
+
+    @property
+    @needs_measurement
+    def gpu_idle_spans(self) -> tuple[tuple[float, float], ...]:
+        """Where in the host span no kernel or memory op ran on the GPU: ``(start_us, end_us)``
+        from the call's start (as ``Kernel.start_us``), in order, the wait for the first kernel
+        included. What ``gpu_idle_fraction`` counts: their total is ``wall_us - gpu_busy_us``."""
+        return self._gpu_idle
 
     @property
     def gpu_idle_fraction(self) -> float:
@@ -353,25 +362,31 @@ class KernelProfile:
         per_call.sort(key=lambda o: o.fraction)
         return per_call[len(per_call) // 2]
 
-    def table(self) -> str:
+    def table(self, *, kernels: str | None = None) -> str:
+        """The profile as text: where it came from, its kernel table, then its memory ops,
+        launches, host span and syncs. ``kernels``: a line to put in place of the kernel table
+        (a report that has shown that table already says so)."""
         where = f"{self.device} ({self.arch})" if self.device else "no GPU"
-        head = f"KernelProfile from {self.source} on {where}: {len(self.calls)} call(s)"
+        head = f"KernelProfile from {self.source} on {where}: {plural(len(self.calls), 'call')}"
         if self.varied:
             head += ", calls launched different kernel sequences"
         if not self.has_device_activity:
             reason = self._unavailable or ""
             return f"{head}\nno GPU activity: {reason}\n{self.call.ops.table()}"
-        memory = f"\n+ {len(self.call.memory_ops)} memory op(s) per call" if self.call.memory_ops else ""
-        return f"{head}\n{self.call.kernels.table()}{memory}\n{self.host_summary()}"
+        memory_ops = self.call.memory_ops
+        memory = f"\n+ {plural(len(memory_ops), 'memory op')} per call" if memory_ops else ""
+        table = self.call.kernels.table() if kernels is None else kernels
+        return f"{head}\n{table}{memory}\n{self.host_summary()}"
 
     def host_summary(self) -> str:
         """Launches, host span, GPU idle share and the host syncs, as the profile table ends."""
         graphs = f" ({self.graph_launches} graph)" if self.graph_launches else ""
-        line = f"per call: {self.launches} launch(es){graphs}, {gpu_time_line(self)}"
+        launches = f"{self.launches} launch{'' if self.launches == 1 else 'es'}"
+        line = f"per call: {launches}{graphs}, {gpu_time_line(self)}"
         syncs = self.syncs
         if not syncs:
             return f"{line}, no host syncs"
-        return f"{line}, {len(syncs)} host sync(s):\n{syncs.table()}"
+        return f"{line}, {plural(len(syncs), 'host sync')}:\n{syncs.table()}"
 
     def __repr__(self) -> str:
         # One line, as KernelList's; the table is table(), and what IPython shows.

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..decode.sync_calls import DIRECTIONS, HOST_MEMORY, SYNC_KINDS, api_name, memcpy_kind
+from ..errors import QueryError
 from ..tables import format_us, render_table
 from .kernels import MemoryOp
 from .measured import _Measured, _Records, needs_measurement
@@ -113,7 +114,7 @@ class Sync:
 def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
     __tracebackhide__ = True
     if value is not None and value not in choices:
-        raise ValueError(f"unknown {what} {value!r}; the {what}s are: {', '.join(choices)}")
+        raise QueryError(f"unknown {what} {value!r}; the {what}s are: {', '.join(choices)}")
 
 
 def _filters(**given: Any) -> str:

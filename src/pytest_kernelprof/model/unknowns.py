@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from ..decode import KernelName
 from ..decode.templates import split_head
 from ..errors import UndecodedKernelWarning
-from ..tables import display_name, printable
+from ..tables import display_name, plural, printable
 
 SHOWN = 5  # kernels listed in one warning; the rest are counted
 
@@ -104,7 +104,7 @@ def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
     distinct = list({kernel.name: kernel for kernel in kernels}.values())
     unknown = sorted({missing(kernel)[0] for kernel in distinct})
     lines = [
-        f"{question} may not hold: {len(kernels)} kernel(s) of unknown {' or '.join(unknown)} could change it:",
+        f"{question} may not hold: {plural(len(kernels), 'kernel')} of unknown {' or '.join(unknown)} could change it:",
         *describe(distinct),
         "Teach the decoder what they are (pytest.ini), or kernelprof.teach(GLOB, ...) in the test:",
         *(f"  {line}" for line in how_to_teach(distinct[:SHOWN])),
@@ -120,7 +120,7 @@ def unplaced_summary(seen: Mapping[str, tuple[str, str]]) -> list[str]:
     """The end-of-run section on the kernel names no evidence placed (``name -> (launching op,
     first node id)``): its title, then its lines, with how to teach the first of them."""
     names = sorted(seen)
-    lines = [f"kernelprof: {len(names)} kernel name(s) no evidence could place"]
+    lines = [f"kernelprof: {plural(len(names), 'kernel name')} no evidence could place"]
     for name in names[:UNPLACED_SHOWN]:
         op, nodeid = seen[name]
         launched = f"launched by {printable(op)}; " if op else ""

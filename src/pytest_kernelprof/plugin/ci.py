@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..errors import BaselineMismatchError, ForbiddenError, KernelProfError
+from ..errors import ForbiddenError, KernelProfError
+from ..reports.categories import of_error
 from .books import COMPARED_KEY, EXPLAINED_KEY
 from .settings import SETTINGS_KEY
 
@@ -36,17 +37,10 @@ if TYPE_CHECKING:
     from ..reports.records import Failure, ReportRecord, SyncSite
     from .books import Books
 
-# What a failure was about, worst first (the summary's order).
-CATEGORIES = ("rule", "baseline", "syncs", "kernels")
 # Of a failure's message, kept for the summary: a kernel table of a couple of hundred kernels
 # whole, and ten failures (the summary shows ten) well inside GitHub's 1 MiB a step's summary.
 MESSAGE_LINES = 250
 MESSAGE_CHARS = 50_000
-# Errors whose type says what the failure was about; any other KernelProfError is about the profile.
-ERROR_CATEGORIES: tuple[tuple[type[KernelProfError], str], ...] = (
-    (ForbiddenError, "rule"),
-    (BaselineMismatchError, "baseline"),
-)
 # The metrics of rules whose breaks the summary and annotations point at syncs for.
 SYNC_METRICS = frozenset(("syncs", "dtoh_copies"))
 
@@ -68,14 +62,14 @@ def summary_path(config: pytest.Config) -> Path | None:
 
 
 def category(error: BaseException, profiled: bool, about: str | None = None) -> str | None:
-    """What a test's failure was about (one of CATEGORIES), or None where it was not about a
-    profile: by the exception's type, else, for a plain assertion in a test that profiled, by
-    ``about``, what the assertion compared or named ("syncs", "kernels", "baseline", None)."""
-    for error_type, name in ERROR_CATEGORIES:
-        if isinstance(error, error_type):
-            return name
-    if isinstance(error, KernelProfError):
-        return "kernels"
+    """What a test's failure was about (a name of ``reports/categories.py``), or None where it
+    was not about a profile: by the type of an error this package raised (a failed ``one()``,
+    an op lookup, a dtype it does not know, no GPU activity ...), else, for a plain assertion in
+    a test that profiled, by ``about``, what the assertion compared or named ("syncs",
+    "kernels", "ops", "baseline", ..., None)."""
+    named = of_error(error)
+    if named is not None:
+        return named
     if not isinstance(error, AssertionError):
         return None
     if about == "baseline":  # ``assert prof == kernel_baseline``

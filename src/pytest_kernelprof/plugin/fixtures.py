@@ -38,10 +38,13 @@ PROFILERS_KEY: pytest.StashKey[list[_Captures]] = pytest.StashKey()
 def _kernelprof_reports(request: pytest.FixtureRequest) -> Iterator[None]:
     """Open the test's list of profilers for the profiles taken without the ``kernelprof``
     fixture (``pytest_kernelprof.profile``, ``Profiler()``, ``load_trace``), so that the test's
-    reports show them too (``running.py``, a leaf: no profile model is imported here)."""
+    reports show them too (``running.py``, a leaf: no profile model is imported here); and say
+    whether its traces will be saved, so that each profile keeps its trace as its session ends."""
     from ..running import close_test, open_test
 
-    before = open_test(request.node.stash.setdefault(PROFILERS_KEY, []))
+    settings = request.config.stash.get(SETTINGS_KEY, Settings())
+    saved = settings.trace_dir is not None and settings.save != "none"
+    before = open_test(request.node.stash.setdefault(PROFILERS_KEY, []), keep_traces=saved)
     try:
         yield
     finally:

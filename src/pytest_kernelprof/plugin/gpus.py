@@ -38,9 +38,8 @@ class GpuSpec:
         if self.indices is not None:
             bad = [i for i in self.indices if i >= len(visible)]
             if bad:
-                raise GpuSpecError(
-                    f"GPU index {bad[0]} is out of range: {len(visible)} GPU(s) visible ({','.join(visible)})"
-                )
+                gpus = f"{len(visible)} GPU{'' if len(visible) == 1 else 's'}"
+                raise GpuSpecError(f"GPU index {bad[0]} is out of range: {gpus} visible ({','.join(visible)})")
             return [visible[i] for i in self.indices]
         if self.count is not None:
             if self.count > len(visible):

@@ -358,21 +358,27 @@ def pytest_runtest_makereport(
         pending.clear()
     compared = item.config.stash.get(COMPARING_KEY, [])
     explained = item.config.stash.get(EXPLAINING_KEY, [])
+    tabled = item.config.stash.get(TABLING_KEY, [])
     if report.when == "call":
         item.stash[COMPARED_KEY], item.stash[EXPLAINED_KEY] = list(compared), list(explained)
-    compared.clear()
-    explained.clear()
-    if report.when == "call":
         captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
         if captures:
-            from .report_sections import report_sections
+            from .report_sections import report_sections, tables_shown
 
             settings = item.config.stash[SETTINGS_KEY]
             report.sections.extend(
                 report_sections(
-                    item.nodeid, captures, failed=report.failed, trace_dir=settings.trace_dir, save=settings.save
+                    item.nodeid,
+                    captures,
+                    failed=report.failed,
+                    trace_dir=settings.trace_dir,
+                    save=settings.save,
+                    shown=tables_shown(call.excinfo.value if call.excinfo else None, tabled) if report.failed else (),
                 )
             )
+    compared.clear()
+    explained.clear()
+    tabled.clear()
     if report.when == "teardown" and PROFILERS_KEY in item.stash:
         # The torch profilers hold every event of their sessions: let them go with the test.
         del item.stash[PROFILERS_KEY]
@@ -381,6 +387,9 @@ def pytest_runtest_makereport(
 
 # The explanations too long for pytest to show whole, for the report of the test that failed.
 ASSERTION_SECTIONS_KEY = pytest.StashKey[list[str]]()
+# The kernel lists whose whole table an explanation of this phase showed, with the lines pytest
+# was given (hooks below); the profile sections of the failed test's report leave those out.
+TABLING_KEY = pytest.StashKey[list[tuple[tuple[str, ...], object]]]()
 # What the failed comparisons of a phase were about ("syncs", "kernels", "baseline"), and their
 # explanations (the lines pytest was given, the whole), in order, while the phase runs (the hook
 # below is given no item); then on its item (COMPARED_KEY, EXPLAINED_KEY).
@@ -409,6 +418,8 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, righ
     shown, section = explanation.shown(*assertion_budget(config))
     # For the CI outputs (ci.py): the message pytest makes holds only what the terminal shows.
     config.stash.setdefault(EXPLAINING_KEY, []).append((tuple(shown), (*explanation.head, *explanation.body)))
+    if explanation.table_of is not None:
+        config.stash.setdefault(TABLING_KEY, []).append((tuple(shown), explanation.table_of))
     if section:
         config.stash.setdefault(ASSERTION_SECTIONS_KEY, []).append("\n".join(section))
     return shown

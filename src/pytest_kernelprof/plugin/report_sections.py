@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..capture import device_facts, package_versions
+from ..errors import KernelMatchError, TraceNotKeptError
 from ..paths import trace_file_name
 from ..reports.records import Unplaced
 
@@ -20,19 +21,48 @@ if TYPE_CHECKING:
 SHOWN_PROFILES = 3  # the last profiles of a failing test, whose tables go into its report
 
 
+# In place of a profile's kernel table that the failure showed whole already.
+SHOWN_ABOVE = "(its kernel table is shown above, with the failure)"
+
+
 def report_sections(
-    nodeid: str, captures: Sequence[Capture], *, failed: bool, trace_dir: Path | None, save: str
+    nodeid: str,
+    captures: Sequence[Capture],
+    *,
+    failed: bool,
+    trace_dir: Path | None,
+    save: str,
+    shown: Sequence[object] = (),
 ) -> list[tuple[str, str]]:
     """(title, text) sections for the report of a test's call phase: the kernel tables of its
-    last profiles when it failed, and the traces written under ``save`` ("failed", "all", "none")."""
+    last profiles when it failed, and the traces written under ``save`` ("failed", "all", "none").
+    ``shown``: the kernel lists whose whole table the failure showed (a failed count's
+    explanation, a failed ``one()``): a profile whose kernels those are says so in one line."""
     sections = []
     if failed:
         first = max(1, len(captures) - SHOWN_PROFILES + 1)
         for number, capture in enumerate(captures[-SHOWN_PROFILES:], start=first):
-            sections.append((f"kernelprof profile {number} of {len(captures)}", capture.profile.table()))
+            prof = capture.profile
+            above = any(prof.kernels is kernels for kernels in shown)
+            text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
+            sections.append((f"kernelprof profile {number} of {len(captures)}", text))
     if trace_dir is not None and (save == "all" or (save == "failed" and failed)):
         sections.append(("kernelprof traces", "\n".join(save_traces(trace_dir, nodeid, captures))))
     return sections
+
+
+def tables_shown(error: BaseException | None, tabled: Sequence[tuple[Sequence[str], object]]) -> list[object]:
+    """The kernel lists whose whole table a test's failure (``error``) showed: that of a failed
+    ``one()``, and those of the explanations (``tabled``: the lines pytest was given, the list)
+    of comparisons the failed assertion's message holds (one that failed inside ``pytest.raises``
+    is not in it)."""
+    shown = [error.kernels] if isinstance(error, KernelMatchError) and error.kernels is not None else []
+    if tabled and isinstance(error, AssertionError):
+        from ..model.explain import restore
+
+        message = str(error)
+        shown += [kernels for lines, kernels in tabled if restore(message, lines, lines) is not None]
+    return shown
 
 
 def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture]) -> list[str]:
@@ -42,7 +72,7 @@ def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture]) -> li
         path = directory / trace_file_name(nodeid, index)
         try:
             capture.export_trace(path)
-        except OSError as exc:
+        except (OSError, TraceNotKeptError) as exc:
             written.append(f"{path}: not written ({exc})")
         else:
             written.append(f"{path}  (kernelprof show {path})")

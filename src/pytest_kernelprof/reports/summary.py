@@ -2,13 +2,14 @@
 ``--kernelprof-summary=PATH``) at the end of the session.
 
 Three parts, each left out when empty, each worst first and cut at a limit with a count
-of the rest: the tests that failed on kernels, syncs, rules or baselines (rule breaks, then
-baseline regressions, then syncs, then other kernel assertions), each with its whole message
-(the kernel table or diff, as ``plugin/ci.py`` recorded it, not as the terminal cut it) folded
-under a ``<details>``; what the run did to baselines (written, updated, improved, unused);
-the kernel names the decoder could not place, the most frequent first; then the lines
-``pytest_kernelprof_summary`` implementations add. Nothing is written where there is nothing
-to say.
+of the rest: the tests that failed on their profiles, by category worst first (rule breaks,
+baseline regressions, profiles with no GPU activity, syncs, kernel assertions, ... as
+``categories.py`` orders them) and within a category by file and line (a run's order under
+xdist is no order to read in), each with its whole message (the kernel table or diff, as
+``plugin/ci.py`` recorded it, not as the terminal cut it) folded under a ``<details>``;
+what the run did to baselines (written, updated, improved, unused); the kernel names the
+decoder could not place, the most frequent first; then the lines ``pytest_kernelprof_summary``
+implementations add. Nothing is written where there is nothing to say.
 
 It reads each test's record (records.py), as the run's books merged them.
 """
@@ -19,29 +20,13 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..tables import printable
+from ..tables import display_name, printable
+from .categories import ORDER, words
 from .records import Failure, ReportRecord
 
 MAX_FAILURES = 10
 MAX_NAMES = 15
 MAX_BASELINE_LINES = 20
-NAME_CHARS = 160
-
-_ORDER = {"rule": 0, "baseline": 1, "syncs": 2, "kernels": 3}
-# What the tests of each category failed on, in words (one test, several): a heading says
-# "2 tests failed on host syncs", never "(2 syncs)", which reads as a count of syncs.
-_ON = {
-    "rule": ("a kernelprof_forbid rule", "kernelprof_forbid rules"),
-    "baseline": ("its kernel baseline", "their kernel baselines"),
-    "syncs": ("host syncs", "host syncs"),
-    "kernels": ("a kernel assertion", "kernel assertions"),
-}
-_WHAT = {
-    "rule": "broke a kernelprof_forbid rule",
-    "baseline": "differs from its kernel baseline",
-    "syncs": "failed on host syncs",
-    "kernels": "failed on a kernel assertion",
-}
 
 
 def _fence(text: str) -> str:
@@ -60,27 +45,33 @@ def _cell(text: str) -> str:
     return _code(text).replace("|", "\\|")
 
 
-def _location(failure: Failure, rootpath: Path) -> str:
+def _location(failure: Failure, rootpath: Path, *, line: bool = True) -> str:
     file = Path(failure.file)
     try:
         shown = file.resolve().relative_to(rootpath.resolve()).as_posix()
     except ValueError:
         shown = file.as_posix()
-    return f"{shown}:{failure.line}" if failure.line else shown
+    return f"{shown}:{failure.line}" if failure.line and line else shown
 
 
 def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
-    failed = sorted(
-        ((nodeid, test.failure) for nodeid, test in tests.items() if test.failure is not None),
-        key=lambda item: (_ORDER.get(item[1].category, 9), item[0]),
-    )
+    def place(item: tuple[str, Failure]) -> tuple[int, str, int, str]:
+        nodeid, failure = item
+        return (
+            ORDER.get(failure.category, len(ORDER)),
+            _location(failure, rootpath, line=False),
+            failure.line or 0,
+            nodeid,
+        )
+
+    failed = sorted(((nodeid, test.failure) for nodeid, test in tests.items() if test.failure is not None), key=place)
     if not failed:
         return []
     lines = [_heading([failure.category for _, failure in failed]), ""]
     for nodeid, failure in failed[:MAX_FAILURES]:
         more = f"\n... {failure.more_lines} more lines in the job log" if failure.more_lines else ""
         lines += [
-            f"<details><summary><code>{_html(nodeid)}</code> {_WHAT.get(failure.category, 'failed')} "
+            f"<details><summary><code>{_html(nodeid)}</code> {words(failure.category).what} "
             f"at <code>{_html(_location(failure, rootpath))}</code></summary>",
             "",
             _fence(failure.message + more),
@@ -96,8 +87,8 @@ def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
 def _heading(categories: Sequence[str]) -> str:
     """``### 1 test failed on host syncs``; ``### 3 tests failed: 1 on a kernelprof_forbid rule, 2 on
     kernel assertions``."""
-    counts = {c: categories.count(c) for c in sorted(set(categories), key=lambda c: _ORDER.get(c, 9))}
-    said = [(n, _ON.get(c, ("its profile", "their profiles"))[n > 1]) for c, n in counts.items()]
+    counts = {c: categories.count(c) for c in sorted(set(categories), key=lambda c: ORDER.get(c, len(ORDER)))}
+    said = [(n, words(c).several if n > 1 else words(c).one) for c, n in counts.items()]
     tests = f"{len(categories)} test{'s' if len(categories) != 1 else ''} failed"
     if len(said) == 1:
         return f"### {tests} on {said[0][1]}"
@@ -152,9 +143,8 @@ def _names(records: Mapping[str, ReportRecord]) -> list[str]:
         "|---|--:|--:|---|",
     ]
     for name in ranked[:MAX_NAMES]:
-        shown = name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 3] + "..."
         first = min(tests[name])
-        lines.append(f"| {_cell(shown)} | {counts[name]} | {len(tests[name])} | {_cell(first)} |")
+        lines.append(f"| {_cell(display_name(name))} | {counts[name]} | {len(tests[name])} | {_cell(first)} |")
     if len(ranked) > MAX_NAMES:
         lines.append(f"\n... and {len(ranked) - MAX_NAMES} more names.")
     lines.append("")

@@ -3,9 +3,12 @@
 One file, no network: the data is a JSON block in the page and the drawing is a few KB of
 plain JavaScript that makes one SVG ``rect`` per kernel (the page around the data, script
 included, is ``timeline.html``, package data). Lanes: the host (kernel launches, host
-syncs) and one per CUDA stream (kernels coloured by kind, memcpys with DtoH copies marked,
-the GPU's idle gaps shaded). Hover shows a kernel's name, op, module and duration; the
-wheel zooms, dragging pans. The page opens on the median call by host span (:func:`shown_call`:
+syncs, the host span marked) and one per CUDA stream (kernels coloured by kind, memcpys and
+memsets with DtoH copies marked, the GPU's idle time shaded: exactly the stretches of the
+host span that the call's idle share counts, ``CallProfile.gpu_idle_spans``, the wait for
+the first kernel included; work after the host span's end is no idle time; a line under the
+timeline says so, with the figures). Hover shows a kernel's name, op, module and duration;
+the wheel zooms, dragging pans. The page opens on the median call by host span (:func:`shown_call`:
 the first call carries the profiler's start-up). After drawing, the script writes what it drew
 into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
 read back from a headless browser; the page shows none of it.
@@ -16,8 +19,8 @@ never searched for placeholders) and escaped for where it lands: HTML text and a
 ``\\u`` escapes, so that no name in a trace can end the script or start markup.
 
 What the profile model has is read through its public attributes. The host's launch times
-and the memcpys' GPU times are not in the model: they are read from the Chrome trace the
-profile came from, where there is one (``kernelprof show TRACE --html``, the pages beside a
+and the memcpys' and memsets' GPU times are not in the model: they are read from the Chrome
+trace the profile came from, where there is one (``kernelprof show TRACE --html``, the pages beside a
 failing test's traces), through the trace reader and its size cap; without it the host lane
 has the syncs only.
 
@@ -38,12 +41,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..assemble.optree import is_graph_call, is_launch_range
 from ..checks.alignment import align
 from ..errors import KernelProfError
-from ..model import KernelProfile
+from ..model import KernelList, KernelProfile
 from ..paths import atomic_path
-from ..tables import display_name
-from ..traces import ANNOTATION, MEMCPY, OP, RUNTIME, STEP_PREFIX
+from ..tables import display_name, plural
+from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
 from ..traces.chrome import read_chrome_trace
 
 LAUNCH_PREFIXES = ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
@@ -52,8 +56,8 @@ TABLE_ROWS = 500  # kernel table rows drawn at first; a button draws the rest
 
 def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]]]]:
     """Per call (ProfilerStep#N, in order; the whole trace where it has none): the kernel
-    launches ``[start_us, dur_us]`` and the memcpys ``[start_us, dur_us, stream, name]``,
-    times from the start of the call as ``Kernel.start_us`` counts them. Read as
+    launches ``[start_us, dur_us]`` and the memcpys and memsets (``"copies"``)
+    ``[start_us, dur_us, stream, name]``, times from the start of the call as ``Kernel.start_us`` counts them. Read as
     ``load_trace`` reads (its reader, size cap and gzip), in time linear in the events."""
     try:
         _, events = read_chrome_trace(trace)
@@ -72,7 +76,8 @@ def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]
     calls: list[dict[str, list[list[Any]]]] = [{"launches": [], "copies": []} for _ in steps]
     for e in events:
         launch = e.category == RUNTIME and e.name.startswith(LAUNCH_PREFIXES)
-        if not launch and e.category != MEMCPY:
+        # Memsets too: GPU work the idle share counts, so the page draws what its shading leaves out.
+        if not launch and e.category not in (MEMCPY, MEMSET):
             continue
         ts, dur = e.start / 1000, round((e.end - e.start) / 1000, 3)
         # The first call (in start order) whose range holds ts: the one that starts last at or
@@ -126,6 +131,7 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
                     ref(k.name),
                     ref(k.op),
                     ref(k.module),
+                    ref(display_name(k.name)),  # as every output shows it; the whole name is the cell's title
                 ]
             )
         try:
@@ -133,9 +139,14 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
         except KernelProfError:
             syncs = []
         extra = host[number] if number < len(host) and len(host) == len(prof.calls) else {}
+        try:  # the shading: the idle stretches the call's GPU idle share counts, as the model has them
+            idle = [[round(start, 3), round(end - start, 3)] for start, end in call.gpu_idle_spans]
+        except KernelProfError:
+            idle = []
         calls.append(
             {
                 "wall": round(call.wall_us, 3),
+                "idle": idle,
                 "kernels": rows,
                 "syncs": syncs,
                 "launches": extra.get("launches", []),
@@ -153,7 +164,10 @@ def _op_table(prof: KernelProfile, number: int) -> str:
     rows = []
     try:
         ops = prof.calls[number].ops if prof.calls else prof.ops
-        names = sorted(ops.names, key=lambda name: -(ops[name].subtree_device_us or 0.0))
+        names = sorted(
+            (name for name in ops.names if not _inductors(name, ops[name].kernels)),
+            key=lambda name: -(ops[name].subtree_device_us or 0.0),
+        )
     except KernelProfError:
         return heading + "<p>no op table</p>"
     for name in names[:300]:
@@ -166,6 +180,15 @@ def _op_table(prof: KernelProfile, number: int) -> str:
     return (
         f"{heading}<table><thead><tr><th>op</th><th>count</th><th>cpu us</th><th>device us (subtree)</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>{more}"
+    )
+
+
+def _inductors(name: str, kernels: KernelList) -> bool:
+    """Whether the range ``name`` is Inductor's own, as ``Kernel.op`` reads it: the call of a
+    compiled graph (its hash changes from run to run), or the range around one kernel's launch,
+    named after it. Neither is an op; their time is in the range around them."""
+    return is_graph_call(name) or (
+        kernels.measured and len(kernels) > 0 and all(is_launch_range(name, k.name) for k in kernels)
     )
 
 
@@ -198,14 +221,14 @@ def render_page(
     trace: str | os.PathLike[str] | None = None,
     baselines: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """The page's HTML. ``trace``: the Chrome trace the profile came from (launches, memcpys);
+    """The page's HTML. ``trace``: the Chrome trace the profile came from (launches, memcpys, memsets);
     ``baselines``: (heading, side-by-side table HTML) sections, from :func:`baseline_table`."""
     host = host_records(trace) if trace is not None else []
     data = _data(prof, title, host)
     opened = shown_call(prof)
     data["open"] = opened
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
-    head = f"{len(prof.calls)} call(s) on {where}; source {prof.source}"
+    head = f"{plural(len(prof.calls), 'call')} on {where}; source {prof.source}"
     if len(prof.calls) > 1:
         head += f"; showing call {opened}, the median call by host time (pick another below)"
     side = "".join(f"<h2>{html.escape(h)}</h2>{table}" for h, table in baselines)

@@ -71,3 +71,15 @@ def test_a_captures_trace_can_be_exported_more_than_once(tmp_path: Path) -> None
     first, second = load_trace(tmp_path / "first.json.gz"), load_trace(tmp_path / "second.json")
     assert len(first.calls) == len(second.calls) == 3
     assert first.ops.names == second.ops.names
+
+
+def test_a_profiler_reads_in_one_line() -> None:
+    profiler = Profiler()
+    assert repr(profiler) == "Profiler(warmup=2, calls=3, 0 profiles taken)"
+    profiler.load_trace(Path(__file__).parents[2] / "data" / "h200_linear_eager.json.gz")
+    assert repr(profiler) == "Profiler(warmup=2, calls=3, 1 profile taken)"
+    tuned = Profiler(warmup=0, calls=1, stacks=True, modules=True)
+    tuned.teach("my_kernel*", kind="gemm")
+    tuned.teach("other*", kind="pointwise")
+    assert repr(tuned) == "Profiler(warmup=0, calls=1, stacks=True, modules=True, 2 taught rules, 0 profiles taken)"
+    assert repr(Profiler(modules=torch.nn.Linear(2, 2))).startswith("Profiler(warmup=2, calls=3, modules=Linear, ")  # type: ignore[arg-type]

@@ -46,8 +46,8 @@ def test_a_loaded_sweep_has_each_case_its_arguments_and_what_compiled() -> None:
 
 def test_the_table_shows_the_facts_that_differ_and_those_the_same_in_every_case() -> None:
     table = load_sweep(GEGLU).table()
-    assert "ProfileSweep of 8 case(s) from" in table
-    assert "torch.compile compiled 8 frame(s) in 8 case(s), each in the case's warm-up (compiled)" in table
+    assert "ProfileSweep of 8 cases from" in table
+    assert "torch.compile compiled 8 frames in 8 cases, each in the case's warm-up (compiled)" in table
     assert (
         "the same in every case: kernels 4, gemm 3, pointwise 1, launches 4, syncs 0, ops 7, regions 1, compiled 1"
         in table
@@ -72,7 +72,7 @@ def test_a_fusion_broken_at_odd_batches_fails_naming_the_smallest_and_the_neares
     assert isinstance(failure.value, AssertionError)  # a test fails, not errors
     lines = str(failure.value).splitlines()
     assert lines[0] == (
-        "sweep.every(fuses_gelu_and_mul) failed: the check broke in 4 of 8 case(s): "
+        "sweep.every(fuses_gelu_and_mul) failed: the check broke in 4 of 8 cases: "
         "hidden=1024, batch=3; hidden=1024, batch=33; hidden=4096, batch=3; hidden=4096, batch=33"
     )
     assert lines[1] == "the smallest: hidden=1024, batch=3; pin it: cases=[dict(hidden=1024, batch=3)]"
@@ -98,7 +98,7 @@ def test_none_fails_naming_the_cases_where_the_check_held() -> None:
     with pytest.raises(SweepError) as failure:
         sweep.none(fuses_gelu_and_mul)
     text = str(failure.value)
-    assert "the check held in 4 of 8 case(s): hidden=1024, batch=2;" in text
+    assert "the check held in 4 of 8 cases: hidden=1024, batch=2;" in text
     assert "the smallest: hidden=1024, batch=2;" in text
     assert "the check there: the check held" in text
     assert "left: hidden=1024, batch=3 (the nearest case that passed); right: hidden=1024, batch=2" in text

@@ -22,6 +22,7 @@ from pytest_kernelprof import (
     SweepError,
     load_sweep,
 )
+from tests import fake_gpu
 
 
 def mean_or_sum(n: int) -> Callable[[], Any]:
@@ -65,7 +66,7 @@ def test_a_cpu_sweep_compares_ops_and_raises_where_kernels_are_read(quick: Profi
     with pytest.raises(SweepError) as failure:
         sweep.every(takes_the_mean)
     text = str(failure.value)
-    assert "the check broke in 2 of 4 case(s): n=3; n=7" in text
+    assert "the check broke in 2 of 4 cases: n=3; n=7" in text
     assert "pin it: cases=[dict(n=3)]" in text
     assert "left: n=4 (the nearest case that passed); right: n=3" in text
     assert "no GPU activity in one of them: their CPU ops, by count per call" in text
@@ -115,7 +116,7 @@ def test_what_torch_compile_did_in_each_case_is_reported() -> None:
     assert [case.profile.compile.regions for case in sweep] == [1, 2, 1]
     assert [case.profile.compile.recompiles for case in sweep] == [0, 0, 0]  # all in the warm-up
     table = sweep.table()
-    assert "torch.compile compiled 4 frame(s) in 3 case(s), each in the case's warm-up (compiled)" in table
+    assert "torch.compile compiled 4 frames in 3 cases, each in the case's warm-up (compiled)" in table
     assert table.splitlines()[1].split() == ["#", "batch", "ops", "regions", "compiled"]
     with pytest.raises(SweepError, match=r"pin it: cases=\[dict\(batch=3\)\]"):
         sweep.every(lambda prof: prof.compile.regions == 1)
@@ -130,6 +131,16 @@ def test_traces_kept_while_the_cases_ran_export_and_load_back(quick: Profiler, t
     assert [case.compiled for case in loaded] == [case.compiled for case in sweep]
     with pytest.raises(ValueError, match=r"holds no trace to export: .*keep_traces=True"):
         quick.sweep(mean_or_sum, dict(n=[2])).export(tmp_path / "other")
+
+
+@pytest.mark.usefixtures("fake_gpu_sessions")
+def test_kept_traces_of_gpu_cases_keep_their_kernels(tmp_path: Path) -> None:
+    # Each case's trace is exported after the later cases ran: from what was kept as it ended.
+    sweep = Profiler().sweep(lambda n: lambda: torch.ones(n).sum(), dict(n=[1, 2, 3]), keep_traces=True)
+    loaded = load_sweep(sweep.export(tmp_path))
+    kernels = [fake_gpu.KERNELS[name] for name in fake_gpu.RECORDED]
+    assert [len(case.profile.kernels) for case in sweep] == kernels
+    assert [len(case.profile.kernels) for case in loaded] == kernels
 
 
 def test_a_case_value_json_cannot_hold_is_kept_as_its_repr(quick: Profiler, tmp_path: Path) -> None:

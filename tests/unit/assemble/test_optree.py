@@ -4,6 +4,7 @@ out, and the Triton family of kernels whose names do not say it (hand-made trace
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +125,19 @@ def test_a_liger_kernel_is_liger_by_its_function_or_by_what_capture_learned(tmp_
         ("gemm", "nvjet"),
         ("other", "unknown"),
     ]
+
+
+def test_kernels_a_cuda_graph_replays_get_their_compiled_region_as_op(trace: Callable[[str], Path]) -> None:
+    # Trial report (C): every replayed kernel read "launched by ## Call CompiledFxGraph f5fy... ##",
+    # a hash that changes from run to run.
+    graphs = load_trace(trace("decode_graphs"))
+    replayed = [k for k in graphs.kernels if k.op != "aten::_foreach_copy_"]
+    assert len(replayed) == 24
+    for kernel in replayed:
+        assert kernel.op == REGION
+        assert kernel.ops[0] == REGION
+        assert kernel.ops[-1].startswith("## Call CompiledFxGraph ")  # the chain still has the graph call
+    assert "##" not in graphs.kernels.table()
+    # As without CUDA graphs, where the Triton kernels' op is the same region.
+    compiled = load_trace(trace("decode_compiled"))
+    assert {k.op for k in compiled.kernels if k.family == "inductor"} == {REGION}

@@ -19,6 +19,7 @@ from pytest_kernelprof.decode.sync_calls import (
     sync_kind,
 )
 from pytest_kernelprof.types import Sync, SyncList
+from tests.helpers import DATA
 
 Trace = Callable[[str], Path]
 
@@ -200,8 +201,8 @@ def test_failure_reprs_name_each_sync(trace: Trace) -> None:
 
 def test_the_profile_table_ends_with_the_syncs(trace: Trace) -> None:
     text = load_trace(trace("sync_mask_index")).table()
-    assert "per call: 5 launch(es), host " in text
-    assert "1 host sync(s):" in text
+    assert "per call: 5 launches, host " in text
+    assert "1 host sync:" in text
     assert text.splitlines()[-1].split()[:3] == ["0", "cudaStreamSynchronize", "stream"]
     assert load_trace(trace("copy_dtod")).table().endswith("no host syncs")
 
@@ -249,3 +250,35 @@ def test_without_stacks_frames_are_none_not_empty(trace: Trace) -> None:
     prof = load_trace(trace("sync_mask_index"))
     assert prof.syncs[0].stack is None
     assert all(k.stack is None for k in prof.kernels)
+
+
+IDLE_TRACES = [
+    "h200_geglu_eager",
+    "h200_sync_item_stacks",
+    "h200_train_compiled",
+    "h200_decode_graphs",
+    "h100_liger_rope",
+]
+
+
+@pytest.mark.parametrize("name", IDLE_TRACES)
+def test_the_idle_spans_are_the_host_span_less_its_busy_time(name: str) -> None:
+    for call in load_trace(DATA / f"{name}.json.gz").calls:
+        spans = call.gpu_idle_spans
+        assert sum(end - start for start, end in spans) == pytest.approx(call.wall_us - call.gpu_busy_us, abs=1e-6)
+        edges = [edge for span in spans for edge in span]
+        assert edges == sorted(edges)
+        assert all(start < end for start, end in spans)
+        assert not spans or (spans[0][0] >= 0 and spans[-1][1] <= call.wall_us + 1e-9)
+        for kernel in call.kernels:  # no kernel runs in an idle span
+            start, end = kernel.start_us or 0.0, (kernel.start_us or 0.0) + kernel.duration_us
+            assert all(end <= a + 1e-6 or start >= b - 1e-6 for a, b in spans), (kernel.name, spans)
+
+
+def test_the_wait_for_the_first_kernel_is_idle() -> None:
+    call = load_trace(DATA / "h200_geglu_eager.json.gz").calls[1]
+    first = call.gpu_idle_spans[0]
+    assert first[0] == 0.0
+    assert first[1] == pytest.approx(73.0, abs=0.1)  # a memset there, then the first GEMM at 81 us
+    assert call.kernels[0].start_us == pytest.approx(81.0, abs=0.1)
+    assert call.gpu_idle_spans[-1][1] < call.wall_us  # the host returned with kernels still running

@@ -264,4 +264,4 @@ def test_per_module_kernels_and_gpu_time(tmp_path: Path) -> None:
     assert len(layer.kernels) == 3
     assert layer.self_kernels.names == ["void at::native::vectorized_layer_norm_kernel<float>"]
     assert prof.module("Net").device_time_us == pytest.approx(14.0)
-    assert "layers.0.mlp: 1 call(s), 2 kernels, 8.0 us on the GPU" in repr(mlp)
+    assert "layers.0.mlp: 1 call, 2 kernels, 8.0 us on the GPU" in repr(mlp)

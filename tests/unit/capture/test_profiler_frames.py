@@ -16,7 +16,7 @@ import torch
 from pytest_kernelprof.capture import capture_callable, raw_events
 from pytest_kernelprof.options import ProfileOptions
 from pytest_kernelprof.traces import PYTHON
-from tests.helpers import recorded_kineto_events
+from tests.fake_gpu import recorded_kineto_events
 
 Trace = Callable[[str], Path]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.checks.diff import diff_kernels, render_diff
+from pytest_kernelprof.checks.diff import diff_kernels, dtype_changes, render_diff
 from pytest_kernelprof.cli import main
 from pytest_kernelprof.decode import parse_kernel_name
 
@@ -80,9 +80,46 @@ def test_a_diff_shows_names_as_the_kernel_table_does(trace: Trace) -> None:
     text = "\n".join(render_diff(diff_kernels(list(eager), list(compiled))))
     table = eager.table()
     for shown in (
-        "internal::gemvx::kernel<...>",
-        "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<...>, array<char*, 2ul> >",
+        "internal::gemvx::kernel<int, int, ..., 7, ..., cublasGemvParamsEx<int, "
+        "cublasGemvTensorStridedBatched<...>, ...> >",
+        "at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<float, float, float, MulFunctor<float> >, "
+        "array<char*, 2ul> >",
     ):
         assert shown in text
         assert shown in table
     assert "enable_if" not in text + table
+
+
+def test_a_gemm_with_a_bias_epilogue_fuses_a_gemm_and_an_add(trace: Trace) -> None:
+    eager = list(load_trace(trace("matmul_add_eager")).kernels)
+    compiled = list(load_trace(trace("matmul_add_compiled")).kernels)
+    diff = diff_kernels(eager, compiled)
+    assert [(tuple(k.kind for k in covered), fused.fused_ops) for covered, fused in diff.fusions] == [
+        (("gemm", "pointwise"), ("bias",))
+    ]
+    # A GEMM for a GEMM is no fusion, with an epilogue or without.
+    plain = parse_kernel_name("nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT")
+    biased = parse_kernel_name("nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_NNT")
+    assert diff_kernels([plain], [biased]).fusions == ()
+    assert diff_kernels([biased], [plain]).fusions == ()
+
+
+def test_dtype_changes_tell_moves_not_counts() -> None:
+    bf16 = parse_kernel_name("nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT")
+    fp32 = parse_kernel_name("cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>")
+    triton = parse_kernel_name("triton_poi_fused_add_0")
+    assert (bf16.dtype, fp32.dtype, triton.dtype) == ("bf16", "fp32", None)
+    assert dtype_changes([bf16], [fp32]) == ["gemm: bf16 1 -> 0, fp32 0 -> 1"]
+    assert dtype_changes([bf16, bf16, fp32], [bf16, fp32, fp32]) == ["gemm: bf16 2 -> 1, fp32 1 -> 2"]
+    assert dtype_changes([bf16], [bf16, fp32]) == ["gemm: fp32 0 -> 1"]  # a new dtype
+    assert dtype_changes([bf16, bf16], [bf16]) == []  # a count change alone
+    assert dtype_changes([fp32], [triton]) == []  # an unknown dtype is no move
+    assert dtype_changes([], [fp32]) == []
+
+
+def test_a_kernel_that_changed_dtype_only_says_so() -> None:
+    a = parse_kernel_name("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64")
+    b = parse_kernel_name("sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x64")
+    lines = render_diff(diff_kernels([a], [b]), "a", "b")
+    assert lines[0].startswith(f"~ {a.kind}/{a.family} {a.dtype} tn")
+    assert f"    dtype: {a.dtype} in a, {b.dtype} in b" in lines

@@ -175,3 +175,12 @@ def test_a_kind_rule_for_templates_matches_kernels_generated_from_one() -> None:
     assert (rule.matches_kernel(template), rule.matches_kernel(cublas)) == (True, False)
     assert parse_rule("gemms: kind=gemm").matches_kernel(template)
     assert parse_rule("liger: family=liger").fields == (("family", ("liger",)),)  # a family rules may name
+
+
+def test_a_name_in_double_quotes_is_one_value_spaces_and_commas_included() -> None:
+    shown = "at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char*, 3ul> >"
+    rule = parse_rule(f'no-add: name="{shown}" kind=pointwise | no eager add')
+    assert rule.fields == (("name", (shown,)), ("kind", ("pointwise",)))
+    assert parse_rule("r: name=a,b").fields == (("name", ("a", "b")),)
+    add = Kernel(name=f"void {shown}(int)", kind="pointwise", family="aten")
+    assert rule.matches_kernel(add)

@@ -260,3 +260,14 @@ def test_cudnn_sdpa_f16_names_no_dtype_its_inputs_do() -> None:
 def test_a_mangled_fp16_cudnn_convolution_is_fp16_not_int8() -> None:
     name = "_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS_6half_tELi8ENS_5ArrayIfLi4ELb1EEEEEvNT_6ParamsE"
     assert (parse_kernel_name(name).kind, parse_kernel_name(name).dtype) == ("convolution", "fp16")
+
+
+def test_a_name_copied_from_a_table_teaches_its_kernel() -> None:
+    # The glob is matched against the name as every output shows it too (trial report A).
+    name = (
+        "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >"
+        "(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"
+    )
+    shown = "at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char*, 3ul> >"
+    assert BUILT_IN.teach(shown, kind="attention").decode(name).kind == "attention"
+    assert BUILT_IN.teach(shown.replace("add", "mul"), kind="attention").decode(name).kind == "pointwise"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.model.explain import explain, restore
+from pytest_kernelprof.model.explain import explain, restore, subject
 from pytest_kernelprof.tables import display_name
 from tests.helpers import DATA
 
@@ -136,3 +136,33 @@ def test_a_message_shown_whole_stays_as_it_is() -> None:
     assert restore(whole_message, WHOLE, WHOLE) == whole_message
     assert restore("msg\nassert 0 == 1", ["0 == 1"], ["0 == 1"]) == "msg\nassert 0 == 1"
     assert restore("assert 2 == 1", ["0 == 1"], ["0 == 1"]) is None
+
+
+def test_what_values_are_about_the_most_telling_first(trace: Trace) -> None:
+    prof = load_trace(trace("geglu_eager"))
+    kernels, count = prof.kernels, prof.kernels.count(kind="gemm")
+    op = prof.ops["aten::gelu"]
+    assert subject(count, kernels, prof, 2) == "kernels"
+    assert subject(op, prof.ops, prof, 1) == "ops"  # prof.ops["aten::gelu"].count == 1
+    assert subject(op.kernels, op, prof) == "kernels"
+    assert subject(prof, 0) == "profile"  # prof.launches == 0
+    assert subject(prof.runtime) == "profile"
+    assert subject([prof.syncs, kernels]) == "syncs"
+    assert subject(prof.memory_ops[0]) == "memory"  # a memset (a memcpy is a copy: syncs)
+    assert subject(1, "x") is None
+
+
+def test_an_explanation_names_the_kernels_whose_whole_table_it_shows(trace: Trace) -> None:
+    prof = load_trace(trace("geglu_eager"))
+    for explained in (
+        explain("==", prof.kernels.count(kind="gemm"), 2),
+        explain("==", prof.kernels, ["x"]),
+        explain("in", "x", prof.kernels),
+        explain("==", len(prof.kernels), prof),
+    ):
+        assert explained is not None
+        assert explained.table_of is prof.kernels
+    gemms = prof.kernels.of_kind("gemm")
+    explained = explain("==", gemms.count("nvjet*"), 1)
+    assert explained is not None
+    assert explained.table_of is gemms  # a selection's table: not the profile's

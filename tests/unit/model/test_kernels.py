@@ -3,6 +3,7 @@ wrong answer: KernelList == names, `in`, counts that remember what they counted.
 
 from __future__ import annotations
 
+import ast
 import re
 import warnings
 from collections.abc import Callable
@@ -60,7 +61,7 @@ def test_one_failure_shows_the_table_and_nearest_names(geglu: KernelList) -> Non
 
     with pytest.raises(AssertionError) as info:
         geglu.one("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNN")
-    assert "nearest names: nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT" in str(info.value)
+    assert "nearest names: 'nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT'" in str(info.value)
 
 
 def test_typos_in_kind_and_pattern_type_are_errors(geglu: KernelList) -> None:
@@ -84,9 +85,9 @@ def test_tables_are_tables_and_reprs_one_line(trace: Trace) -> None:
     prof = load_trace(trace("geglu_compiled"))
     text = prof.table()
     assert text.splitlines()[0].startswith("KernelProfile from ")
-    assert "NVIDIA H200 (sm90): 3 call(s)" in text
+    assert "NVIDIA H200 (sm90): 3 calls" in text
     assert "triton_poi_fused__unsafe_view_gelu_mul_0" in text
-    assert "+ 2 memory op(s) per call" in text
+    assert "+ 2 memory ops per call" in text
     assert "aten::mm" in prof.ops.table()
     # One line each: pytest prints reprs in an assertion's "where" lines, a newline as "\n".
     assert repr(prof) == (
@@ -260,8 +261,54 @@ def test_a_dtype_question_warns_about_the_kernels_of_unknown_dtype() -> None:
         kernels.count(kind="gemm", dtype="fp32")
     with pytest.warns(UndecodedKernelWarning), pytest.raises(AssertionError) as failed:
         kernels.one(kind="gemm", dtype="fp32")
-    assert "1 kernel(s) of unknown dtype (#1) could be it: teach the decoder" in str(failed.value)
+    assert "1 kernel of unknown dtype (#1) could be it: teach the decoder" in str(failed.value)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert kernels.count(kind="gemm") == 2  # no dtype asked: no dtype unknown
         assert kernels.count("nvjet*", dtype="bf16") == 1  # the pattern rules my_gemm out
+
+
+# Trial report (A): the name a failure printed, pasted back, did not match its kernel, and the
+# failure offered as "nearest" the very string that had been written.
+@pytest.mark.parametrize("name", ["geglu_eager", "decode_eager", "decode_graphs", "train_compiled"])
+def test_every_name_query_takes_a_name_as_the_outputs_show_it(trace: Trace, name: str) -> None:
+    kernels = load_trace(trace(name)).kernels
+    for kernel in kernels:
+        shown = display_name(kernel.name)
+        assert shown in kernels, shown
+        assert kernel.name.removeprefix("void ") in kernels
+        assert kernels.count(shown) == sum(display_name(k.name) == shown for k in kernels) >= 1
+        assert kernel in kernels.matching(shown)
+        if kernels.count(shown) == 1:
+            assert kernels.one(shown) == kernel
+    assert kernels == [display_name(k.name) for k in kernels]  # a list copied from a diff or a table
+    assert kernels == [k.name.removeprefix("void ") for k in kernels]
+    assert kernels != [display_name(k.name) for k in kernels][:-1]
+
+
+def test_the_name_a_failure_prints_is_in_the_kernels(trace: Trace) -> None:
+    kernels = load_trace(trace("geglu_eager")).kernels
+    shown = (
+        "at::native::vectorized_elementwise_kernel<8, BinaryFunctor<BFloat16, BFloat16, ..., MulFunctor<...> >, "
+        "array<..., 3ul> >"
+    )
+    assert shown in kernels
+    assert shown + " " not in kernels  # `in` asks for a name, not a pattern: a near one is not it
+    assert "at::native::vectorized_elementwise_kernel<8, BinaryFunctor<...>, array<char*, 3ul> >" not in kernels
+
+
+def test_nearest_names_never_offer_what_the_query_matches(trace: Trace) -> None:
+    kernels = load_trace(trace("geglu_eager")).kernels
+    for kernel in kernels:
+        shown = display_name(kernel.name)
+        for query in (shown[:-3], shown + "x", kernel.name[:-3] + "x"):
+            (line,) = kernels.nearest_lines(query, exact=True)
+            offered = ast.literal_eval(f"[{line.removeprefix('nearest names: ')}]")
+            assert query not in offered
+            assert all(name in kernels for name in offered), offered  # each offer is a name that matches
+    # The name matches, another condition ruled the kernel out: that is said, no name offered.
+    gelu = display_name(kernels[1].name)
+    (line,) = kernels.nearest_lines(gelu)
+    assert line == f"{gelu!r} matches #1 by name: their kind or dtype ruled them out"
+    with pytest.raises(AssertionError, match=r"matches #1 by name: their kind or dtype ruled them out"):
+        kernels.one(gelu, kind="gemm")

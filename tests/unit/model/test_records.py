@@ -159,8 +159,7 @@ def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace)
     memory_us = sum(m.duration_us for m in prof.call.memory_ops)
     assert kernel_us <= prof.gpu_work_us <= kernel_us + memory_us + 1e-6  # no overlap: all of it
     assert prof.table().splitlines()[-1] == (
-        "per call: 5 launch(es), host 223.3us, GPU busy 139.4us of it (idle 38%), GPU work 234.1us in all, "
-        "no host syncs"
+        "per call: 5 launches, host 223.3us, GPU busy 139.4us of it (idle 38%), GPU work 234.1us in all, no host syncs"
     )
 
 

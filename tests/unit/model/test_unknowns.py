@@ -41,7 +41,7 @@ def test_the_warning_names_the_kernels_and_the_lines_that_would_teach_them() -> 
     with pytest.warns(UndecodedKernelWarning) as caught:
         warn_undecided("count(kind='gemm')", kernels)
     message = str(caught[0].message)
-    assert message.startswith("count(kind='gemm') may not hold: 7 kernel(s) of unknown kind could change it:")
+    assert message.startswith("count(kind='gemm') may not hold: 7 kernels of unknown kind could change it:")
     assert "  my_ext::kernel_0<float>  (unknown kind)" in message
     assert "... and 2 more" in message
     assert "    *::kernel_0*: kind=... family=..." in message
@@ -79,7 +79,7 @@ def test_one_says_which_unknown_kernels_could_be_the_answer(tmp_path: Path) -> N
         warnings.simplefilter("ignore")
         with pytest.raises(AssertionError) as failure:
             prof.kernels.one(kind="pointwise")
-    assert "1 kernel(s) of unknown kind (#2) could be it: teach the decoder" in str(failure.value)
+    assert "1 kernel of unknown kind (#2) could be it: teach the decoder" in str(failure.value)
 
 
 def test_unplaced_kernels_of_a_profile_that_measured_nothing_raise() -> None:

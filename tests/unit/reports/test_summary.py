@@ -26,11 +26,40 @@ def test_a_heading_says_what_the_tests_failed_on_in_words() -> None:
     assert heading("kernels", "rule", "kernels", "syncs") == (
         "### 4 tests failed: 1 on a kernelprof_forbid rule, 1 on host syncs, 2 on kernel assertions"
     )
+    # An op lookup is no kernel assertion, nor an unknown dtype, nor a profile that measured nothing.
+    assert heading("op-lookup", "query", "kernels", "nodevice", "profile") == (
+        "### 5 tests failed: 1 on a profile with no GPU activity, 1 on a kernel assertion, 1 on an op lookup, "
+        "1 on an assertion on its profile, 1 on an invalid profile query"
+    )
+
+
+def test_failures_are_listed_worst_category_first_then_by_file_and_line() -> None:
+    # The trial's order: test_name_in_fails (line 40) came before test_names_equal_fails (line 35).
+    failures = {
+        "b.py::test_name_in_fails": Failure("kernels", "m", 0, "b.py", 40),
+        "b.py::test_names_equal_fails": Failure("kernels", "m", 0, "b.py", 35),
+        "a.py::test_z": Failure("kernels", "m", 0, "a.py", 90),
+        "b.py::test_op": Failure("op-lookup", "m", 0, "b.py", 3),
+        "b.py::test_rule": Failure("rule", "m", 0, "b.py", 50),
+        "b.py::test_param[2]": Failure("kernels", "m", 0, "b.py", 12),
+        "b.py::test_param[1]": Failure("kernels", "m", 0, "b.py", 12),
+    }
+    text = render_summary({k: ReportRecord(failure=f) for k, f in failures.items()}, [], rootpath=Path("."))
+    listed = [line.split("</code>")[0].removeprefix("<details><summary><code>") for line in text.splitlines()]
+    assert [test for test in listed if "::" in test] == [
+        "b.py::test_rule",
+        "a.py::test_z",
+        "b.py::test_param[1]",
+        "b.py::test_param[2]",
+        "b.py::test_names_equal_fails",
+        "b.py::test_name_in_fails",
+        "b.py::test_op",
+    ]
 
 
 HOSTILE = [
     "two\nlines | and a pipe",
-    "<script>alert(1)</script> `tick` **bold** [link](https://example.com)",
+    "`tick` **bold** [link]<https://example.com> <script>alert</script>",  # shown whole: no parameter list
     "::error file=x,line=1::command",
 ]
 
@@ -46,7 +75,7 @@ def test_names_from_a_trace_stay_in_their_row() -> None:
         assert row.count("`") == 4, row
     assert r"| `two\nlines \| and a pipe` | 1 | 1 | `t.py::test_a` |" in rows
     assert any(
-        row.startswith("| `<script>alert(1)</script> 'tick' **bold** [link](https://example.com)` |") for row in rows
+        row.startswith("| `'tick' **bold** [link]<https://example.com> <script>alert</script>` |") for row in rows
     )
     assert not [line for line in text.splitlines() if line.lstrip().startswith("::")]
 

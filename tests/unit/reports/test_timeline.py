@@ -15,6 +15,7 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.reports.timeline import fill, host_records, render_page, script_json, shown_call, write_page
+from pytest_kernelprof.tables import display_name
 from tests.helpers import DATA
 from tests.unit.reports.test_timeline_browser import HOSTILE_KERNELS, HOSTILE_OPS, synthetic_trace
 
@@ -125,7 +126,7 @@ def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
             ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
         ):
             key, record = "launches", [ts, round(dur, 3)]
-        elif cat in ("gpu_memcpy", "memcpy"):
+        elif cat in ("gpu_memcpy", "memcpy", "gpu_memset", "memset"):
             stream = (e.get("args") or {}).get("stream", e.get("tid", 0))
             key, record = "copies", [ts, round(dur, 3), int(str(stream)) if str(stream).isdigit() else 0, name]
         else:
@@ -165,3 +166,48 @@ def test_the_page_opens_on_the_median_call() -> None:
     page.feed(render_page(prof, title="decode"))
     assert json.loads(page.data)["open"] == opened
     assert f"showing call {opened}, the median call by host time" in "".join(page.text)
+
+
+def _page_data(trace: str) -> tuple[dict[str, Any], str]:
+    path = DATA / f"h200_{trace}.json.gz"
+    text = render_page(load_trace(path), title=trace, trace=path)
+    page = _Page()
+    page.feed(text)
+    return json.loads(page.data), text
+
+
+def test_the_kernel_table_shows_names_as_every_output_does() -> None:
+    # Trial report (B): the page showed raw names cut by CSS, "void at::native::vectorized_elementwise_kernel<8,
+    # at::native::GeluCUDAKernelImpl(at::TensorIter...", so that add, fill and copy rows read alike.
+    data, text = _page_data("decode_eager")
+    strings = data["strings"]
+    rows = [row for call in data["calls"] for row in call["kernels"]]
+    for row in rows:
+        assert strings[row[8]] == display_name(strings[row[5]])  # the cell; the whole name is its title
+    shown = {strings[row[8]] for row in rows}
+    assert len(shown) == len({strings[row[5]] for row in rows}) == 5  # add, tanh, mul, gemv, softmax
+    assert not shown & {strings[row[5]] for row in rows}
+    assert "text-overflow" not in text  # no name cut by the page either
+
+
+@pytest.mark.parametrize("trace", ["decode_graphs", "geglu_compiled"])
+def test_the_op_table_leaves_out_inductors_own_ranges(trace: str) -> None:
+    # Trial report (C): the op table listed "## Call CompiledFxGraph <hash> ##" and a range per
+    # Triton kernel as ops; the kernels' op is the compiled region, and so is the table's.
+    _, text = _page_data(trace)
+    ops = re.findall(r"<tr><td>([^<]*)</td><td>\d+</td>", text)
+    assert any(op.startswith("Torch-Compiled Region") for op in ops)
+    assert not [op for op in ops if op.startswith(("## ", "triton_"))]
+
+
+def test_the_page_shades_the_idle_spans_the_idle_share_counts() -> None:
+    trace = DATA / "h200_geglu_eager.json.gz"
+    prof = load_trace(trace)
+    page = _Page()
+    page.feed(render_page(prof, title="geglu", trace=trace))
+    calls = json.loads(page.data)["calls"]
+    for drawn, call in zip(calls, prof.calls, strict=True):
+        assert drawn["idle"] == [[round(a, 3), round(b - a, 3)] for a, b in call.gpu_idle_spans]
+        assert drawn["idle"][0][0] == 0.0  # the wait for the first kernel is idle time
+        assert sum(d for _, d in drawn["idle"]) == pytest.approx(call.wall_us - call.gpu_busy_us, abs=0.01)
+        assert len(drawn["copies"]) == len(call.memory_ops) == 2  # the two memsets are drawn

@@ -25,6 +25,7 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.reports.timeline import shown_call
+from pytest_kernelprof.tables import display_name
 from tests.helpers import DATA
 
 BROWSER = next(
@@ -152,14 +153,14 @@ def test_a_recorded_trace_is_drawn_one_shape_per_kernel(tmp_path: Path) -> None:
     assert counts["dtoh"] == 1
     assert counts["gaps"] > 0
     assert "painted_ms" in counts
-    # Hover: the tip names the kernel, its op and duration.
+    # Hover: the tip names the kernel, as every output shows it, its op and duration.
     kernel = call.kernels[1]
     dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri() + "#hover=1")
     assert "drawn:" not in dom  # what was drawn is for the tests and the console, not the reader
     tip = re.search(r'<div id="tip"[^>]*>([^<]*)</div>', dom)
     assert tip, dom[-2000:]
     text = html.unescape(tip.group(1))
-    assert text.splitlines()[0] == kernel.name
+    assert text.splitlines()[0] == display_name(kernel.name) != kernel.name
     assert f"duration: {round(kernel.duration_us, 3)} us" in text
     assert f"op: {kernel.op}" in text
     assert "module: -" in text
@@ -224,13 +225,62 @@ def test_hostile_names_reach_the_page_as_text(tmp_path: Path) -> None:
     heading = re.search(r"<h1>(.*?)</h1>", dom, re.S)
     assert heading
     assert html.unescape(heading.group(1)) == str(trace)
-    # The kernel table, drawn by the script: each name and op as it is.
-    cells = [html.unescape(c) for c in re.findall(r'<td class="n" title="[^"]*">(.*?)</td>', dom, re.S)]
-    assert cells == [HOSTILE_KERNELS[i % len(HOSTILE_KERNELS)] for i in range(10)]
+    # The kernel table, drawn by the script: each name as every output shows it, whole in its title.
+    cells = re.findall(r'<td class="n" title="([^"]*)">(.*?)</td>', dom, re.S)
+    names = [HOSTILE_KERNELS[i % len(HOSTILE_KERNELS)] for i in range(10)]
+    assert [html.unescape(shown) for _, shown in cells] == [display_name(name) for name in names]
+    assert [html.unescape(title) for title, _ in cells] == names
     for index, name in enumerate(HOSTILE_KERNELS):
         hovered = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri() + f"#hover={index}")
         tip = re.search(r'<div id="tip"[^>]*>(.*?)</div>', hovered, re.S)
         assert tip, hovered[-2000:]
         lines = html.unescape(tip.group(1)).split("\n")
-        assert lines[0] == name
+        assert lines[0] == display_name(name)
         assert f"op: {HOSTILE_OPS[index % len(HOSTILE_OPS)]}" in lines
+
+
+_PATH_PART = re.compile(r"M(?P<x>[0-9.]+) [0-9.]+h(?P<w>[0-9.]+)")
+
+
+@needs_browser
+def test_the_shading_is_the_idle_time_the_idle_share_counts(tmp_path: Path) -> None:
+    """The eager GeGLU MLP's median call: 38% of its 223 us host span idle, nearly all of it the
+    wait for the first kernel. The page shades exactly those stretches, the first one from 0,
+    none past the host span's end (kernels run on after it), marks that end, and says so."""
+    trace = DATA / "h200_geglu_eager.json.gz"
+    page = tmp_path / "geglu.html"
+    show_html(trace, page)
+    call = load_trace(trace).calls[shown_call(load_trace(trace))]
+    spans = call.gpu_idle_spans
+    assert spans[0][0] == 0.0
+    assert spans[0][1] > 70  # the wait for the first kernel (and a memset)
+    assert max(k.start_us or 0.0 for k in call.kernels) > call.wall_us  # work past the host span
+    counts = drawn(page)
+    assert counts["gaps"] == len(spans)
+    assert counts["idle_us"] == pytest.approx(call.wall_us - call.gpu_busy_us, abs=0.01)
+    dom = browser("--window-size=1400,900", "--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    path = re.search(r'<path class="gap" d="([^"]*)"', dom)
+    end = re.search(r'<rect class="spanend"[^>]* x="([0-9.]+)"', dom)
+    bar = re.search(r'<rect class="span"[^>]* x="([0-9.]+)" width="([0-9.]+)"', dom)
+    assert path, dom[-2000:]
+    assert end, dom[-2000:]
+    assert bar, dom[-2000:]
+    parts = [(float(m["x"]), float(m["w"])) for m in _PATH_PART.finditer(path.group(1))]
+    start, span_end = float(bar.group(1)), float(end.group(1))
+    assert span_end == pytest.approx(start + float(bar.group(2)), abs=0.2)  # the bar is the host span
+    pixels = (span_end - start) / call.wall_us
+    assert parts[0][0] == start  # shaded from the call's start
+    assert max(x + w for x, w in parts) <= span_end + 0.2  # and never past the host span's end
+    for (x, w), (a, b) in zip(parts, spans, strict=True):
+        assert x == pytest.approx(start + a * pixels, abs=0.2)
+        assert w == pytest.approx((b - a) * pixels, abs=0.2)
+    note = re.search(r'<div id="note">([^<]*)</div>', dom)
+    assert note, dom[-2000:]
+    said = html.unescape(note.group(1))
+    assert f"{round(call.gpu_idle_fraction * 100)}% of the span" in said
+    assert "the wait for the first kernel included" in said
+    assert "ran after the host returned: it is not idle time" in said
+    shot = Path(os.environ.get("KERNELPROF_SCREENSHOT_DIR", tmp_path)) / "timeline_idle.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    browser("--window-size=1400,900", f"--screenshot={shot}", page.as_uri())
+    assert shot.stat().st_size > 10_000

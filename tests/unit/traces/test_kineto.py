@@ -30,7 +30,8 @@ from pytest_kernelprof.capture import capture_callable
 from pytest_kernelprof.options import ProfileOptions
 from pytest_kernelprof.traces import PYTHON, Source, events_from_kineto
 from pytest_kernelprof.traces.chrome import events_from_trace_file
-from tests.helpers import TypedKinetoEvent, recorded_kineto_events
+from tests.fake_gpu import recorded_kineto_events
+from tests.helpers import TypedKinetoEvent
 
 
 def _from_kineto(name: str) -> KernelProfile:

@@ -126,7 +126,7 @@ def compare_bucket(
             count = counts.get(name, 0)
             if not low <= count <= high:
                 held = f"{low}" if low == high else f"{low} to {high}"
-                what = "kernels in all" if name == TOTAL else f"{name} kernel(s)"
+                what = "kernels in all" if name == TOTAL else f"{name} kernel" if count == 1 else f"{name} kernels"
                 lines.append(f"{label}: {count} {what} per call, the baseline's cases ran {held}")
         for metric, most in stored.metrics.items():
             value = read_metric(prof, metric)

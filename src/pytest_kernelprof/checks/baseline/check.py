@@ -12,6 +12,7 @@ from ...model import KernelProfile
 from ...model.explain import Explanation
 from ...model.unknowns import warn_undecided
 from ...options import DEFAULT_MEMORY_TOLERANCE
+from ...tables import plural
 from ..sweep import ProfileSweep, SweepCase
 from .buckets import BUCKET_KEY, BucketRanges, compare_bucket
 from .files import read_baseline, record, record_entry
@@ -107,7 +108,7 @@ class KernelBaseline:
             return None
         head, body = [summary], []
         if unplaced:
-            head.append(f"({len(unplaced)} kernel(s) of unknown kind in this run: their kinds say nothing)")
+            head.append(f"({plural(len(unplaced), 'kernel')} of unknown kind in this run: their kinds say nothing)")
         if lines is not None:
             at = lines.index("--- baseline")
             head.append(
@@ -179,7 +180,8 @@ class KernelBaseline:
             update = f"pytest --kernelprof-update '{self._nodeid}'"
             differ = sum(line.startswith("bucket ") for line in failed)
             head = (
-                f"kernel_baseline.check_sweep failed: {differ} of {len(buckets)} bucket(s) differ from the baseline "
+                f"kernel_baseline.check_sweep failed: {differ} of {plural(len(buckets), 'bucket')} differ "
+                "from the baseline "
                 f"{name}[...] in {path} (names compared: {self._names})"
             )
             raise BaselineMismatchError("\n".join([head, *failed, f"if the change is intended: {update}"]))

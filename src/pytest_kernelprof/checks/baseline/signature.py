@@ -35,17 +35,18 @@ STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op")
 # Dynamo numbers its compiled regions in the order it compiles them in the process
 # ("Torch-Compiled Region: 2/0"), so the numbers depend on which tests ran before.
 _COMPILE_IDS = re.compile(rf"^({re.escape(REGION_PREFIX)}): \d+/\d+$")
-# Inductor names the range around a compiled graph's call, which is what kernels replayed by
-# a CUDA graph are launched by, after the graph's hash: it changes from process to process.
-_GRAPH_HASH = re.compile(r"^## (Call CompiledFxGraph) \w+ ##$")
+# Baselines written before the kernels a CUDA graph replays had their compiled region as op
+# store Inductor's range around the graph's call, which launches them, as their op (without
+# its hash, ``## Call CompiledFxGraph ##``): read as the region around it in inference.
+_GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph( \w+)? ##$")
 
 
 def stable_op(op: str | None) -> str | None:
     """A kernel's op as baselines store and compare it: a compiled region without its compile
-    ids, a compiled graph's call without its hash (``## Call CompiledFxGraph ##``)."""
+    ids; a compiled graph's call, which older baselines store, as the compiled region."""
     if op is None:
         return None
-    return _GRAPH_HASH.sub(r"## \1 ##", _COMPILE_IDS.sub(r"\1", op))
+    return REGION_PREFIX if _GRAPH_CALL.match(op) else _COMPILE_IDS.sub(r"\1", op)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -60,13 +60,13 @@ def test_an_unchanged_sweep_passes_and_a_changed_bucket_fails_naming_it(tmp_path
         baseline(path, update=False)[0].check_sweep(mixed, by=by_batch)
     text = str(failure.value)
     assert text.splitlines()[0] == (
-        f"kernel_baseline.check_sweep failed: 1 of 2 bucket(s) differ from the baseline sweep[...] in {path} "
+        f"kernel_baseline.check_sweep failed: 1 of 2 buckets differ from the baseline sweep[...] in {path} "
         "(names compared: stable)"
     )
     assert "bucket 'batch>=16' differs from sm90/sweep[batch>=16] (its cases: hidden=1024, batch=16; " in text
     assert "bucket 'batch<16'" not in text
     assert "  hidden=1024, batch=33: 5 kernels in all per call, the baseline's cases ran 4" in text
-    assert "  hidden=1024, batch=33: 2 pointwise kernel(s) per call, the baseline's cases ran 1" in text
+    assert "  hidden=1024, batch=33: 2 pointwise kernels per call, the baseline's cases ran 1" in text
     assert "  hidden=1024, batch=33: launches 5, above the baseline's most 4 (lower is better)" in text
     assert (
         "a kernel the baseline's cases did not run: triton_poi_fused__unsafe_view_gelu_0 "

@@ -102,20 +102,25 @@ def test_a_cuda_graph_baseline_holds_in_the_next_process(tmp_path: Path, trace: 
     path = tmp_path / "test_m.json"
     record(path, "sm90", "default", load_trace(trace("decode_graphs")))
     ops = {k["op"] for k in json.loads(path.read_text())["archs"]["sm90"]["default"]["kernels"]}
-    assert ops == {"## Call CompiledFxGraph ##", "aten::_foreach_copy_"}
+    assert ops == {"Torch-Compiled Region", "aten::_foreach_copy_"}  # the graph call's hash is no op
     for names in ("stable", "exact", "loose"):
         KernelBaseline(path, "t.py::test_m", update=False, names=names, notes=[]).check(
             load_trace(_rehashed(tmp_path, trace))
         )
 
 
-def test_a_baseline_recorded_with_the_hash_still_matches(tmp_path: Path, trace: Trace) -> None:
+@pytest.mark.parametrize("stored", [GRAPH_CALL, "## Call CompiledFxGraph ##"])
+def test_a_baseline_that_stored_the_graph_call_as_op_still_matches(tmp_path: Path, trace: Trace, stored: str) -> None:
+    # Before the replayed kernels' op was their compiled region, baselines stored the graph call:
+    # with its hash (0.1), then without it.
     path = tmp_path / "test_m.json"
     record(path, "sm90", "default", load_trace(trace("decode_graphs")))
     data = json.loads(path.read_text())
-    for kernel in data["archs"]["sm90"]["default"]["kernels"]:
-        kernel["op"] = GRAPH_CALL if kernel["op"].startswith("## ") else kernel["op"]
-    path.write_text(json.dumps(data))  # as pytest-kernelprof 0.1 wrote it
+    kernels = data["archs"]["sm90"]["default"]["kernels"]
+    for kernel in kernels:
+        kernel["op"] = stored if kernel["op"] == "Torch-Compiled Region" else kernel["op"]
+    assert sum(kernel["op"] == stored for kernel in kernels) == 24
+    path.write_text(json.dumps(data))
     KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[]).check(
         load_trace(_rehashed(tmp_path, trace))
     )

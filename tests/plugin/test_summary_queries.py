@@ -1,0 +1,146 @@
+"""Every failure a profile query raises is in the job summary, whole, under a category its type
+gives: ``one()`` bare and inside ``assert``, with the fixture and without; an op lookup; a dtype the
+query does not know; a profile with no GPU activity; besides the comparisons on kernels, ops and a
+profile's own numbers. The entries come worst category first, then by file and line.
+
+The trial's run (a new user's, on the recorded H200 traces): GitHub Actions without workers, and
+``CI=true`` with two xdist workers. Each run reads the same record, so the two summaries are equal.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.helpers import DATA
+
+SUITE = f"""
+from pathlib import Path
+
+from pytest_kernelprof import load_trace
+
+DATA = Path({str(DATA)!r})
+COMPILED = DATA / "h200_geglu_compiled.json.gz"
+
+
+def test_names_equal():
+    assert load_trace(DATA / "h200_linear_eager.json.gz").kernels == ["nvjet_sm90_tst_foo"]
+
+
+def test_one_bare():
+    load_trace(COMPILED).kernels.one(kind="gemm")
+
+
+def test_one_in_assert(kernelprof):
+    assert kernelprof.load_trace(COMPILED).kernels.one(kind="gemm")
+
+
+def test_one_named(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz")
+    prof.kernels.one("triton_poi_fused_*gelu*mul*")
+
+
+def test_op_missing():
+    assert load_trace(COMPILED).ops["aten::gelu"].count == 1
+
+
+def test_op_count():
+    assert load_trace(DATA / "h200_geglu_eager.json.gz").ops["aten::gelu"].count == 2
+
+
+def test_bad_dtype():
+    assert load_trace(COMPILED).kernels.count(kind="gemm", dtype="float32") == 0
+
+
+def test_no_gpu_activity():
+    assert len(load_trace(DATA / "cpu_torch2.13.0_calls.json.gz").kernels) == 0
+
+
+def test_launches():
+    assert load_trace(DATA / "h200_decode_graphs.json.gz").launches == 0
+
+
+def test_outputs_only():
+    load_trace(COMPILED)
+    assert [1, 2] == [2, 1]
+"""
+
+
+def _line(test: str) -> int:
+    """The line of the test's statement that fails: the last of its body."""
+    lines = SUITE.strip().splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith(f"def {test}("))
+    body = [n for n in range(start + 1, len(lines)) if lines[n].startswith("    ")]
+    return max(n for n in body if all(lines[m].startswith("    ") for m in range(start + 1, n + 1))) + 1
+
+
+# (test, what the summary says it failed on), in the order the summary lists them.
+EXPECTED = [
+    ("test_no_gpu_activity", "found no GPU activity in its profile"),
+    ("test_names_equal", "failed on a kernel assertion"),
+    ("test_one_bare", "failed on a kernel assertion"),
+    ("test_one_in_assert", "failed on a kernel assertion"),
+    ("test_one_named", "failed on a kernel assertion"),
+    ("test_op_count", "failed on an op assertion"),
+    ("test_op_missing", "failed on an op lookup"),
+    ("test_launches", "failed on an assertion on its profile"),
+    ("test_bad_dtype", "failed on an invalid profile query"),
+]
+HEADING = (
+    "### 9 tests failed: 1 on a profile with no GPU activity, 4 on kernel assertions, 1 on an op assertion, "
+    "1 on an op lookup, 1 on an assertion on its profile, 1 on an invalid profile query"
+)
+
+
+def _entries(summary: str) -> list[tuple[str, str, int, str]]:
+    """(test, what it failed on, line, message) of each failure the summary lists, in order."""
+    found = re.findall(
+        r"<details><summary><code>test_q\.py::(\w+)</code> (.*?) at <code>test_q\.py:(\d+)</code></summary>\n\n"
+        r"```text\n(.*?)\n```\n\n</details>",
+        summary,
+        re.S,
+    )
+    return [(test, what, int(line), message) for test, what, line, message in found]
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    for name in ("CI", "BUILD_NUMBER", "GITHUB_WORKSPACE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    pytester.makepyfile(test_q=SUITE)
+    return pytester
+
+
+@pytest.mark.parametrize(("options", "ci"), [([], False), (["-n", "2"], True)], ids=["one process", "CI=true -n 2"])
+def test_every_failure_of_a_profile_query_is_in_the_summary_by_its_type(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, options: list[str], ci: bool
+) -> None:
+    if options:
+        pytest.importorskip("xdist")
+    if ci:
+        monkeypatch.setenv("CI", "true")
+    summary_file = project.path / "step_summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary_file))
+    result = project.runpytest(*options)
+    result.assert_outcomes(failed=len(EXPECTED) + 1)
+    summary = summary_file.read_text()
+    assert HEADING in summary.splitlines()
+    entries = _entries(summary)
+    assert [(test, what) for test, what, _, _ in entries] == EXPECTED
+    assert all(line == _line(test) for test, _, line, _ in entries)
+    messages = {test: message.splitlines() for test, _, _, message in entries}
+    # one(): its whole message, the table with every kernel (the GEMMs marked) and no pytest frame.
+    for test in ("test_one_bare", "test_one_in_assert"):
+        assert messages[test][0] == "expected exactly one kernel with kind='gemm', found 3 of 4:"
+        assert sum(line.startswith("*") for line in messages[test]) == 3
+        assert len(messages[test]) == 6
+    assert messages["test_one_named"][0] == (
+        "expected exactly one kernel with name matching 'triton_poi_fused_*gelu*mul*', found 0 of 5:"
+    )
+    assert len(messages["test_one_named"]) == 7  # the table's header and its five kernels
+    assert messages["test_op_missing"] == ["op 'aten::gelu' did not run in the profiled call; nearest: aten::mm"]
+    assert messages["test_bad_dtype"][0].startswith("unknown dtype 'float32' (did you mean 'fp32'?)")
+    assert messages["test_no_gpu_activity"][0].startswith("the profiler recorded no GPU activity: ")
+    assert "test_outputs_only" not in summary  # it profiled, and failed on something else

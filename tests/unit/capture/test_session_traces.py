@@ -1,0 +1,186 @@
+"""A profile's trace after later profiles (``capture/session_traces.py``): kept as its session
+ends where asked, else refused once a later session started, never written without its kernels.
+
+The GPU behaviour comes from ``tests/fake_gpu.py``'s sessions (a later session takes the earlier
+one's GPU events); what the CPU records, and what is exported when, from torch's own sessions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+import pytest_kernelprof as kp
+from pytest_kernelprof.capture import KinetoSession, session_traces
+from pytest_kernelprof.capture import profiler as capture_profiler
+from pytest_kernelprof.running import close_test, open_test
+from tests import fake_gpu
+
+
+def _work() -> torch.Tensor:
+    return torch.ones(4).sum()
+
+
+def _expected(index: int) -> int:
+    return fake_gpu.KERNELS[fake_gpu.RECORDED[index]]
+
+
+def test_the_fake_session_loses_its_gpu_events_to_a_later_one(
+    fake_gpu_sessions: type[fake_gpu.Counts], tmp_path: Path
+) -> None:
+    # What the fix is about, as the fake plays it: torch's own exports.
+    first, second = (fake_gpu.FakeGpuSession(contextlib.nullcontext(), "linear_eager", fake_gpu.DATA) for _ in "12")
+    for session in (first, second):
+        with session:
+            pass
+    second.export_chrome_trace(str(tmp_path / "newest.json"))
+    first.export_chrome_trace(str(tmp_path / "late.json"))
+    assert fake_gpu.kernels_in(tmp_path / "newest.json") == fake_gpu.CALLS
+    assert fake_gpu.kernels_in(tmp_path / "late.json") == 0
+    with pytest.raises(RuntimeError, match="already saved"):
+        second.export_chrome_trace(str(tmp_path / "again.json"))
+    assert fake_gpu_sessions.exports == 3
+
+
+@pytest.mark.usefixtures("fake_gpu_sessions")
+def test_an_export_after_a_later_profile_raises_rather_than_write_no_kernels(tmp_path: Path) -> None:
+    profiler = kp.Profiler()
+    first = profiler(_work)
+    assert len(first.kernels) == _expected(0)
+    profiler(_work)
+    with pytest.raises(kp.TraceNotKeptError, match=r"1 later torch profiler session started.*keep_traces=True"):
+        profiler.captures[0].export_trace(tmp_path / "first.json.gz")
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(kp.TraceNotKeptError):  # its torch session, exported directly, likewise
+        profiler.captures[0].torch_profiler.export_chrome_trace(str(tmp_path / "raw.json"))
+    # The newest profile's trace is whole, and stays whole once exported (its copy is kept).
+    profiler.captures[1].export_trace(tmp_path / "second.json.gz")
+    profiler(_work)
+    profiler.captures[1].export_trace(tmp_path / "again.json")
+    assert fake_gpu.kernels_in(tmp_path / "second.json.gz") == fake_gpu.kernels_in(tmp_path / "again.json")
+    assert len(kp.load_trace(tmp_path / "again.json").kernels) == _expected(1)
+
+
+@pytest.mark.parametrize("how", ["profiler", "attribute", "call"])
+@pytest.mark.usefixtures("fake_gpu_sessions")
+def test_kept_traces_export_whole_after_later_profiles(tmp_path: Path, how: str) -> None:
+    profiler = kp.Profiler(keep_traces=how == "profiler")
+    if how == "attribute":
+        profiler.keep_traces = True
+    for _ in range(3):
+        profiler.profile(_work, keep_traces=True if how == "call" else None)
+    for index, capture in enumerate(profiler.captures):
+        path = tmp_path / f"{index}.json.gz"
+        capture.export_trace(path)
+        assert len(kp.load_trace(path).kernels) == _expected(index)
+
+
+@pytest.mark.usefixtures("fake_gpu_sessions")
+def test_a_block_keeps_its_trace_too(tmp_path: Path) -> None:
+    profiler = kp.Profiler(keep_traces=True)
+    with profiler.record() as rec:
+        for _ in range(2):
+            _work()
+            rec.step()
+        _work()
+    profiler(_work)
+    profiler.captures[0].export_trace(tmp_path / "block.json.gz")
+    assert fake_gpu.kernels_in(tmp_path / "block.json.gz") == fake_gpu.CALLS * _expected(0)
+
+
+@pytest.mark.usefixtures("fake_gpu_sessions")
+def test_a_test_whose_traces_will_be_saved_keeps_every_profiles_trace(tmp_path: Path) -> None:
+    before = open_test([], keep_traces=True)
+    try:
+        profilers = [kp.Profiler(), kp.Profiler()]
+        for profiler in (*profilers, profilers[0]):
+            profiler(_work)
+    finally:
+        close_test(before)
+    captures = [*profilers[0].captures, *profilers[1].captures]  # in the order the plugin saves them
+    for index, capture in zip((0, 2, 1), captures, strict=True):
+        capture.export_trace(tmp_path / "trace.json")
+        assert len(kp.load_trace(tmp_path / "trace.json").kernels) == _expected(index)
+
+
+@pytest.fixture
+def exports(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The exports torch is asked for (on a session of either kind), in this test."""
+    asked: list[str] = []
+    for cls in (KinetoSession, torch.profiler.profile):
+        real = cls.export_chrome_trace
+
+        def counted(self: Any, path: str, real: Any = real) -> None:
+            asked.append(path)
+            real(self, path)
+
+        monkeypatch.setattr(cls, "export_chrome_trace", counted)
+    return asked
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_nothing_is_exported_unless_a_trace_is_to_be_kept(
+    monkeypatch: pytest.MonkeyPatch, exports: list[str], direct: bool
+) -> None:
+    monkeypatch.setattr(capture_profiler, "_direct_session_is_equivalent", lambda _torch: direct)
+    plain = kp.Profiler()
+    for _ in range(3):
+        plain(_work)
+    assert exports == []
+    kept = kp.Profiler(keep_traces=True)
+    for _ in range(3):
+        kept(_work)
+    assert len(exports) == 3
+
+
+def test_on_the_cpu_too_a_late_export_raises(tmp_path: Path) -> None:
+    # A CPU session's trace would still hold its CPU events; the rule is the GPU's all the same,
+    # so that CPU CI fails where the GPU runner would save traces without kernels.
+    profiler = kp.Profiler()
+    profiler(torch.relu, torch.randn(4))
+    profiler(torch.sigmoid, torch.randn(4))
+    with pytest.raises(kp.TraceNotKeptError):
+        profiler.captures[0].export_trace(tmp_path / "relu.json")
+    profiler.captures[1].export_trace(tmp_path / "sigmoid.json")
+    assert "aten::sigmoid" in kp.load_trace(tmp_path / "sigmoid.json").ops
+
+
+def _kept_files() -> set[str]:
+    folder = session_traces._folder
+    return set(os.listdir(folder)) if folder is not None and os.path.isdir(folder) else set()
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_a_kept_trace_goes_with_its_profile(monkeypatch: pytest.MonkeyPatch, direct: bool) -> None:
+    monkeypatch.setattr(capture_profiler, "_direct_session_is_equivalent", lambda _torch: direct)
+    before = _kept_files()
+    outer = open_test([])  # a list of ours, dropped below: the running test's would hold the profiler
+    try:
+        profiler = kp.Profiler(keep_traces=True)
+    finally:
+        close_test(outer)
+    profiler(_work)
+    assert len(_kept_files() - before) == 1
+    del profiler
+    if not direct:  # torch.profiler.profile is in reference cycles of its own
+        gc.collect()
+    # The kept trace adds no cycle: the file goes with the session, not at a later collection.
+    assert _kept_files() - before == set()
+
+
+def test_a_trace_that_cannot_be_kept_leaves_the_profile_whole_and_its_export_says_why(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(session_traces, "_kept_folder", lambda: str(tmp_path / "missing"))
+    profiler = kp.Profiler(keep_traces=True)
+    prof = profiler(torch.relu, torch.randn(4))
+    assert prof.ops["aten::relu"].count == 1
+    profiler(torch.relu, torch.randn(4))
+    with pytest.raises(kp.TraceNotKeptError, match=r"keeping it as its session ended failed: torch.profiler wrote no"):
+        profiler.captures[0].export_trace(tmp_path / "relu.json")
