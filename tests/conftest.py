@@ -1,12 +1,22 @@
 from __future__ import annotations
 
+import multiprocessing
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
-from tests import fake_gpu
+from tests import fake_gpu, warm
 from tests.helpers import DATA
+
+# Property tests run 100 examples each (hypothesis's default; 300 for the trace fuzzers took
+# 4.5 s of CPU a run); `pytest --hypothesis-profile=thorough` runs 1000.
+settings.register_profile("suite", max_examples=100)
+settings.register_profile("thorough", max_examples=1000)
+settings.load_profile("suite")
 
 NO_CUDA_CONFTEST = """
 import torch
@@ -35,10 +45,44 @@ def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
 INNER_RUN_OPTIONS = "-p no:hypothesispytest -p no:benchmark -p no:cov"
 
 
+@pytest.fixture(scope="session")
+def warm_launcher() -> Iterator[str | None]:
+    """The launcher of this process's warm server (tests/warm.py), started at the first pytester
+    test; None where warm runs are off (``KERNELPROF_COLD_RUNS=1``) or not possible."""
+    if not warm.available():
+        yield None
+        return
+    server = warm.start()
+    yield str(server.launcher)
+    server.stop()
+
+
 @pytest.fixture
-def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """pytest's own pytester (it clears ``PYTEST_ADDOPTS``), with the plugins above left out."""
+def warm_subprocesses(warm_launcher: str | None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The Python processes this test starts (``sys.executable``, multiprocessing's spawn) start
+    from the warm server: torch imported already."""
+    if warm_launcher is None:
+        yield
+        return
+    monkeypatch.setattr(sys, "executable", warm_launcher)
+    multiprocessing.set_executable(warm_launcher)
+    yield
+    multiprocessing.set_executable(warm.PYTHON)
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, warm_subprocesses: None) -> pytest.Pytester:
+    """pytest's own pytester (it clears ``PYTEST_ADDOPTS``), with the plugins above left out, its
+    runs started by the warm launcher (torch imported already; tests/warm.py)."""
     monkeypatch.setenv("PYTEST_ADDOPTS", INNER_RUN_OPTIONS)
+    return pytester
+
+
+@pytest.fixture
+def fresh_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A pytester whose runs are fresh interpreters, for tests of what a run imports (a warm
+    run starts with torch imported)."""
+    monkeypatch.setattr(sys, "executable", warm.PYTHON)
     return pytester
 
 

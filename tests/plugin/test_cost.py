@@ -55,7 +55,8 @@ def test_the_package_exports_what_it_declares_for_type_checkers() -> None:
         pytest_kernelprof.nothing  # type: ignore[attr-defined]  # noqa: B018
 
 
-def test_a_session_that_does_not_use_the_plugin_pays_for_no_torch(pytester: pytest.Pytester) -> None:
+def test_a_session_that_does_not_use_the_plugin_pays_for_no_torch(fresh_pytester: pytest.Pytester) -> None:
+    pytester = fresh_pytester
     pytester.makepyfile(
         test_plain="""
         import sys
@@ -78,7 +79,8 @@ def test_a_session_that_does_not_use_the_plugin_pays_for_no_torch(pytester: pyte
     result.stdout.fnmatch_lines(["E         At index 1 diff: 2 != 3"])
 
 
-def test_the_ci_outputs_are_imported_where_asked_for(pytester: pytest.Pytester) -> None:
+def test_the_ci_outputs_are_imported_where_asked_for(fresh_pytester: pytest.Pytester) -> None:
+    pytester = fresh_pytester
     pytester.makepyfile(
         test_plain="""
         import sys

@@ -128,6 +128,7 @@ def _doc_samples() -> ModuleType:
     return module
 
 
+@pytest.mark.usefixtures("warm_subprocesses")  # the samples' pytest runs start warm
 def test_the_sample_outputs_are_what_the_tool_prints_now() -> None:
     """Each ``<!-- sample: NAME -->`` block, made again: a page that shows other output fails,
     with the diff (``python tools/doc_samples.py`` rewrites the pages)."""

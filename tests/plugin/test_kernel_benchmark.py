@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -73,3 +74,85 @@ def test_gpu_clock_advances_by_each_rounds_kernel_time() -> None:
     assert clock() == 3.5
     with pytest.raises(BenchmarkError, match="more rounds"):
         clock.tick()
+
+
+class _Benchmark:
+    """What benchmark_profile uses of pytest-benchmark's fixture: its timer, extra_info and
+    pedantic (which times each round on the timer, as pytest-benchmark does)."""
+
+    def __init__(self) -> None:
+        self._timer: Any = None
+        self.extra_info: dict[str, Any] = {}
+        self.rounds: list[float] = []
+
+    def pedantic(self, target: Any, *, rounds: int, iterations: int) -> None:
+        assert iterations == 1
+        for _ in range(rounds):
+            before = self._timer()
+            target()
+            self.rounds.append(self._timer() - before)
+
+
+def test_end_to_end_times_as_many_calls_again_on_the_hosts_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_kernelprof.api.profiler import Profiler
+    from pytest_kernelprof.options import ProfileOptions
+    from pytest_kernelprof.plugin.benchmark import benchmark_callable
+
+    prof = load_trace(TRACE)
+    monkeypatch.setattr(Profiler, "profile", lambda self, fn, args, kwargs: prof)
+    calls: list[int] = []
+    benchmark = _Benchmark()
+    options = ProfileOptions(warmup=0, calls=3)
+    assert benchmark_callable(benchmark, calls.append, (7,), {}, options, end_to_end=True) is prof
+    assert calls == [7, 7, 7]  # the host-timed calls; the profiled ones are the Profiler's
+    assert benchmark.rounds == pytest.approx([call.kernels.total_us / 1e6 for call in prof.calls])
+    info = benchmark.extra_info
+    assert info["kernel_count"] == 4
+    assert 0 < info["host_wall_min_us"] <= info["host_wall_median_us"]
+    assert info["host_overhead_median_us"] == pytest.approx(
+        info["host_wall_median_us"] - prof.kernels.total_us, abs=0.002
+    )
+    assert repr(benchmark._timer) == "pytest_kernelprof.gpu_kernel_time"  # how pytest-benchmark names it
+    without_host = _Benchmark()
+    benchmark_callable(without_host, calls.append, (8,), {}, options)
+    assert 8 not in calls
+    assert "host_wall_median_us" not in without_host.extra_info
+
+
+def test_a_benchmark_fixture_without_a_timer_is_refused() -> None:
+    from types import SimpleNamespace
+
+    from pytest_kernelprof.plugin.benchmark import benchmark_profile
+
+    with pytest.raises(BenchmarkError, match=r"needs pytest-benchmark 4 or 5 .*got a SimpleNamespace without it"):
+        benchmark_profile(SimpleNamespace(pedantic=None), load_trace(TRACE))
+
+
+def test_machine_info_names_the_gpu_and_its_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from pytest_kernelprof.plugin import benchmark
+
+    monkeypatch.setattr(benchmark, "device_facts", lambda: ("NVIDIA H200", "sm90"))
+    monkeypatch.setattr(torch._C, "_cuda_getDriverVersion", lambda: 12080, raising=False)
+    monkeypatch.setattr(benchmark, "_cublas_version", lambda: "12.8.4")
+    info = benchmark.machine_info()
+    assert (info["gpu"], info["gpu_arch"], info["cuda_driver_api"]) == ("NVIDIA H200", "sm90", "12.8")
+    assert info["torch"] == torch.__version__
+    assert info["cublas"] == "12.8.4"
+    monkeypatch.setattr(benchmark, "device_facts", lambda: (None, None))
+    assert "gpu" not in benchmark.machine_info()
+
+
+def test_without_cublas_its_version_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ctypes
+    import ctypes.util
+
+    from pytest_kernelprof.plugin import benchmark
+
+    def missing(name: str) -> None:
+        raise OSError(f"{name}: cannot open shared object file")
+
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    monkeypatch.setattr(ctypes, "CDLL", missing)
+    assert benchmark._cublas_version() is None

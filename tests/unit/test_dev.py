@@ -92,6 +92,18 @@ def test_unknown_command_prints_usage(dev: ModuleType, capsys: pytest.CaptureFix
     assert "usage: python3 dev.py {tests,examples}" in capsys.readouterr().out
 
 
+def test_tests_say_how_long_the_suite_took(
+    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls = _record(dev, monkeypatch, failing=("pytest",))
+    clock = iter([100.0, 187.31])
+    monkeypatch.setattr(dev.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(dev.os, "cpu_count", lambda: 2)
+    assert dev.main(["tests", "--system", "-x"]) == 1  # pytest's status
+    assert calls == [(sys.executable, "-m", "pytest", "-n", "auto", "--dist", "worksteal", "-x")]
+    assert capsys.readouterr().out == "dev.py: tests: 87.3 s wall, 2 CPU cores\n"
+
+
 def test_probing_for_torch_prints_no_traceback(
     dev: ModuleType, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:

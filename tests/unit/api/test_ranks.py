@@ -17,7 +17,10 @@ from pytest_kernelprof.api.ranks import _stop
 from pytest_kernelprof.model import overlap_of
 from pytest_kernelprof.types import Kernel
 
-pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU version is tests/gpu/test_distributed.py")
+pytestmark = [
+    pytest.mark.skipif(torch.cuda.is_available(), reason="the GPU version is tests/gpu/test_distributed.py"),
+    pytest.mark.usefixtures("warm_subprocesses"),  # each spawned rank would import torch
+]
 
 
 def all_reduce_step(rank: int, world_size: int) -> Any:

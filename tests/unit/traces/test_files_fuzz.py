@@ -142,7 +142,7 @@ def _check(path: Path, allow_variation: bool) -> None:
         prof.ops[name]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(trace=trace_files, allow_variation=st.booleans())
 def test_structured_traces(reader: str, tmp_path: Path, trace: dict[str, Any], allow_variation: bool) -> None:
     path = tmp_path / "t.json"
@@ -150,7 +150,7 @@ def test_structured_traces(reader: str, tmp_path: Path, trace: dict[str, Any], a
     _check(path, allow_variation)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(trace=st.one_of(trace_files, well_typed_trace_files))
 def test_both_readers_agree(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, trace: dict[str, Any]) -> None:
     path = tmp_path / "t.json"
@@ -158,7 +158,7 @@ def test_both_readers_agree(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tra
     assert read_with(path, "msgspec", monkeypatch) == read_with(path, "json", monkeypatch)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=300), compress=st.booleans())
 def test_arbitrary_bytes(reader: str, tmp_path: Path, data: bytes, compress: bool) -> None:
     path = tmp_path / "t.json.gz"
@@ -166,7 +166,7 @@ def test_arbitrary_bytes(reader: str, tmp_path: Path, data: bytes, compress: boo
     _check(path, True)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cut=st.integers(0, 4000))
 def test_truncated_real_trace(reader: str, tmp_path: Path, cut: int) -> None:
     text = gzip.decompress((DATA / "h200_linear_eager.json.gz").read_bytes())

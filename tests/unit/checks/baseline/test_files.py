@@ -120,6 +120,8 @@ def test_a_newer_baseline_format_says_to_upgrade(tmp_path: Path) -> None:
         ("[]", "not a pytest-kernelprof baseline (a JSON object with 'format' and 'archs' keys)"),
         ('{"format": 1}', "archs is missing"),
         ('{"format": 1, "archs": []}', "archs is [], not an object"),
+        ('{"format": 1, "archs": {"sm90": []}}', "entry 'sm90' is not an object"),
+        ('{"format": 1, "archs": {"sm90": {"default": 3}}}', "entry sm90/default is not an object"),
     ],
 )
 def test_other_formats_say_what_is_wrong(tmp_path: Path, content: str, said: str) -> None:
@@ -128,3 +130,10 @@ def test_other_formats_say_what_is_wrong(tmp_path: Path, content: str, said: str
     with pytest.raises(BaselineError) as info:
         read_baseline(path)
     assert str(info.value).startswith(f"{path}: {said}; fix it from version control, or delete it")
+
+
+def test_a_baseline_that_cannot_be_read_says_why(tmp_path: Path) -> None:
+    path = tmp_path / "test_x.json"
+    path.mkdir()  # as a folder is where a file was expected
+    with pytest.raises(BaselineError, match=r"test_x\.json: cannot read the baseline \(Is a directory\)$"):
+        read_baseline(path)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import multiprocessing
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from pytest_kernelprof.errors import BaselineError
 from tests.helpers import DATA
 
 ROUNDS = 40
+pytestmark = pytest.mark.usefixtures("warm_subprocesses")  # the spawned writers start warm
 
 
 def _writer(path: str, rank: int, barrier: Any, unlocked: bool) -> None:
@@ -88,3 +90,36 @@ def test_a_file_system_without_locks_records_as_before(tmp_path: Path, monkeypat
     path = tmp_path / "test_x.json"
     record(path, "sm90", "default", load_trace(DATA / "h200_linear_eager.json.gz"))
     assert set(read_baseline(path)["archs"]["sm90"]) == {"default"}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fcntl")
+def test_a_folder_that_cannot_be_locked_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder this process may not open (no read permission) or lock (an error other than a
+    file system that keeps no locks): the error names the baseline; no descriptor is left open."""
+    import fcntl
+
+    path = tmp_path / "test_x.json"
+    prof = load_trace(DATA / "h200_linear_eager.json.gz")
+    real_open = baseline_files.os.open
+
+    def unreadable(name: Any, flags: int, *args: Any) -> int:
+        if Path(name) == tmp_path:
+            raise PermissionError(errno.EACCES, "Permission denied", str(name))
+        return real_open(name, flags, *args)
+
+    monkeypatch.setattr(baseline_files.os, "open", unreadable)
+    with pytest.raises(BaselineError, match=f"^cannot write the baseline {path}: Permission denied"):
+        record(path, "sm90", "default", prof)
+    monkeypatch.undo()
+    opened: list[int] = []
+
+    def failing(fd: int, operation: int) -> None:
+        opened.append(fd)
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(fcntl, "flock", failing)
+    with pytest.raises(BaselineError, match=f"^cannot write the baseline {path}: Input/output error"):
+        record(path, "sm90", "default", prof)
+    with pytest.raises(OSError, match="Bad file descriptor"):
+        os.fstat(opened[0])  # closed
+    assert not path.exists()
