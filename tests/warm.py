@@ -357,7 +357,9 @@ def become(spec: Spec, launcher: str, base_path: list[str]) -> None:
     os.environ.update(spec.env)
     tempfile.tempdir = None  # gettempdir() caches TMPDIR as the server saw it
     sys.executable = launcher
-    entries = [p for p in spec.env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    # As Python reads it: an empty entry ("lib:" with PYTHONPATH unset before) is the current folder.
+    pythonpath = spec.env.get("PYTHONPATH", "")
+    entries = pythonpath.split(os.pathsep) if pythonpath else []
     rest: list[str] = []
     for entry in [os.path.abspath(p) for p in entries] + base_path:
         if entry not in rest:
