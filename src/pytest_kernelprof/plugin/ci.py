@@ -43,6 +43,9 @@ MESSAGE_LINES = 250
 MESSAGE_CHARS = 50_000
 # The metrics of rules whose breaks the summary and annotations point at syncs for.
 SYNC_METRICS = frozenset(("syncs", "dtoh_copies"))
+# The categories of plain assertions whose message may carry no kernel table (``len()``, ``all()``
+# over kernels): the summary folds the profiles' tables under them.
+TABLED = frozenset(("kernels", "profile"))
 
 
 def annotations_on(config: pytest.Config) -> bool:
@@ -116,14 +119,29 @@ def failure_text(error: BaseException, explained: Sequence[tuple[Sequence[str], 
     return text
 
 
-def kept_lines(lines: Sequence[str]) -> list[str]:
-    """The first lines of a message, as many as MESSAGE_LINES and MESSAGE_CHARS allow (at least
-    the start of the first)."""
+def profile_tables(sections: Sequence[tuple[str, str]]) -> list[str]:
+    """The kernel tables of a failed test's profiles, as its report's sections show them, for a
+    failure whose message carried none (a plain ``len()``, an ``all()`` over kernels): a CI reader
+    has no terminal section. None where the message showed a profile's table whole."""
+    from .report_sections import PROFILE_SECTION, SHOWN_ABOVE
+
+    profiles = [(title, text) for title, text in sections if title.startswith(PROFILE_SECTION)]
+    if any(SHOWN_ABOVE in text for _, text in profiles):
+        return []
+    lines: list[str] = []
+    for title, text in profiles:
+        lines += [*([""] if lines else []), f"{title}:", *text.splitlines()]
+    return lines
+
+
+def kept_lines(lines: Sequence[str], most: int = MESSAGE_LINES, chars: int = MESSAGE_CHARS) -> list[str]:
+    """The first lines of a message, as many as ``most`` lines and ``chars`` characters allow
+    (at least the start of the first, where any line is allowed)."""
     kept: list[str] = []
-    left = MESSAGE_CHARS
-    for line in lines[:MESSAGE_LINES]:
+    left = chars
+    for line in lines[: max(most, 0)]:
         if len(line) > left:
-            if not kept:
+            if not kept and left > 0:
                 kept.append(line[:left] + "...")
             break
         kept.append(line)
@@ -225,12 +243,16 @@ class ReportHooks:
             explained = item.stash.get(EXPLAINED_KEY, [])
             lines = failure_text(error, explained).splitlines()
             kept = kept_lines(lines)
+            tables = profile_tables(report.sections) if what in TABLED else []
+            # The tables in what the message left of the summary's limits for one failure.
+            kept_tables = kept_lines(tables, MESSAGE_LINES - len(kept), MESSAGE_CHARS - len("\n".join(kept)))
             failure = Failure(
                 category=what,
                 message="\n".join(kept),
-                more_lines=len(lines) - len(kept),
+                more_lines=len(lines) - len(kept) + len(tables) - len(kept_tables),
                 file=str(path),
                 line=test_line(call.excinfo, path),
+                tables="\n".join(kept_tables),
             )
             # The syncs to point at: those of a failed assertion on syncs, or of a rule on
             # syncs or DtoH copies (not those of a profile that broke a rule on kernels).

@@ -23,6 +23,8 @@ SHOWN_PROFILES = 3  # the last profiles of a failing test, whose tables go into 
 
 # In place of a profile's kernel table that the failure showed whole already.
 SHOWN_ABOVE = "(its kernel table is shown above, with the failure)"
+# The start of the title of a failed test's report section that holds a profile's table.
+PROFILE_SECTION = "kernelprof profile "
 
 
 def report_sections(
@@ -45,7 +47,7 @@ def report_sections(
             prof = capture.profile
             above = any(prof.kernels is kernels for kernels in shown)
             text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
-            sections.append((f"kernelprof profile {number} of {len(captures)}", text))
+            sections.append((f"{PROFILE_SECTION}{number} of {len(captures)}", text))
     if trace_dir is not None and (save == "all" or (save == "failed" and failed)):
         sections.append(("kernelprof traces", "\n".join(save_traces(trace_dir, nodeid, captures))))
     return sections

@@ -33,6 +33,7 @@ class Failure:
     more_lines: int  # lines of the message left out
     file: str
     line: int | None
+    tables: str = ""  # the profiles' kernel tables, where the message carried none (summary only)
 
 
 @dataclass(frozen=True)

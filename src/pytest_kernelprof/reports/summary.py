@@ -54,6 +54,11 @@ def _location(failure: Failure, rootpath: Path, *, line: bool = True) -> str:
     return f"{shown}:{failure.line}" if failure.line and line else shown
 
 
+# ``<generator object test_x.<locals>.<genexpr> at 0x7efe0cef4e10>``: an address that changes
+# every run, in a summary one compares between runs.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
 def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
     def place(item: tuple[str, Failure]) -> tuple[int, str, int, str]:
         nodeid, failure = item
@@ -74,7 +79,9 @@ def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
             f"<details><summary><code>{_html(nodeid)}</code> {words(failure.category).what} "
             f"at <code>{_html(_location(failure, rootpath))}</code></summary>",
             "",
-            _fence(failure.message + more),
+            _fence(
+                _ADDRESS.sub(" at 0x...", failure.message + (f"\n\n{failure.tables}" if failure.tables else "")) + more
+            ),
             "",
             "</details>",
             "",

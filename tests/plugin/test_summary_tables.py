@@ -1,0 +1,79 @@
+"""A failure whose message carries no kernel table (a plain ``len()``, an ``all()`` over kernels)
+gets its profile's table in the job summary, as the terminal's 'kernelprof profile' section shows
+it: a CI reader has no terminal section. And no memory address, which changes every run."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.helpers import DATA
+
+SUITE = f"""
+from pathlib import Path
+
+DATA = Path({str(DATA)!r})
+
+
+def test_len(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz")
+    assert len(prof.kernels) == 40
+
+
+def test_dtype(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_bf16_mlp_fp32_linear.json.gz")
+    gemms = [k for k in prof.kernels if k.kind == "gemm"]
+    assert all(k.dtype == "bf16" for k in gemms)
+
+
+def test_count(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz")
+    assert prof.kernels.count(kind="gemm") == 2
+"""
+
+
+def _failure(summary: str, test: str) -> str:
+    found = re.search(
+        rf"<details><summary><code>test_s\.py::{test}</code>[^\n]*</summary>\n\n```text\n(.*?)\n```\n\n</details>\n",
+        summary,
+        re.S,
+    )
+    assert found, summary
+    return found[1]
+
+
+@pytest.mark.parametrize("options", [[], ["-n", "2"]], ids=["plain", "-n 2"])
+def test_a_failure_without_a_table_gets_its_profiles_table_in_the_summary(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, options: list[str]
+) -> None:
+    if options:
+        pytest.importorskip("xdist")
+    for name in ("CI", "BUILD_NUMBER", "GITHUB_WORKSPACE"):
+        monkeypatch.delenv(name, raising=False)
+    summary = cpu_pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    cpu_pytester.makepyfile(test_s=SUITE)
+    result = cpu_pytester.runpytest(*options)
+    result.assert_outcomes(failed=3)
+    text = summary.read_text()
+    assert not re.search(r" at 0x[0-9a-f]{4,}", text), text
+    length = pytest.LineMatcher(_failure(text, "test_len").splitlines())
+    length.fnmatch_lines(
+        [
+            "assert 5 == 40",
+            "*",
+            "kernelprof profile 1 of 1:",
+            "*#  kind *dtype*",
+            "*0  gemm *bf16*nvjet_sm90_*",
+            "*4  gemm *bf16*nvjet_sm90_*",
+        ]
+    )
+    dtype = pytest.LineMatcher(_failure(text, "test_dtype").splitlines())
+    dtype.fnmatch_lines(["assert False", "*<generator object *<genexpr> at 0x...>*", "kernelprof profile 1 of 1:"])
+    dtype.fnmatch_lines(["*gemm *fp32*"])
+    # A count's explanation showed the table already: not twice.
+    count = _failure(text, "test_count")
+    assert "kernelprof profile" not in count
+    assert count.count("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT") == 2
