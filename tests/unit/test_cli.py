@@ -53,6 +53,14 @@ def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: py
     assert "the kernels differ" in out
 
 
+def test_diff_compiled_and_eager_geglu_shows_the_lost_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", str(trace("geglu_compiled")), str(trace("geglu_eager"))]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith(("split:", "fused:"))] == [
+        "split: triton_poi_fused__unsafe_view_gelu_mul_0 -> gelu (aten pointwise) + mul (aten pointwise)"
+    ]
+
+
 def test_diff_tells_a_move_to_another_dtype(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
     # The trial's bf16 linear against its fp32 one: the same count, another library, another dtype.
     assert main(["diff", str(trace("linear_eager")), str(trace("linear_fp32"))]) == 1

@@ -33,6 +33,8 @@ class Change:
 class KernelDiff:
     changes: tuple[Change, ...]
     fusions: tuple[tuple[tuple[KernelName, ...], KernelName], ...]  # (removed kernels, the added kernel fusing them)
+    # The reverse: (added kernels, the removed kernel that fused them), a fusion lost.
+    splits: tuple[tuple[tuple[KernelName, ...], KernelName], ...] = ()
 
     @property
     def same(self) -> bool:
@@ -61,7 +63,8 @@ def diff_kernels(
     (``~``: another cuBLAS tile, say); the rest are removed and added. An added kernel that
     computes the ops of more than one removed kernel is reported as fusing them: each removed
     kernel fuses into one added kernel at most, so a one-for-one replacement (64 ATen ``tanh``
-    kernels by 64 ``triton_poi_fused_tanh_0``) is no fusion.
+    kernels by 64 ``triton_poi_fused_tanh_0``) is no fusion. The reverse, a removed kernel whose
+    ops added kernels compute apart, is a split (a fusion lost: compiled before, eager after).
     """
 
     def token(k: K) -> Hashable:
@@ -81,7 +84,7 @@ def diff_kernels(
         changes.extend(Change("+", None, new) for new in news)
         removed.extend(olds)
         added.extend(news)
-    return KernelDiff(tuple(changes), _fusions(removed, added))
+    return KernelDiff(tuple(changes), _fusions(removed, added), _fusions(added, removed))
 
 
 def _paired(olds: list[K], news: list[K], changes: list[Change]) -> tuple[list[K], list[K]]:
@@ -188,13 +191,18 @@ def _differences(before: KernelName, after: KernelName, label_a: str, label_b: s
 
 def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> list[str]:
     """The diff as lines: a stretch that repeats (one block per layer) once, with its count;
-    then what each fused kernel took over, once per distinct fusion with its count, and the
+    then what each fused kernel took over, once per distinct fusion with its count, the kernels
+    each lost fusion split into, likewise, and the
     removed kernels no added kernel took over, so that every removed kernel is told once."""
     lines = _repeats_folded([_change_lines(change, label_a, label_b) for change in diff.changes])
     fusions = Counter(
         (" + ".join(_fused_part(k) for k in covered), display_name(fused.name)) for covered, fused in diff.fusions
     )
     lines.extend(f"fused: {shown} -> {name}{_times(count)}" for (shown, name), count in fusions.items())
+    splits = Counter(
+        (display_name(fused.name), " + ".join(_fused_part(k) for k in parts)) for parts, fused in diff.splits
+    )
+    lines.extend(f"split: {name} -> {shown}{_times(count)}" for (name, shown), count in splits.items())
     fused_away = {id(kernel) for covered, _ in diff.fusions for kernel in covered}
     unfused = Counter(
         _describe(change.before)

@@ -62,6 +62,22 @@ def test_kernelprof_diff_tells_each_fusion_once_with_its_count(
     assert len(out) < 25
 
 
+def test_a_lost_fusion_is_told_as_a_split(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # The reverse of a fusion (compiled in a, eager in b): what a user diffs after a regression.
+    eager = list(load_trace(trace("decode_eager")).kernels)
+    graphs = list(load_trace(trace("decode_graphs")).kernels)
+    forward, backward = diff_kernels(eager, graphs), diff_kernels(graphs, eager)
+    assert backward.splits == tuple((covered, fused) for covered, fused in forward.fusions)
+    assert backward.fusions == forward.splits == ()
+    assert main(["diff", str(trace("decode_graphs")), str(trace("decode_eager"))]) == 1
+    out = capsys.readouterr().out.splitlines()
+    ops = "add (aten pointwise) + tanh (aten pointwise) + mul (aten pointwise)"
+    assert [line for line in out if line.startswith(("split:", "fused:"))] == [
+        f"split: triton_poi_fused_add_mul_tanh_0 -> {ops}  x11",
+        f"split: triton_per_fused__softmax_add_amax_mul_sub_tanh_1 -> {ops} + softmax (aten reduction)",
+    ]
+
+
 def test_removed_kernels_no_added_kernel_took_over_are_told() -> None:
     gemm = parse_kernel_name("nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT")
     elementwise = "void at::native::vectorized_elementwise_kernel<4, at::native::{}, int>(int)"
