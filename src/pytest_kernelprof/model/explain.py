@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..health import CompileReport, GraphBreak, MemoryReading, MemoryReport
-from ..tables import display_name, name_is
+from ..tables import display_name, name_is, plural
 from . import (
     CallProfile,
     CopyList,
@@ -35,6 +35,7 @@ from . import (
     Sync,
     SyncList,
 )
+from .kernels import KernelNames
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,8 @@ def explain(op: str, left: object, right: object) -> Explanation | None:
             return Explanation([f"{failed}; {side.headline()}"], side.table().splitlines() if side.measured else [])
         if isinstance(side, list) and side and all(isinstance(item, GraphBreak) for item in side):
             return Explanation([f"{failed}; the graph breaks:"], [str(item) for item in side])
+    if op == "==" and any(isinstance(side, KernelNames) for side in (left, right)):
+        return _name_lists(left, right)
     if isinstance(left, KernelList) and isinstance(right, list | tuple) and op == "==":
         return _names(left, right)
     if isinstance(right, KernelList) and isinstance(left, list | tuple) and op == "==":
@@ -166,6 +169,27 @@ def _names(kernels: KernelList, expected: Sequence[object]) -> Explanation:
     return Explanation(head, [*diff, "the kernels:", *kernels.table().splitlines()], kernels)
 
 
+def _name_lists(left: object, right: object) -> Explanation | None:
+    """``a.kernels.names == b.kernels.names`` (or a list of names): where the lists part and
+    what each has that the other has not, by the names the kernel table shows, whole: pytest's
+    own diff shows whole demangled names and, below -v, points at -v, which a job summary lacks."""
+    sides = [side for side in (left, right) if isinstance(side, list | tuple)]
+    if len(sides) != 2 or not all(isinstance(name, str) for side in sides for name in side):
+        return None
+    a, b = ([display_name(str(name)) for name in side] for side in sides)
+
+    def said(side: object, names: Sequence[str]) -> str:
+        return f"[{plural(len(names), 'kernel name')}]" if isinstance(side, KernelNames) else _short(side)
+
+    parted = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    head = [
+        f"{said(left, a)} == {said(right, b)}",
+        f"the kernel names differ from #{parted}: {len(a)} on the left, {len(b)} on the right (- left, + right)",
+    ]
+    diff = [line for line in difflib.ndiff(a, b) if not line.startswith("?")]
+    return Explanation(head, diff)
+
+
 def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
     head = [f"{name!r} {op} {kernels!r}"]
     if not kernels.measured:
@@ -182,7 +206,7 @@ def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
 # kernels, the ops, the modules, compile and memory facts, then the profile's own numbers.
 _SUBJECTS: tuple[tuple[str, tuple[type, ...]], ...] = (
     ("syncs", (SyncList, Sync, CopyList, Count)),
-    ("kernels", (KernelList, Kernel, KernelCount)),
+    ("kernels", (KernelList, KernelNames, Kernel, KernelCount)),
     ("ops", (OpTable, Op)),
     ("modules", (ModuleTable, ModuleView)),
     ("compile", (CompileReport, GraphBreak)),
@@ -198,7 +222,7 @@ def subject(*values: object) -> str | None:
     None for values that are not ours; a list or tuple is about what its items are."""
     found = len(_SUBJECTS)
     for value in values:
-        items = value if isinstance(value, list | tuple) else (value,)
+        items = value if isinstance(value, list | tuple) and not isinstance(value, KernelNames) else (value,)
         for item in items:
             if isinstance(item, MemoryOp) and item.kind == "memcpy":
                 return "syncs"

@@ -195,6 +195,14 @@ def kernel_table(
     return render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
 
 
+class KernelNames(list[str]):
+    """The names of a list's kernels (``prof.kernels.names``): a plain list, equal to one, that
+    the assertion report knows to explain (the names as the kernel table shows them, where the
+    two lists part) rather than leave to pytest's diff of whole demangled names."""
+
+    __slots__ = ()
+
+
 class KernelList(_Records[Kernel]):
     """The kernels of one call, in launch order, with queries that explain their failures.
 
@@ -233,9 +241,9 @@ class KernelList(_Records[Kernel]):
         return item in self._items()
 
     @property
-    def names(self) -> list[str]:
+    def names(self) -> KernelNames:
         __tracebackhide__ = True
-        return [k.name for k in self._items()]
+        return KernelNames(k.name for k in self._items())
 
     @property
     def total_us(self) -> float:

@@ -166,3 +166,21 @@ def test_an_explanation_names_the_kernels_whose_whole_table_it_shows(trace: Trac
     explained = explain("==", gemms.count("nvjet*"), 1)
     assert explained is not None
     assert explained.table_of is gemms  # a selection's table: not the profile's
+
+
+def test_kernel_names_are_a_list_the_report_explains(trace: Trace) -> None:
+    kernels = load_trace(trace("linear_eager")).kernels
+    names = kernels.names
+    assert names == [k.name for k in kernels]
+    assert [k.name for k in kernels] == names
+    assert subject(names) == "kernels"
+    assert subject([k.name for k in kernels]) is None  # a plain list of strings is not ours
+    failed = explain("==", names, ["x", *names])
+    assert failed is not None
+    assert failed.head == [
+        "[1 kernel name] == ['x', 'nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT']",
+        "the kernel names differ from #0: 1 on the left, 2 on the right (- left, + right)",
+    ]
+    assert failed.body == ["+ x", "  " + display_name(names[0])]
+    assert explain("==", names, [1, 2]) is None  # not names: pytest's own diff
+    assert explain("!=", names, names) is None
