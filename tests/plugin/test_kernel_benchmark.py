@@ -136,10 +136,14 @@ def test_machine_info_names_the_gpu_and_its_driver(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(benchmark, "device_facts", lambda: ("NVIDIA H200", "sm90"))
     monkeypatch.setattr(torch._C, "_cuda_getDriverVersion", lambda: 12080, raising=False)
     monkeypatch.setattr(benchmark, "_cublas_version", lambda: "12.8.4")
+    # No cuBLAS wheel (a CUDA build of torch brings nvidia-cublas-cu12): the library is asked
+    monkeypatch.setattr(benchmark, "package_versions", lambda *names: dict.fromkeys(names))
     info = benchmark.machine_info()
     assert (info["gpu"], info["gpu_arch"], info["cuda_driver_api"]) == ("NVIDIA H200", "sm90", "12.8")
     assert info["torch"] == torch.__version__
     assert info["cublas"] == "12.8.4"
+    monkeypatch.setattr(benchmark, "package_versions", lambda *names: {"nvidia-cublas-cu12": "12.4.5.8"})
+    assert benchmark.machine_info()["cublas"] == "12.4.5.8"  # the wheel's version, where there is one
     monkeypatch.setattr(benchmark, "device_facts", lambda: (None, None))
     assert "gpu" not in benchmark.machine_info()
 
