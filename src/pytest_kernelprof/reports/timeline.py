@@ -36,7 +36,6 @@ import html
 import json
 import os
 import re
-import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -98,11 +97,10 @@ def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]
 
 
 def shown_call(prof: KernelProfile) -> int:
-    """The call the page opens on: the median call by host span (the lower of the two middle
-    ones for an even count; the first such call). The first call of a session carries the
-    profiler's start-up, as ``KernelProfile.wall_us`` says, so it is seldom this one."""
-    walls = [call.wall_us for call in prof.calls]
-    return walls.index(statistics.median_low(walls)) if walls else 0
+    """The call the page opens on: ``prof.median_call``, whose figures ``kernelprof show`` and
+    the profile's table print."""
+    median = prof.median_call
+    return next((i for i, call in enumerate(prof.calls) if call is median), 0)
 
 
 def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
