@@ -203,9 +203,8 @@ def _gpu_time(prof: KernelProfile, view: CallProfile, calls: bool) -> str:
         return f"GPU time: {format_us(view.kernels.total_us)}us in kernels"
     median = prof.median_call
     return (
-        f"GPU time: {format_us(median.kernels.total_us)}us in kernels; this line and the next are call "
-        f"{median.index}'s, the median of {len(prof.calls)} calls by host span (the table gives each kernel's "
-        f"median over the calls, {format_us(view.kernels.total_us)}us in all)"
+        f"GPU time: {format_us(median.kernels.total_us)}us in kernels (call {median.index}, the median of "
+        f"{len(prof.calls)} by host span, as below; the table's kernel medians sum to {format_us(view.kernels.total_us)}us)"
     )
 
 

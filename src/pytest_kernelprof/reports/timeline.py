@@ -44,6 +44,7 @@ from ..assemble.optree import is_graph_call, is_launch_range
 from ..checks.alignment import align
 from ..errors import KernelProfError
 from ..model import KernelList, KernelProfile
+from ..model.kernels import kernel_cells
 from ..paths import atomic_path
 from ..tables import display_name, plural
 from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
@@ -130,6 +131,7 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
                     ref(k.op),
                     ref(k.module),
                     ref(display_name(k.name)),  # as every output shows it; the whole name is the cell's title
+                    *(ref(cell) for cell in kernel_cells(k)),  # the columns of every kernel table
                 ]
             )
         try:
