@@ -201,10 +201,10 @@ def _gpu_time(prof: KernelProfile, view: CallProfile, calls: bool) -> str:
     (``prof.median_call``), saying so where the table's times are each kernel's median."""
     if calls or len(prof.calls) == 1:
         return f"GPU time: {format_us(view.kernels.total_us)}us in kernels"
-    median = prof.median_call
+    median, medians = prof.median_call, format_us(view.kernels.total_us)
     return (
         f"GPU time: {format_us(median.kernels.total_us)}us in kernels (call {median.index}, the median of "
-        f"{len(prof.calls)} by host span, as below; the table's kernel medians sum to {format_us(view.kernels.total_us)}us)"
+        f"{len(prof.calls)} by host span, as below; the table's kernel medians sum to {medians}us)"
     )
 
 
