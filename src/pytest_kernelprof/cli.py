@@ -196,6 +196,18 @@ def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfi
         return prof
 
 
+def _gpu_time(prof: KernelProfile, view: CallProfile, calls: bool) -> str:
+    """The kernel time beside the host line: the same call's as the other per-call figures
+    (``prof.median_call``), saying so where the table's times are each kernel's median."""
+    if calls or len(prof.calls) == 1:
+        return f"GPU time: {format_us(view.kernels.total_us)}us in kernels"
+    median, medians = prof.median_call, format_us(view.kernels.total_us)
+    return (
+        f"GPU time: {format_us(median.kernels.total_us)}us in kernels (call {median.index}, the median of "
+        f"{len(prof.calls)} by host span, as below; the table's kernel medians sum to {medians}us)"
+    )
+
+
 def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: Decoder = BUILT_IN) -> int:
     with _readable(path) as readable:
         return _show(readable, _shown(path), calls, ops, html, decoder)
@@ -213,7 +225,7 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         if prof.has_device_activity:
             print(view.kernels.table())
             print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
-            print(f"GPU time: {format_us(view.kernels.total_us)}us in kernels")
+            print(_gpu_time(prof, view, calls))
             print(host_section(prof if not calls else view))
         else:
             print("no GPU activity in this trace")

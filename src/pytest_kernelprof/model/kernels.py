@@ -165,6 +165,20 @@ def _check_pattern(pattern: object) -> None:
         )
 
 
+KERNEL_CELLS = ("kind", "family", "dtype", "layout", "ops")
+
+
+def kernel_cells(k: Kernel) -> tuple[str, str, str, str, str]:
+    """A kernel's ``KERNEL_CELLS`` as every kernel table shows them (see ``kernel_table``)."""
+    return (
+        k.kind if k.evidence.kind in (None, "name") else f"{k.kind} ({k.evidence.kind})",
+        f"{k.family} template" if k.template else k.family,
+        k.dtype or "?",
+        k.layout or "-",
+        ",".join(k.fused_ops) or "-",
+    )
+
+
 def kernel_table(
     kernels: Sequence[Kernel], positions: Sequence[int] | None = None, marked: frozenset[int] = frozenset()
 ) -> str:
@@ -179,19 +193,16 @@ def kernel_table(
     rows = [
         (
             f"*{i}" if i in marked else str(i),
-            k.kind if k.evidence.kind in (None, "name") else f"{k.kind} ({k.evidence.kind})",
+            *(cells := kernel_cells(k))[:1],
             *((k.part_of or "-",) if helpers else ()),
-            f"{k.family} template" if k.template else k.family,
-            k.dtype or "?",
-            k.layout or "-",
-            ",".join(k.fused_ops) or "-",
+            *cells[1:],
             format_us(k.duration_us),
             k.op or "-",
             display_name(k.name),
         )
         for i, k in zip(numbers, kernels, strict=True)
     ]
-    headers = ("#", "kind", *(("part of",) if helpers else ()), "family", "dtype", "layout", "ops", "us")
+    headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], "us")
     return render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
 
 

@@ -61,11 +61,6 @@ def gpu_time_line(view: CallProfile | KernelProfile) -> str:
     )
 
 
-def _median_int(values: Sequence[int]) -> int:
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2]
-
-
 def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
     merged: list[tuple[float, float]] = []
     for start, end in sorted(intervals):
@@ -301,42 +296,56 @@ class KernelProfile:
         return self.call.copies
 
     @property
+    def median_call(self) -> CallProfile:
+        """The call whose figures the per-call totals report (``launches``, ``wall_us``,
+        ``gpu_busy_us``, ``gpu_work_us``, ``gpu_idle_fraction``, and the kernel time that
+        ``kernelprof show`` and the JUnit ``kernel_us`` print beside them): the median call by
+        host span, the lower of the two middle ones for an even count, the first such call.
+
+        One call, so that no two of those figures contradict each other: medians taken figure
+        by figure come from different calls (GPU work below kernel time, busy time of another
+        call's span). The first call of a session carries the profiler's start-up, a few ms, so
+        it is seldom this one. Each kernel's ``duration_us`` in ``prof.kernels`` is still that
+        kernel's own median over the calls."""
+        walls = [c.wall_us for c in self.calls]
+        return self.calls[walls.index(statistics.median_low(walls))]
+
+    @property
     @needs_measurement
     def launches(self) -> int:
-        """Kernel launch calls per call (median over calls); a graph launch counts one."""
-        return _median_int([c.launches for c in self.calls])
+        """Kernel launch calls of the median call (``median_call``); a graph launch counts one."""
+        return self.median_call.launches
 
     @property
     @needs_measurement
     def graph_launches(self) -> int:
-        """Graph launch calls per call (median over calls)."""
-        return _median_int([c.graph_launches for c in self.calls])
+        """Graph launch calls of the median call (``median_call``)."""
+        return self.median_call.graph_launches
 
     @property
     def wall_us(self) -> float:
-        """Host span of one call, the median over calls (the first call of a session carries
-        the profiler's start-up, a few ms; the median leaves it out)."""
-        return statistics.median(c.wall_us for c in self.calls)
+        """Host span of the median call (``median_call``): the median host span over the calls."""
+        return self.median_call.wall_us
 
     @property
     @needs_measurement
     def gpu_busy_us(self) -> float:
-        """GPU busy time within one call's host span (union of kernels and memory ops), median;
-        see ``CallProfile.gpu_busy_us``."""
-        return statistics.median(c.gpu_busy_us for c in self.calls)
+        """GPU busy time within the median call's host span (union of kernels and memory ops);
+        see ``median_call`` and ``CallProfile.gpu_busy_us``."""
+        return self.median_call.gpu_busy_us
 
     @property
     @needs_measurement
     def gpu_work_us(self) -> float:
-        """GPU busy time of one call's work wherever it ran (union of kernels and memory ops, not
-        cut at the host span), median; see ``CallProfile.gpu_work_us``."""
-        return statistics.median(c.gpu_work_us for c in self.calls)
+        """GPU busy time of the median call's work wherever it ran (union of kernels and memory
+        ops, not cut at the host span); see ``median_call`` and ``CallProfile.gpu_work_us``."""
+        return self.median_call.gpu_work_us
 
     @property
     @needs_measurement
     def gpu_idle_fraction(self) -> float:
-        """Share of a call's host span with no GPU work, the median over calls."""
-        return statistics.median(c.gpu_idle_fraction for c in self.calls)
+        """Share of the median call's host span with no GPU work (see ``median_call``)."""
+        return self.median_call.gpu_idle_fraction
 
     @property
     def modules(self) -> ModuleTable:

@@ -6,13 +6,15 @@ GPU for a CPU-only profile, bytes or graph breaks for a loaded trace) is left ou
 written as 0. The first profile of a test uses the names below; its second profile
 ``kernelprof.2.<figure>``, and so on, so that a profile added to a test renames none
 before it. ``kernelprof.profiles`` counts the profiles of the test. Figures are per
-profiled call: the median over the profile's calls, as ``KernelProfile`` reports them.
+profiled call, all of one call: ``prof.median_call``, the median call by host span, as
+``KernelProfile`` reports them (so ``gpu_work_us`` is never above ``kernel_us`` plus the
+call's memory-op time, nor ``gpu_busy_us`` above ``gpu_work_us``).
 
 =========================== ============================================================
 ``kernelprof.profiles``     profiles the test took (its call phase)
 ``kernelprof.kernels``      kernels per call (``len(prof.kernels)``)
 ``kernelprof.launches``     kernel launch calls per call (a graph launch counts one)
-``kernelprof.kernel_us``    GPU time in kernels per call, microseconds (one decimal)
+``kernelprof.kernel_us``    GPU time in kernels of the median call, microseconds (one decimal)
 ``kernelprof.gpu_busy_us``  GPU busy time per call within its host span (kernels and memory ops), microseconds
 ``kernelprof.gpu_work_us``  GPU busy time per call wherever it ran: with the work that ran on after the host
                             returned, so never below ``kernel_us`` unless kernels overlapped
@@ -39,7 +41,7 @@ PROFILES = f"{PREFIX}profiles"
 
 
 def _kernel_us(prof: KernelProfile) -> float:
-    return round(prof.kernels.total_us, 1)
+    return round(prof.median_call.kernels.total_us, 1)
 
 
 def _gpu_busy_us(prof: KernelProfile) -> float:

@@ -36,7 +36,6 @@ import html
 import json
 import os
 import re
-import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +44,7 @@ from ..assemble.optree import is_graph_call, is_launch_range
 from ..checks.alignment import align
 from ..errors import KernelProfError
 from ..model import KernelList, KernelProfile
+from ..model.kernels import kernel_cells
 from ..paths import atomic_path
 from ..tables import display_name, plural
 from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
@@ -98,11 +98,10 @@ def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]
 
 
 def shown_call(prof: KernelProfile) -> int:
-    """The call the page opens on: the median call by host span (the lower of the two middle
-    ones for an even count; the first such call). The first call of a session carries the
-    profiler's start-up, as ``KernelProfile.wall_us`` says, so it is seldom this one."""
-    walls = [call.wall_us for call in prof.calls]
-    return walls.index(statistics.median_low(walls)) if walls else 0
+    """The call the page opens on: ``prof.median_call``, whose figures ``kernelprof show`` and
+    the profile's table print."""
+    median = prof.median_call
+    return next((i for i, call in enumerate(prof.calls) if call is median), 0)
 
 
 def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -132,6 +131,7 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
                     ref(k.op),
                     ref(k.module),
                     ref(display_name(k.name)),  # as every output shows it; the whole name is the cell's title
+                    *(ref(cell) for cell in kernel_cells(k)),  # the columns of every kernel table
                 ]
             )
         try:

@@ -24,8 +24,9 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
+from pytest_kernelprof.model.kernels import KERNEL_CELLS, kernel_cells
 from pytest_kernelprof.reports.timeline import shown_call
-from pytest_kernelprof.tables import display_name
+from pytest_kernelprof.tables import display_name, format_us
 from tests.helpers import DATA
 
 BROWSER = next(
@@ -284,3 +285,26 @@ def test_the_shading_is_the_idle_time_the_idle_share_counts(tmp_path: Path) -> N
     shot.parent.mkdir(parents=True, exist_ok=True)
     browser("--window-size=1400,900", f"--screenshot={shot}", page.as_uri())
     assert shot.stat().st_size > 10_000
+
+
+@needs_browser
+def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(tmp_path: Path) -> None:
+    # Trial report: the page merged kind and family ("gemm/nvjet"), had no dtype, and gave times
+    # to three decimals (56.448) where every other table gives one (56.4).
+    trace = DATA / "h200_geglu_eager.json.gz"
+    page = tmp_path / "timeline.html"
+    show_html(trace, page)
+    prof = load_trace(trace)
+    call = prof.calls[shown_call(prof)]
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    table = re.search(r'<div id="kt">(.*?)</table>', dom, re.S)
+    assert table, dom[-2000:]
+    heads = re.findall(r"<th>([^<]*)</th>", table.group(1))
+    assert heads == ["#", "start us", "us", "stream", *KERNEL_CELLS, "launched by", "module", "name"]
+    rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", table.group(1))]
+    assert len(rows) == len(call.kernels) == 5
+    for row, kernel in zip(rows, call.kernels, strict=True):
+        assert row[1] == format_us(kernel.start_us or 0.0)
+        assert row[2] == format_us(kernel.duration_us)
+        assert tuple(row[4:9]) == kernel_cells(kernel)
+        assert html.unescape(row[9]) == kernel.op
