@@ -270,7 +270,7 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
         ("memory ops per call", str(len(a.memory_ops)), str(len(b.memory_ops))),
     ]
     print(render_table(("", "a", "b"), rows, right=(1, 2)))
-    print(f"GPU time per call: {time_change(ka.total_us, kb.total_us)}")
+    print(f"GPU time per call, the sum of each kernel's median: {time_change(ka.total_us, kb.total_us)}")
     changed_kinds = count_changes(list(ka), list(kb))
     if changed_kinds:
         print("count changes: " + "; ".join(changed_kinds))

@@ -230,7 +230,7 @@ def render_page(
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
     head = f"{plural(len(prof.calls), 'call')} on {where}; source {prof.source}"
     if len(prof.calls) > 1:
-        head += f"; showing call {opened}, the median call by host time (pick another below)"
+        head += f"; showing call {opened}, the median call by host span (pick another below)"
     side = "".join(f"<h2>{html.escape(h)}</h2>{table}" for h, table in baselines)
     return fill(
         _template(),

@@ -165,7 +165,7 @@ def test_the_page_opens_on_the_median_call() -> None:
     page = _Page()
     page.feed(render_page(prof, title="decode"))
     assert json.loads(page.data)["open"] == opened
-    assert f"showing call {opened}, the median call by host time" in "".join(page.text)
+    assert f"showing call {opened}, the median call by host span" in "".join(page.text)
 
 
 def _page_data(trace: str) -> tuple[dict[str, Any], str]:

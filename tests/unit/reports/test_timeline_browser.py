@@ -141,10 +141,10 @@ def test_a_recorded_trace_is_drawn_one_shape_per_kernel(tmp_path: Path) -> None:
     page = tmp_path / "timeline.html"
     show_html(trace, page)
     prof = load_trace(trace)
-    # The page opens on the median call by host time, not on call 0 (the profiler's start-up).
+    # The page opens on the median call by host span, not on call 0 (the profiler's start-up).
     opened = shown_call(prof)
     assert opened == 1
-    assert f"showing call {opened}, the median call by host time" in page.read_text()
+    assert f"showing call {opened}, the median call by host span" in page.read_text()
     call = prof.calls[opened]
     counts = drawn(page)
     assert counts["kernels"] == counts["shapes"] == len(call.kernels) == 18
