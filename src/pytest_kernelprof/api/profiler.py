@@ -218,8 +218,9 @@ class Profiler:
             sweep = kernelprof.sweep(build, dict(batch=[1, 8, 17], hidden=[1024, 4096]))
             sweep.every(lambda prof: prof.kernels.count("triton_*gelu*mul*") == 1)
 
-        ``keep_traces=True`` keeps each case's trace as it is profiled (in memory), for
-        ``sweep.export(folder)``: torch loses a session's GPU records once later ones ran.
+        ``keep_traces=True`` keeps each case's trace as it is profiled (a temporary file until the
+        profile is released), for ``sweep.export(folder)``: torch loses a session's GPU records
+        once later ones ran.
         """
         __tracebackhide__ = True
         return run_sweep(self, fn, cases, keep_traces=keep_traces)
