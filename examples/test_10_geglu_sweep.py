@@ -64,7 +64,7 @@ def test_a_graph_break_for_odd_batches_fails_naming_the_smallest(kernelprof, man
         sweep.every(fuses_gelu_and_mul)
     message = str(failure.value)
     print(message)
-    assert "the check broke in 2 of 5 case(s): hidden=1024, batch=17; hidden=1024, batch=33" in message
+    assert "the check broke in 2 of 5 cases: hidden=1024, batch=17; hidden=1024, batch=33" in message
     assert "pin it: cases=[dict(hidden=1024, batch=17)]" in message
     assert "left: hidden=1024, batch=8 (the nearest case that passed); right: hidden=1024, batch=17" in message
 
