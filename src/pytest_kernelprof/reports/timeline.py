@@ -132,6 +132,7 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
                     ref(k.module),
                     ref(display_name(k.name)),  # as every output shows it; the whole name is the cell's title
                     *(ref(cell) for cell in kernel_cells(k)),  # the columns of every kernel table
+                    ref(k.part_of),  # a column of its own where a call has a helper kernel, as kernel_table's
                 ]
             )
         try:

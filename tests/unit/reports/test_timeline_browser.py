@@ -288,10 +288,14 @@ def test_the_shading_is_the_idle_time_the_idle_share_counts(tmp_path: Path) -> N
 
 
 @needs_browser
-def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(tmp_path: Path) -> None:
-    # Trial report: the page merged kind and family ("gemm/nvjet"), had no dtype, and gave times
-    # to three decimals (56.448) where every other table gives one (56.4).
-    trace = DATA / "h200_geglu_eager.json.gz"
+@pytest.mark.parametrize(("recorded", "helpers"), [("h200_geglu_eager", False), ("h200_bf16_mlp_fp32_linear", True)])
+def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(
+    tmp_path: Path, recorded: str, helpers: bool
+) -> None:
+    # Trial reports: the page merged kind and family ("gemm/nvjet"), had no dtype, and gave times
+    # to three decimals (56.448) where every other table gives one (56.4); it had no "part of"
+    # column where the text tables have one (a call with cuBLAS's helper kernels).
+    trace = DATA / f"{recorded}.json.gz"
     page = tmp_path / "timeline.html"
     show_html(trace, page)
     prof = load_trace(trace)
@@ -300,11 +304,16 @@ def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(tmp
     table = re.search(r'<div id="kt">(.*?)</table>', dom, re.S)
     assert table, dom[-2000:]
     heads = re.findall(r"<th>([^<]*)</th>", table.group(1))
-    assert heads == ["#", "start us", "us", "stream", *KERNEL_CELLS, "launched by", "module", "name"]
+    part_of = ["part of"] if helpers else []
+    assert heads == ["#", "start us", "us", "stream", "kind", *part_of, *KERNEL_CELLS[1:], "launched by", "module", "name"]
     rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", table.group(1))]
-    assert len(rows) == len(call.kernels) == 5
+    assert len(rows) == len(call.kernels) > 0
+    assert any(k.part_of for k in call.kernels) == helpers
     for row, kernel in zip(rows, call.kernels, strict=True):
         assert row[1] == format_us(kernel.start_us or 0.0)
         assert row[2] == format_us(kernel.duration_us)
+        if helpers:  # the text tables' order: kind, part of, then the rest
+            assert row[5] == (kernel.part_of or "-")
+            del row[5]
         assert tuple(row[4:9]) == kernel_cells(kernel)
         assert html.unescape(row[9]) == kernel.op
