@@ -64,6 +64,11 @@ def test_launches():
 def test_outputs_only():
     load_trace(COMPILED)
     assert [1, 2] == [2, 1]
+
+
+def test_all_dtypes():
+    prof = load_trace(DATA / "h200_bf16_mlp_fp32_linear.json.gz")
+    assert all(k.dtype == "bf16" for k in prof.kernels.of_kind("gemm"))
 """
 
 
@@ -82,13 +87,14 @@ EXPECTED = [
     ("test_one_bare", "failed on a kernel assertion"),
     ("test_one_in_assert", "failed on a kernel assertion"),
     ("test_one_named", "failed on a kernel assertion"),
+    ("test_all_dtypes", "failed on a kernel assertion"),  # a part of the profile, read in a generator
     ("test_op_count", "failed on an op assertion"),
     ("test_op_missing", "failed on an op lookup"),
     ("test_launches", "failed on an assertion on its profile"),
     ("test_bad_dtype", "failed on an invalid profile query"),
 ]
 HEADING = (
-    "### 9 tests failed: 1 on a profile with no GPU activity, 4 on kernel assertions, 1 on an op assertion, "
+    "### 10 tests failed: 1 on a profile with no GPU activity, 5 on kernel assertions, 1 on an op assertion, "
     "1 on an op lookup, 1 on an assertion on its profile, 1 on an invalid profile query"
 )
 

@@ -388,10 +388,15 @@ class KernelProfile:
         return f"{head}\n{table}{memory}\n{self.host_summary()}"
 
     def host_summary(self) -> str:
-        """Launches, host span, GPU idle share and the host syncs, as the profile table ends."""
-        graphs = f" ({self.graph_launches} graph)" if self.graph_launches else ""
-        launches = f"{self.launches} launch{'' if self.launches == 1 else 'es'}"
-        line = f"per call: {launches}{graphs}, {gpu_time_line(self)}"
+        """Launches, kernel time, host span, GPU idle share and the host syncs, as the profile
+        table ends: one call's figures, the median call's, named where there are several (the
+        table above it holds each kernel's median)."""
+        median = self.median_call
+        graphs = f" ({median.graph_launches} graph)" if median.graph_launches else ""
+        launches = f"{median.launches} launch{'' if median.launches == 1 else 'es'}"
+        which = "" if len(self.calls) == 1 else f" (call {median.index}, the median of {len(self.calls)} by host span)"
+        kernels = f"{format_us(median.kernels.total_us)}us in kernels"
+        line = f"per call{which}: {launches}{graphs}, {kernels}, {gpu_time_line(median)}"
         syncs = self.syncs
         if not syncs:
             return f"{line}, no host syncs"

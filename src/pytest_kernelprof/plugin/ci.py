@@ -18,6 +18,7 @@ records it on the item) or named (:func:`asserted`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import re
 import textwrap
@@ -80,12 +81,21 @@ def category(error: BaseException, profiled: bool, about: str | None = None) -> 
     return about if profiled else None
 
 
+# The parts of a profile a failed statement can read off a name (``prof.kernels.of_kind("gemm")``
+# inside an ``all(...)``, whose subexpressions pytest's rewrite does not keep): each a view the
+# profile holds, whose type says what the statement was about where the profile alone says
+# "profile". Any other attribute (``prof.launches``) is one of the profile's own numbers.
+_PROFILE_PARTS = frozenset({"kernels", "syncs", "copies", "memory_ops", "ops", "modules", "compile", "memory"})
+
+
 def asserted(excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
     """What the failed ``assert`` statement was about, by the types of the values it named (its
-    names' values in the failing frame) and evaluated (pytest's rewrite keeps each
-    subexpression's value in a local named ``@py_assert<N>``): ``assert not prof.syncs`` is
-    about syncs, though no comparison reached pytest_assertrepr_compare."""
+    names' values in the failing frame, and the parts of a profile it read off a name) and
+    evaluated (pytest's rewrite keeps each subexpression's value in a local named
+    ``@py_assert<N>``): ``assert not prof.syncs`` is about syncs, though no comparison reached
+    pytest_assertrepr_compare; ``assert all(k.dtype == "bf16" for k in prof.kernels)`` is about kernels."""
     from ..model.explain import subject
+    from ..model.profiles import CallProfile, KernelProfile
 
     entry = excinfo.traceback[-1]
     frame = entry.frame
@@ -101,6 +111,11 @@ def asserted(excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
                     values.append(frame.f_locals[node.id])
                 elif node.id in frame.f_globals:
                     values.append(frame.f_globals[node.id])
+            elif isinstance(node, ast.Attribute) and node.attr in _PROFILE_PARTS and isinstance(node.value, ast.Name):
+                base = frame.f_locals.get(node.value.id, frame.f_globals.get(node.value.id))
+                if isinstance(base, KernelProfile | CallProfile):
+                    with contextlib.suppress(KernelProfError):  # not measured or not recorded: the profile says it
+                        values.append(getattr(base, node.attr))
     return subject(*values)
 
 

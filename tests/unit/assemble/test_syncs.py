@@ -201,7 +201,7 @@ def test_failure_reprs_name_each_sync(trace: Trace) -> None:
 
 def test_the_profile_table_ends_with_the_syncs(trace: Trace) -> None:
     text = load_trace(trace("sync_mask_index")).table()
-    assert "per call: 5 launches, host " in text
+    assert "the median of 3 by host span): 5 launches, " in text
     assert "1 host sync:" in text
     assert text.splitlines()[-1].split()[:3] == ["0", "cudaStreamSynchronize", "stream"]
     assert load_trace(trace("copy_dtod")).table().endswith("no host syncs")
