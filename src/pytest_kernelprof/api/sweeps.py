@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol
 
 from ..checks.sweep import Check, ProfileSweep, SweepCase, check_name, run_check
-from ..checks.sweep_cases import Cases, case_label, case_list
+from ..checks.sweep_cases import Cases, case_label, case_list, value_repr
 from ..checks.sweep_text import Outcome, failure_message
 from ..errors import CannotTellError, MissingHypothesisError, SweepError
 from ..model import KernelProfile
@@ -234,4 +234,4 @@ class _Search:
 
 def _key(params: Mapping[str, Any]) -> Hashable:
     # Hypothesis may draw a dict's keys in another order while it shrinks: the same case.
-    return tuple(sorted((name, repr(value)) for name, value in params.items()))
+    return tuple(sorted((name, value_repr(value)) for name, value in params.items()))

@@ -25,7 +25,7 @@ from typing import Any, overload
 
 from ..errors import NoDeviceActivityError, SweepError, TraceError
 from ..model import KernelProfile
-from .sweep_cases import case_label
+from .sweep_cases import case_label, value_repr
 from .sweep_text import Outcome, failure_message, sweep_table
 
 Check = Callable[[KernelProfile], object]
@@ -200,11 +200,15 @@ def check_name(check: Check) -> str:
 
 
 def _json_params(params: Mapping[str, Any]) -> dict[str, Any]:
-    # What JSON holds as it is stays so; anything else (a torch.dtype) is kept as its repr.
-    return {
-        name: value if value is None or isinstance(value, bool | int | float | str) else repr(value)
-        for name, value in params.items()
-    }
+    # What JSON holds as it is stays so; anything else (a torch.dtype, an int too long for
+    # Python's JSON writer) is kept as its repr.
+    return {name: value if _json_value(value) else value_repr(value) for name, value in params.items()}
+
+
+def _json_value(value: Any) -> bool:
+    if value is None or isinstance(value, bool | float | str):
+        return True
+    return isinstance(value, int) and not value_repr(value).startswith(("0x", "-0x"))  # hex: past the limit
 
 
 @dataclass(frozen=True)

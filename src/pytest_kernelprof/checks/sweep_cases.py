@@ -44,7 +44,7 @@ def case_list(cases: Cases) -> tuple[dict[str, Any], ...]:
         if bad:
             raise TypeError(f"a case's keys are argument names (strings), got {bad[0]!r} in {case!r}")
         # By the raw names: two names that only show alike ("a\n", "a\\n") are two cases.
-        key = tuple((name, repr(value)) for name, value in case.items())
+        key = tuple((name, value_repr(value)) for name, value in case.items())
         if key in seen:
             raise ValueError(f"the case {case_label(case)} is listed twice: each case is profiled once")
         seen.add(key)
@@ -53,17 +53,28 @@ def case_list(cases: Cases) -> tuple[dict[str, Any], ...]:
     return tuple(listed)
 
 
+def value_repr(value: Any) -> str:
+    """``repr(value)``; for an int past Python's int-to-text limit (4,300 digits: repr raises) its
+    hex literal, which has no limit and pins the same value in a test."""
+    try:
+        return repr(value)
+    except ValueError:
+        if isinstance(value, int):
+            return hex(value)
+        raise
+
+
 def case_label(params: Mapping[str, Any]) -> str:
     """``batch=17, hidden=4096``: a case as failures and tables name it; a name (a key of a loaded
     sweep's index is anyone's) or a value's repr that holds a control character shows it escaped."""
-    return ", ".join(printable(f"{name}={value!r}") for name, value in params.items()) or "(no arguments)"
+    return ", ".join(printable(f"{name}={value_repr(value)}") for name, value in params.items()) or "(no arguments)"
 
 
 def case_code(params: Mapping[str, Any]) -> str:
     """``dict(batch=17, hidden=4096)``: a case as a test pins it."""
     if all(name.isidentifier() for name in params):
         return f"dict({case_label(params)})" if params else "dict()"
-    return "{" + ", ".join(f"{name!r}: {value!r}" for name, value in params.items()) + "}"
+    return "{" + ", ".join(f"{name!r}: {value_repr(value)}" for name, value in params.items()) + "}"
 
 
 def _exact(value: Any) -> Fraction | None:

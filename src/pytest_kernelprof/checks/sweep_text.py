@@ -12,7 +12,7 @@ from ..errors import CannotTellError
 from ..model import Kernel, KernelProfile
 from ..tables import display_name, plural, printable, render_table
 from .diff import diff_kernels
-from .sweep_cases import case_code, case_distance, case_size
+from .sweep_cases import case_code, case_distance, case_size, value_repr
 
 if TYPE_CHECKING:
     from .sweep import ProfileSweep, SweepCase
@@ -81,7 +81,7 @@ def sweep_table(sweep: ProfileSweep, marked: frozenset[int] = frozenset()) -> st
     rows = [
         (
             f"*{i}" if i in marked else str(i),
-            *(printable(repr(case.params[p])) if p in case.params else "-" for p in params),
+            *(printable(value_repr(case.params[p])) if p in case.params else "-" for p in params),
             *(row.get(name, "-") for name in differ),
         )
         for i, (case, row) in enumerate(zip(cases, facts, strict=True))

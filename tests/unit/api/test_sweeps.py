@@ -157,6 +157,17 @@ def test_a_case_value_json_cannot_hold_is_kept_as_its_repr(quick: Profiler, tmp_
     assert load_sweep(sweep.export(tmp_path))[0].params == {"dtype": "torch.float64"}
 
 
+def test_an_int_past_pythons_text_limit_is_swept_named_and_exported(quick: Profiler, tmp_path: Path) -> None:
+    # An adversarial probe: repr() and json.dumps() of an int of more than 4,300 digits raise
+    # ValueError; the sweep, its failure and its export passed it on as a raw traceback.
+    huge = 10**5000
+    sweep = quick.sweep(lambda n: lambda: torch.ones(n % 7 + 1).sum(), dict(n=[huge, 3]), keep_traces=True)
+    assert f"\n0  {hex(huge)[:40]}" in sweep.table()  # cut short, as every long cell
+    with pytest.raises(SweepError, match=rf"the check broke in 2 of 2 cases: n={hex(huge)}; n=3\n"):
+        sweep.every(lambda prof: False)
+    assert [case.params for case in load_sweep(sweep.export(tmp_path))] == [{"n": hex(huge)}, {"n": 3}]
+
+
 # -- explore ------------------------------------------------------------------------------
 
 

@@ -64,6 +64,19 @@ def test_numbers_past_a_float_are_sized_and_compared_exactly() -> None:
     assert case_distance({"batch": float("inf")}, {"batch": 1}) == (1, 1.0)
 
 
+def test_an_int_past_pythons_text_limit_is_named_and_pinned_in_hex() -> None:
+    # An adversarial probe: repr() of an int of more than 4,300 digits raises ValueError, which
+    # listing, naming and pinning such a case passed on as a raw traceback.
+    huge = 10**5000
+    cases = case_list([{"n": huge}, {"n": huge + 1}])
+    assert len(cases) == 2
+    assert case_label({"n": -huge}) == f"n={hex(-huge)}"
+    assert eval(case_code({"n": huge, "m": 1})) == {"n": huge, "m": 1}  # noqa: S307 - the pinned text is the case
+    assert eval(case_code({"not a name": huge})) == {"not a name": huge}  # noqa: S307
+    with pytest.raises(ValueError, match="listed twice"):
+        case_list([{"n": huge}, {"n": huge}])
+
+
 def test_the_nearest_case_differs_in_fewest_arguments_then_by_the_closest_numbers() -> None:
     target = {"batch": 17, "hidden": 4096}
     near = [{"batch": 16, "hidden": 4000}, {"batch": 64, "hidden": 4096}, {"batch": 17, "hidden": 1024}]
