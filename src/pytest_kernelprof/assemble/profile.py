@@ -62,7 +62,7 @@ def build_profile(
 
     runtime_names = RuntimeNames()
     if check_complete and source.gpu_requested:
-        check_records_complete(steps, gpu_events, runtime_names)
+        check_records_complete(steps, gpu_events, runtime_names, runtime_by_corr)
 
     readings = memory if memory is not None and len(memory) == len(steps) else [None] * len(steps)
     flagged = flagged_syncs or {}

@@ -10,7 +10,7 @@ import bisect
 import difflib
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 
@@ -175,8 +175,28 @@ def _may_copy(name: str) -> bool:
     return api_name(name).startswith(("cudaMemcpy", "cuMemcpy"))
 
 
-def check_records_complete(steps: list[Step], gpu_events: Sequence[RawEvent], runtime_names: RuntimeNames) -> None:
+def check_records_complete(
+    steps: list[Step], gpu_events: Sequence[RawEvent], runtime_names: RuntimeNames, launched: Mapping[int, RawEvent]
+) -> None:
+    """Refuse a profile whose counts would be wrong: launches recorded on the CPU side with no
+    GPU record (the profiler lost them), or GPU records of the profiled calls none of which has
+    a launch record (``launched``, the runtime calls by correlation id): a trace without its
+    CPU side, where launches and host syncs would read as none and ``assert not prof.syncs``
+    would pass on what was not recorded. Some records without one (a launch from a thread the
+    profiler did not trace) are kept: each joins the call begun before it ran."""
     __tracebackhide__ = hide_own_errors
+    orphans = [g for step in steps for _, g in step.gpu if g.correlation not in launched]
+    total = sum(len(step.gpu) for step in steps)
+    if orphans and len(orphans) == total:
+        seen = Counter(display_name(g.name) for g in orphans).most_common(3)
+        listing = ", ".join(f"{n} x{c}" for n, c in seen)
+        raise IncompleteProfileError(
+            f"the trace lacks its CPU side: none of the {total} GPU records of the profiled calls has "
+            f"a launch record (no 'cuda_runtime' or 'cuda_driver' event of their correlation id: {listing}), so "
+            "launches and host syncs would read as none; the profile is refused. Profile with "
+            "ProfilerActivity.CPU beside CUDA and keep every event of the trace; "
+            "load_trace(..., check_complete=False) reads its kernels anyway."
+        )
     recorded = {g.correlation for g in gpu_events}
     launches = [r for step in steps for r in step.runtime if runtime_names[r.name][0]]
     lost = [r for r in launches if r.correlation not in recorded]

@@ -149,7 +149,7 @@ def parse_rule(line: str, families: Sequence[str] = ()) -> Rule:
     name = head.strip()
     if not colon or not _NAME.match(name):
         raise ValueError("expected 'NAME: CONDITION ... | REASON', a rule name (letters, digits, - _ .) and a ':'")
-    body, _, reason = rest.partition("|")
+    body, reason = _split_reason(rest)
     words = _WORD.findall(body)
     if not words:
         raise ValueError(f"rule {name!r} has no condition (such as kind=gemm, op=aten::*_math or syncs>0)")
@@ -177,12 +177,29 @@ def parse_rule(line: str, families: Sequence[str] = ()) -> Rule:
     return Rule(name, line.strip(), reason.strip(), fields=tuple(fields))
 
 
+def _split_reason(rest: str) -> tuple[str, str]:
+    """The conditions and the reason: they part at the first ``|`` outside double quotes (a
+    quoted name may hold one)."""
+    quoted = False
+    for i, char in enumerate(rest):
+        if char == '"':
+            quoted = not quoted
+        elif char == "|" and not quoted:
+            return rest[:i], rest[i + 1 :]
+    return rest, ""
+
+
 def _parse_field(rule: str, field: str, text: str, families: Sequence[str] = ()) -> tuple[str, tuple[str, ...]]:
     if field in METRICS:
         raise ValueError(f"rule {rule!r}: {field} is a metric, compared with > >= < <= == or != (such as {field}>0)")
     if field not in FIELDS:
         raise ValueError(f"rule {rule!r}: unknown field {field!r}; the fields are {', '.join(FIELDS)}")
     quoted = len(text) > 2 and text[0] == text[-1] == '"'
+    if '"' in (text[1:-1] if quoted else text):  # a rule that matches nothing, silently: a typo
+        raise ValueError(
+            f'rule {rule!r}: {field}={text} has an unbalanced double quote; write {field}="..." with the '
+            "value between two quotes"
+        )
     values = (text[1:-1],) if quoted else tuple(v for v in text.split(",") if v)
     choices = _CHOICES.get(field, ())
     if field == "family" and families:
@@ -202,9 +219,16 @@ def _parse_metric(rule: str, metric: str, comparison: str, text: str) -> tuple[s
         units = " (a size may end in KiB, MiB, GiB, KB, MB or GB)" if METRICS[metric].size else ""
         raise ValueError(f"rule {rule!r}: {metric}{comparison} takes a number, got {text!r}{units}")
     limit = float(number.group(1)) * _UNITS[unit]
-    if limit < 0:  # a rule that always or never holds: a mistake
+    # A rule that never or always breaks is a mistake: every metric counts or measures from 0.
+    if limit < 0:
         raise ValueError(
             f"rule {rule!r}: {metric}{comparison}{text}: {metric} is never negative: compare it with 0 or more"
+        )
+    if limit == 0 and comparison in ("<", ">="):
+        never = comparison == "<"
+        raise ValueError(
+            f"rule {rule!r}: {metric}{comparison}{text} {'never breaks' if never else 'breaks on every profile'} "
+            f"({metric} is never negative); did you mean {metric}>0, which any at all breaks?"
         )
     return metric, comparison, limit
 

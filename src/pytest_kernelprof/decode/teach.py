@@ -96,7 +96,12 @@ def parse_teaching(line: str, origin: str) -> Teaching:
         if name in facts:
             raise TeachingError(f"{origin}: {name}= given twice in {line.strip()!r}")
         facts[name] = value
-    return Teaching(found.group("glob").strip(), origin=origin, **facts)
+    glob = found.group("glob").strip()
+    if len(glob) > 2 and glob[0] == glob[-1] == '"':  # quoted as a rule quotes a name
+        glob = glob[1:-1]
+    if '"' in glob:  # no kernel name holds one: a glob that would teach nothing, silently
+        raise TeachingError(f"{origin}: the glob {glob!r} has an unbalanced double quote; write the glob bare")
+    return Teaching(glob, origin=origin, **facts)
 
 
 def parse_teachings(lines: Iterable[str], origin: str) -> tuple[Teaching, ...]:

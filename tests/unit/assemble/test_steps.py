@@ -59,6 +59,18 @@ def test_lost_gpu_records_raise_with_the_counts() -> None:
     assert build(s, check_complete=False).kernels.names == ["nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"]
 
 
+def test_gpu_records_with_no_launch_record_raise_rather_than_read_as_no_syncs() -> None:
+    # An adversarial probe: a trace stripped of its runtime events read as 0 launches and no
+    # host syncs, so `assert not prof.syncs` and a `syncs>0` rule passed on what was not recorded.
+    s = linear_calls(2)
+    stripped = Stream()
+    stripped.events = [e for e in s.events if e["cat"] != "cuda_runtime"]
+    with pytest.raises(IncompleteProfileError, match=r"none of the 2 GPU records .* has a launch record .* nvjet_"):
+        build(stripped)
+    assert build(stripped, check_complete=False).kernels.names == ["nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"]
+    assert build(s).launches == 1  # with them: complete
+
+
 def test_a_graph_launch_with_many_records_is_complete() -> None:
     s = Stream()
     s.step(0, 0, 100)

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import pytest_kernelprof as kp
-from pytest_kernelprof.checks.rules import check_rules, parse_rule, parse_rules, violation
+from pytest_kernelprof.checks.rules import Rule, check_rules, parse_rule, parse_rules, violation
 from pytest_kernelprof.types import Kernel
 
 Trace = Callable[[str], Path]
@@ -149,7 +149,9 @@ def test_rules_a_profile_cannot_be_checked_against_do_not_apply_to_it(trace: Tra
     cpu = kp.profile(torch.relu, torch.randn(3))
     if cpu.has_device_activity:
         pytest.skip("needs a machine without CUDA")
-    check_rules(cpu, parse_rules(["g: kind=gemm", "m: malloc_calls>=0", "k: kernels>=0", "s: syncs>=0"]))
+    # Metric rules that break on any profile they apply to (the parser refuses them as typos).
+    every = [Rule(m, f"{m}>=0", "", metric=m, comparison=">=", limit=0.0) for m in ("malloc_calls", "kernels", "syncs")]
+    check_rules(cpu, (parse_rule("g: kind=gemm"), *every))
     assert violation(cpu, parse_rule("relu: op=aten::relu")) is not None  # CPU ops are there
 
 
@@ -161,6 +163,29 @@ def test_a_negative_limit_is_told_as_such(rule: str, metric: str) -> None:
     with pytest.raises(ValueError, match=f"{metric} is never negative: compare it with 0 or more") as info:
         parse_rule(rule)
     assert "takes a number" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ('no-vec: name="*vectorized* | no eager pointwise', 'name="*vectorized* has an unbalanced'),
+        ('q: name=a"b', 'name=a"b has an unbalanced double quote'),
+        ("r: syncs<0", "syncs<0 never breaks (syncs is never negative); did you mean syncs>0"),
+        ("r: launches>=0", "launches>=0 breaks on every profile"),
+    ],
+)
+def test_a_rule_that_could_never_or_would_always_break_is_refused(rule: str, message: str) -> None:
+    # An adversarial probe: an unclosed quote made a rule that matched nothing, and syncs<0 one
+    # that never broke, both accepted in silence (syncs>-1 was refused).
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_rule(rule)
+
+
+def test_a_quoted_name_may_hold_the_reasons_bar() -> None:
+    rule = parse_rule('no-or: name="a|b*" | no such kernels')
+    assert (rule.fields, rule.reason) == ((("name", ("a|b*",)),), "no such kernels")
+    assert parse_rule("r: syncs<=0").limit == 0
+    assert parse_rule("r: syncs>0").comparison == ">"
 
 
 def test_a_limit_that_is_not_a_number_still_says_so() -> None:

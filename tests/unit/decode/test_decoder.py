@@ -215,12 +215,18 @@ def test_earlier_taught_lines_win_and_globs_match_without_void() -> None:
         ("flash_fwd_*: colour=red", "unknown field 'colour'"),
         ("flash_fwd_*: kind=gemm kind=attention", "kind= given twice"),
         ("flash_fwd_*: family=flash/attn", "family 'flash/attn' is not a name"),
+        ('"unterminated: kind=gemm', "the glob '\"unterminated' has an unbalanced double quote"),
     ],
 )
 def test_bad_taught_lines_say_which_line_and_what_to_write(line: str, message: str) -> None:
     with pytest.raises(TeachingError, match="^pytest.ini, line 2: ") as failure:
         parse_teachings(["# ok", line], "pytest.ini")
     assert message in str(failure.value)
+
+
+def test_a_glob_in_double_quotes_is_the_glob_inside_them() -> None:
+    (taught,) = parse_teachings(['"flash_fwd_*": kind=attention'], "pytest.ini")
+    assert taught.pattern == "flash_fwd_*"
 
 
 def test_teaching_nothing_is_an_error() -> None:
