@@ -35,6 +35,8 @@ def test_assignment(spec: str, visible: list[str], workers: int, expected: list[
         ("0,7", ["0", "1"], "GPU index 7 is out of range"),
         ("gpu0", ["0"], "takes auto, a count N or indices"),
         ("-1,", ["0"], "takes auto, a count N or indices"),
+        ("0,1,,2", ["0", "1", "2"], "takes auto, a count N or indices"),  # an adversarial probe's
+        ("0,0", ["0", "1"], "GPU index 0 is listed twice in '0,0'"),  # two workers on one GPU, silently
         ("auto", [], "no CUDA GPU is visible"),
     ],
 )
@@ -47,6 +49,10 @@ def test_visible_gpus_index_into_the_callers_selection() -> None:
     assert visible_gpus("3, 5", 8) == ["3", "5"]
     assert visible_gpus(None, 2) == ["0", "1"]
     assert visible_gpus("", 2) == []
+    # As CUDA reads it: up to the first entry that names no device; -1 hides every GPU.
+    assert visible_gpus("-1", 2) == []
+    assert visible_gpus("1,-1,0", 2) == ["1"]
+    assert visible_gpus("GPU-12ab, MIG-7, 2, 2", 4) == ["GPU-12ab", "MIG-7", "2"]
 
 
 # torch on this CPU machine made to see the GPUs that CUDA_VISIBLE_DEVICES lists.

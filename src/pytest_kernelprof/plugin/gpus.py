@@ -54,23 +54,35 @@ def parse_gpu_spec(value: str) -> GpuSpec:
         return GpuSpec()
     try:
         if "," in text:
-            indices = tuple(int(part) for part in text.split(",") if part.strip())
-            if not indices or any(i < 0 for i in indices):
+            parts = text.removesuffix(",").split(",")  # one trailing comma: the one-index form, 3,
+            indices = tuple(int(part) for part in parts)  # an empty part (0,1,,2) is no index
+            if any(i < 0 for i in indices):
                 raise ValueError
-            return GpuSpec(indices=indices)
-        count = int(text)
+        else:
+            count = int(text)
     except ValueError:
         raise GpuSpecError(f"takes auto, a count N or indices such as 0,2,5 (one index: 3,), got {value!r}") from None
+    if "," in text:
+        if len(set(indices)) != len(indices):
+            twice = next(i for i in indices if indices.count(i) > 1)
+            raise GpuSpecError(f"GPU index {twice} is listed twice in {value!r}: each worker's GPU is its own")
+        return GpuSpec(indices=indices)
     if count < 1:
         raise GpuSpecError(f"a count must be at least 1, got {count}")
     return GpuSpec(count=count)
 
 
 def visible_gpus(cuda_visible_devices: str | None, device_count: int) -> list[str]:
-    """The physical ids the caller made visible, as CUDA_VISIBLE_DEVICES entries."""
-    if cuda_visible_devices is not None:
-        return [part.strip() for part in cuda_visible_devices.split(",") if part.strip()]
-    return [str(i) for i in range(device_count)]
+    """The physical ids the caller made visible, as CUDA_VISIBLE_DEVICES entries: as CUDA reads
+    the variable, up to the first entry that names no device (``-1`` hides every GPU)."""
+    if cuda_visible_devices is None:
+        return [str(i) for i in range(device_count)]
+    visible: list[str] = []
+    for part in (part.strip() for part in cuda_visible_devices.split(",")):
+        if not (part.isdigit() or part.startswith(("GPU-", "MIG-"))) or part in visible:
+            break
+        visible.append(part)
+    return visible
 
 
 def worker_index(worker_id: str) -> int:
