@@ -16,7 +16,7 @@ import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
-from pytest_kernelprof.cli import CLOSED_PIPE, OP_TREE_ROWS, main
+from pytest_kernelprof.cli import CLOSED_PIPE, OP_TREE_ROWS, main, op_tree
 from tests.helpers import DATA, Stream, user_kernel_trace, write
 
 Trace = Callable[[str], Path]
@@ -38,6 +38,23 @@ def test_show_calls_and_ops(trace: Trace, capsys: pytest.CaptureFixture[str]) ->
     assert [line for line in out.splitlines() if line.startswith("call ")] == ["call 0:", "call 1:", "call 2:"]
     assert "\n  aten::t " in out  # the tree is indented under aten::linear
     assert "\n    aten::transpose " in out
+
+
+def test_show_gives_one_call_whole(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # Trial report: show's launches/host line was the median call's, its sync and copy tables
+    # (297.2, 205.7) and --ops the medians over calls: one section, figures of several calls.
+    prof = load_trace(trace("copy_dtoh_pageable_nonblocking"))
+    median = prof.median_call
+    assert median.index == 1
+    assert median.syncs[0].duration_us != prof.syncs[0].duration_us  # the trap
+    assert main(["show", str(trace("copy_dtoh_pageable_nonblocking")), "--ops"]) == 0
+    out = capsys.readouterr().out
+    assert "call 1, the median of 3 by host span (--calls shows each):" in out
+    assert f"{median.syncs[0].duration_us:.1f}  aten::copy_" in out
+    assert f"{median.copies[0].duration_us:.1f}  aten::copy_" in out
+    assert f"{prof.copies[0].duration_us:.1f}  aten::copy_" not in out
+    assert f"host {median.wall_us:.1f}us, GPU busy {median.gpu_busy_us:.1f}us" in out
+    assert op_tree(median.ops) in out
 
 
 def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
