@@ -148,8 +148,9 @@ def test_timeline_growth(benchmark: Any, interleave: Any, call_traces: dict[int,
 def ranges_trace(path: Path, ranges: int) -> Path:
     """A Chrome trace of one profiled call that opens ``ranges`` user ranges, each its own name
     (``record_function`` around each item of a loop), and launches nothing."""
-    events: list[dict[str, Any]] = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1,
-                                     "tid": 1, "ts": 0.0, "dur": 10.0 * ranges + 100, "args": {"External id": 1}}]  # fmt: skip
+    step = {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1, "tid": 1, "ts": 0.0,
+            "dur": 10.0 * ranges + 100, "args": {"External id": 1}}  # fmt: skip
+    events: list[dict[str, Any]] = [step]
     for index in range(ranges):
         events.append({"ph": "X", "cat": "user_annotation", "name": f"range_{index}", "pid": 1, "tid": 1,
                        "ts": 10.0 * index + 1, "dur": 5.0, "args": {"External id": index + 2}})  # fmt: skip

@@ -97,15 +97,16 @@ def _own_name(text: str) -> tuple[bool, str, str] | None:
 
 def _exact_glob(text: str) -> str:
     """``text`` as a glob that matches it alone, on one ini line: its glob characters in
-    brackets, a character that cannot be written on the line (a newline) as ``?``, and what the
-    ini or the line's grammar would read otherwise in brackets (a leading ``#`` or ``;``, a
-    ``:`` before a space, a leading or trailing space; a leading ``::`` too, so that the line
-    is never a GitHub Actions workflow command)."""
+    brackets, a character that cannot be written on the line (a newline) or that a glob line
+    refuses (a double quote) as ``?``, and what the ini or the line's grammar would read
+    otherwise in brackets (a leading ``#`` or ``;``, a ``:`` before a space, a leading or
+    trailing space; a leading ``::`` too, so that the line is never a GitHub Actions workflow
+    command)."""
     chars = []
     for index, char in enumerate(text):
         if char in "*?[" or (char == ":" and text[index + 1 : index + 2].isspace()):
             chars.append(f"[{char}]")
-        elif not char.isprintable():
+        elif not char.isprintable() or char == '"':
             chars.append("?")
         else:
             chars.append(char)

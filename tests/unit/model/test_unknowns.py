@@ -95,6 +95,7 @@ OTHER_KERNELS = (
         ("void <lambda(float*)>[2]?(int)", "<lambda(float[*])>[[]2][?](int)"),  # the name, escaped for a glob
         ("::error::kernel\n#1", "[:]:error::kernel?#1"),  # on one ini line, and no workflow command
         ("# k: kind=gemm", "[#] k[:] kind=gemm"),  # not a comment, and ': ' is not where the glob ends
+        ('"k"<1>', "?k?<1>"),  # a glob line takes no double quote (decode/teach.py)
         ("_geglu_tanh_forward_kernel", "_geglu_tanh_forward_kernel"),
         ("my_ext::tiled_matmul<float>(float*)", "*::tiled_matmul<*"),
     ],
