@@ -234,14 +234,16 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         if ops:
             print(op_tree(view.ops))
     if prof.has_device_activity and prof.kernels.unplaced():
+        import shlex
+
         from .model.unknowns import how_to_teach
 
         unplaced = list({k.name: k for k in prof.kernels.unplaced()}.values())
         print(
             f"{plural(len(unplaced), 'kernel name')} no evidence could place (kind 'other'); teach them with --kernels:"
         )
-        for line in how_to_teach(unplaced)[1:]:
-            print(f"  --kernels '{line.strip()}'")
+        for line in how_to_teach(unplaced)[1:]:  # a glob from a kernel name: quoted for the shell
+            print(f"  --kernels {shlex.quote(line.strip())}")
     if html:
         from .reports.timeline import write_page
 

@@ -7,6 +7,7 @@ import gzip
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -251,6 +252,28 @@ def test_show_names_the_kernels_no_evidence_placed_and_takes_teaching(
     assert "no evidence could place" not in taught
     assert main(["show", trace, "--kernels", "_geglu*: kind=matmul"]) == 2
     assert "--kernels, line 1: unknown kind 'matmul'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kernel", ["evil'$(touch pwned)'k", "void it's<int>(int)", "void <lambda>(int)"])
+def test_the_teaching_hint_is_one_shell_word_that_teaches_the_kernel(
+    kernel: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The hint's line comes from a kernel name: a quote in it ended the hint's single quotes, so
+    that the pasted command broke, or ran what the name held."""
+    s = Stream()
+    s.step(0, 0, 100)
+    s.launch(s.op("my_ext::op", 1, 20), kernel, 2)
+    trace = str(write(tmp_path, s))
+    assert main(["show", trace]) == 0
+    hints = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  --kernels ")]
+    assert len(hints) == 1
+    words = shlex.split(hints[0])
+    assert len(words) == 2
+    assert words[0] == "--kernels"
+    assert main(["show", trace, "--kernels", words[1].replace("kind=... family=...", "kind=gemm family=mine")]) == 0
+    taught = capsys.readouterr().out
+    assert "gemm (user)  mine" in taught
+    assert "no evidence could place" not in taught
 
 
 def test_diff_says_when_unknown_kernels_make_its_kind_counts_uncertain(

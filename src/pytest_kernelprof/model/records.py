@@ -10,7 +10,7 @@ from typing import Any
 
 from ..decode.sync_calls import DIRECTIONS, HOST_MEMORY, SYNC_KINDS, api_name, memcpy_kind
 from ..errors import QueryError
-from ..tables import format_us, render_table
+from ..tables import format_us, printable, render_table
 from .kernels import MemoryOp
 from .measured import _Measured, _Records, needs_measurement
 
@@ -112,7 +112,7 @@ class Sync:
     def __repr__(self) -> str:
         chain = " > ".join(self.ops) or "no op"
         where = f" at {self.where}" if self.where else ""
-        return f"Sync({self.kind} {self.call} {format_us(self.duration_us)}us in {chain}{where})"
+        return printable(f"Sync({self.kind} {self.call} {format_us(self.duration_us)}us in {chain}{where})")
 
 
 def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
