@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from .records import ReportRecord
+from .summary import natural
 
 MAX_ERRORS = 10  # GitHub keeps this many error annotations of a step
 MESSAGE_LINES = 12
@@ -89,7 +90,7 @@ def collect(tests: Mapping[str, ReportRecord], workspace: Path) -> list[tuple[st
             message = f"{nodeid}\n{_short(failure.message, failure.more_lines)}"
             where = (relative(failure.file, workspace), failure.line, _TITLES[failure.category], message)
             found.append((rank, nodeid, where))
-    found.sort(key=lambda item: (item[0], item[1]))
+    found.sort(key=lambda item: (item[0], natural(item[1])))
     return [item[2] for item in found]
 
 

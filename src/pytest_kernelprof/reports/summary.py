@@ -59,14 +59,24 @@ def _location(failure: Failure, rootpath: Path, *, line: bool = True) -> str:
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
+def natural(text: str) -> list[str | int]:
+    """``text`` to sort by, its numbers as numbers: ``test_x[2]`` before ``test_x[10]``, as the
+    parametrised tests were collected. (The parts alternate text and digits, so two keys compare
+    text with text and numbers with numbers.)"""
+    return [int(part) if i % 2 else part for i, part in enumerate(_DIGITS.split(text))]
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
 def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
-    def place(item: tuple[str, Failure]) -> tuple[int, str, int, str]:
+    def place(item: tuple[str, Failure]) -> tuple[int, str, int, list[str | int]]:
         nodeid, failure = item
         return (
             ORDER.get(failure.category, len(ORDER)),
             _location(failure, rootpath, line=False),
             failure.line or 0,
-            nodeid,
+            natural(nodeid),
         )
 
     failed = sorted(((nodeid, test.failure) for nodeid, test in tests.items() if test.failure is not None), key=place)

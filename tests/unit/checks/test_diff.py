@@ -12,6 +12,7 @@ from pytest_kernelprof import load_trace
 from pytest_kernelprof.checks.diff import diff_kernels, dtype_changes, render_diff
 from pytest_kernelprof.cli import main
 from pytest_kernelprof.decode import parse_kernel_name
+from pytest_kernelprof.tables import display_name
 
 Trace = Callable[[str], Path]
 
@@ -139,3 +140,20 @@ def test_a_kernel_that_changed_dtype_only_says_so() -> None:
     lines = render_diff(diff_kernels([a], [b]), "a", "b")
     assert lines[0].startswith(f"~ {a.kind}/{a.family} {a.dtype} tn")
     assert f"    dtype: {a.dtype} in a, {b.dtype} in b" in lines
+
+
+def test_a_rename_the_shown_names_hide_says_what_changed() -> None:
+    # Trial report: GELU recompiled for float printed "renamed in b:" and the same shortened name
+    # as before, the one part that changed being in what the shortening leaves out.
+    gelu = (
+        "void at::native::vectorized_elementwise_kernel<8, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+        "at::native::GeluType)::{lambda()#1}::operator()() const::{lambda()#4}::operator()() const::"
+        "{lambda(c10::BFloat16)#1}, std::array<char*, 2ul> >(int, {lambda(c10::BFloat16)#1}, std::array<char*, 2ul>)"
+    )
+    a, b = parse_kernel_name(gelu), parse_kernel_name(gelu.replace("c10::BFloat16", "float"))
+    assert display_name(a.name) == display_name(b.name)  # what hid it
+    lines = render_diff(diff_kernels([a], [b]), "a", "b")
+    assert "    renamed in b, in a part the shown names leave out: c10::BFloat16 -> float (2 places)" in lines
+    other = parse_kernel_name("sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x64")
+    shown = render_diff(diff_kernels([parse_kernel_name(other.name.replace("128x128", "64x128"))], [other]), "a", "b")
+    assert f"    renamed in b: {display_name(other.name)}" in shown  # a change the shown name holds

@@ -43,6 +43,7 @@ def test_failures_are_listed_worst_category_first_then_by_file_and_line() -> Non
         "b.py::test_rule": Failure("rule", "m", 0, "b.py", 50),
         "b.py::test_param[2]": Failure("kernels", "m", 0, "b.py", 12),
         "b.py::test_param[1]": Failure("kernels", "m", 0, "b.py", 12),
+        "b.py::test_param[10]": Failure("kernels", "m", 0, "b.py", 12),  # a trial's: [10] came before [2]
     }
     text = render_summary({k: ReportRecord(failure=f) for k, f in failures.items()}, [], rootpath=Path("."))
     listed = [line.split("</code>")[0].removeprefix("<details><summary><code>") for line in text.splitlines()]
@@ -51,6 +52,7 @@ def test_failures_are_listed_worst_category_first_then_by_file_and_line() -> Non
         "a.py::test_z",
         "b.py::test_param[1]",
         "b.py::test_param[2]",
+        "b.py::test_param[10]",
         "b.py::test_names_equal_fails",
         "b.py::test_name_in_fails",
         "b.py::test_op",
