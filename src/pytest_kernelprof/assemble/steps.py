@@ -141,7 +141,7 @@ def no_activity_reason(source: Source) -> str:
     if not source.gpu_requested:
         return (
             "no GPU activity was recorded because CUDA is not available: only CPU ops were profiled. "
-            "Mark GPU tests with @pytest.mark.gpu so they skip here."
+            "In a pytest suite, mark GPU tests with @pytest.mark.gpu so that they skip here."
         )
     if source.unread:
         held = ", ".join(f"{count} '{category}'" for category, count in source.unread[:5])

@@ -98,8 +98,9 @@ class Kernel(KernelName):
         layout = f" {self.layout}" if self.layout else ""
         template = " template" if self.template else ""
         op = f" op={printable(self.op)}" if self.op else ""
+        dtype = f" {self.dtype}" if self.dtype else ""
         return (
-            f"Kernel({self.kind}/{self.family}{template}{layout} {format_us(self.duration_us)}us "
+            f"Kernel({self.kind}/{self.family}{template}{dtype}{layout} {format_us(self.duration_us)}us "
             f"{display_name(self.name)!r}{op})"
         )
 

@@ -40,6 +40,17 @@ class Op:
     def children(self) -> list[str]:
         return list(self.child_names)
 
+    def __repr__(self) -> str:
+        # One line, in the documented names (``children``, not the field it reads), the names as
+        # every output shows them.
+        device = "" if self.subtree_device_us is None else f", device {format_us(self.subtree_device_us)}us"
+        children = "[" + ", ".join(repr(printable(c)) for c in self.child_names) + "]"
+        vary = ", children_vary=True" if self.children_vary else ""
+        return (
+            f"Op({printable(self.name)!r}, count={self.count}, cpu {format_us(self.cpu_time_us)}us, "
+            f"self {format_us(self.self_cpu_time_us)}us{device}, children={children}{vary})"
+        )
+
     def _device(self, value: float | None) -> float:
         __tracebackhide__ = True
         if value is None:

@@ -380,9 +380,11 @@ class KernelProfile:
         head = f"KernelProfile from {printable(self.source)} on {where}: {plural(len(self.calls), 'call')}"
         if self.varied:
             head += ", calls launched different kernel sequences"
+        elif len(self.calls) > 1 and self.has_device_activity:
+            head += " (each kernel's time its median over them)"
         if not self.has_device_activity:
-            reason = self._unavailable or ""
-            return f"{head}\nno GPU activity: {reason}\n{self.call.ops.table()}"
+            reason = self._unavailable or "no GPU activity"  # each reason says "no GPU activity" itself
+            return f"{head}\n{reason}\n{self.call.ops.table()}"
         memory_ops = self.call.memory_ops
         memory = f"\n+ {plural(len(memory_ops), 'memory op')} per call" if memory_ops else ""
         table = self.call.kernels.table() if kernels is None else kernels
