@@ -304,7 +304,14 @@ def _unread_category(ev: dict[str, Any]) -> str | None:
     if ev.get("ph") != "X" or type(cat) is not str or cat.lower() in _ANCILLARY:
         return None
     known = CATEGORIES.get(cat) or CATEGORIES.get(cat.lower(), IGNORED)
-    return cat if known == IGNORED else None
+    if known != IGNORED:
+        return None
+    # Named in a message, the file's text: one printable line (a "\n::error::" would be a CI
+    # command), and not a megabyte of it.
+    return printable(cat if len(cat) <= _CATEGORY_CHARS else cat[:_CATEGORY_CHARS] + "...")
+
+
+_CATEGORY_CHARS = 40
 
 
 def chrome_source(trace: Mapping[str, Any], label: str) -> Source:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from ..errors import TraceError
+from ..tables import printable
 from .json_reader import (
     EXPORT_HINT,
     SPACE,
@@ -294,10 +295,19 @@ def read_trace_data(
         if "traceEvents" in header:
             what = f"its 'traceEvents' is a JSON {json_kind(header['traceEvents'])}, not a list of events"
         else:
-            keys = ", ".join(map(str, list(header)[:8])) + (", ..." if len(header) > 8 else "")
+            keys = ", ".join(map(_shown_key, list(header)[:8])) + (", ..." if len(header) > 8 else "")
             what = f"a JSON object without a 'traceEvents' list (its keys: {keys or 'none'})"
         raise TraceError(f"{name}: {what}, so not a Chrome trace from torch.profiler{EXPORT_HINT}")
     return header, events
+
+
+def _shown_key(key: str) -> str:
+    # The file's text, on a line of a CI log: a key with a newline would start a line of its own,
+    # which GitHub Actions runs as a workflow command where it starts with "::".
+    return printable(key if len(key) <= _KEY_CHARS else key[:_KEY_CHARS] + "...")
+
+
+_KEY_CHARS = 40
 
 
 def _read_events(reader: Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
