@@ -82,10 +82,17 @@ def _read_stream(handle: Any, name: str, cap: int) -> bytearray:
     """A pipe or device, read in chunks up to the cap; a stream that cannot be a trace stops at once."""
     __tracebackhide__ = hide_trace_errors
     first = handle.read(_CHUNK)
+    _check_start(first, name)
+    return _read_on(handle, bytearray(first), name, cap)
+
+
+def _check_start(first: bytes | bytearray, name: str) -> None:
+    """Refuse a stream whose first megabyte (or all of it, if less) cannot start a trace: neither
+    gzip nor JSON whose first character is '{'. Endless output (``yes``, a device) stops here."""
+    __tracebackhide__ = hide_trace_errors
     start = first[3:] if first.startswith(_BOM) else first
     if not start.startswith(b"\x1f\x8b") and start.lstrip(b" \t\r\n")[:1] not in (b"{", b""):
-        raise TraceError(f"{name}: not a Chrome trace: it starts with {start[:8]!r}, not with '{{'")
-    return _read_on(handle, bytearray(first), name, cap)
+        raise TraceError(f"{name}: not a Chrome trace: it starts with {bytes(start[:8])!r}, not with '{{'")
 
 
 def _read_on(handle: Any, data: bytearray, name: str, cap: int) -> bytearray:
@@ -100,16 +107,28 @@ def _read_on(handle: Any, data: bytearray, name: str, cap: int) -> bytearray:
 
 def copy_capped(chunks: Iterable[bytes], target: Any, name: str) -> None:
     """Copy ``chunks`` (standard input's) to the file ``target``, refused once more than
-    ``max_trace_bytes()`` came: an endless stream fills neither disk nor memory. The bytes may
-    be gzipped: the cap holds again for what they decompress to."""
+    ``max_trace_bytes()`` came, or at its first megabyte where that cannot start a trace: an
+    endless stream fills neither disk nor memory. The bytes may be gzipped: the cap holds again
+    for what they decompress to."""
     __tracebackhide__ = hide_trace_errors
     cap = max_trace_bytes()
     copied = 0
+    head: bytearray | None = bytearray()  # the first megabyte, held until it is checked
     for chunk in chunks:
         copied += len(chunk)
         if copied > cap:
             raise _too_big(name, cap)
-        target.write(chunk)
+        if head is None:
+            target.write(chunk)
+            continue
+        head += chunk
+        if len(head) >= _CHUNK:
+            _check_start(head, name)  # as a pipe read in place is: `yes | kernelprof show -` stops here
+            target.write(head)
+            head = None
+    if head is not None:
+        _check_start(head, name)
+        target.write(head)
 
 
 # A gzip stream that decompresses to more than this many times its size, past this many bytes,
