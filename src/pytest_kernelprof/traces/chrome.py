@@ -288,7 +288,7 @@ def events_from_trace_file(path: str | os.PathLike[str]) -> tuple[Source, list[R
 
 def _unread_categories(path: str | os.PathLike[str]) -> tuple[tuple[str, int], ...]:
     """(category, count) of the trace's complete events of categories the plugin does not read."""
-    _, categories = read_trace(path, _unread_category)
+    _, categories = read_trace(path, _unread_category, _typed_categories())
     counts: dict[str, int] = {}
     for category in categories:
         counts[category] = counts.get(category, 0) + 1
@@ -297,6 +297,33 @@ def _unread_categories(path: str | os.PathLike[str]) -> tuple[tuple[str, int], .
 
 # Categories of CUDA and CPU profiles that the plugin does not read and that are no device's work.
 _ANCILLARY = frozenset(("gpu_user_annotation", "ac2g", "trace", "overhead", "cpu_instant_event", "fwdbwd", "flow"))
+
+
+@functools.cache
+def _typed_categories() -> TypedReader[str] | None:
+    """msgspec's reader for ``_unread_category``, or None without the ``[fast]`` extra: a trace of
+    no GPU record (a gzip of spaces, say) is read again without a decoded copy of its text."""
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    event = msgspec.defstruct(
+        "CategoryEvent", [("ph", str | None, None), ("cat", str | None, None), ("dur", float, 0.0)], gc=False
+    )
+    decoder = msgspec.json.Decoder(list[event])  # type: ignore[valid-type]  # a class made at run time
+    return TypedReader(decoder.decode, (msgspec.DecodeError, RecursionError), _typed_unread_categories)
+
+
+def _typed_unread_categories(batch: list[Any], out: list[str]) -> bool:
+    """``_unread_category`` of each record; False where the general reader would raise (a negative
+    duration of an event it keeps)."""
+    for ev in batch:
+        category = _unread_category({"ph": ev.ph, "cat": ev.cat})
+        if category is not None:
+            if not ev.dur >= 0:
+                return False
+            out.append(category)
+    return True
 
 
 def _unread_category(ev: dict[str, Any]) -> str | None:

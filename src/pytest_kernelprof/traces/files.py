@@ -132,19 +132,33 @@ def copy_capped(chunks: Iterable[bytes], target: Any, name: str) -> None:
 
 
 # A gzip stream that decompresses to more than this many times its size, past this many bytes,
-# is first decompressed without keeping what it gives, to count it: a gzip "bomb" (a few MB that
-# unpack to more than the cap) is refused before its bytes fill memory. Traces compress 8 to 20 times.
+# grows like a gzip "bomb" (a few MB that unpack to gigabytes): traces compress 8 to 20 times, a
+# bomb about a thousand. Under the default cap it is refused there: a 4 MB file would otherwise
+# take the 4 GiB cap, and twice that to read. Where the user set KERNELPROF_MAX_TRACE_MB, the cap is
+# theirs: the stream is first decompressed without keeping what it gives, to count it, and is
+# refused past the cap before its bytes fill memory, or read.
 _BOMB_RATIO = 100
 _BOMB_BYTES = 64 * _MB
 _GZIP_INPUT = 1 << 16  # compressed bytes fed at a time (the rest of a feed is copied each call)
 
 
+def _cap_is_set() -> bool:
+    return bool(os.environ.get(MAX_TRACE_MB_ENV, "").strip())
+
+
 def _gunzip(data: bytes | bytearray, name: str, cap: int) -> bytearray:
     """Decompress every gzip member, a megabyte at a time, stopping past the cap; a stream that
-    grows like a bomb is counted first, without keeping its bytes, and refused past the cap."""
+    grows like a bomb is refused, or under a cap the user set counted first, without keeping its
+    bytes, and refused past the cap."""
     __tracebackhide__ = hide_trace_errors
     out = bytearray()
     if _inflate(data, name, cap, out, keep=True) is None:
+        if not _cap_is_set():
+            raise TraceError(
+                f"{name}: a gzip stream that unpacks to more than {_BOMB_RATIO} times its size, as a gzip bomb "
+                f"does (a trace compresses 8 to 20 times): refused once it passed {_BOMB_BYTES // _MB} MB "
+                f"(set {MAX_TRACE_MB_ENV} to read it, up to that many megabytes)"
+            )
         _inflate(data, name, cap, None, keep=False, check=False)  # the count: refused past the cap
         _inflate(data, name, cap, out, keep=True, check=False)
     return out
@@ -263,7 +277,15 @@ def read_trace(
     """
     __tracebackhide__ = hide_trace_errors
     name = os.fspath(path)
-    return read_trace_data(_trace_bytes(name), name, convert, typed)
+    try:
+        return read_trace_data(_trace_bytes(name), name, convert, typed)
+    except MemoryError:
+        # What was read is released as the error leaves the reader: the message can be made.
+        raise TraceError(
+            f"{name}: out of memory while reading the trace: reading takes about the trace's decompressed size "
+            "in memory, twice that or more without msgspec (pip install 'pytest-kernelprof[fast]'); read it where "
+            f"more memory is free, or set {MAX_TRACE_MB_ENV} to refuse traces this big before they are read"
+        ) from None
 
 
 def read_trace_data(
@@ -407,7 +429,7 @@ class TypedReader(Generic[T]):
         or with any event this reader does not expect, goes to the general reader.
         """
         found = _EVENTS_KEY.search(data, begin)
-        if found is None:
+        if found is None or found.start() - begin > _MB:  # torch's keys before the events are few
             return None
         events_begin = _SPACE_BYTES.match(data, found.end()).end()  # type: ignore[union-attr]  # "*" always matches
         found_closing = _closing_bracket(data, begin, found.start(), events_begin)
@@ -468,7 +490,7 @@ def _closing_bracket(
             return None
         brace = data.rfind(b"}", events_begin, closing)
         last = events_begin if brace < 0 else brace + 1
-        if data[last:closing].strip():
+        if _SPACE_BYTES.fullmatch(data, last, closing) is None:  # no slice: it would copy what may be most of a file
             continue
         try:
             rest = (data[begin:key] + b'"traceEvents": []' + data[closing + 1 :]).decode("utf-8")

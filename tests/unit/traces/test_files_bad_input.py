@@ -348,3 +348,15 @@ def test_a_category_the_plugin_does_not_read_is_named_escaped(reader: str, tmp_p
     assert "\\n::error::inject" in message
     assert message.isprintable(), message
     assert len(message) < 800, "a long category is shown cut short"
+
+
+def test_both_readers_name_the_categories_of_a_trace_without_gpu_records_alike(reader: str, tmp_path: Path) -> None:
+    events = [{"ph": "X", "cat": cat, "name": "k", "ts": 1, "dur": 1} for cat in ("mtia_ccp_events", "mtia", "mtia")]
+    events.append({"ph": "i", "cat": "other", "name": "k", "ts": 1})
+    path = tmp_path / "mtia.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    assert chrome._unread_categories(path) == (("mtia", 2), ("mtia_ccp_events", 1))
+    events[1]["dur"] = -1  # an error of the general reader's: the typed one leaves it the file
+    path.write_text(json.dumps({"traceEvents": events}))
+    with pytest.raises(TraceError, match="event 1 has a negative duration"):
+        chrome._unread_categories(path)
