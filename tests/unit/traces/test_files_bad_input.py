@@ -24,6 +24,7 @@ from pytest_kernelprof.traces import files as traces_module
 def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "json":
         monkeypatch.setattr(chrome, "typed_reader", lambda: None)
+        monkeypatch.setattr(chrome, "_typed_categories", lambda: None)
     return str(request.param)
 
 
