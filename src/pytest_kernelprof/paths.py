@@ -5,6 +5,7 @@ never loses the file that was there."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -76,23 +77,72 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = ".tmp") -> Iterato
 
     The file gets ``target``'s mode where it exists, else the mode a plain ``open`` would
     give it (0666 less the umask), not the 0600 of a temporary file: baselines go into
-    version control, traces are shared."""
-    target = os.fspath(target)
-    directory = os.path.dirname(target) or "."
+    version control, traces are shared.
+
+    A ``target`` that is a link is written through: the file it points to is replaced, the link
+    stays. One that is no regular file (a folder, a named pipe, a device such as ``/dev/stdout``)
+    is refused, since the rename would replace it rather than write into it; and an error about
+    the temporary file (a folder where none can be made, a full disk) names ``target`` instead,
+    the path the caller was given."""
+    named = os.fspath(target)
+    try:
+        mode: int | None = os.stat(named).st_mode  # through a link, as open() would
+    except FileNotFoundError:  # or a link to nothing yet: written where it points
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = _KINDS.get(stat.S_IFMT(mode), "not a file")
+        code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
+        raise OSError(
+            code,
+            f"not a regular file but {what}: a file is written beside it and renamed onto it, which would "
+            "replace it; name a file",
+            named,
+        )
+    real = os.path.realpath(named) if os.path.islink(named) else named
+    directory = os.path.dirname(real) or "."
     os.makedirs(directory, exist_ok=True)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = _new_file_mode()
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=suffix, dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{_cut(os.path.basename(real), suffix)}.", suffix=suffix, dir=directory)
+    except OSError as exc:
+        raise _named(exc, named, f"making a temporary file in {directory} to rename onto it") from None
     os.close(fd)
     try:
-        os.chmod(tmp, mode)
+        os.chmod(tmp, _new_file_mode() if mode is None else stat.S_IMODE(mode))
         yield tmp
-        os.replace(tmp, target)
+        os.replace(tmp, real)
+    except OSError as exc:
+        if tmp not in (exc.filename, exc.filename2):
+            raise
+        raise _named(exc, named, "") from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.remove(tmp)
+
+
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+# The longest file name most filesystems take, in bytes; mkstemp adds 8 characters.
+_NAME_MAX = 255
+_RANDOM = 8
+
+
+def _cut(name: str, suffix: str) -> str:
+    """``name`` short enough that ``.name.XXXXXXXX{suffix}`` is a name the filesystem takes."""
+    room = _NAME_MAX - len(os.fsencode(suffix)) - _RANDOM - 2
+    while len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return name
+
+
+def _named(exc: OSError, target: str, doing: str) -> OSError:
+    """``exc`` (its type, its errno) about ``target`` rather than the temporary file."""
+    reason = exc.strerror or str(exc)
+    return type(exc)(exc.errno, f"{reason} ({doing})" if doing else reason, target)
 
 
 def short_path(path: str) -> str:

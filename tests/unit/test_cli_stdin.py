@@ -72,6 +72,38 @@ def test_endless_standard_input_stops_at_the_cap(tmp_path: Path) -> None:
     assert not _copies(tmp_path)
 
 
+def _feed_text(process: subprocess.Popen[bytes], sent: list[int]) -> None:
+    """Write lines of ``y`` (what ``yes`` writes) until the reader stops reading."""
+    assert process.stdin is not None
+    chunk = b"y\n" * (MB // 2)
+    try:
+        while True:
+            process.stdin.write(chunk)
+            sent[0] += len(chunk)
+    except (BrokenPipeError, OSError, ValueError):
+        return
+
+
+def test_endless_standard_input_that_is_no_trace_stops_at_its_first_bytes(tmp_path: Path) -> None:
+    # An adversarial review: `yes | kernelprof show -` copied the cap (4 GiB by default) to the
+    # temporary folder before it looked at a byte, where `show /dev/stdin` stopped at once.
+    sent = [0]
+    with _start(tmp_path, "show", "-", cap_mb=4096) as process:
+        feeder = threading.Thread(target=_feed_text, args=(process, sent), daemon=True)
+        feeder.start()
+        try:
+            process.wait(timeout=60)
+        finally:
+            process.kill()
+        feeder.join(timeout=60)
+        assert process.stderr is not None
+        err = process.stderr.read().decode()
+    assert process.returncode == 2
+    assert err == "kernelprof: error: <stdin>: not a Chrome trace: it starts with b'y\\ny\\ny\\ny\\n', not with '{'\n"
+    assert sent[0] < 64 * MB  # what the pipe held when it stopped reading
+    assert not _copies(tmp_path)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM")
 def test_sigterm_removes_the_copy_of_standard_input(tmp_path: Path) -> None:
     with _start(tmp_path, "show", "-", cap_mb=4096) as process:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol
 
 from ..checks.sweep import Check, ProfileSweep, SweepCase, check_name, run_check
-from ..checks.sweep_cases import Cases, case_label, case_list, value_repr
+from ..checks.sweep_cases import Cases, case_label, case_list, clashing_labels, value_repr
 from ..checks.sweep_text import Outcome, failure_message
 from ..errors import CannotTellError, MissingHypothesisError, SweepError
 from ..model import KernelProfile
@@ -33,12 +33,18 @@ class _Profiles(Protocol):
 
 
 def profile_case(
-    profiler: _Profiles, fn: Callable[..., Any], params: Mapping[str, Any], *, keep_trace: bool = False
+    profiler: _Profiles,
+    fn: Callable[..., Any],
+    params: Mapping[str, Any],
+    *,
+    keep_trace: bool = False,
+    position: int | None = None,
 ) -> SweepCase:
     """Build the case ``params`` with ``fn`` and profile what it returns; ``keep_trace``: keep
-    its trace as its session ends, for ``ProfileSweep.export`` after the later cases."""
+    its trace as its session ends, for ``ProfileSweep.export`` after the later cases;
+    ``position``: its place in the sweep, where another case is shown alike."""
     __tracebackhide__ = True
-    label = case_label(params)
+    label = case_label(params, position)
     try:
         target = fn(**params)
     except Exception as exc:
@@ -55,7 +61,7 @@ def profile_case(
         _note(exc, f"raised while the sweep's case {label} was profiled")
         raise
     export = profiler.captures[-1].export_trace if keep_trace else None
-    return SweepCase(dict(params), prof, _compiled(prof), export=export)
+    return SweepCase(dict(params), prof, _compiled(prof), export=export, position=position)
 
 
 def _compiled(prof: KernelProfile) -> int | None:
@@ -78,7 +84,13 @@ def run_sweep(profiler: _Profiles, fn: Callable[..., Any], cases: Cases, *, keep
     if not callable(fn):
         raise TypeError(f"sweep(fn, cases) takes the function that builds a case, got {type(fn).__name__}")
     listed = case_list(cases)
-    return ProfileSweep([profile_case(profiler, fn, params, keep_trace=keep_traces) for params in listed])
+    clashing = clashing_labels(listed)
+    return ProfileSweep(
+        [
+            profile_case(profiler, fn, params, keep_trace=keep_traces, position=i if i in clashing else None)
+            for i, params in enumerate(listed)
+        ]
+    )
 
 
 def explore_cases(

@@ -22,10 +22,18 @@ import atexit
 import contextlib
 import gzip
 import os
+import re
 import shutil
+import signal
 import tempfile
+import threading
 import weakref
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 from ..errors import TraceNotKeptError
 from ..tables import plural
@@ -42,11 +50,97 @@ def session_started() -> None:
 
 
 def _kept_folder() -> str:
-    global _folder
+    """The process's folder of kept traces (``TMPDIR``'s ``kernelprof-kept-PID-XXXXXXXX``), made on
+    the first keep and removed at exit, and on SIGTERM where no handler of the user's is set: a
+    CI job's timeout sends one, and a big model's traces are hundreds of MB. A folder that a
+    process killed otherwise (SIGKILL, the OOM killer) left is removed by the next process that
+    keeps a trace: one whose process is gone and whose lock no process holds."""
+    global _folder, _lock
     if _folder is None or not os.path.isdir(_folder):
-        _folder = tempfile.mkdtemp(prefix="kernelprof-kept-")
+        _remove_stale(tempfile.gettempdir())
+        _folder = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")
+        if _lock is not None:
+            os.close(_lock)
+        _lock = _hold(_folder)
         atexit.register(shutil.rmtree, _folder, ignore_errors=True)
+        _remove_on_sigterm()
     return _folder
+
+
+_PREFIX = "kernelprof-kept-"
+_STALE = re.compile(re.escape(_PREFIX) + r"(\d+)-[A-Za-z0-9_]{8}")  # mkdtemp's 8 characters
+_LOCK_NAME = ".owner"
+_lock: int | None = None  # the open lock of this process's folder, held while it lives
+_owner = 0  # the process that set the SIGTERM handler: a forked child inherits it, not the folder
+
+
+def _hold(folder: str) -> int | None:
+    """Lock ``folder`` for this process's life (the lock goes when the process does, however it
+    ends): a folder another process holds is not stale, whatever its PID reads as in this one
+    (another container sharing ``/tmp`` numbers its processes anew)."""
+    if fcntl is None:
+        return None
+    fd = os.open(os.path.join(folder, _LOCK_NAME), os.O_CREAT | os.O_WRONLY, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file of a new folder: no one else holds it
+    return fd
+
+
+def _remove_stale(root: str) -> None:
+    """Remove the kept-trace folders in ``root`` that processes killed before their exit left:
+    only this package's (its name, a folder of this user's with its lock file), only where the
+    PID in the name is no process here and no process holds the lock."""
+    if fcntl is None:  # Windows: no SIGTERM to be killed by, and no lock to tell a live folder by
+        return
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(root):
+            found = _STALE.fullmatch(entry.name)
+            if found is None or not entry.is_dir(follow_symlinks=False) or _alive(int(found.group(1))):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.stat(follow_symlinks=False).st_uid == os.getuid():
+                    _remove_unlocked(entry.path)
+
+
+def _remove_unlocked(folder: str) -> None:
+    assert fcntl is not None
+    fd = os.open(os.path.join(folder, _LOCK_NAME), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError: its process lives
+        shutil.rmtree(folder, ignore_errors=True)
+    finally:
+        os.close(fd)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)  # no signal sent: whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: it exists
+        return True
+    return True
+
+
+def _remove_on_sigterm() -> None:
+    """Remove the folder on SIGTERM, then end as SIGTERM ends a process, where SIGTERM still does
+    that (its default action): a handler of the user's (or one that ignores it) is theirs, left
+    alone; the folder then goes at exit, or at the next process's start."""
+    global _owner
+    if fcntl is None or threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+    _owner = os.getpid()
+    signal.signal(signal.SIGTERM, _terminated)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    if os.getpid() == _owner and _folder is not None:  # not a forked child's (a DataLoader worker's)
+        shutil.rmtree(_folder, ignore_errors=True)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)  # ends the process as SIGTERM would have: its exit status says so
 
 
 def _remove(path: str) -> None:

@@ -19,13 +19,13 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, overload
 
 from ..errors import NoDeviceActivityError, SweepError, TraceError
 from ..model import KernelProfile
-from .sweep_cases import case_label, value_repr
+from .sweep_cases import case_label, clashing_labels, value_repr
 from .sweep_text import Outcome, failure_message, sweep_table
 
 Check = Callable[[KernelProfile], object]
@@ -45,10 +45,12 @@ class SweepCase:
     compiled: int | None = None
     # Writes the case's trace (kept while the sweep ran, or a loaded trace's copy); None where none was kept.
     export: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+    # The case's place in its sweep where another case is shown alike (two nn.Linear(4, 4)): its label says it.
+    position: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def label(self) -> str:
-        return case_label(self.params)
+        return case_label(self.params, self.position)
 
     def __getitem__(self, name: str) -> Any:
         return self.params[name]
@@ -75,7 +77,11 @@ class ProfileSweep:
     def __init__(self, cases: Sequence[SweepCase], source: str = "live") -> None:
         if not cases:
             raise ValueError("a sweep needs at least one case")
-        self.cases: tuple[SweepCase, ...] = tuple(cases)
+        clashing = clashing_labels([case.params for case in cases])  # a slice's cases keep their place
+        self.cases: tuple[SweepCase, ...] = tuple(
+            replace(case, position=i) if i in clashing and case.position is None else case
+            for i, case in enumerate(cases)
+        )
         self.source = source
 
     def __len__(self) -> int:

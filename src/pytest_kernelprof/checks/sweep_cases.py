@@ -5,28 +5,56 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping
+import warnings
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from fractions import Fraction
 from typing import Any
 
+from ..options import MAX_CALLS
 from ..tables import printable
 
 Cases = Mapping[str, Iterable[Any]] | Iterable[Mapping[str, Any]]
 
 
+# The most cases a sweep profiles, as the most cases explore() may: each case is a profile,
+# compiled in its warm-up and held until the sweep ends. Counted before any is listed: a product
+# of two ranges of 20,000 filled 2.5 GB before it ended in a MemoryError, an endless one never ended.
+MAX_CASES = MAX_CALLS
+_TOO_MANY = (
+    "a sweep profiles at most {cap} cases (each a profile, compiled in its warm-up and held until the sweep "
+    "ends): sweep fewer, or let explore(fn, strategies, check, max_cases=...) search a space this big"
+)
+
+
 def case_list(cases: Cases) -> tuple[dict[str, Any], ...]:
     """The cases of ``cases``: a list of mappings (each the keyword arguments of one case), or a
-    mapping of each argument to its values (their product, the last argument varying fastest)."""
+    mapping of each argument to its values (their product, the last argument varying fastest);
+    at most ``MAX_CASES``, each listed once."""
     __tracebackhide__ = True
+    too_many = _TOO_MANY.format(cap=MAX_CASES)
+    values: list[Iterable[Any]] = []
     if isinstance(cases, Mapping):
         names = list(cases)
+        sizes: list[int] = []
         for name in names:
-            if isinstance(cases[name], str | bytes) or not isinstance(cases[name], Iterable):
+            given = cases[name]
+            if isinstance(given, str | bytes) or not isinstance(given, Iterable):
                 raise TypeError(
                     f"cases={{...}} maps each argument to its values (a list); {name!r} maps to "
-                    f"{type(cases[name]).__name__}: write {name}=[{cases[name]!r}]"
+                    f"{type(given).__name__}: write {name}=[{given!r}]"
                 )
-        listed = [dict(zip(names, values, strict=True)) for values in itertools.product(*cases.values())]
+            if not isinstance(given, Sized):  # an iterator, perhaps endless: counted as far as the cap
+                given = list(itertools.islice(given, MAX_CASES + 1))
+                if len(given) > MAX_CASES:
+                    raise ValueError(f"cases={{...}}: {name!r} has more than {MAX_CASES} values; {too_many}")
+            sizes.append(len(given))
+            values.append(given)
+        count = math.prod(sizes)
+        if count > MAX_CASES:
+            shown = " x ".join(f"{printable(name)}: {size:,} values" for name, size in zip(names, sizes, strict=True))
+            raise ValueError(f"cases={{...}} makes {count:,} cases ({shown}); {too_many}")
+        listed = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*values)]
     elif isinstance(cases, str | bytes) or not isinstance(cases, Iterable):
         raise TypeError(
             "cases is a list of cases, each a dict of keyword arguments ([dict(batch=1), dict(batch=8)]), "
@@ -34,23 +62,62 @@ def case_list(cases: Cases) -> tuple[dict[str, Any], ...]:
         )
     else:
         listed = []
-        for case in cases:
+        for case in itertools.islice(cases, MAX_CASES + 1):
             if not isinstance(case, Mapping):
                 raise TypeError(f"each case is a dict of keyword arguments (dict(batch=8)), got {case!r}")
             listed.append(dict(case))
-    seen: set[tuple[tuple[str, str], ...]] = set()
+        if len(listed) > MAX_CASES:
+            raise ValueError(f"cases lists more than {MAX_CASES} cases; {too_many}")
+    seen: set[tuple[tuple[str, str, _Same], ...]] = set()
     for case in listed:
         bad = [name for name in case if not isinstance(name, str)]
         if bad:
             raise TypeError(f"a case's keys are argument names (strings), got {bad[0]!r} in {case!r}")
         # By the raw names: two names that only show alike ("a\n", "a\\n") are two cases.
-        key = tuple((name, value_repr(value)) for name, value in case.items())
+        key = tuple((name, value_repr(value), _Same(value)) for name, value in case.items())
         if key in seen:
             raise ValueError(f"the case {case_label(case)} is listed twice: each case is profiled once")
         seen.add(key)
     if not listed:
         raise ValueError("a sweep needs at least one case")
     return tuple(listed)
+
+
+class _Same:
+    """A case's value, beside its repr in a case's key: the same value where the reprs are equal and
+    it is the very object, or one of its type that ``==`` calls equal. So two ``nn.Linear(4, 4)``,
+    or two big tensors whose reprs show the same ends, are two cases; ``[1, 2]`` twice is one, and
+    ``1``, ``1.0`` and ``True`` (equal in Python, shown apart) are three."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return 0  # the repr beside it in the key spreads the cases
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Same):
+            return NotImplemented
+        if self.value is other.value:
+            return True
+        if type(self.value) is not type(other.value):
+            return False
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # numpy's "elementwise comparison failed"
+                same = self.value == other.value
+        except Exception:  # noqa: BLE001 - a value that cannot be compared is itself only
+            return False
+        return same if type(same) is bool else False  # a tensor's == is a tensor: itself only
+
+
+def clashing_labels(cases: Sequence[Mapping[str, Any]]) -> set[int]:
+    """The positions of the cases whose labels are another's: each is named with its position too."""
+    labels = [case_label(case) for case in cases]
+    counts = Counter(labels)
+    return {i for i, label in enumerate(labels) if counts[label] > 1}
 
 
 def value_repr(value: Any) -> str:
@@ -64,10 +131,12 @@ def value_repr(value: Any) -> str:
         raise
 
 
-def case_label(params: Mapping[str, Any]) -> str:
+def case_label(params: Mapping[str, Any], position: int | None = None) -> str:
     """``batch=17, hidden=4096``: a case as failures and tables name it; a name (a key of a loaded
-    sweep's index is anyone's) or a value's repr that holds a control character shows it escaped."""
-    return ", ".join(printable(f"{name}={value_repr(value)}") for name, value in params.items()) or "(no arguments)"
+    sweep's index is anyone's) or a value's repr that holds a control character shows it escaped.
+    ``position``: the case's place in its sweep, for cases shown alike (``m=Linear(...) #1``)."""
+    label = ", ".join(printable(f"{name}={value_repr(value)}") for name, value in params.items()) or "(no arguments)"
+    return label if position is None else f"{label} #{position}"
 
 
 def case_code(params: Mapping[str, Any]) -> str:

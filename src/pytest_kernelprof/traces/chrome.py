@@ -288,7 +288,7 @@ def events_from_trace_file(path: str | os.PathLike[str]) -> tuple[Source, list[R
 
 def _unread_categories(path: str | os.PathLike[str]) -> tuple[tuple[str, int], ...]:
     """(category, count) of the trace's complete events of categories the plugin does not read."""
-    _, categories = read_trace(path, _unread_category)
+    _, categories = read_trace(path, _unread_category, _typed_categories())
     counts: dict[str, int] = {}
     for category in categories:
         counts[category] = counts.get(category, 0) + 1
@@ -299,12 +299,46 @@ def _unread_categories(path: str | os.PathLike[str]) -> tuple[tuple[str, int], .
 _ANCILLARY = frozenset(("gpu_user_annotation", "ac2g", "trace", "overhead", "cpu_instant_event", "fwdbwd", "flow"))
 
 
+@functools.cache
+def _typed_categories() -> TypedReader[str] | None:
+    """msgspec's reader for ``_unread_category``, or None without the ``[fast]`` extra: a trace of
+    no GPU record (a gzip of spaces, say) is read again without a decoded copy of its text."""
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    event = msgspec.defstruct(
+        "CategoryEvent", [("ph", str | None, None), ("cat", str | None, None), ("dur", float, 0.0)], gc=False
+    )
+    decoder = msgspec.json.Decoder(list[event])  # type: ignore[valid-type]  # a class made at run time
+    return TypedReader(decoder.decode, (msgspec.DecodeError, RecursionError), _typed_unread_categories)
+
+
+def _typed_unread_categories(batch: list[Any], out: list[str]) -> bool:
+    """``_unread_category`` of each record; False where the general reader would raise (a negative
+    duration of an event it keeps)."""
+    for ev in batch:
+        category = _unread_category({"ph": ev.ph, "cat": ev.cat})
+        if category is not None:
+            if not ev.dur >= 0:
+                return False
+            out.append(category)
+    return True
+
+
 def _unread_category(ev: dict[str, Any]) -> str | None:
     cat = ev.get("cat")
     if ev.get("ph") != "X" or type(cat) is not str or cat.lower() in _ANCILLARY:
         return None
     known = CATEGORIES.get(cat) or CATEGORIES.get(cat.lower(), IGNORED)
-    return cat if known == IGNORED else None
+    if known != IGNORED:
+        return None
+    # Named in a message, the file's text: one printable line (a "\n::error::" would be a CI
+    # command), and not a megabyte of it.
+    return printable(cat if len(cat) <= _CATEGORY_CHARS else cat[:_CATEGORY_CHARS] + "...")
+
+
+_CATEGORY_CHARS = 40
 
 
 def chrome_source(trace: Mapping[str, Any], label: str) -> Source:

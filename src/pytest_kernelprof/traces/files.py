@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from ..errors import TraceError
+from ..tables import printable
 from .json_reader import (
     EXPORT_HINT,
     SPACE,
@@ -81,10 +82,17 @@ def _read_stream(handle: Any, name: str, cap: int) -> bytearray:
     """A pipe or device, read in chunks up to the cap; a stream that cannot be a trace stops at once."""
     __tracebackhide__ = hide_trace_errors
     first = handle.read(_CHUNK)
+    _check_start(first, name)
+    return _read_on(handle, bytearray(first), name, cap)
+
+
+def _check_start(first: bytes | bytearray, name: str) -> None:
+    """Refuse a stream whose first megabyte (or all of it, if less) cannot start a trace: neither
+    gzip nor JSON whose first character is '{'. Endless output (``yes``, a device) stops here."""
+    __tracebackhide__ = hide_trace_errors
     start = first[3:] if first.startswith(_BOM) else first
     if not start.startswith(b"\x1f\x8b") and start.lstrip(b" \t\r\n")[:1] not in (b"{", b""):
-        raise TraceError(f"{name}: not a Chrome trace: it starts with {start[:8]!r}, not with '{{'")
-    return _read_on(handle, bytearray(first), name, cap)
+        raise TraceError(f"{name}: not a Chrome trace: it starts with {bytes(start[:8])!r}, not with '{{'")
 
 
 def _read_on(handle: Any, data: bytearray, name: str, cap: int) -> bytearray:
@@ -99,32 +107,58 @@ def _read_on(handle: Any, data: bytearray, name: str, cap: int) -> bytearray:
 
 def copy_capped(chunks: Iterable[bytes], target: Any, name: str) -> None:
     """Copy ``chunks`` (standard input's) to the file ``target``, refused once more than
-    ``max_trace_bytes()`` came: an endless stream fills neither disk nor memory. The bytes may
-    be gzipped: the cap holds again for what they decompress to."""
+    ``max_trace_bytes()`` came, or at its first megabyte where that cannot start a trace: an
+    endless stream fills neither disk nor memory. The bytes may be gzipped: the cap holds again
+    for what they decompress to."""
     __tracebackhide__ = hide_trace_errors
     cap = max_trace_bytes()
     copied = 0
+    head: bytearray | None = bytearray()  # the first megabyte, held until it is checked
     for chunk in chunks:
         copied += len(chunk)
         if copied > cap:
             raise _too_big(name, cap)
-        target.write(chunk)
+        if head is None:
+            target.write(chunk)
+            continue
+        head += chunk
+        if len(head) >= _CHUNK:
+            _check_start(head, name)  # as a pipe read in place is: `yes | kernelprof show -` stops here
+            target.write(head)
+            head = None
+    if head is not None:
+        _check_start(head, name)
+        target.write(head)
 
 
 # A gzip stream that decompresses to more than this many times its size, past this many bytes,
-# is first decompressed without keeping what it gives, to count it: a gzip "bomb" (a few MB that
-# unpack to more than the cap) is refused before its bytes fill memory. Traces compress 8 to 20 times.
+# grows like a gzip "bomb" (a few MB that unpack to gigabytes): traces compress 8 to 20 times, a
+# bomb about a thousand. Under the default cap it is refused there: a 4 MB file would otherwise
+# take the 4 GiB cap, and twice that to read. Where the user set KERNELPROF_MAX_TRACE_MB, the cap is
+# theirs: the stream is first decompressed without keeping what it gives, to count it, and is
+# refused past the cap before its bytes fill memory, or read.
 _BOMB_RATIO = 100
 _BOMB_BYTES = 64 * _MB
 _GZIP_INPUT = 1 << 16  # compressed bytes fed at a time (the rest of a feed is copied each call)
 
 
+def _cap_is_set() -> bool:
+    return bool(os.environ.get(MAX_TRACE_MB_ENV, "").strip())
+
+
 def _gunzip(data: bytes | bytearray, name: str, cap: int) -> bytearray:
     """Decompress every gzip member, a megabyte at a time, stopping past the cap; a stream that
-    grows like a bomb is counted first, without keeping its bytes, and refused past the cap."""
+    grows like a bomb is refused, or under a cap the user set counted first, without keeping its
+    bytes, and refused past the cap."""
     __tracebackhide__ = hide_trace_errors
     out = bytearray()
     if _inflate(data, name, cap, out, keep=True) is None:
+        if not _cap_is_set():
+            raise TraceError(
+                f"{name}: a gzip stream that unpacks to more than {_BOMB_RATIO} times its size, as a gzip bomb "
+                f"does (a trace compresses 8 to 20 times): refused once it passed {_BOMB_BYTES // _MB} MB "
+                f"(set {MAX_TRACE_MB_ENV} to read it, up to that many megabytes)"
+            )
         _inflate(data, name, cap, None, keep=False, check=False)  # the count: refused past the cap
         _inflate(data, name, cap, out, keep=True, check=False)
     return out
@@ -243,7 +277,15 @@ def read_trace(
     """
     __tracebackhide__ = hide_trace_errors
     name = os.fspath(path)
-    return read_trace_data(_trace_bytes(name), name, convert, typed)
+    try:
+        return read_trace_data(_trace_bytes(name), name, convert, typed)
+    except MemoryError:
+        # What was read is released as the error leaves the reader: the message can be made.
+        raise TraceError(
+            f"{name}: out of memory while reading the trace: reading takes about the trace's decompressed size "
+            "in memory, twice that or more without msgspec (pip install 'pytest-kernelprof[fast]'); read it where "
+            f"more memory is free, or set {MAX_TRACE_MB_ENV} to refuse traces this big before they are read"
+        ) from None
 
 
 def read_trace_data(
@@ -294,10 +336,19 @@ def read_trace_data(
         if "traceEvents" in header:
             what = f"its 'traceEvents' is a JSON {json_kind(header['traceEvents'])}, not a list of events"
         else:
-            keys = ", ".join(map(str, list(header)[:8])) + (", ..." if len(header) > 8 else "")
+            keys = ", ".join(map(_shown_key, list(header)[:8])) + (", ..." if len(header) > 8 else "")
             what = f"a JSON object without a 'traceEvents' list (its keys: {keys or 'none'})"
         raise TraceError(f"{name}: {what}, so not a Chrome trace from torch.profiler{EXPORT_HINT}")
     return header, events
+
+
+def _shown_key(key: str) -> str:
+    # The file's text, on a line of a CI log: a key with a newline would start a line of its own,
+    # which GitHub Actions runs as a workflow command where it starts with "::".
+    return printable(key if len(key) <= _KEY_CHARS else key[:_KEY_CHARS] + "...")
+
+
+_KEY_CHARS = 40
 
 
 def _read_events(reader: Reader, convert: Callable[[dict[str, Any]], T | None]) -> list[T]:
@@ -378,7 +429,7 @@ class TypedReader(Generic[T]):
         or with any event this reader does not expect, goes to the general reader.
         """
         found = _EVENTS_KEY.search(data, begin)
-        if found is None:
+        if found is None or found.start() - begin > _MB:  # torch's keys before the events are few
             return None
         events_begin = _SPACE_BYTES.match(data, found.end()).end()  # type: ignore[union-attr]  # "*" always matches
         found_closing = _closing_bracket(data, begin, found.start(), events_begin)
@@ -439,7 +490,7 @@ def _closing_bracket(
             return None
         brace = data.rfind(b"}", events_begin, closing)
         last = events_begin if brace < 0 else brace + 1
-        if data[last:closing].strip():
+        if _SPACE_BYTES.fullmatch(data, last, closing) is None:  # no slice: it would copy what may be most of a file
             continue
         try:
             rest = (data[begin:key] + b'"traceEvents": []' + data[closing + 1 :]).decode("utf-8")

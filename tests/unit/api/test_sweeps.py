@@ -4,6 +4,7 @@ kernels raises NoDeviceActivityError, as everywhere else."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -166,6 +167,22 @@ def test_an_int_past_pythons_text_limit_is_swept_named_and_exported(quick: Profi
     with pytest.raises(SweepError, match=rf"the check broke in 2 of 2 cases: n={hex(huge)}; n=3\n"):
         sweep.every(lambda prof: False)
     assert [case.params for case in load_sweep(sweep.export(tmp_path))] == [{"n": hex(huge)}, {"n": 3}]
+
+
+def test_distinct_cases_that_show_alike_are_profiled_and_named_apart(quick: Profiler, tmp_path: Path) -> None:
+    # An adversarial review: two nn.Linear(4, 4) were refused as "the case m=Linear(...) is listed twice".
+    a, b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)
+    cases = [dict(m=a), dict(m=b), dict(m=torch.nn.Identity())]
+    sweep = quick.sweep(lambda m: lambda: m(torch.ones(1, 4)), cases, keep_traces=True)
+    shown = "m=Linear(in_features=4, out_features=4, bias=True)"
+    assert [case.label for case in sweep] == [f"{shown} #0", f"{shown} #1", "m=Identity()"]
+    assert [case.params["m"] for case in sweep][:2] == [a, b]
+    with pytest.raises(SweepError, match=rf"the check broke in 2 of 3 cases: {re.escape(shown)} #0; .* #1\n"):
+        sweep.every(lambda prof: "aten::linear" not in prof.ops)
+    assert [case.label for case in sweep[1:]] == [f"{shown} #1", "m=Identity()"]  # a case keeps its name in a slice
+    loaded = load_sweep(sweep.export(tmp_path))  # their values as their reprs: the same text twice
+    stored = "m='Linear(in_features=4, out_features=4, bias=True)'"
+    assert [case.label for case in loaded] == [f"{stored} #0", f"{stored} #1", "m='Identity()'"]
 
 
 # -- explore ------------------------------------------------------------------------------

@@ -10,6 +10,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +24,12 @@ import pytest_kernelprof as kp
 from pytest_kernelprof.capture import KinetoSession, session_traces
 from pytest_kernelprof.capture import profiler as capture_profiler
 from pytest_kernelprof.running import close_test, open_test
-from tests import fake_gpu
+from tests import fake_gpu, warm
+
+if sys.platform != "win32":
+    import fcntl
+
+posix = pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM, and the locks of POSIX")
 
 
 def _work() -> torch.Tensor:
@@ -153,7 +162,8 @@ def test_on_the_cpu_too_a_late_export_raises(tmp_path: Path) -> None:
 
 def _kept_files() -> set[str]:
     folder = session_traces._folder
-    return set(os.listdir(folder)) if folder is not None and os.path.isdir(folder) else set()
+    kept = set(os.listdir(folder)) if folder is not None and os.path.isdir(folder) else set()
+    return {name for name in kept if name != session_traces._LOCK_NAME}
 
 
 @pytest.mark.parametrize("direct", [True, False])
@@ -184,3 +194,88 @@ def test_a_trace_that_cannot_be_kept_leaves_the_profile_whole_and_its_export_say
     profiler(torch.relu, torch.randn(4))
     with pytest.raises(kp.TraceNotKeptError, match=r"keeping it as its session ended failed: torch.profiler wrote no"):
         profiler.captures[0].export_trace(tmp_path / "relu.json")
+
+
+# -- a process killed before its exit (an adversarial review: SIGTERM left the kept traces) --
+
+KEEPS_THEN_WAITS = """
+import sys, time, torch
+import pytest_kernelprof as kp
+from pytest_kernelprof.capture import session_traces
+profiler = kp.Profiler(keep_traces=True)
+profiler(torch.relu, torch.randn(4))
+print(session_traces._folder, flush=True)
+time.sleep(120)
+"""
+
+
+def _keeping_process(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": os.pathsep.join(sys.path)}
+    process = subprocess.Popen(
+        [warm.PYTHON, "-c", KEEPS_THEN_WAITS], stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path
+    )
+    assert process.stdout is not None
+    folder = Path(process.stdout.readline().strip())
+    assert folder.parent == tmp_path, folder
+    assert [p.name for p in folder.glob("session-*.json")], "no trace kept"
+    return process, folder
+
+
+@posix
+def test_sigterm_removes_the_kept_traces_and_still_ends_the_process(tmp_path: Path) -> None:
+    # `pytest --kernelprof-trace-dir=tr --kernelprof-save=all` killed by a CI timeout's SIGTERM
+    # left $TMPDIR/kernelprof-kept-*/session-PID-N.json, hundreds of MB for a big model.
+    process, folder = _keeping_process(tmp_path)
+    with process:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == -signal.SIGTERM  # killed by it, as without the plugin
+    assert not folder.exists()
+    assert list(tmp_path.glob("kernelprof-kept-*")) == []
+
+
+@posix
+def test_a_folder_a_killed_process_left_is_removed_by_the_next_that_keeps_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    process, left = _keeping_process(tmp_path)
+    with process:
+        process.kill()  # SIGKILL: no handler runs
+        process.wait(timeout=60)
+    assert left.exists()
+    held = tmp_path / f"kernelprof-kept-{process.pid}-abcdefgh"  # a dead PID here; alive where its lock is held
+    held.mkdir()
+    lock = os.open(held / session_traces._LOCK_NAME, os.O_CREAT | os.O_WRONLY)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    other = [tmp_path / f"kernelprof-kept-{os.getppid()}-abcdefgh", tmp_path / "kernelprof-kept-x1b2c3d4"]
+    for folder in other:  # a live process's; a name this package no longer makes
+        folder.mkdir()
+        (folder / "session-1-1.json").write_text("{}")
+    monkeypatch.setattr(session_traces.tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(session_traces, "_folder", None)
+    monkeypatch.setattr(session_traces, "_lock", None)
+    try:
+        mine = session_traces._kept_folder()
+    finally:
+        os.close(lock)
+    assert not left.exists()
+    assert held.exists()
+    assert all(folder.exists() for folder in other)
+    assert Path(mine).parent == tmp_path
+    assert Path(mine).name.startswith(f"kernelprof-kept-{os.getpid()}-")
+    shutil.rmtree(mine)
+
+
+@posix
+def test_a_sigterm_handler_of_the_users_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def users(signum: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    previous = signal.signal(signal.SIGTERM, users)
+    try:
+        monkeypatch.setattr(session_traces.tempfile, "tempdir", str(tmp_path))
+        monkeypatch.setattr(session_traces, "_folder", None)
+        monkeypatch.setattr(session_traces, "_lock", None)
+        session_traces._kept_folder()
+        assert signal.getsignal(signal.SIGTERM) is users
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -24,6 +24,7 @@ from pytest_kernelprof.traces import files as traces_module
 def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "json":
         monkeypatch.setattr(chrome, "typed_reader", lambda: None)
+        monkeypatch.setattr(chrome, "_typed_categories", lambda: None)
     return str(request.param)
 
 
@@ -323,3 +324,41 @@ def test_a_named_pipe_no_one_writes_to_is_refused_without_hanging(tmp_path: Path
     run = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 1
     assert f"TraceError: {fifo}: the file is empty, not a Chrome trace" in run.stderr
+
+
+@pytest.mark.parametrize("key", ["\n::error::keyinject", "\r\x1b[2Kerased", "\u2028::warning::x", "\ud800", "k" * 5000])
+def test_a_key_that_would_start_a_log_line_is_shown_escaped(reader: str, tmp_path: Path, key: str) -> None:
+    # An adversarial review: the keys were joined raw, so a key with a newline started a line of
+    # its own on CI, which GitHub Actions runs as a workflow command when it starts with "::".
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps({"a": 1, key: 2}))
+    with pytest.raises(TraceError, match="without a 'traceEvents' list") as info:
+        load_trace(path)
+    message = str(info.value)
+    assert message.isprintable(), message  # one line, no escape sequence: no key starts a log line
+    assert len(message) < 400, "a long key is shown cut short"
+
+
+def test_a_category_the_plugin_does_not_read_is_named_escaped(reader: str, tmp_path: Path) -> None:
+    # The same review: the reason a trace without GPU records gives named its categories raw.
+    path = tmp_path / "trace.json"
+    events = [{"ph": "X", "cat": cat, "name": "x", "ts": 1, "dur": 1} for cat in ("\n::error::inject", "c" * 5000)]
+    path.write_text(json.dumps({"traceEvents": events}))
+    with pytest.raises(NoDeviceActivityError) as info:
+        len(load_trace(path).kernels)
+    message = str(info.value)
+    assert "\\n::error::inject" in message
+    assert message.isprintable(), message
+    assert len(message) < 800, "a long category is shown cut short"
+
+
+def test_both_readers_name_the_categories_of_a_trace_without_gpu_records_alike(reader: str, tmp_path: Path) -> None:
+    events = [{"ph": "X", "cat": cat, "name": "k", "ts": 1, "dur": 1} for cat in ("mtia_ccp_events", "mtia", "mtia")]
+    events.append({"ph": "i", "cat": "other", "name": "k", "ts": 1})
+    path = tmp_path / "mtia.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    assert chrome._unread_categories(path) == (("mtia", 2), ("mtia_ccp_events", 1))
+    events[1]["dur"] = -1  # an error of the general reader's: the typed one leaves it the file
+    path.write_text(json.dumps({"traceEvents": events}))
+    with pytest.raises(TraceError, match="event 1 has a negative duration"):
+        chrome._unread_categories(path)

@@ -117,3 +117,58 @@ def test_a_file_that_grows_while_it_is_read_stops_at_the_cap(monkeypatch: pytest
     with pytest.raises(TraceError, match="larger than 8 MB, the most a trace is read to"):
         load_trace("growing.json")
     assert endless.given <= 8 * MB + traces_module._CHUNK + 101
+
+
+def _spaces(path: Path, megabytes: int, event: bytes = b"") -> Path:
+    """A plain trace of ``megabytes`` MB: an event list of ``event`` and spaces, no GPU record."""
+    with path.open("wb") as handle:
+        handle.write(b'{"traceEvents": [' + event)
+        for _ in range(megabytes):
+            handle.write(b" " * MB)
+        handle.write(b"]}")
+    return path
+
+
+def test_under_the_default_cap_a_gzip_bomb_is_refused_by_its_ratio(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An adversarial review: under the default cap (4096 MiB) a 4 MB gzip unpacked to 4 GB and
+    # took 8 GB to read. Traces compress 8 to 20 times; a bomb about a thousand.
+    monkeypatch.delenv(traces_module.MAX_TRACE_MB_ENV, raising=False)
+    packed = _bomb(tmp_path / "bomb.json.gz", 80)
+    peak, raised = _peak(lambda: load_trace(packed))
+    assert isinstance(raised, TraceError), raised
+    assert str(raised) == (
+        f"{packed}: a gzip stream that unpacks to more than 100 times its size, as a gzip bomb does (a trace "
+        f"compresses 8 to 20 times): refused once it passed 64 MB (set {traces_module.MAX_TRACE_MB_ENV} to "
+        "read it, up to that many megabytes)"
+    )
+    assert peak < traces_module._BOMB_BYTES / MB + 16, f"{peak:.0f} MB held"
+
+
+@pytest.mark.parametrize("event", [b"", b'{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 1}'])
+def test_a_trace_without_gpu_records_is_read_without_a_decoded_copy(tmp_path: Path, event: bytes) -> None:
+    # The review's 1.2 GB of spaces in a gzip of 1.2 MB took 2.4 GB: a trace without GPU records is
+    # read again for what it holds instead, and that read decoded the whole text beside its bytes.
+    pytest.importorskip("msgspec")
+    path = _spaces(tmp_path / "spaces.json", 96, event)
+    peak, raised = _peak(lambda: load_trace(path))
+    assert raised is None
+    assert peak < 96 * 1.1 + 8, f"{peak:.0f} MB held for a 96 MB trace"
+
+
+def test_running_out_of_memory_while_reading_says_what_to_do(trace: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The review: under `ulimit -v` the decode of a big trace's text ended `kernelprof show` in a
+    # MemoryError traceback.
+    def exhausted(*args: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(traces_module, "read_trace_data", exhausted)
+    with pytest.raises(TraceError) as info:
+        load_trace(trace("linear_eager"))
+    assert str(info.value) == (
+        f"{trace('linear_eager')}: out of memory while reading the trace: reading takes about the trace's "
+        "decompressed size in memory, twice that or more without msgspec (pip install 'pytest-kernelprof[fast]'); "
+        "read it where more memory is free, or set KERNELPROF_MAX_TRACE_MB to refuse traces this big before "
+        "they are read"
+    )
