@@ -3,7 +3,8 @@ output the tool no longer prints.
 
 A fenced block whose fence follows the line ``<!-- sample: NAME -->`` is the output of the
 sample ``NAME`` below: a command of ``kernelprof``, a pytest run of a small test on a trace of
-``tests/data/``, or the figures a report writes. ::
+``tests/data/``, the figures a report writes, or a file of the repository that a page shows
+whole (the CI workflow of ``examples/ci/``). ::
 
     python tools/doc_samples.py            # rewrite every sample block with what the tool prints now
     python tools/doc_samples.py --check    # exit 1, with a diff, where a page shows other output
@@ -225,6 +226,11 @@ def kernelprof_show() -> str:
     return _kernelprof("show", "tests/data/h200_geglu_compiled.json.gz")
 
 
+def gpu_workflow() -> str:
+    """docs/ci.md: the GitHub Actions workflow for a GPU runner, ``examples/ci/gpu-tests.yml`` whole."""
+    return (ROOT / "examples" / "ci" / "gpu-tests.yml").read_text(encoding="utf-8")
+
+
 SAMPLES: dict[str, Callable[[], str]] = {
     "failed-count": failed_count,
     "broken-rule": broken_rule,
@@ -236,6 +242,7 @@ SAMPLES: dict[str, Callable[[], str]] = {
     "kernelprof-show": kernelprof_show,
     "sweep-broken-fusion": sweep_broken_fusion,
     "sweep-bucket-baseline": sweep_bucket_baseline,
+    "gpu-workflow": gpu_workflow,
 }
 
 

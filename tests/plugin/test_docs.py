@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import re
+import shlex
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,7 +134,7 @@ def test_the_sample_outputs_are_what_the_tool_prints_now() -> None:
     """Each ``<!-- sample: NAME -->`` block, made again: a page that shows other output fails,
     with the diff (``python tools/doc_samples.py`` rewrites the pages)."""
     doc_samples = _doc_samples()
-    used = {SAMPLE.match(block.marker)["name"] for block in OUTPUT if SAMPLE.match(block.marker)}  # type: ignore[index]
+    used = {SAMPLE.match(block.marker)["name"] for block in ALL if SAMPLE.match(block.marker)}  # type: ignore[index]
     assert used == set(doc_samples.SAMPLES), "a sample of tools/doc_samples.py that no page shows, or one it lacks"
     changed = doc_samples.drift(PAGES)
     diffs = [
@@ -190,3 +191,70 @@ def test_an_example_that_reads_a_recorded_trace_says_it_needs_a_checkout() -> No
         before = "\n".join(text.splitlines()[: block.line - 1])
         paragraph = before.rstrip().rsplit("\n\n", 1)[-1]
         assert "checkout" in paragraph, f"{block.id}: say that the trace is in a checkout (tests/data/)"
+
+
+WORKFLOW = ROOT / "examples" / "ci" / "gpu-tests.yml"
+
+
+def _workflow_pytest_line() -> list[str]:
+    """The arguments of the pytest command of the workflow's "tests" step (a folded ``run: >``)."""
+    lines = WORKFLOW.read_text(encoding="utf-8").splitlines()
+    step = lines.index("      - name: tests")
+    start = next(i for i in range(step, len(lines)) if lines[i].strip() == "run: >")
+    command = []
+    for line in lines[start + 1 :]:
+        if not line.startswith(" " * 10):
+            break
+        command.append(line.strip())
+    return shlex.split(" ".join(command))
+
+
+def test_the_ci_page_shows_the_example_workflow_whole() -> None:
+    """The trial: docs/ci.md's workflow lacked --kernelprof-require-gpu, examples/ci/gpu-tests.yml
+    --junitxml and --kernelprof-trace-dir; the page now shows the file itself."""
+    page = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    shown = [b for b in blocks(ROOT / "docs" / "ci.md") if b.info == "yaml"]
+    assert len(shown) == 1, "docs/ci.md shows one workflow"
+    assert shown[0].code == WORKFLOW.read_text(encoding="utf-8")
+    assert "<!-- sample: gpu-workflow -->\n```yaml" in page
+
+
+def test_the_example_workflow_turns_on_every_ci_output_and_uploads_what_it_writes() -> None:
+    args = _workflow_pytest_line()
+    assert args[:3] == ["python", "-m", "pytest"]
+    for option in ("--kernelprof-require-gpu", "--kernelprof-stacks", "--junitxml", "--kernelprof-trace-dir"):
+        assert option in args, f"the workflow's pytest line lacks {option}"
+    assert args[args.index("-n") + 1] == "$(nvidia-smi -L | wc -l)"  # a worker per GPU
+    assert args[args.index("--kernelprof-gpus") + 1] == "auto"
+    text = WORKFLOW.read_text(encoding="utf-8")
+    assert f"path: {args[args.index('--kernelprof-trace-dir') + 1]}/" in text
+    assert f"path: {args[args.index('--junitxml') + 1]}\n" in text
+
+
+def test_the_example_workflows_pytest_line_runs_and_fails_a_gpu_test_without_a_gpu(
+    cpu_pytester: pytest.Pytester,
+) -> None:
+    """The workflow's own pytest line, with no GPU (one process: -n 0): a gpu test fails rather
+    than skip, and a failing profiled test leaves its trace and JUnit properties."""
+    cpu_pytester.makepyfile(
+        test_ci="""
+        import pytest
+        import torch
+
+        @pytest.mark.gpu
+        def test_on_the_gpu():
+            pass
+
+        def test_profiled_and_failing(kernelprof):
+            kernelprof(torch.relu, torch.ones(4))
+            assert False
+        """
+    )
+    args = _workflow_pytest_line()[3:]
+    args[args.index("-n") + 1] = "0"
+    result = cpu_pytester.runpytest(*args)
+    result.assert_outcomes(failed=1, errors=1)
+    result.stdout.fnmatch_lines(["kernelprof: no CUDA GPU, gpu tests fail (--kernelprof-require-gpu)*"])
+    junit = (cpu_pytester.path / "junit.xml").read_text()
+    assert '<property name="kernelprof.profiles" value="1"' in junit
+    assert [p.name for p in (cpu_pytester.path / "kernelprof-traces").glob("*.json.gz")]
