@@ -120,8 +120,8 @@ def test_an_output_block_is_the_tools_or_says_why_not(block: Block) -> None:
     assert sample or len(not_generated["reason"]) >= 8, f"{block.id}: write why the block is not generated"
 
 
-def _doc_samples() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("doc_samples", ROOT / "tools" / "doc_samples.py")
+def _tool(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -133,7 +133,7 @@ def _doc_samples() -> ModuleType:
 def test_the_sample_outputs_are_what_the_tool_prints_now() -> None:
     """Each ``<!-- sample: NAME -->`` block, made again: a page that shows other output fails,
     with the diff (``python tools/doc_samples.py`` rewrites the pages)."""
-    doc_samples = _doc_samples()
+    doc_samples = _tool("doc_samples")
     used = {SAMPLE.match(block.marker)["name"] for block in ALL if SAMPLE.match(block.marker)}  # type: ignore[index]
     assert used == set(doc_samples.SAMPLES), "a sample of tools/doc_samples.py that no page shows, or one it lacks"
     changed = doc_samples.drift(PAGES)
@@ -258,3 +258,34 @@ def test_the_example_workflows_pytest_line_runs_and_fails_a_gpu_test_without_a_g
     junit = (cpu_pytester.path / "junit.xml").read_text()
     assert '<property name="kernelprof.profiles" value="1"' in junit
     assert [p.name for p in (cpu_pytester.path / "kernelprof-traces").glob("*.json.gz")]
+
+
+def test_the_versions_page_counts_no_tests_outside_its_dated_table() -> None:
+    """The trial: docs/versions.md said the matrix ran "with this checkout's code ... 2,345 of
+    them" while the checkout collected about 2,850: a count in the prose drifts with every test
+    added. The table is a dated run's record; the prose says so and counts nothing."""
+    page = (ROOT / "docs" / "versions.md").read_text(encoding="utf-8")
+    prose = [line for line in page.splitlines() if not line.startswith("|")]
+    for line in prose:
+        assert not re.search(r"\b(\d{1,3},\d{3}|\d{4,})\s+(of them|tests)\b", line), line  # the suite's size
+    assert "this checkout" not in page
+
+
+@pytest.mark.usefixtures("warm_subprocesses")  # the picture's pytest runs start warm
+def test_the_summary_picture_is_made_from_a_run_that_fails_as_its_caption_says() -> None:
+    """The trial: docs/images/ci-summary.png showed a kernel name shortened as no output does
+    any more; tools/doc_images.py makes the pictures again from the tool, and its run is kept
+    working here (the pictures themselves need Chromium)."""
+    summary = _tool("doc_images").summary_markdown()
+    assert (
+        "### 4 tests failed: 1 on a kernelprof_forbid rule, 1 on its kernel baseline, 1 on host syncs, "
+        "1 on a kernel assertion"
+    ) in summary
+    assert "<details><summary><code>test_ci.py::test_two_gemms</code> failed on a kernel assertion" in summary
+    caption = "a rule break, a baseline regression, a sync and a kernel count, the count's failure unfolded"
+    assert f"{caption}](images/ci-summary.png)" in (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["ci-summary.png", "ci-timeline.png"])
+def test_the_pictures_are_small(name: str) -> None:
+    assert (ROOT / "docs" / "images" / name).stat().st_size < 400 * 1024
