@@ -33,7 +33,7 @@ UNFOLDED = "test_two_gemms"  # the failure shown open in the summary's picture
 
 # The run of the summary: which trace the baseline test loads comes from the environment, so that
 # a first run records its baseline from the compiled MLP and the second compares the eager one.
-TESTS = '''\
+TESTS = """\
 import os
 
 import pytest_kernelprof
@@ -62,7 +62,7 @@ def test_two_gemms():
 def test_fused(kernelprof):
     prof = kernelprof.load_trace("tests/data/h200_geglu_compiled.json.gz")
     assert prof.kernels.count("triton_poi_fused_*gelu*mul*") == 1
-'''
+"""
 RULES = """\
 [pytest]
 kernelprof_forbid =
@@ -126,7 +126,8 @@ def summary_page(markdown_text: str) -> str:
     if opened not in body:
         raise RuntimeError(f"the summary lists no failure of {UNFOLDED}:\n{markdown_text}")
     body = body.replace(opened, opened.replace("<details>", "<details open>"))
-    return f"<!doctype html>\n<html><head><meta charset='utf-8'><style>{STYLE}</style></head>\n<body>{body}</body></html>\n"
+    head = f"<head><meta charset='utf-8'><style>{STYLE}</style></head>"
+    return f"<!doctype html>\n<html>{head}\n<body>{body}</body></html>\n"
 
 
 def timeline_page(out: Path) -> None:
