@@ -12,6 +12,9 @@ with the square of the input takes ten times as long for the one big input.
   ten of 1,400 (difflib and the fusion search: 174 s for the big one).
 - ``test_timeline_growth``: the timeline page of a trace of 20,000 calls against ten of 2,000
   (each event looked for in every call: 37 s for ``kernelprof show --html``).
+- ``test_ops_growth``: the profile table of a trace of one call with 20,000 user ranges against
+  ten of 2,000 (each op looked up by a scan of the names: 3.7 s for ``kernelprof show --ops``,
+  12 s at 40,000).
 
 Peak memory (tracemalloc, one extra call of each kind) goes to ``extra_info["peak_mb"]``.
 """
@@ -138,5 +141,31 @@ def test_timeline_growth(benchmark: Any, interleave: Any, call_traces: dict[int,
         {
             "timeline page of 20,000 calls": lambda: render_page(big_prof, title="big", trace=big),
             "ten pages of 2,000 calls": lambda: _ten(lambda: render_page(small_prof, title="small", trace=small)),
+        },
+    )
+
+
+def ranges_trace(path: Path, ranges: int) -> Path:
+    """A Chrome trace of one profiled call that opens ``ranges`` user ranges, each its own name
+    (``record_function`` around each item of a loop), and launches nothing."""
+    step = {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1, "tid": 1, "ts": 0.0,
+            "dur": 10.0 * ranges + 100, "args": {"External id": 1}}  # fmt: skip
+    events: list[dict[str, Any]] = [step]
+    for index in range(ranges):
+        events.append({"ph": "X", "cat": "user_annotation", "name": f"range_{index}", "pid": 1, "tid": 1,
+                       "ts": 10.0 * index + 1, "dur": 5.0, "args": {"External id": index + 2}})  # fmt: skip
+    path.write_bytes(gzip.compress(json.dumps({"traceEvents": events}).encode()))
+    return path
+
+
+def test_ops_growth(benchmark: Any, interleave: Any, tmp_path: Path) -> None:
+    big, small = ranges_trace(tmp_path / "big.json.gz", 20_000), ranges_trace(tmp_path / "small.json.gz", 2_000)
+    assert len(load_trace(big).ops) == 20_000
+    _measure(
+        benchmark,
+        interleave,
+        {
+            "profile table of 20,000 ranges": lambda: load_trace(big).table(),
+            "ten tables of 2,000 ranges": lambda: _ten(lambda: load_trace(small).table()),
         },
     )

@@ -196,18 +196,6 @@ def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfi
         return prof
 
 
-def _gpu_time(prof: KernelProfile, view: CallProfile, calls: bool) -> str:
-    """The kernel time beside the host line: the same call's as the other per-call figures
-    (``prof.median_call``), saying so where the table's times are each kernel's median."""
-    if calls or len(prof.calls) == 1:
-        return f"GPU time: {format_us(view.kernels.total_us)}us in kernels"
-    median, medians = prof.median_call, format_us(view.kernels.total_us)
-    return (
-        f"GPU time: {format_us(median.kernels.total_us)}us in kernels (call {median.index}, the median of "
-        f"{len(prof.calls)} by host span, as below; the table's kernel medians sum to {medians}us)"
-    )
-
-
 def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
     """Whose kernel time the diff compares: each side's median call, the call ``show`` and the
     JUnit ``kernel_us`` report, so that the three agree."""
@@ -225,15 +213,20 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         raise KernelProfError(f"--html {html}: that is the trace being read; name another file for the page")
     prof = _load(path, name, decoder)
     print(_head(name, prof))
-    views = prof.calls if calls else (prof.call,)
+    # One call whole, every figure and table of it its own: the median call by host span, whose
+    # figures the profile's table and the JUnit properties give too (``prof.median_call``).
+    median = prof.median_call
+    if not calls and len(prof.calls) > 1:
+        print(f"call {median.index}, the median of {len(prof.calls)} by host span (--calls shows each):")
+    views = prof.calls if calls else (median,)
     for view in views:
         if calls:
             print(f"\ncall {view.index}:")
         if prof.has_device_activity:
             print(view.kernels.table())
             print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
-            print(_gpu_time(prof, view, calls))
-            print(host_section(prof if not calls else view))
+            print(f"GPU time: {format_us(view.kernels.total_us)}us in kernels")
+            print(host_section(view))
         else:
             print("no GPU activity in this trace")
         if view.runtime.measured:
@@ -241,14 +234,16 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         if ops:
             print(op_tree(view.ops))
     if prof.has_device_activity and prof.kernels.unplaced():
+        import shlex
+
         from .model.unknowns import how_to_teach
 
         unplaced = list({k.name: k for k in prof.kernels.unplaced()}.values())
         print(
             f"{plural(len(unplaced), 'kernel name')} no evidence could place (kind 'other'); teach them with --kernels:"
         )
-        for line in how_to_teach(unplaced)[1:]:
-            print(f"  --kernels '{line.strip()}'")
+        for line in how_to_teach(unplaced)[1:]:  # a glob from a kernel name: quoted for the shell
+            print(f"  --kernels {shlex.quote(line.strip())}")
     if html:
         from .reports.timeline import write_page
 

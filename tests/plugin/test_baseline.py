@@ -9,6 +9,7 @@ beforehand, and each of its two runs (compare, update) checks all of them at onc
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -323,4 +324,4 @@ def test_odd_test_ids_and_check_names_reach_the_summary_whole(
         shown = odd.encode("unicode_escape").decode("ascii")
         check = printable(odd)
         assert f"improved: test_odd[{shown}] (check {check}) peak_bytes 1,000,000 -> 800,000; " in text, odd
-        assert f"lock it in with --kernelprof-update 'test_odd.py::test_odd[{shown}]'" in text, odd
+        assert f"lock it in with --kernelprof-update {shlex.quote(f'test_odd.py::test_odd[{shown}]')}" in text, odd

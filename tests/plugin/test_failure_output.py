@@ -8,6 +8,8 @@ verbosities and CI."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import pytest
 
 from pytest_kernelprof import load_trace
@@ -222,6 +224,26 @@ def test_on_ci_the_table_is_inline_as_pytest_shows_it_whole(
     _whole_table_inline(project.runpytest("test_s.py", "-k", "test_count and not small"))
 
 
+def test_off_ci_junit_xml_keeps_the_section_the_failure_points_at(project: pytest.Pytester) -> None:
+    # Trial report: JUnit XML without CI=true (Jenkins) held "(the rest, 6 lines, is in the
+    # 'kernelprof assertion' section below ...)" and no such section: XML writes the failure, not
+    # the report's sections.
+    result = project.runpytest("test_s.py", "-k", "test_count and not small", "--junitxml", "out.xml")
+    result.assert_outcomes(failed=1, deselected=7)
+    (failure,) = ET.parse(project.path / "out.xml").getroot().iter("failure")
+    text = pytest.LineMatcher((failure.text or "").splitlines())
+    text.fnmatch_lines(
+        [
+            "E         (the rest, 6 lines, is in the 'kernelprof assertion' section below; -vv shows it here)",
+            "*- kernelprof assertion -*",
+            "kernels.count('triton_poi_fused_*gelu*mul*') matched 0 of 5 kernels",
+            *_rows(),
+        ],
+        consecutive=False,
+    )
+    assert result.stdout.str().count("- kernelprof assertion -") == 1  # the terminal: once, as before
+
+
 def test_ini_errors_name_the_ini_key(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
     pytester.makeini("[pytest]\nkernelprof_calls = 0\n")
@@ -267,10 +289,12 @@ def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.P
     result.stdout.fnmatch_lines(
         [
             "*assert not SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_; to fix*",
-            "*assert 1 == 0 failed; counted copies with direction='DtoH' of 1",
+            "*assert 1 == 0",
+            "*copies.count(direction='DtoH') counted 1 of 1 copies",
             "*#  direction  host        bytes     us  op           name",
             "*0  DtoH       pageable  4194304  211.6  aten::copy_  Memcpy DtoH (Device -> Pageable)",
-            "*SyncList == list failed; SyncList of 2: cudaMemcpyAsync in aten::copy_*",
+            "*assert SyncList of 2 == []",
+            "*SyncList of 2: cudaMemcpyAsync in aten::copy_*",
             "*#  call                   kind                host us  ops                                      where",
             "*1  cudaStreamSynchronize  stream                  3.6  aten::to > aten::_to_copy > aten::copy_  -",
         ]

@@ -112,6 +112,41 @@ def test_the_cli_prints_no_workflow_command(pytester: pytest.Pytester) -> None:
         assert any(r"NVIDIA H200\n::error::device name" in line for line in output)
 
 
+PATH_AND_OP_SUITE = """
+import glob
+
+import pytest
+
+
+def test_fails_on_a_profile_of_a_file_named_as_a_command(kernelprof):
+    prof = kernelprof.load_trace(glob.glob("x*")[0])
+    assert len(prof.kernels) == 5
+
+
+def test_asks_for_an_op_that_did_not_run(kernelprof):
+    prof = kernelprof.load_trace("ops.json.gz")
+    prof.ops["aten::mul"]
+"""
+
+
+@pytest.mark.parametrize("tb", ["native", "line"])
+def test_a_trace_files_name_and_the_nearest_ops_stay_on_their_lines(cpu_pytester: pytest.Pytester, tb: str) -> None:
+    """A failed test's report section starts with the profile's source, its file's path; a missing
+    op's error lists the nearest op names. Both are printed without pytest's ``E`` in front
+    under ``--tb=native``: a newline in either made a line that is a workflow command."""
+    data = (DATA / "h200_sync_device.json.gz").read_bytes()
+    (cpu_pytester.path / "x\n::error::fromfilename.json.gz").write_bytes(data)
+    text = gzip.decompress(data).decode("utf-8").replace('"aten::mul_"', json.dumps("aten::mul_\n::error::nearest"))
+    (cpu_pytester.path / "ops.json.gz").write_bytes(gzip.compress(text.encode("utf-8")))
+    cpu_pytester.makepyfile(test_path_and_op=PATH_AND_OP_SUITE)
+    result = cpu_pytester.runpytest(f"--tb={tb}", "-p", "no:randomly")
+    result.assert_outcomes(failed=2)
+    output = result.outlines + result.errlines
+    assert not _commands(output), _commands(output)
+    assert any(r"nearest: aten::mul_\n::error::nearest" in line for line in output), "\n".join(output)
+    result.stdout.fnmatch_lines([r"*kernelprof profile 1 of 1*", r"*x\n::error::fromfilename.json.gz on NVIDIA H200*"])
+
+
 NOT_UNICODE_SUITE = """
 import pytest
 

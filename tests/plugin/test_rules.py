@@ -113,7 +113,8 @@ def test_rules_fail_the_tests_that_break_them_and_markers_exempt(cpu_pytester: p
     result.stdout.fnmatch_lines(
         [
             "*_ test_graph_breaks_in_a_failed_assertion _*",
-            "E   *assert list == list failed; the graph breaks:",
+            "E   *assert ?1 graph break? == ??",
+            "E   *the graph breaks:",
             "E   *test_suite.py:30: *print*",
         ]
     )

@@ -30,6 +30,11 @@ def test_dtype(kernelprof):
 def test_count(kernelprof):
     prof = kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz")
     assert prof.kernels.count(kind="gemm") == 2
+
+
+def test_no_syncs(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_sync_item_stacks.json.gz")
+    assert not prof.syncs
 """
 
 
@@ -56,7 +61,7 @@ def test_a_failure_without_a_table_gets_its_profiles_table_in_the_summary(
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     cpu_pytester.makepyfile(test_s=SUITE)
     result = cpu_pytester.runpytest(*options)
-    result.assert_outcomes(failed=3)
+    result.assert_outcomes(failed=4)
     text = summary.read_text()
     assert not re.search(r" at 0x[0-9a-f]{4,}", text), text
     length = pytest.LineMatcher(_failure(text, "test_len").splitlines())
@@ -73,6 +78,17 @@ def test_a_failure_without_a_table_gets_its_profiles_table_in_the_summary(
     dtype = pytest.LineMatcher(_failure(text, "test_dtype").splitlines())
     dtype.fnmatch_lines(["assert False", "*<generator object *<genexpr> at 0x...>*", "kernelprof profile 1 of 1:"])
     dtype.fnmatch_lines(["*gemm *fp32*"])
+    # Trial report: `assert not prof.syncs` is one line in the message; the summary held only
+    # that, without the op chain and the time the log's profile section shows.
+    syncs = pytest.LineMatcher(_failure(text, "test_no_syncs").splitlines())
+    syncs.fnmatch_lines(
+        [
+            "assert not SyncList of 1: cudaStreamSynchronize at main_ace.py(40)*",
+            "kernelprof profile 1 of 1, its host syncs:",
+            "#  call * kind * host us  ops * where",
+            "0  cudaStreamSynchronize  stream * aten::item > aten::_local_scalar_dense  main_ace.py(40)*",
+        ]
+    )
     # A count's explanation showed the table already: not twice.
     count = _failure(text, "test_count")
     assert "kernelprof profile" not in count

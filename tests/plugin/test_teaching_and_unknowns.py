@@ -85,7 +85,7 @@ END_OF_RUN_LIST = [
     "my_ext::tiled_matmul<float>  (launched by my_ext::matmul; test_unknown.py::{first})",
     "Kind and dtype questions warn about them. Teach the decoder what they are (ini):",
     "  kernelprof_kernels =",
-    "      *::tiled_matmul*: kind=... family=...",
+    "      *::tiled_matmul<*: kind=... family=...",
 ]
 
 

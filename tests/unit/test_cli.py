@@ -7,6 +7,7 @@ import gzip
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -16,7 +17,7 @@ import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
-from pytest_kernelprof.cli import CLOSED_PIPE, OP_TREE_ROWS, main
+from pytest_kernelprof.cli import CLOSED_PIPE, OP_TREE_ROWS, main, op_tree
 from tests.helpers import DATA, Stream, user_kernel_trace, write
 
 Trace = Callable[[str], Path]
@@ -38,6 +39,23 @@ def test_show_calls_and_ops(trace: Trace, capsys: pytest.CaptureFixture[str]) ->
     assert [line for line in out.splitlines() if line.startswith("call ")] == ["call 0:", "call 1:", "call 2:"]
     assert "\n  aten::t " in out  # the tree is indented under aten::linear
     assert "\n    aten::transpose " in out
+
+
+def test_show_gives_one_call_whole(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # Trial report: show's launches/host line was the median call's, its sync and copy tables
+    # (297.2, 205.7) and --ops the medians over calls: one section, figures of several calls.
+    prof = load_trace(trace("copy_dtoh_pageable_nonblocking"))
+    median = prof.median_call
+    assert median.index == 1
+    assert median.syncs[0].duration_us != prof.syncs[0].duration_us  # the trap
+    assert main(["show", str(trace("copy_dtoh_pageable_nonblocking")), "--ops"]) == 0
+    out = capsys.readouterr().out
+    assert "call 1, the median of 3 by host span (--calls shows each):" in out
+    assert f"{median.syncs[0].duration_us:.1f}  aten::copy_" in out
+    assert f"{median.copies[0].duration_us:.1f}  aten::copy_" in out
+    assert f"{prof.copies[0].duration_us:.1f}  aten::copy_" not in out
+    assert f"host {median.wall_us:.1f}us, GPU busy {median.gpu_busy_us:.1f}us" in out
+    assert op_tree(median.ops) in out
 
 
 def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
@@ -234,6 +252,28 @@ def test_show_names_the_kernels_no_evidence_placed_and_takes_teaching(
     assert "no evidence could place" not in taught
     assert main(["show", trace, "--kernels", "_geglu*: kind=matmul"]) == 2
     assert "--kernels, line 1: unknown kind 'matmul'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kernel", ["evil'$(touch pwned)'k", "void it's<int>(int)", "void <lambda>(int)"])
+def test_the_teaching_hint_is_one_shell_word_that_teaches_the_kernel(
+    kernel: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The hint's line comes from a kernel name: a quote in it ended the hint's single quotes, so
+    that the pasted command broke, or ran what the name held."""
+    s = Stream()
+    s.step(0, 0, 100)
+    s.launch(s.op("my_ext::op", 1, 20), kernel, 2)
+    trace = str(write(tmp_path, s))
+    assert main(["show", trace]) == 0
+    hints = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  --kernels ")]
+    assert len(hints) == 1
+    words = shlex.split(hints[0])
+    assert len(words) == 2
+    assert words[0] == "--kernels"
+    assert main(["show", trace, "--kernels", words[1].replace("kind=... family=...", "kind=gemm family=mine")]) == 0
+    taught = capsys.readouterr().out
+    assert "gemm (user)  mine" in taught
+    assert "no evidence could place" not in taught
 
 
 def test_diff_says_when_unknown_kernels_make_its_kind_counts_uncertain(

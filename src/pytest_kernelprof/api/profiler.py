@@ -263,13 +263,18 @@ class Profiler:
         check_rules(rec.capture.profile, options.forbid)
 
     def load_trace(
-        self, path: str | os.PathLike[str], *, allow_variation: bool = False, check_complete: bool = True
+        self,
+        path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+        *,
+        allow_variation: bool = False,
+        check_complete: bool = True,
     ) -> KernelProfile:
         """:func:`load_trace`, held to this profiler's ``forbid`` rules and kept in ``captures``
         like a live profile: record on a GPU, assert in CPU CI under the suite's rules."""
         __tracebackhide__ = True
+        path = os.fsdecode(path)  # as load_trace
         profile = read_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=self.decoder)
-        self.captures.append(TraceCapture(profile, None, path=os.fspath(path)))
+        self.captures.append(TraceCapture(profile, None, path=path))
         check_rules(profile, self.options.forbid)
         return profile
 
@@ -329,7 +334,7 @@ def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfi
 
 
 def load_trace(
-    path: str | os.PathLike[str],
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
     *,
     allow_variation: bool = False,
     check_complete: bool = True,
@@ -347,8 +352,9 @@ def load_trace(
     ``kernelprof.load_trace`` also holds it to the suite's ``kernelprof_forbid`` rules.
     """
     __tracebackhide__ = hide_own_errors  # a TraceError, a sequence mismatch: the message says it all
+    path = os.fsdecode(path)  # a path as bytes (os.listdir(b".")) is one, as open() takes it
     profile = read_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=decoder)
-    keep(TraceCapture(profile, None, path=os.fspath(path)))
+    keep(TraceCapture(profile, None, path=path))
     return profile
 
 

@@ -108,14 +108,17 @@ def explain(op: str, left: object, right: object) -> Explanation | None:
     for count, other, flipped in ((left, right, False), (right, left, True)):
         if isinstance(count, KernelCount):
             return _count(op, count, other, flipped)
-    failed = f"{type(left).__name__} {op} {type(right).__name__} failed"
+    # The first line is the comparison as pytest would write it, shortened; the next says what
+    # was counted or compared, as a kernel count's does.
+    compared = f"{_records_short(left)} {op} {_records_short(right)}"
     for side in (left, right):
         if isinstance(side, Count):
-            return Explanation([f"{left!r} {op} {right!r} failed; counted {side.what}"], side.explain()[1:])
+            lines = side.explain()
+            return Explanation([f"{left!r} {op} {right!r}", lines[0]], lines[1:])
         if isinstance(side, SyncList | CopyList):
-            return Explanation([f"{failed}; {side.headline()}"], side.table().splitlines() if side.measured else [])
+            return Explanation([compared, side.headline()], side.table().splitlines() if side.measured else [])
         if isinstance(side, list) and side and all(isinstance(item, GraphBreak) for item in side):
-            return Explanation([f"{failed}; the graph breaks:"], [str(item) for item in side])
+            return Explanation([compared, "the graph breaks:"], [str(item) for item in side])
     if op == "==" and any(isinstance(side, KernelNames) for side in (left, right)):
         return _name_lists(left, right)
     if isinstance(left, KernelList) and isinstance(right, list | tuple) and op == "==":
@@ -134,6 +137,16 @@ def explain(op: str, left: object, right: object) -> Explanation | None:
                 return Explanation([*head, f"no GPU activity was recorded: {side!r}"], [])
             return Explanation([*head, "the kernels:"], kernels.table().splitlines(), kernels)
     return None
+
+
+def _records_short(value: object) -> str:
+    """A side of a comparison in a few words: ``SyncList of 1`` for records (their headline
+    follows on a line of its own), ``[]``, a graph-break list by its length."""
+    if isinstance(value, SyncList | CopyList) and value.measured:
+        return f"{type(value).__name__} of {len(value)}"
+    if isinstance(value, list) and value and all(isinstance(item, GraphBreak) for item in value):
+        return f"[{plural(len(value), 'graph break')}]"
+    return _short(value)
 
 
 def _short(value: object) -> str:
@@ -201,11 +214,12 @@ def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
     return Explanation(head, kernels.table(marked=marked).splitlines(), kernels)
 
 
-# What a value is about, the most telling first: host syncs and the copies that make them
-# (Count is what SyncList.count and CopyList.count give; a memcpy is a copy, tested below), the
-# kernels, the ops, the modules, compile and memory facts, then the profile's own numbers.
+# What a value is about, the most telling first: host syncs, copies (a Count and a memcpy are
+# told apart in _about), the kernels, the ops, the modules, compile and memory facts, then the
+# profile's own numbers.
 _SUBJECTS: tuple[tuple[str, tuple[type, ...]], ...] = (
-    ("syncs", (SyncList, Sync, CopyList, Count)),
+    ("syncs", (SyncList, Sync)),
+    ("copies", (CopyList,)),
     ("kernels", (KernelList, KernelNames, Kernel, KernelCount)),
     ("ops", (OpTable, Op)),
     ("modules", (ModuleTable, ModuleView)),
@@ -213,23 +227,26 @@ _SUBJECTS: tuple[tuple[str, tuple[type, ...]], ...] = (
     ("memory", (MemoryReport, MemoryReading, MemoryOp)),  # a memset (a memcpy is a copy)
     ("profile", (KernelProfile, CallProfile, RuntimeCalls)),
 )
+_RANKS = {name: rank for rank, (name, _) in enumerate(_SUBJECTS)}
 
 
 def subject(*values: object) -> str | None:
-    """What ``values`` are about, the most telling of them: ``"syncs"`` (host syncs, copies),
+    """What ``values`` are about, the most telling of them: ``"syncs"``, ``"copies"``,
     ``"kernels"``, ``"ops"``, ``"modules"``, ``"compile"``, ``"memory"``, else ``"profile"``
     (a profile's own numbers: ``assert prof.launches == 0`` names the profile and an int), or
     None for values that are not ours; a list or tuple is about what its items are."""
-    found = len(_SUBJECTS)
-    for value in values:
-        items = value if isinstance(value, list | tuple) and not isinstance(value, KernelNames) else (value,)
-        for item in items:
-            if isinstance(item, MemoryOp) and item.kind == "memcpy":
-                return "syncs"
-            for rank, (_, types) in enumerate(_SUBJECTS[:found]):
-                if isinstance(item, types):
-                    found = rank
-                    break
-            if found == 0:
-                return "syncs"
-    return _SUBJECTS[found][0] if found < len(_SUBJECTS) else None
+    ranks = [
+        _RANKS[about]
+        for value in values
+        for item in (value if isinstance(value, list | tuple) and not isinstance(value, KernelNames) else (value,))
+        if (about := _about(item)) is not None
+    ]
+    return _SUBJECTS[min(ranks)][0] if ranks else None
+
+
+def _about(item: object) -> str | None:
+    if isinstance(item, Count):  # what SyncList.count and CopyList.count give
+        return "syncs" if item.noun == "host syncs" else "copies"
+    if isinstance(item, MemoryOp) and item.kind == "memcpy":  # a copy; a memset is memory
+        return "copies"
+    return next((name for name, types in _SUBJECTS if isinstance(item, types)), None)

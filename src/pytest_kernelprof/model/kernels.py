@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from ..decode import DTYPES, KINDS, KernelName
 from ..errors import KernelMatchError, QueryError, QueryTypeError
-from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, render_table
+from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable, render_table
 from .counts import KernelCount, query_text
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
 from .unknowns import could_match, missing, warn_undecided
@@ -97,7 +97,7 @@ class Kernel(KernelName):
     def __repr__(self) -> str:
         layout = f" {self.layout}" if self.layout else ""
         template = " template" if self.template else ""
-        op = f" op={self.op}" if self.op else ""
+        op = f" op={printable(self.op)}" if self.op else ""
         return (
             f"Kernel({self.kind}/{self.family}{template}{layout} {format_us(self.duration_us)}us "
             f"{display_name(self.name)!r}{op})"

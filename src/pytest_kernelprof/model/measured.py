@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from ..errors import NoDeviceActivityError
+from ..tables import printable
 
 
 class _Gated(Protocol):
@@ -150,7 +151,7 @@ class _Records(_Measured, Sequence[T], Generic[T]):
         items = self._loaded()
         if not items:
             return f"{name}(no {self._noun})"
-        shown = "; ".join(self._summary(item) for item in items[:3])
+        shown = printable("; ".join(self._summary(item) for item in items[:3]))  # names from the trace: one line
         more = f"; {len(items) - 3} more" if len(items) > 3 else ""
         return f"{name} of {len(items)}: {shown}{more}"
 

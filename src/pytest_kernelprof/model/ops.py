@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError
-from ..tables import format_us, nearest, plural, render_table
+from ..tables import format_us, nearest, plural, printable, render_table
 from .kernels import KernelList
 from .measured import MODULE_RANGE_PREFIX
 
@@ -44,7 +44,7 @@ class Op:
         __tracebackhide__ = True
         if value is None:
             self.kernels.require_measured()  # the profile's own reason first
-            raise NoDeviceActivityError(f"no GPU activity was recorded for {self.name}")
+            raise NoDeviceActivityError(f"no GPU activity was recorded for {printable(self.name)}")
         return value
 
     @property
@@ -64,21 +64,23 @@ OpLoader = Callable[[], tuple[Sequence[str], Callable[[str], Op]]]
 
 
 class _NamedTable(Mapping[str, V]):
-    """A mapping whose names are worked out on first use (``_loaded``), with the "did not run"
-    error naming the nearest names."""
+    """A mapping whose names are worked out on first use (``_loaded``: the names as a dict's
+    keys, in order, so that a lookup is one hash and not a scan; a call can run tens of
+    thousands of user ranges), with the "did not run" error naming the nearest names."""
 
     __slots__ = ()
 
-    def _loaded(self) -> tuple[str, ...]:
+    def _loaded(self) -> dict[str, None]:
         raise NotImplementedError
 
-    def _not_run(self, what: str, name: str, names: tuple[str, ...]) -> str:
-        close = nearest(name, names)
+    def _not_run(self, what: str, name: str, names: Iterable[str]) -> str:
+        # The names come from the trace: each shown on the message's line (printable).
+        close = [printable(n) for n in nearest(name, names)]
         hint = f"; nearest: {', '.join(close)}" if close else ""
         return f"{what} {name!r} did not run in the profiled call{hint}"
 
     def __contains__(self, name: object) -> bool:
-        return name in self._loaded()
+        return isinstance(name, str) and name in self._loaded()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._loaded())
@@ -99,14 +101,14 @@ class OpTable(_NamedTable[Op]):
 
     def __init__(self, load: OpLoader) -> None:
         self._load: OpLoader | None = load
-        self._names: tuple[str, ...] = ()
+        self._names: dict[str, None] = {}
         self._make: Callable[[str], Op] | None = None
         self._made: dict[str, Op] = {}
 
-    def _loaded(self) -> tuple[str, ...]:
+    def _loaded(self) -> dict[str, None]:
         if self._load is not None:
             names, self._make = self._load()
-            self._names = tuple(names)
+            self._names = dict.fromkeys(names)
             self._load = None
         return self._names
 
@@ -184,9 +186,9 @@ class ModuleView:
 
     def __repr__(self) -> str:
         if not self.op.kernels.measured:
-            return f"ModuleView({self.name}: {plural(self.count, 'call')}, no GPU activity recorded)"
+            return f"ModuleView({printable(self.name)}: {plural(self.count, 'call')}, no GPU activity recorded)"
         return (
-            f"ModuleView({self.name}: {plural(self.count, 'call')}, {plural(len(self.kernels), 'kernel')}, "
+            f"ModuleView({printable(self.name)}: {plural(self.count, 'call')}, {plural(len(self.kernels), 'kernel')}, "
             f"{format_us(self.device_time_us)} us on the GPU):\n{self.kernels.table()}"
         )
 
@@ -207,13 +209,13 @@ class ModuleTable(_NamedTable[ModuleView]):
 
     def __init__(self, ops: OpTable) -> None:
         self._ops = ops
-        self._names: tuple[str, ...] | None = None
+        self._names: dict[str, None] | None = None
 
-    def _loaded(self) -> tuple[str, ...]:
+    def _loaded(self) -> dict[str, None]:
         __tracebackhide__ = True
         if self._names is None:
             prefix = len(MODULE_RANGE_PREFIX)
-            self._names = tuple(n[prefix:] for n in self._ops if n.startswith(MODULE_RANGE_PREFIX))
+            self._names = dict.fromkeys(n[prefix:] for n in self._ops if n.startswith(MODULE_RANGE_PREFIX))
         if not self._names:
             raise ModuleNotRecordedError(_NO_MODULES)
         return self._names

@@ -21,7 +21,7 @@ from ..health import (
     memory_report,
     region_ids,
 )
-from ..tables import format_us, plural
+from ..tables import format_us, plural, printable
 from .kernels import Kernel, KernelList, MemoryOp
 from .measured import needs_measurement
 from .ops import ModuleTable, ModuleView, OpTable
@@ -376,7 +376,8 @@ class KernelProfile:
         launches, host span and syncs. ``kernels``: a line to put in place of the kernel table
         (a report that has shown that table already says so)."""
         where = f"{self.device} ({self.arch})" if self.device else "no GPU"
-        head = f"KernelProfile from {self.source} on {where}: {plural(len(self.calls), 'call')}"
+        # The trace's path, as any name is shown: a file named with a newline must not start a line.
+        head = f"KernelProfile from {printable(self.source)} on {where}: {plural(len(self.calls), 'call')}"
         if self.varied:
             head += ", calls launched different kernel sequences"
         if not self.has_device_activity:

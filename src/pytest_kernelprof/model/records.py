@@ -10,7 +10,7 @@ from typing import Any
 
 from ..decode.sync_calls import DIRECTIONS, HOST_MEMORY, SYNC_KINDS, api_name, memcpy_kind
 from ..errors import QueryError
-from ..tables import format_us, render_table
+from ..tables import format_us, printable, render_table
 from .kernels import MemoryOp
 from .measured import _Measured, _Records, needs_measurement
 
@@ -51,21 +51,25 @@ class RuntimeCalls(_Measured, Mapping[str, int]):
 
 class Count(int):
     """A count from ``SyncList.count``/``CopyList.count``: an int that remembers what it
-    counted, so that a failed ``assert prof.copies.count(direction="DtoH") == 0`` shows them."""
+    counted, so that a failed ``assert prof.copies.count(direction="DtoH") == 0`` shows them,
+    in the words a kernel count uses (``copies.count(direction='DtoH') counted 1 of 1 copies``)."""
 
-    what: str
+    query: str  # the call that counted: "copies.count(direction='DtoH')"
+    noun: str  # what it counted among: "host syncs", "copies"
+    total: int  # how many there were to count
     table: str
     fixes: list[str]  # what would remove the counted records, one line each
 
-    def __new__(cls, value: int, what: str, table: str, fixes: Sequence[str] = ()) -> Count:
+    def __new__(cls, value: int, query: str, noun: str, total: int, table: str, fixes: Sequence[str] = ()) -> Count:
         count = super().__new__(cls, value)
-        count.what = what
+        count.query, count.noun, count.total = query, noun, total
         count.table = table
         count.fixes = list(fixes)
         return count
 
     def explain(self) -> list[str]:
-        return [f"{int(self)} {self.what}:", *self.table.splitlines(), *_fix_lines(self.fixes)]
+        head = f"{self.query} counted {int(self)} of {self.total} {self.noun}"
+        return [head, *self.table.splitlines(), *_fix_lines(self.fixes)]
 
 
 def _fix_lines(fixes: Sequence[str]) -> list[str]:
@@ -108,7 +112,7 @@ class Sync:
     def __repr__(self) -> str:
         chain = " > ".join(self.ops) or "no op"
         where = f" at {self.where}" if self.where else ""
-        return f"Sync({self.kind} {self.call} {format_us(self.duration_us)}us in {chain}{where})"
+        return printable(f"Sync({self.kind} {self.call} {format_us(self.duration_us)}us in {chain}{where})")
 
 
 def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
@@ -118,7 +122,7 @@ def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
 
 
 def _filters(**given: Any) -> str:
-    return " and ".join(f"{k}={v!r}" for k, v in given.items() if v is not None)
+    return ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None)
 
 
 def sync_table(syncs: Sequence[Sync]) -> str:
@@ -211,9 +215,9 @@ class SyncList(_Records[Sync]):
             if (kind is None or s.kind == kind)
             and (call is None or api_name(s.call) == call or fnmatch.fnmatchcase(s.call, call))
         ]
-        what = "host syncs" + (f" with {_filters(kind=kind, call=call)}" if kind or call else "")
+        query = f"syncs.count({_filters(call=call, kind=kind)})"
         table = self._table(found) if found else self.table()
-        return Count(len(found), f"{what} of {len(self._loaded())}", table, sync_fixes(found))
+        return Count(len(found), query, "host syncs", len(self._loaded()), table, sync_fixes(found))
 
     def headline(self) -> str:
         """The base headline, and what would remove the syncs: ``assert not prof.syncs`` shows
@@ -264,10 +268,9 @@ class CopyList(_Records[MemoryOp]):
             for c in self._items()
             if (direction is None or c.direction == direction) and (host_memory is None or c.host_memory == host_memory)
         ]
-        given = _filters(direction=direction, host_memory=host_memory)
-        what = "copies" + (f" with {given}" if given else "")
+        query = f"copies.count({_filters(direction=direction, host_memory=host_memory)})"
         table = self._table(found) if found else self.table()
-        return Count(len(found), f"{what} of {len(self._loaded())}", table, copy_fixes(found))
+        return Count(len(found), query, "copies", len(self._loaded()), table, copy_fixes(found))
 
     def _table(self, items: Sequence[MemoryOp]) -> str:
         return copy_table(items)

@@ -10,14 +10,15 @@ turns into a failure. Pure: no pytest, no torch.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from ..decode import KernelName
-from ..decode.templates import split_head
 from ..errors import UndecodedKernelWarning
-from ..tables import display_name, plural, printable
+from ..tables import display_name, name_matches, plural, printable
+from ..tables.template_arguments import depths
 
 SHOWN = 5  # kernels listed in one warning; the rest are counted
 
@@ -40,22 +41,80 @@ def could_match(
 
 
 _ANONYMOUS = "(anonymous namespace)::"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def teaching_glob(name: str) -> str:
     """A glob for ``name``'s kernel and its template siblings, and no other: the function's own
-    name, with ``*`` for its namespaces and arguments (``*::fill_index_and_segment_kernel*``);
-    a plain name stays as it is."""
-    text = name[len("void ") :] if name.startswith("void ") else name
-    head, rest = split_head(text.replace(_ANONYMOUS, ""))
-    own = head.rpartition("::")[2] or head
-    if own != head:
-        own = f"*::{own}"
-    glob = f"{own}*" if rest else own
-    # An ini line: a character that cannot be written on one (a newline) matches as "?", and a
-    # leading ":" as "[:]", so that the line is never a GitHub Actions workflow command.
-    glob = "".join(char if char.isprintable() else "?" for char in glob)
-    return "[:]" + glob[1:] if glob.startswith("::") else glob
+    name, with ``*`` for its namespaces and its arguments (``*::fill_index_and_segment_kernel(*``,
+    ``*::tiled_matmul<*``); a plain name stays as it is.
+
+    The line is pasted into the ini, where taught rules come before the built-in ones, so a
+    glob that matched more than the kernel relabels other kernels of the suite: a name without
+    a plain name of its own (``void <lambda>(int)``), or whose own name is no identifier, is
+    taught by its whole name, escaped for a glob."""
+    text = name
+    while text.startswith("void "):
+        text = text[len("void ") :]
+    text = text.replace(_ANONYMOUS, "")
+    own = _own_name(text)
+    if own is not None:
+        qualified, function, after = own
+        glob = f"{'*::' if qualified else ''}{function}{after}{'*' if after else ''}"
+        if name_matches(name, glob):
+            return glob
+    return _exact_glob(text if name_matches(name, _exact_glob(text)) else name)
+
+
+def _own_name(text: str) -> tuple[bool, str, str] | None:
+    """(whether it has a namespace or class, the function's own name, the ``<`` or ``(`` after
+    it or ""): the last ``::`` part outside brackets, before the parameter list, after a return
+    type; None where that is not an identifier (or is ``operator``, every call operator's)."""
+    end = len(text)
+    start = 0
+    for index, char, angles, rounds in depths(text):
+        if angles == rounds == 0:
+            if char == "(":
+                end = index
+                break
+            if char == " ":
+                start = index + 1
+    function = text[start:end]
+    own_start, own_end = 0, len(function)
+    for index, char, angles, rounds in depths(function):
+        if angles or rounds:
+            continue
+        if function.startswith("::", index):
+            own_start, own_end = index + 2, len(function)
+        elif char == "<" and index >= own_start and own_end == len(function):
+            own_end = index
+    own = function[own_start:own_end]
+    if not _IDENTIFIER.fullmatch(own) or own == "operator":
+        return None
+    after = function[own_end] if own_end < len(function) else text[end] if end < len(text) else ""
+    return own_start > 0, own, after
+
+
+def _exact_glob(text: str) -> str:
+    """``text`` as a glob that matches it alone, on one ini line: its glob characters in
+    brackets, a character that cannot be written on the line (a newline) or that a glob line
+    refuses (a double quote) as ``?``, and what the ini or the line's grammar would read
+    otherwise in brackets (a leading ``#`` or ``;``, a ``:`` before a space, a leading or
+    trailing space; a leading ``::`` too, so that the line is never a GitHub Actions workflow
+    command)."""
+    chars = []
+    for index, char in enumerate(text):
+        if char in "*?[" or (char == ":" and text[index + 1 : index + 2].isspace()):
+            chars.append(f"[{char}]")
+        elif not char.isprintable() or char == '"':
+            chars.append("?")
+        else:
+            chars.append(char)
+    if chars and (chars[0] in ("#", ";") or chars[0].isspace() or text.startswith("::")):
+        chars[0] = f"[{chars[0]}]"
+    if chars and chars[-1].isspace():
+        chars[-1] = f"[{chars[-1]}]"
+    return "".join(chars)
 
 
 def missing(kernel: KernelName) -> tuple[str, ...]:

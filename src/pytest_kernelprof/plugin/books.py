@@ -14,7 +14,7 @@ record module (which imports the profile model) is imported only where a report 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 # The report attribute that holds the record, as JSON text: xdist sends a report's attributes to
 # the controller, and an attribute, unlike a user property, stays out of the JUnit XML.
 RECORD_ATTRIBUTE = "kernelprof_record"
+# The workeroutput key of the node ids a worker collected but did not run (Books.not_run).
+NOT_RUN_OUTPUT = "kernelprof_not_run"
 
 # A worker's device line, (line, worker id), set on the item whose setup report carries it.
 DEVICE_KEY = pytest.StashKey[tuple[str, str]]()
@@ -49,7 +51,11 @@ class Books:
         self.ran: set[str] = set()
         self.not_passed: set[str] = set()  # node ids with a failed or skipped phase
         self.records: list[tuple[str, ReportRecord]] = []  # in the order the reports arrived
-        self.deselected = False
+        # Node ids collected but left out of the run: deselected, or dropped by a conftest's or
+        # plugin's pytest_collection_modifyitems without pytest_deselected. Their baselines are
+        # neither unused nor pruned (checks/baseline/session.py); under xdist the workers' reach
+        # the controller through their workeroutput.
+        self.not_run: set[str] = set()
         # The CI outputs, where one is asked for: they add a failed test's facts to its record.
         self.outputs: ReportHooks | None = None
 
@@ -103,8 +109,27 @@ class Books:
 
             self.records.append((report.nodeid, ReportRecord.from_json(text)))
 
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> Generator[None, None, None]:
+        # The outermost wrapper: every other implementation has run when this one resumes.
+        before = [item.nodeid for item in items]
+        result = yield
+        after = {item.nodeid for item in items}
+        self.not_run.update(nodeid for nodeid in before if nodeid not in after)
+        return result
+
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self.deselected = self.deselected or bool(items)
+        self.not_run.update(item.nodeid for item in items)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        output = getattr(self.config, "workeroutput", None)
+        if output is not None:
+            output[NOT_RUN_OUTPUT] = sorted(self.not_run)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """xdist controller: a worker's tests that it collected but did not run."""
+        self.not_run.update(getattr(node, "workeroutput", {}).get(NOT_RUN_OUTPUT, ()))
 
     def controller(self) -> bool:
         """Whether this process tells the run's end (an xdist worker saw part of the run)."""
@@ -117,7 +142,7 @@ class Books:
         return by_test(self.records)
 
     def narrowed(self) -> bool:
-        return run_was_narrowed(self.config, self.deselected)
+        return run_was_narrowed(self.config)
 
     def baseline_session(self) -> BaselineSession | None:
         """What the run did with baselines; None where no test used one and no module that ran
@@ -131,11 +156,12 @@ class Books:
         for nodeid in self.ran:
             notes = tests[nodeid].baselines if nodeid in tests else ()
             session.add_report(nodeid, notes, passed=nodeid not in self.not_passed)
+        session.add_not_run(self.not_run - self.ran)
         return session
 
     def _baseline_folders(self) -> bool:
         root = self.config.rootpath
-        modules = {root / nodeid.split("::", 1)[0] for nodeid in self.ran}
+        modules = {root / nodeid.split("::", 1)[0] for nodeid in self.ran | self.not_run}
         return any((module.parent / "__kernelprof__" / module.stem).is_dir() for module in modules)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
@@ -186,7 +212,7 @@ class Books:
             return []
         narrowed = self.narrowed()
         blocked = (
-            "the run was narrowed (-k, -m, --lf or node ids): run the whole suite to prune"
+            "the run was narrowed to node ids or --lf: run without them to prune"
             if narrowed
             else f"the run did not pass (exit status {exitstatus})"
             if exitstatus != pytest.ExitCode.OK

@@ -47,6 +47,8 @@ SYNC_METRICS = frozenset(("syncs", "dtoh_copies"))
 # The categories of plain assertions whose message may carry no kernel table (``len()``, ``all()``
 # over kernels): the summary folds the profiles' tables under them.
 TABLED = frozenset(("kernels", "profile"))
+# The categories whose failure may name its records in one line, and what to call them.
+RECORDS = {"syncs": "host syncs", "copies": "copies"}
 
 
 def annotations_on(config: pytest.Config) -> bool:
@@ -146,6 +148,24 @@ def profile_tables(sections: Sequence[tuple[str, str]]) -> list[str]:
     lines: list[str] = []
     for title, text in profiles:
         lines += [*([""] if lines else []), f"{title}:", *text.splitlines()]
+    return lines
+
+
+def record_tables(profiles: Sequence[Any], what: str) -> list[str]:
+    """The syncs or copies of a failed test's profiles as tables, for a failure whose message
+    named them in one line (``assert not prof.syncs``): the op chain and the times a CI reader
+    would otherwise find only in the log's profile section."""
+    from .report_sections import PROFILE_SECTION
+
+    lines: list[str] = []
+    for number, prof in enumerate(profiles, 1):
+        try:
+            records = prof.syncs if what == "syncs" else prof.copies
+            table = records.table()
+        except KernelProfError:  # no GPU activity: the message says so
+            continue
+        title = f"{PROFILE_SECTION}{number} of {len(profiles)}, its {RECORDS[what]}:"
+        lines += [*([""] if lines else []), title, *table.splitlines()]
     return lines
 
 
@@ -259,6 +279,8 @@ class ReportHooks:
             lines = failure_text(error, explained).splitlines()
             kept = kept_lines(lines)
             tables = profile_tables(report.sections) if what in TABLED else []
+            if what in RECORDS and not explained:  # `assert not prof.syncs`: one line, no table
+                tables = record_tables(profiles, what)
             # The tables in what the message left of the summary's limits for one failure.
             kept_tables = kept_lines(tables, MESSAGE_LINES - len(kept), MESSAGE_CHARS - len("\n".join(kept)))
             failure = Failure(

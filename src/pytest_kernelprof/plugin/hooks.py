@@ -354,7 +354,15 @@ def pytest_runtest_makereport(
     pending = item.config.stash.get(ASSERTION_SECTIONS_KEY, [])
     if pending:
         if report.failed:
-            report.sections.extend(("kernelprof assertion", text) for text in pending)
+            # Part of the failure itself where it can be (its longrepr's sections, as pytest's
+            # own "Captured" ones are): the terminal shows it there all the same, and JUnit XML,
+            # which writes the failure and not the report's sections, keeps it too.
+            addsection = getattr(report.longrepr, "addsection", None)
+            for text in pending:
+                if addsection is not None:
+                    addsection("kernelprof assertion", text)
+                else:
+                    report.sections.append(("kernelprof assertion", text))
         pending.clear()
     compared = item.config.stash.get(COMPARING_KEY, [])
     explained = item.config.stash.get(EXPLAINING_KEY, [])

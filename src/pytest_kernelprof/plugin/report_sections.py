@@ -6,6 +6,7 @@ Plain functions that the hooks in ``hooks.py`` hand off to; no pytest here.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ from ..capture import device_facts, package_versions
 from ..errors import KernelMatchError, TraceNotKeptError
 from ..paths import trace_file_name
 from ..reports.records import Unplaced
+from ..tables import printable
 
 if TYPE_CHECKING:
     from ..api import Capture
@@ -68,16 +70,18 @@ def tables_shown(error: BaseException | None, tabled: Sequence[tuple[Sequence[st
 
 
 def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture]) -> list[str]:
-    """Write each capture's trace; one line per file, saying where it is or why it is not."""
+    """Write each capture's trace; one line per file, saying where it is or why it is not: the
+    path shown as any name is (a folder named with a newline or ``::`` starts no line), and the
+    command to show it quoted for the shell, to be pasted whole."""
     written = []
     for index, capture in enumerate(captures):
         path = directory / trace_file_name(nodeid, index)
         try:
             capture.export_trace(path)
         except (OSError, TraceNotKeptError) as exc:
-            written.append(f"{path}: not written ({exc})")
+            written.append(printable(f"{path}: not written ({exc})"))
         else:
-            written.append(f"{path}  (kernelprof show {path})")
+            written.append(f"{printable(str(path))}  (kernelprof show {printable(shlex.quote(str(path)))})")
     return written
 
 

@@ -45,13 +45,12 @@ def setting_name(config: pytest.Config, dest: str) -> str:
     return f"ini option {dest}"
 
 
-def run_was_narrowed(config: pytest.Config, deselected: bool) -> bool:
-    """Whether the run left tests of the suite out (-k, -m, --lf, node ids, deselection): what
-    baselines that went unused then say nothing about."""
-    option = config.option
-    return deselected or bool(
-        option.keyword or option.markexpr or getattr(option, "lf", False) or any("::" in arg for arg in config.args)
-    )
+def run_was_narrowed(config: pytest.Config) -> bool:
+    """Whether the run collected only part of some test modules (node ids, --lf), so that a
+    baseline file no collected test names may belong to a test left uncollected. Tests
+    collected and then left out (-k, -m, --deselect, a conftest) do not narrow it: their node
+    ids are known, and their files are kept (plugin/books.py)."""
+    return bool(getattr(config.option, "lf", False) or any("::" in arg for arg in config.args))
 
 
 def ini_value(config: pytest.Config, key: str) -> Any:
@@ -237,8 +236,8 @@ def add_options(parser: pytest.Parser) -> None:
         action="store_true",
         dest="kernelprof_prune",
         default=False,
-        help="Delete the unused baseline entries and files the run reports, when it ran the whole suite and "
-        "passed; default: off",
+        help="Delete the unused baseline entries and files the run reports, when it passed and was not narrowed "
+        "to node ids or --lf (the baselines of tests left out by -k, -m or a conftest are kept); default: off",
     )
     group.addoption(
         "--kernelprof-baseline-names",

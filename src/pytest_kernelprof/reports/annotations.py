@@ -25,6 +25,7 @@ _TITLES = {
     "rule": "kernelprof: rule broken",
     "baseline": "kernelprof: baseline regression",
     "syncs": "kernelprof: host syncs",
+    "copies": "kernelprof: copies",
 }
 
 
@@ -52,6 +53,11 @@ def relative(file: str, workspace: Path) -> str:
     return path.as_posix()
 
 
+def _in_checkout(file: str, workspace: Path) -> bool:
+    path = Path(file)
+    return (path if path.is_absolute() else workspace / path).is_file()
+
+
 def _short(message: str, more_lines: int) -> str:
     """The message's first lines; ``more_lines``: those the record had already left out."""
     lines = message.splitlines()
@@ -61,15 +67,17 @@ def _short(message: str, more_lines: int) -> str:
 
 
 def collect(tests: Mapping[str, ReportRecord], workspace: Path) -> list[tuple[str, int | None, str, str]]:
-    """(file, line, title, message) of each annotation, worst first (rules, baselines, syncs)."""
-    order = {"rule": 0, "baseline": 1, "syncs": 2}
+    """(file, line, title, message) of each annotation, worst first (rules, baselines, syncs,
+    copies). A sync is annotated where it was called only where that file is in the checkout: a
+    loaded trace's syncs name files of the machine that recorded it."""
+    order = {"rule": 0, "baseline": 1, "syncs": 2, "copies": 3}
     found: list[tuple[int, str, tuple[str, int | None, str, str]]] = []
     for nodeid, test in tests.items():
         failure = test.failure
         if failure is None or failure.category not in order:
             continue
         rank = order[failure.category]
-        syncs = [s for s in test.syncs if s.file]
+        syncs = [s for s in test.syncs if s.file and _in_checkout(s.file, workspace)]
         broke = "a kernelprof_forbid rule" if failure.category == "rule" else "an assertion on host syncs"
         for sync in syncs:
             inside = f" in {sync.function}" if sync.function else ""

@@ -4,7 +4,7 @@ this package raises.
 
 A category comes from types, never from a message's words: the error's type
 (:func:`of_error`), else, for a plain ``assert``, the types of the values it compared or named
-(``model/explain.py``'s ``subject``, which names "syncs", "kernels", "ops", "modules",
+(``model/explain.py``'s ``subject``, which names "syncs", "copies", "kernels", "ops", "modules",
 "compile", "memory" or "profile").
 """
 
@@ -41,6 +41,7 @@ CATEGORIES: dict[str, Category] = {
         "a profile with no GPU activity", "profiles with no GPU activity", "found no GPU activity in its profile"
     ),
     "syncs": Category("host syncs", "host syncs", "failed on host syncs"),
+    "copies": Category("a copy assertion", "copy assertions", "failed on a copy assertion"),
     "kernels": Category("a kernel assertion", "kernel assertions", "failed on a kernel assertion"),
     "varied": Category(
         "calls that launched different kernels",

@@ -3,8 +3,10 @@ profile; what ``Profiler.captures`` and ``record()`` hand back, and their export
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 import torch
 
 import pytest_kernelprof as kp
@@ -13,6 +15,7 @@ from pytest_kernelprof.capture import CapturedSession, capture_callable
 from pytest_kernelprof.options import ProfileOptions
 from pytest_kernelprof.traces import ANNOTATION, STEP_PREFIX
 from pytest_kernelprof.traces.chrome import events_from_trace_file
+from tests.helpers import DATA
 
 
 def test_a_capture_is_a_session_of_events_that_api_builds_into_the_profile() -> None:
@@ -83,3 +86,16 @@ def test_a_profiler_reads_in_one_line() -> None:
     tuned.teach("other*", kind="pointwise")
     assert repr(tuned) == "Profiler(warmup=0, calls=1, stacks=True, modules=True, 2 taught rules, 0 profiles taken)"
     assert repr(Profiler(modules=torch.nn.Linear(2, 2))).startswith("Profiler(warmup=2, calls=3, modules=Linear, ")  # type: ignore[arg-type]
+
+
+def test_load_trace_takes_a_path_as_bytes_as_open_does(tmp_path: Path) -> None:
+    """``load_trace(b"/path")`` raised "a bytes-like object is required, not 'str'" from deep in
+    the reader; a path from ``os.listdir(b".")`` is a path as much as a str."""
+    path = tmp_path / "trace.json.gz"
+    path.write_bytes((DATA / "h200_sync_device.json.gz").read_bytes())
+    prof = load_trace(os.fsencode(path))
+    assert prof.source == str(path)
+    assert prof.kernels.names == load_trace(path).kernels.names
+    assert Profiler().load_trace(os.fsencode(path)).source == str(path)  # the fixture's
+    with pytest.raises(TypeError, match="expected str, bytes or os.PathLike object, not int"):
+        load_trace(3)  # type: ignore[arg-type]

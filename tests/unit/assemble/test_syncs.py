@@ -193,7 +193,7 @@ def test_failure_reprs_name_each_sync(trace: Trace) -> None:
     assert table[1].split()[:5] == ["0", "cudaMemcpyAsync", "copy", "DtoH", "pageable"]
     count = syncs.count(kind="stream")
     assert count == 1
-    assert count.explain()[0] == "1 host syncs with kind='stream' of 2:"
+    assert count.explain()[0] == "syncs.count(kind='stream') counted 1 of 2 host syncs"
     assert "cudaStreamSynchronize" in count.explain()[2]
     assert "cudaMemcpyAsync" not in "".join(count.explain())
     assert repr(SyncList([])) == "SyncList(no host syncs)"

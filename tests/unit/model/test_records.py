@@ -89,7 +89,7 @@ def test_copy_count_fails_with_the_copies(trace: Trace) -> None:
     count = copies.count(direction="DtoH")
     assert count == 1
     lines = count.explain()
-    assert lines[0] == "1 copies with direction='DtoH' of 1:"
+    assert lines[0] == "copies.count(direction='DtoH') counted 1 of 1 copies"
     assert lines[1].split() == ["#", "direction", "host", "bytes", "us", "op", "name"]
     assert lines[2].split()[:4] == ["0", "DtoH", "pageable", "4194304"]
     assert repr(copies) == "CopyList of 1: Memcpy DtoH (Device -> Pageable) 4194304 B by aten::copy_"
@@ -241,3 +241,22 @@ def test_runtime_of_a_gpu_trace_reads(linear: kp.KernelProfile) -> None:
     assert linear.runtime["cuLaunchKernelEx"] == 1
     assert "cudaStreamSynchronize" not in linear.runtime
     assert dict(linear.runtime) == dict(linear.calls[2].runtime)
+
+
+def test_names_from_the_trace_stay_on_the_line_of_each_repr(trace: Trace, tmp_path: Path) -> None:
+    """pytest prints ``assert not prof.syncs`` with the list's one-line repr: an op name with a
+    newline and ``::error::`` made a line of its own there, a GitHub Actions workflow command."""
+    import gzip
+    import json
+
+    text = gzip.decompress(trace("copy_dtoh_pageable_nonblocking").read_bytes()).decode("utf-8")
+    text = text.replace('"aten::copy_"', json.dumps("aten::copy_\n::error::op"))
+    text = text.replace('"aten::mul_"', json.dumps("aten::mul_\n::error::op"))
+    path = tmp_path / "trace.json"
+    path.write_text(text)
+    prof = load_trace(path)
+    shown = [repr(prof.syncs), repr(prof.syncs[0]), repr(prof.copies), repr(prof.kernels[0])]
+    for line in shown:
+        assert "\n" not in line, line
+    assert r"aten::copy_\n::error::op" in shown[0]
+    assert r"op=aten::mul_\n::error::op" in shown[3]

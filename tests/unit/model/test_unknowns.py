@@ -44,7 +44,7 @@ def test_the_warning_names_the_kernels_and_the_lines_that_would_teach_them() -> 
     assert message.startswith("count(kind='gemm') may not hold: 7 kernels of unknown kind could change it:")
     assert "  my_ext::kernel_0<float>  (unknown kind)" in message
     assert "... and 2 more" in message
-    assert "    *::kernel_0*: kind=... family=..." in message
+    assert "    *::kernel_0<*: kind=... family=..." in message
     assert "--kernelprof-strict-decode" in message
 
 
@@ -63,10 +63,55 @@ def test_a_teaching_glob_names_the_function_not_its_namespace() -> None:
 
     name = "at::native::(anonymous namespace)::fill_index_and_segment_kernel(int2*, int, at::cuda::detail::IntDivider<unsigned int>)"  # noqa: E501
     glob = teaching_glob(name)
-    assert glob == "*::fill_index_and_segment_kernel*"
+    assert glob == "*::fill_index_and_segment_kernel(*"
     assert Decoder().teach(glob, kind="sort").decode(name).kind == "sort"
     assert Decoder().teach(glob, kind="sort").decode("void at::native::other_kernel<float>(float*)").kind != "sort"
     assert teaching_glob("_geglu_tanh_forward_kernel") == "_geglu_tanh_forward_kernel"
+
+
+# Kernels a suite runs beside the one taught: a glob that matches any of them relabels it too.
+OTHER_KERNELS = (
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"
+    "(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+    "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT",
+    "triton_poi_fused_add_0",
+    "void at::native::kernel_helper<float>(float*)",
+    "void my_ext::k_backward<float>(float*)",
+    "std::function<void()>::kk",
+    "void <lambda>(float)",
+    "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(Params)",
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "glob"),
+    [
+        ("<unnamed>::kernel<int>(int)", "*::kernel<*"),  # an anonymous namespace, as clang writes it
+        ("void <lambda>(int)", "<lambda>(int)"),  # no name of its own: the name itself
+        ("(anonymous)::k", "(anonymous)::k"),
+        ("std::function<void()>::k", "*::k"),
+        ("std::enable_if<true, void>::type gemm_kernel<float, 4>(float*, int)", "gemm_kernel<*"),  # its return type
+        ("void Foo::operator()<int>(int)", "Foo::operator()<int>(int)"),  # every functor's call operator
+        ("void <lambda(float*)>[2]?(int)", "<lambda(float[*])>[[]2][?](int)"),  # the name, escaped for a glob
+        ("::error::kernel\n#1", "[:]:error::kernel?#1"),  # on one ini line, and no workflow command
+        ("# k: kind=gemm", "[#] k[:] kind=gemm"),  # not a comment, and ': ' is not where the glob ends
+        ('"k"<1>', "?k?<1>"),  # a glob line takes no double quote (decode/teach.py)
+        ("_geglu_tanh_forward_kernel", "_geglu_tanh_forward_kernel"),
+        ("my_ext::tiled_matmul<float>(float*)", "*::tiled_matmul<*"),
+    ],
+)
+def test_a_teaching_glob_matches_its_kernel_and_none_of_the_others(name: str, glob: str) -> None:
+    """The hint is pasted into the ini, where a taught rule comes before every built-in one: a
+    glob that matched everything (``*``, given for a name without a plain name of its own)
+    relabelled every kernel of the suite."""
+    from pytest_kernelprof.decode.teach import parse_teaching
+    from pytest_kernelprof.model.unknowns import teaching_glob
+    from pytest_kernelprof.tables import name_matches
+
+    assert teaching_glob(name) == glob
+    assert parse_teaching(f"{glob}: kind=gemm", "hint").pattern == glob
+    assert name_matches(name, glob)
+    assert [other for other in OTHER_KERNELS if name_matches(other, glob)] == []
 
 
 def test_one_says_which_unknown_kernels_could_be_the_answer(tmp_path: Path) -> None:

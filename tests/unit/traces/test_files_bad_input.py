@@ -114,7 +114,8 @@ def test_the_general_reader_words_a_number_too_long_in_an_event_too(
 def test_a_long_event_and_an_epoch_timestamp_are_read(reader: str, tmp_path: Path) -> None:
     path = tmp_path / "trace.json"
     path.write_bytes(_trace(ts=1.76e15, dur=3.6e9))  # Kineto's epoch microseconds; an hour
-    assert load_trace(path).kernels[0].duration_us == pytest.approx(3.6e9)
+    # A kernel alone, no CPU side: read as a partial trace (a whole one is refused, see assemble tests).
+    assert load_trace(path, check_complete=False).kernels[0].duration_us == pytest.approx(3.6e9)
 
 
 @pytest.mark.parametrize("megabytes", ["99999999999999999999999", str(2**43)])

@@ -25,10 +25,14 @@ operations a mode counts are better lower in the same way (decided: a memcpy rem
 
 Files are JSON with sorted keys, two-space indent and a trailing newline, written to a
 temporary file and renamed, so a reader never sees half a file and review diffs stay small.
-Reading one checks every stored value, since people edit these files by hand: a kind, family
-or layout the decoder never gives, a count that is negative, not an integer or above
+Reading one checks every stored value, since people edit these files by hand: a kind or
+layout the decoder never gives, a family that is no family name (taught families are any such
+name, so a baseline of them reads back), a count that is negative, not an integer or above
 ``MAX_COUNT`` (a billion per call), a size above ``MAX_BYTES`` (1 PiB) is a BaselineError
-naming the file, the entry and the field.
+naming the file, the entry and the field. A file may start with a UTF-8 byte order mark.
+
+A baseline stores one call's kernel sequence, so a profile whose calls launched different ones
+(``prof.varied``) is refused; a check name is a str (a JSON key), anything else a TypeError.
 
 ``signature.py`` holds what an entry stores and the comparisons, ``files.py`` the files,
 ``check.py`` a test's check (``KernelBaseline``), ``notes.py`` what a check tells the run's end

@@ -4,10 +4,11 @@ against its stored entry, and what the test's report carries of it (notes.py's t
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
-from ...errors import BaselineMismatchError
+from ...errors import BaselineMismatchError, KernelSequenceMismatchError
 from ...model import KernelProfile
 from ...model.explain import Explanation
 from ...model.unknowns import warn_undecided
@@ -52,8 +53,10 @@ class KernelBaseline:
         self._last_failure: Explanation | None = None
 
     def check(self, prof: KernelProfile, name: str = "default") -> None:
-        """Pass, record (under --kernelprof-update), or fail with a diff and the update command."""
+        """Pass, record (under --kernelprof-update), or fail with a diff and the update command.
+        ``name``, a str, names the entry: several profiles checked in one test each need one."""
         __tracebackhide__ = True
+        _check_name("check", name)
         failure = self._compare(prof, name)
         if failure is not None:
             raise BaselineMismatchError("\n".join([*failure.head[1:], *failure.body]))
@@ -74,6 +77,7 @@ class KernelBaseline:
         if not isinstance(prof, KernelProfile):
             raise TypeError(f"kernel_baseline.check() takes a KernelProfile, got {type(prof).__name__}")
         prof.require_device_activity()
+        _one_sequence(prof, "check", "this profile")
         arch = prof.arch or "unknown_arch"
         if self._update:
             moving = self._legacy_only()
@@ -90,7 +94,7 @@ class KernelBaseline:
             self._note(ReadUnderOldName(str(path), str(self.path)))
         self._note(Checked(str(path), arch, name))
         stored = read_baseline(path).get("archs", {}).get(arch, {}).get(name)
-        update = f"pytest --kernelprof-update '{self._nodeid}'"
+        update = update_command(self._nodeid)
         summary = "KernelProfile == kernel_baseline failed:"
         if stored is None:
             head = [summary, f"no kernel baseline {arch}/{name} in {path}", f"record it with: {update}"]
@@ -133,9 +137,11 @@ class KernelBaseline:
         __tracebackhide__ = True
         if not isinstance(sweep, ProfileSweep):
             raise TypeError(f"kernel_baseline.check_sweep() takes a ProfileSweep, got {type(sweep).__name__}")
+        _check_name("check_sweep", name)
         buckets: dict[str, list[tuple[str, KernelProfile]]] = {}
         for case in sweep:
             case.profile.require_device_activity()
+            _one_sequence(case.profile, "check_sweep", f"the case {case.label}")
             buckets.setdefault(_bucket(case, by), []).append((case.label, case.profile))
         archs = {case.profile.arch or "unknown_arch" for case in sweep}
         if len(archs) > 1:
@@ -177,7 +183,7 @@ class KernelBaseline:
                 failed.append(f"  the kernels of {label}:")
                 failed.extend(f"    {line}" for line in prof.kernels.table().splitlines())
         if failed:
-            update = f"pytest --kernelprof-update '{self._nodeid}'"
+            update = update_command(self._nodeid)
             differ = sum(line.startswith("bucket ") for line in failed)
             head = (
                 f"kernel_baseline.check_sweep failed: {differ} of {plural(len(buckets), 'bucket')} differ "
@@ -216,3 +222,39 @@ def _bucket(case: SweepCase, by: str | Callable[[SweepCase], object] | None) -> 
             f"check_sweep(by=...) takes a function of a case or an argument's name, got {type(by).__name__}"
         )
     return str(by(case))
+
+
+def _check_name(method: str, name: object) -> None:
+    """A name that is not a str would be stored as a JSON key and read back as another value (1
+    as "1") or not at all (a torch.dtype, often a parametrize value): refused at the call."""
+    __tracebackhide__ = True
+    if not isinstance(name, str):
+        raise TypeError(
+            f"kernel_baseline.{method}() takes name= as a str (the entry's name in the baseline file), "
+            f"got {type(name).__name__} {name!r}: pass name=str(...) or an f-string"
+        )
+
+
+def _one_sequence(prof: KernelProfile, method: str, whose: str) -> None:
+    """Refuse a profile whose calls launched different kernel sequences: a baseline stores one
+    call's, and judging such a profile by its first call would pass whatever the others did."""
+    __tracebackhide__ = True
+    if prof.varied:
+        counts = ", ".join(f"call {c.index}: {plural(len(c.kernels), 'kernel')}" for c in prof.calls)
+        raise KernelSequenceMismatchError(
+            f"kernel_baseline.{method}() compares one call's kernel sequence, and the {len(prof.calls)} calls of "
+            f"{whose} launched different ones ({counts}; it was taken with allow_variation=True): profile "
+            "without allow_variation (raise warmup= if the first calls still compile or autotune), or with calls=1"
+        )
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one word of a shell command that a user pastes: a test id or a path may hold
+    quotes, spaces or ``$(...)``. Quoted even where a shell would take it bare, as it always was."""
+    quoted = shlex.quote(text)
+    return quoted if quoted.startswith("'") else f"'{text}'"
+
+
+def update_command(nodeid: str) -> str:
+    """The command that records the baselines of the test ``nodeid``."""
+    return f"pytest --kernelprof-update {shell_word(nodeid)}"

@@ -27,15 +27,20 @@ def read_baseline(path: Path) -> dict[str, Any]:
     __tracebackhide__ = True
     fix = "fix it from version control, or delete it and run with --kernelprof-update to record it again"
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return {}
-    except UnicodeDecodeError as exc:
-        raise BaselineError(
-            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); {fix}"
-        ) from None
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read the baseline ({exc.strerror or exc})") from None
+    try:
+        # utf-8-sig: a byte order mark that an editor (on Windows) put first is skipped, as the
+        # trace reader does; the file is written back without one.
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + len(raw) - len(exc.object)  # the codec's offset is past the mark
+        raise BaselineError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {offset}); {fix}"
+        ) from None
     try:
         data = json.loads(text)
     except ValueError as exc:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ...errors import BaselineError
 from ...paths import name_in_module
+from .check import shell_word
 from .files import (
     UNCHANGED,
     UPDATED,
@@ -50,6 +51,13 @@ class BaselineSession:
         self.updates: set[Recorded | Renamed] = set()
         self.legacy: dict[str, set[str]] = {}  # old path -> the new paths that read it
         self.improved: set[Improved] = set()
+        # Node ids collected but not run: deselected (-k, -m, --deselect), or left out by a
+        # conftest's or plugin's pytest_collection_modifyitems without a word. Such a test may
+        # still exist, so nothing of its files is unused.
+        self.not_run: set[str] = set()
+
+    def add_not_run(self, nodeids: Iterable[str]) -> None:
+        self.not_run.update(nodeids)
 
     def add_report(self, nodeid: str, notes: Iterable[BaselineNote], *, passed: bool = True) -> None:
         self.ran.add(nodeid)
@@ -67,7 +75,7 @@ class BaselineSession:
                 self.improved.add(note)
 
     def unused(self, rootpath: Path, *, narrowed: bool) -> list[Unused]:
-        return unused_entries(self.used, self.ran, rootpath, look_for_orphans=not narrowed)
+        return unused_entries(self.used, self.ran, rootpath, look_for_orphans=not narrowed, not_run=self.not_run)
 
     def summary(self, rootpath: Path, *, narrowed: bool, prune: bool = False, blocked: str = "") -> list[list[str]]:
         """The terminal summary's sections, each a title and its lines.
@@ -89,12 +97,28 @@ class BaselineSession:
             kept = [f"not deleted: {blocked}"]
         if unused:
             tail = kept or [
-                "delete them with --kernelprof-prune on a complete, passing run, or by hand once the tests "
-                "they belonged to are gone"
+                "delete them with --kernelprof-prune on a passing run not narrowed to node ids, or by hand once "
+                "the tests they belonged to are gone"
             ]
             title = f"kernelprof: {len(unused)} unused baseline entr{'y' if len(unused) == 1 else 'ies'}"
             sections.append([title, *map(str, unused), *tail])
+        if prune and not blocked:
+            sections.extend(self._not_run_section(rootpath))
         return sections
+
+    def _not_run_section(self, rootpath: Path) -> list[list[str]]:
+        """What prune kept for the tests that were collected but did not run (those with a file)."""
+        kept = [n for n in self.not_run if any(p.exists() for p in _test_paths(rootpath, n))]
+        if not kept:
+            return []
+        were = "was" if len(kept) == 1 else "were"
+        return [
+            [
+                f"kernelprof: kept the baselines of {_plural(len(kept), 'test')} that {were} collected but did not run",
+                "deselected (-k, -m, --deselect) or left out by a conftest or plugin: --kernelprof-prune "
+                "deletes nothing of theirs",
+            ]
+        ]
 
     def _update_section(self) -> list[str]:
         if not self.updates:
@@ -122,7 +146,7 @@ class BaselineSession:
             test = name_in_module(note.nodeid) + ("" if note.check == "default" else f" ({note.check})")
             lines.append(
                 f"improved: {test} {note.metric} {note.stored:,} -> {note.current:,}; "
-                f"lock it in with --kernelprof-update '{note.nodeid}'"
+                f"lock it in with --kernelprof-update {shell_word(note.nodeid)}"
             )
         return lines
 
@@ -132,7 +156,7 @@ class BaselineSession:
         lines = [f"kernelprof: {_plural(len(self.legacy), 'baseline file')} read under the old naming"]
         for old, new in sorted(self.legacy.items()):
             if len(new) == 1:
-                lines.append(f"mv '{old}' '{next(iter(new))}'")
+                lines.append(f"mv {shell_word(old)} {shell_word(next(iter(new)))}")
             else:
                 lines.append(f"{old} is shared by {len(new)} tests, so it holds one of their signatures: record each")
                 lines.extend(f"  into {path}" for path in sorted(new))
@@ -160,16 +184,30 @@ def _entries(count: int) -> str:
     return f"{count} baseline entr{'y' if count == 1 else 'ies'}"
 
 
+def _test_paths(rootpath: Path, nodeid: str) -> tuple[Path, ...]:
+    """The baseline files of the test ``nodeid`` (its file, and its name under the old naming)."""
+    return baseline_paths(rootpath / nodeid.split("::", 1)[0], nodeid) if "::" in nodeid else ()
+
+
 def unused_entries(
-    used: Iterable[Checked], ran: Iterable[str], rootpath: Path, *, look_for_orphans: bool
+    used: Iterable[Checked],
+    ran: Iterable[str],
+    rootpath: Path,
+    *,
+    look_for_orphans: bool,
+    not_run: Iterable[str] = (),
 ) -> list[Unused]:
     """Stored entries no test checked in a run.
 
-    ``used`` holds each check made, ``ran`` the node ids of every test
-    that reported. An entry counts as unused when its file was checked in the run, for its
-    architecture, under another name; a whole file when its module ran but no test of its
-    name did (only asked for when the run was not narrowed by -k, -m or node ids).
+    ``used`` holds each check made, ``ran`` the node ids of every test that reported,
+    ``not_run`` those collected that did not run (deselected, or left out by a conftest). An
+    entry counts as unused when its file was checked in the run, for its architecture, under
+    another name; a whole file when its module was collected but no test of its name was
+    (only asked for when the run was not narrowed to node ids or --lf). Nothing of a file that
+    a test of ``not_run`` may own is unused: that test may check it when it runs.
     """
+    not_run = set(not_run)
+    theirs = {str(path) for nodeid in not_run for path in _test_paths(rootpath, nodeid)}
     checked: dict[str, set[tuple[str, str]]] = {}
     for item in used:
         checked.setdefault(item.path, set()).add((item.arch, item.name))
@@ -182,8 +220,8 @@ def unused_entries(
             continue
         found.extend(Unused(path, arch, name) for arch, name in stored if arch in archs and (arch, name) not in seen)
     if look_for_orphans:
-        found.extend(_orphan_files(ran, rootpath, set(checked)))
-    return found
+        found.extend(_orphan_files({*ran, *not_run}, rootpath, set(checked)))
+    return [item for item in found if item.path not in theirs]
 
 
 def _orphan_files(ran: Iterable[str], rootpath: Path, read: set[str]) -> list[Unused]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import load_trace
+from pytest_kernelprof import KernelProfile, KernelSequenceMismatchError, load_sweep, load_trace
 from pytest_kernelprof.checks.baseline import (
     BaselineNote,
     Improved,
@@ -21,6 +21,8 @@ from pytest_kernelprof.checks.baseline import (
     compare_metrics,
     record,
 )
+from pytest_kernelprof.checks.sweep import ProfileSweep, SweepCase
+from tests.helpers import DATA, Stream, build
 
 Trace = Callable[[str], Path]
 
@@ -141,3 +143,86 @@ def test_a_diff_line_shows_the_field_that_differs(trace: Trace) -> None:
         "    renamed in this run: nvjet_sm90_tst_other_TNT",
         "    op: aten::mm in baseline, aten::addmm in this run",
     ]
+
+
+# -- what check() takes -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [1, None, ("a", "b"), b"default", 1.5])
+def test_a_check_name_that_is_not_a_str_is_a_type_error_at_the_call(tmp_path: Path, trace: Trace, name: object) -> None:
+    # Stored as a JSON key, the name would come back as another value (1 as "1") or not at all
+    # (a torch.dtype): said at the call, before anything is written or read.
+    path = tmp_path / "test_m.json"
+    prof = load_trace(trace("linear_eager"))
+    for update in (True, False):
+        notes: list[BaselineNote] = []
+        baseline = KernelBaseline(path, "t.py::test_m", update=update, names="stable", notes=notes)
+        with pytest.raises(TypeError, match=r"kernel_baseline\.check\(\) takes name= as a str .*got "):
+            baseline.check(prof, name=name)  # type: ignore[arg-type]
+        assert notes == []
+    assert not path.exists()
+
+
+def test_a_sweep_name_that_is_not_a_str_is_a_type_error(tmp_path: Path) -> None:
+    baseline = KernelBaseline(tmp_path / "t.json", "t.py::test_m", update=True, names="stable", notes=[])
+    with pytest.raises(TypeError, match=r"kernel_baseline\.check_sweep\(\) takes name= as a str"):
+        baseline.check_sweep(load_sweep(DATA / "h100_sweep_geglu"), name=3)  # type: ignore[arg-type]
+    assert not (tmp_path / "t.json").exists()
+
+
+def _varied() -> KernelProfile:
+    """Two calls: a GEMM, then the GEMM and an add."""
+    s = Stream()
+    for i in range(2):
+        s.step(i, 100.0 * i, 50)
+        mm = s.op("aten::mm", 100.0 * i + 10, 20)
+        s.launch(mm, "nvjet_sm90_tst_8x64_64x16_2x1_v_bz_TNN", 100.0 * i + 12)
+    add = s.op("aten::add", 140, 5)
+    s.launch(add, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >(int)", 141)
+    prof = build(s, allow_variation=True)
+    assert prof.varied
+    return prof
+
+
+@pytest.mark.parametrize("update", [True, False], ids=["update", "compare"])
+def test_a_profile_whose_calls_differ_is_refused_rather_than_judged_by_its_first_call(
+    tmp_path: Path, update: bool
+) -> None:
+    path = tmp_path / "test_m.json"
+    prof = _varied()
+    if not update:
+        record(path, "sm90", "default", replace(prof, varied=False))  # the first call's signature
+    before = path.read_bytes() if path.exists() else None
+    baseline = KernelBaseline(path, "t.py::test_m", update=update, names="stable", notes=[])
+    with pytest.raises(KernelSequenceMismatchError) as info:
+        baseline.check(prof)
+    assert str(info.value) == (
+        "kernel_baseline.check() compares one call's kernel sequence, and the 2 calls of this profile "
+        "launched different ones (call 0: 1 kernel, call 1: 2 kernels; it was taken with "
+        "allow_variation=True): profile without allow_variation (raise warmup= if the first calls "
+        "still compile or autotune), or with calls=1"
+    )
+    with pytest.raises(KernelSequenceMismatchError):
+        assert prof == baseline
+    assert (path.read_bytes() if path.exists() else None) == before
+
+
+def test_a_sweep_case_whose_calls_differ_is_refused(tmp_path: Path) -> None:
+    sweep = ProfileSweep([SweepCase({"n": 1}, _varied())])
+    baseline = KernelBaseline(tmp_path / "t.json", "t.py::test_m", update=True, names="stable", notes=[])
+    with pytest.raises(KernelSequenceMismatchError, match=r"^kernel_baseline\.check_sweep\(\) .* the case n=1 "):
+        baseline.check_sweep(sweep)
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_a_profile_allowed_to_vary_whose_calls_did_not_is_checked(tmp_path: Path) -> None:
+    # allow_variation=True on calls that all launched one sequence: not varied, nothing to refuse.
+    s = Stream()
+    for i in range(2):
+        s.step(i, 100.0 * i, 50)
+        s.launch(s.op("aten::mm", 100.0 * i + 10, 20), "nvjet_sm90_tst_8x64_64x16_2x1_v_bz_TNN", 100.0 * i + 12)
+    prof = build(s, allow_variation=True)
+    assert not prof.varied
+    path = tmp_path / "t.json"
+    KernelBaseline(path, "t.py::test_m", update=True, names="stable", notes=[]).check(prof)
+    KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[]).check(prof)

@@ -52,7 +52,8 @@ def _drop(*keys: str | int) -> Callable[[dict[str, Any]], None]:
 
 EDITS = [
     (_set("kernels", 0, "kind", value="gemmm"), "kernels[0].kind", "'gemmm', not one of gemm, convolution"),
-    (_set("kernels", 1, "family", value="cublass"), "kernels[1].family", "'cublass', not one of"),
+    (_set("kernels", 1, "family", value="cu blas"), "kernels[1].family", "'cu blas', not a family name"),
+    (_set("kernels", 1, "family", value=7), "kernels[1].family", "7, not a family name"),
     (_set("kernels", 0, "layout", value="TN"), "kernels[0].layout", "'TN', not one of nn, nt, tn, tt or null"),
     (_set("kernels", 2, "fused_ops", value="gelu"), "kernels[2].fused_ops", "'gelu', not a list of op names"),
     (_set("kernels", 2, "name", value=3), "kernels[2].name", "3, not a string"),
@@ -137,3 +138,33 @@ def test_a_baseline_that_cannot_be_read_says_why(tmp_path: Path) -> None:
     path.mkdir()  # as a folder is where a file was expected
     with pytest.raises(BaselineError, match=r"test_x\.json: cannot read the baseline \(Is a directory\)$"):
         read_baseline(path)
+
+
+def test_a_baseline_an_editor_saved_with_a_byte_order_mark_is_read(recorded: Path, trace: Trace) -> None:
+    # Editors on Windows may save UTF-8 with a BOM; the trace reader skips one, so does this.
+    recorded.write_bytes(b"\xef\xbb\xbf" + recorded.read_bytes())
+    assert "default" in read_baseline(recorded)["archs"]["sm90"]
+    KernelBaseline(recorded, "t.py::test_m", update=False, names="stable", notes=[]).check(
+        load_trace(trace("geglu_compiled"))
+    )
+    # An update rewrites the file without one.
+    KernelBaseline(recorded, "t.py::test_m", update=True, names="stable", notes=[]).check(
+        load_trace(trace("geglu_eager"))
+    )
+    assert not recorded.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert "default" in read_baseline(recorded)["archs"]["sm90"]
+    # A byte that is no UTF-8 is placed in the file, the mark counted.
+    recorded.write_bytes(b'\xef\xbb\xbf{"format": 1, "archs": {"sm90": "\xff"}}')
+    with pytest.raises(BaselineError, match=r"not UTF-8 text \(byte 0xff at offset 36\)"):
+        read_baseline(recorded)
+
+
+def test_a_family_the_file_could_hold_but_this_run_does_not_give_is_a_change_not_a_corrupt_file(
+    recorded: Path, trace: Trace
+) -> None:
+    # Family-shaped: a family taught when it was recorded, or a typo; either way the kernels'
+    # family differs from this run's, which the diff shows, and nothing blames the file.
+    _edit(recorded, _set("kernels", 1, "family", value="cublass"))
+    baseline = KernelBaseline(recorded, "t.py::test_m", update=False, names="stable", notes=[])
+    with pytest.raises(AssertionError, match=r"(?s)differs from the baseline.*- gemm/cublass"):
+        baseline.check(load_trace(trace("geglu_compiled")))

@@ -8,9 +8,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from pytest_kernelprof import BaselineError, load_trace
-from pytest_kernelprof.checks.baseline import Signature, compare, read_baseline, record
+from pytest_kernelprof import BaselineError, TeachingError, load_trace
+from pytest_kernelprof.checks.baseline import (
+    BaselineKernel,
+    KernelBaseline,
+    Signature,
+    compare,
+    read_baseline,
+    record,
+)
+from pytest_kernelprof.types import Decoder
 
 Trace = Callable[[str], Path]
 
@@ -98,3 +108,44 @@ def test_a_corrupt_baseline_is_an_error_and_stays_untouched(tmp_path: Path, trac
     with pytest.raises(BaselineError):
         record(path, "sm90", "default", load_trace(trace("linear_eager")))
     assert path.read_text() == content
+
+
+# -- a family the decoder was taught is one a baseline holds -----------------------------
+
+
+def test_a_baseline_of_kernels_in_a_taught_family_reads_back_and_matches(tmp_path: Path, trace: Trace) -> None:
+    taught = Decoder().teach_lines(["*vectorized_elementwise*: kind=pointwise family=mylib"], "pytest.ini")
+    prof = load_trace(trace("sync_device"), decoder=taught)
+    assert {k.family for k in prof.kernels} == {"mylib"}
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", prof)
+    assert read_baseline(path)["archs"]["sm90"]["default"]["kernels"][0]["family"] == "mylib"
+    KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[]).check(prof)
+
+
+def _taught(family: str) -> bool:
+    try:
+        Decoder().teach("k", family=family)
+    except TeachingError:
+        return False
+    return True
+
+
+def _read(family: str) -> bool:
+    kernel = {"name": "k", "kind": "pointwise", "family": family, "layout": None, "fused_ops": [], "op": None}
+    try:
+        BaselineKernel.from_json(kernel, "kernels[0]")
+    except ValueError:
+        return False
+    return True
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.from_regex(r"[A-Za-z0-9][\w.-]*"))
+@example("flash-attn")
+@example("my.lib_2")
+@example("-lib")
+@example("a b")
+@example("")
+@example("é")
+def test_a_baseline_holds_every_family_the_decoder_can_be_taught_and_no_other(family: str) -> None:
+    assert _read(family) == _taught(family)

@@ -1,0 +1,73 @@
+"""A call's ops and modules by name (``model/ops.py``): names from a trace stay on their line in
+every message, and a lookup costs the same however many ops the call ran."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_kernelprof import ModuleNotRecordedError, OpNotFoundError
+from pytest_kernelprof.model import Op, OpTable
+from tests.helpers import Stream, build
+
+HOSTILE_OP = "aten::mul_\n::error::nearest"
+
+
+def _commands(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip().startswith("::")]
+
+
+def test_a_missing_ops_nearest_names_stay_on_its_line() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    op = s.op(HOSTILE_OP, 1, 20)
+    s.launch(op, "my_kernel", 2)
+    prof = build(s)
+    with pytest.raises(OpNotFoundError) as info:
+        prof.ops["aten::mul"]
+    message = str(info.value)
+    assert r"nearest: aten::mul_\n::error::nearest" in message
+    assert not _commands(message), message
+
+
+def test_a_missing_modules_nearest_names_stay_on_their_line() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    op = s.op("nn.Module: layers.0\n::error::module", 1, 20)
+    s.launch(op, "my_kernel", 2)
+    prof = build(s)
+    with pytest.raises(ModuleNotRecordedError) as info:
+        prof.modules["layers.1"]
+    assert r"nearest: layers.0\n::error::module" in str(info.value)
+    assert not _commands(str(info.value))
+    view = prof.modules["layers.0\n::error::module"]
+    assert "\n" not in repr(view).split(":\n")[0]
+    assert r"ModuleView(layers.0\n::error::module: 1 call" in repr(view)
+
+
+class _Name(str):
+    """An op name that counts how often it is compared: a lookup that scans the names compares
+    the one asked for with each name before it."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _Name.compared += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_a_lookup_does_not_scan_the_names() -> None:
+    """A trace of one call with 40,000 user ranges took 12 s to show (``--ops``): each lookup
+    compared the name with every name before it."""
+    count = 2_000
+    names = [_Name(f"range_{i}") for i in range(count)]
+    ops = OpTable(lambda: (names, lambda name: Op(name, 1, 1.0, 1.0, (), kernels=None)))  # type: ignore[arg-type]
+    _Name.compared = 0
+    for name in names:
+        asked = str(name)  # the user's own string, equal but not the same object
+        assert asked in ops
+        assert ops[asked].name == name
+    assert "range_x" not in ops
+    assert len(ops) == count
+    assert _Name.compared <= 3 * count, f"{_Name.compared} comparisons for {count} lookups"
