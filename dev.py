@@ -13,14 +13,16 @@ multi-GB CUDA build onto a machine that cannot use it. ``KERNELPROF_TORCH`` (a p
 such as ``torch==2.11.0``) overrides the choice; ``KERNELPROF_VENV`` names another environment
 directory; ``--system`` uses the running interpreter and installs nothing.
 
-``python3 dev.py compat [VERSIONS...] [--python 3.10] [-- pytest arguments]`` runs the CPU
-suite (``tests`` and ``examples``) on other torch versions, one cached environment per torch
-and Python under ``.venvs/`` (``py3.11-torch2.6.0``), and prints one line per version: passed,
+``python3 dev.py compat [VERSIONS...] [--python 3.10] [-- pytest arguments]`` runs the suite
+(``tests`` and ``examples``) on other torch versions, one cached environment per torch and
+Python under ``.venvs/`` (``py3.11-torch2.6.0``), and prints one line per version: passed,
 failed, skipped, wall time. Versions default to the floor that ``pyproject.toml`` requires,
 the newest release of each minor version above it, and the newest one pip's index lists for
 that Python (asked each time, so a new release joins the day it is published); ``2.8`` means
-the newest 2.8.x, ``floor`` and ``newest`` those two. torch comes from pip's configured index
-(PyPI's default build), pinned: installing the project never replaces it.
+the newest 2.8.x, ``floor`` and ``newest`` those two. torch comes from pip's configured index,
+pinned: installing the project never replaces it. On Linux that is PyPI's default build, a CUDA
+build of 5 to 7 GB installed, also on a machine without a GPU (where its GPU tests skip): the
+run checks before it starts that the disk holds every environment it has to make.
 """
 
 from __future__ import annotations
@@ -265,21 +267,58 @@ def why_pip_failed(output: str) -> str:
 
 
 # A CUDA build of torch with its nvidia libraries is 5 to 7 GB installed (2.6.0 to 2.14.1); pip
-# unpacks beside what it downloads. Below this a run would die mid-install with ENOSPC, after
-# minutes, and leave a half-made environment.
+# unpacks beside what it downloads, so installing one needs more free than it keeps. Below this a
+# run would die mid-install with ENOSPC, after minutes, and leave a half-made environment.
 CUDA_TORCH_FREE_BYTES = 9 * 2**30
+CUDA_TORCH_KEPT_BYTES = 7 * 2**30
 CPU_TORCH_FREE_BYTES = 2 * 2**30
+CPU_TORCH_KEPT_BYTES = 1 * 2**30
+
+
+def _torch_bytes(torch_version: str) -> tuple[int, int]:
+    """(free disk installing it needs, disk its environment keeps) of one torch build."""
+    if "+cpu" in torch_version:
+        return CPU_TORCH_FREE_BYTES, CPU_TORCH_KEPT_BYTES
+    return CUDA_TORCH_FREE_BYTES, CUDA_TORCH_KEPT_BYTES
+
+
+def _gb(size: int) -> str:
+    return f"{size / 2**30:.1f} GB"
 
 
 def _disk_short_of(torch_version: str) -> str:
     """Why ``.venvs/`` has too little free disk for this torch, or ""."""
-    needed = CPU_TORCH_FREE_BYTES if "+cpu" in torch_version else CUDA_TORCH_FREE_BYTES
+    needed = _torch_bytes(torch_version)[0]
     free = shutil.disk_usage(VENVS).free
     if free >= needed:
         return ""
     return (
         f"needs {needed / 2**30:.0f} GB free disk for torch {torch_version}, {free / 2**30:.1f} GB free:"
         f" remove environments of {VENVS.name}/ that are no longer needed"
+    )
+
+
+def disk_short_of_run(environments: list[tuple[str, str]]) -> str:
+    """Why the disk cannot hold the environments of a whole run, or "": ``environments`` are
+    (python version, torch version) pairs; those already made cost nothing. Each one made keeps
+    its torch, and the last one made needs its install's room on top, so the run needs what they
+    all keep plus the largest room an install takes beyond what it keeps."""
+    missing = [(py, torch) for py, torch in environments if not (VENVS / venv_name(py, torch) / TORCH_READY).exists()]
+    if not missing:
+        return ""
+    sizes = [_torch_bytes(torch) for _, torch in missing]
+    needed = sum(kept for _, kept in sizes) + max(free - kept for free, kept in sizes)
+    free = shutil.disk_usage(VENVS).free
+    if free >= needed:
+        return ""
+    cuda = sum("+cpu" not in torch for _, torch in missing)
+    made = ", ".join(venv_name(py, torch) for py, torch in missing)
+    return (
+        f"dev.py: compat needs about {_gb(needed)} of free disk for the {len(missing)} environments it would make"
+        f" ({made}; {cuda} of them a CUDA build of torch, 5 to 7 GB each installed, which pip's index gives"
+        f" also to a machine without a GPU), and {VENVS}/ has {_gb(free)} free. Run fewer versions"
+        " (python3 dev.py compat floor, or compat 2.8 newest), or free disk: remove environments of"
+        f" {VENVS.name}/ that are no longer needed."
     )
 
 
@@ -373,26 +412,39 @@ def compat(argv: list[str]) -> int:
             asked.append(arg)
     if any(p == "" for p in pythons):
         raise SystemExit("dev.py: --python takes a version (3.10) or an interpreter's path")
-    rows = []
-    failed = False
+    runs = []
     for wanted in pythons or [None]:
         python = _interpreter(wanted)
         python_version = _python_version(python)
         available = _index_versions(python)
-        for version in compat_versions(asked, available, _floor()):
-            env_python, why = compat_environment(python, version)
-            if env_python is None:
-                rows.append(report_line(version, python_version, None, 0, why))
-                failed = True
-            else:
-                log = VENVS / f"{venv_name(python_version, version)}.pytest.log"
-                _say(f"torch {version}, Python {python_version}: the suite (log: {log})")
-                counts, seconds, note = compat_run(env_python, pytest_args, log)
-                rows.append(report_line(version, python_version, counts, seconds, note))
-                failed = failed or counts is None or counts[1] > 0
-            print(rows[-1], flush=True)
+        runs += [(python, python_version, version) for version in compat_versions(asked, available, _floor())]
+    VENVS.mkdir(exist_ok=True)
+    short = disk_short_of_run([(python_version, version) for _, python_version, version in runs])
+    if short:  # before anything is made: not after hours, with half the matrix installed
+        print(short, file=sys.stderr)
+        return 2
+    rows = []
+    failed = False
+    for python, python_version, version in runs:
+        env_python, why = compat_environment(python, version)
+        if env_python is None:
+            rows.append(report_line(version, python_version, None, 0, why))
+            failed = True
+        else:
+            log = VENVS / f"{venv_name(python_version, version)}.pytest.log"
+            _say(f"torch {version}, Python {python_version}: the suite (log: {log})")
+            counts, seconds, note = compat_run(env_python, pytest_args, log)
+            rows.append(report_line(version, python_version, counts, seconds, note))
+            failed = failed or counts is None or counts[1] > 0
+        print(rows[-1], flush=True)
     print(f"\n{REPORT_HEAD}\n" + "\n".join(rows))
     return 1 if failed else 0
+
+
+USAGE = (
+    f"usage: python3 dev.py {{{','.join(COMMANDS)}}} [--system] [pytest arguments...]\n"
+    "       python3 dev.py compat [VERSIONS...] [--python X.Y] [-- pytest arguments...]"
+)
 
 
 def main(argv: list[str]) -> int:
@@ -400,10 +452,13 @@ def main(argv: list[str]) -> int:
         return compat(argv[1:])
     system = "--system" in argv
     args = [a for a in argv if a != "--system"]
-    if not args or args[0] not in COMMANDS:
+    if not args or args[0] in ("-h", "--help"):
         print(__doc__)
-        print(f"usage: python3 dev.py {{{','.join(COMMANDS)}}} [--system] [pytest arguments...]")
-        print("       python3 dev.py compat [VERSIONS...] [--python X.Y] [-- pytest arguments...]")
+        print(USAGE)
+        return 0 if args else 2
+    if args[0] not in COMMANDS:
+        known = ", ".join([*COMMANDS, "compat"])
+        print(f"dev.py: unknown command {args[0]!r} (the commands: {known})\n{USAGE}", file=sys.stderr)
         return 2
     command, extra = args[0], args[1:]
     python = Path(sys.executable) if system else _environment()

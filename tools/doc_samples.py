@@ -3,7 +3,8 @@ output the tool no longer prints.
 
 A fenced block whose fence follows the line ``<!-- sample: NAME -->`` is the output of the
 sample ``NAME`` below: a command of ``kernelprof``, a pytest run of a small test on a trace of
-``tests/data/``, or the figures a report writes. ::
+``tests/data/``, the figures a report writes, or a file of the repository that a page shows
+whole (the CI workflow of ``examples/ci/``). ::
 
     python tools/doc_samples.py            # rewrite every sample block with what the tool prints now
     python tools/doc_samples.py --check    # exit 1, with a diff, where a page shows other output
@@ -127,6 +128,42 @@ def broken_rule() -> str:
     return "\n".join(line for line in failure.splitlines() if line.startswith("E")) + "\n"
 
 
+def _failed_assertion(test: str, test_name: str) -> str:
+    """The ``E`` lines of ``test_name``'s failure: what the assertion says, without the report
+    sections after it."""
+    failure = _pytest(test, test_name=test_name)
+    return "\n".join(line for line in failure.splitlines() if line.startswith("E")) + "\n"
+
+
+def failed_syncs() -> str:
+    """docs/guide/syncs.md: ``assert not prof.syncs`` on a training step whose ``.item()`` syncs,
+    recorded with stacks on an H200."""
+    return _failed_assertion(
+        """\
+        from pytest_kernelprof import load_trace
+
+        def test_training_step_never_waits_for_the_gpu():
+            prof = load_trace("tests/data/h200_sync_item_stacks.json.gz")
+            assert not prof.syncs
+        """,
+        "test_training_step_never_waits_for_the_gpu",
+    )
+
+
+def failed_copies() -> str:
+    """docs/guide/syncs.md: ``prof.copies.count("DtoH") == 0`` on the same step (its ``.item()`` copies)."""
+    return _failed_assertion(
+        """\
+        from pytest_kernelprof import load_trace
+
+        def test_training_step_copies_nothing_to_the_host():
+            prof = load_trace("tests/data/h200_sync_item_stacks.json.gz")
+            assert prof.copies.count("DtoH") == 0
+        """,
+        "test_training_step_copies_nothing_to_the_host",
+    )
+
+
 def worse_baseline() -> str:
     """docs/baselines.md: a profile with one more host sync and DtoH copy than its baseline."""
     with _source_first():
@@ -225,9 +262,16 @@ def kernelprof_show() -> str:
     return _kernelprof("show", "tests/data/h200_geglu_compiled.json.gz")
 
 
+def gpu_workflow() -> str:
+    """docs/ci.md: the GitHub Actions workflow for a GPU runner, ``examples/ci/gpu-tests.yml`` whole."""
+    return (ROOT / "examples" / "ci" / "gpu-tests.yml").read_text(encoding="utf-8")
+
+
 SAMPLES: dict[str, Callable[[], str]] = {
     "failed-count": failed_count,
     "broken-rule": broken_rule,
+    "failed-syncs": failed_syncs,
+    "failed-copies": failed_copies,
     "worse-baseline": worse_baseline,
     "junit-properties": junit_properties,
     "kernelprof-diff": kernelprof_diff,
@@ -236,6 +280,7 @@ SAMPLES: dict[str, Callable[[], str]] = {
     "kernelprof-show": kernelprof_show,
     "sweep-broken-fusion": sweep_broken_fusion,
     "sweep-bucket-baseline": sweep_bucket_baseline,
+    "gpu-workflow": gpu_workflow,
 }
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import re
+import shlex
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,8 +120,8 @@ def test_an_output_block_is_the_tools_or_says_why_not(block: Block) -> None:
     assert sample or len(not_generated["reason"]) >= 8, f"{block.id}: write why the block is not generated"
 
 
-def _doc_samples() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("doc_samples", ROOT / "tools" / "doc_samples.py")
+def _tool(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -132,8 +133,8 @@ def _doc_samples() -> ModuleType:
 def test_the_sample_outputs_are_what_the_tool_prints_now() -> None:
     """Each ``<!-- sample: NAME -->`` block, made again: a page that shows other output fails,
     with the diff (``python tools/doc_samples.py`` rewrites the pages)."""
-    doc_samples = _doc_samples()
-    used = {SAMPLE.match(block.marker)["name"] for block in OUTPUT if SAMPLE.match(block.marker)}  # type: ignore[index]
+    doc_samples = _tool("doc_samples")
+    used = {SAMPLE.match(block.marker)["name"] for block in ALL if SAMPLE.match(block.marker)}  # type: ignore[index]
     assert used == set(doc_samples.SAMPLES), "a sample of tools/doc_samples.py that no page shows, or one it lacks"
     changed = doc_samples.drift(PAGES)
     diffs = [
@@ -190,3 +191,101 @@ def test_an_example_that_reads_a_recorded_trace_says_it_needs_a_checkout() -> No
         before = "\n".join(text.splitlines()[: block.line - 1])
         paragraph = before.rstrip().rsplit("\n\n", 1)[-1]
         assert "checkout" in paragraph, f"{block.id}: say that the trace is in a checkout (tests/data/)"
+
+
+WORKFLOW = ROOT / "examples" / "ci" / "gpu-tests.yml"
+
+
+def _workflow_pytest_line() -> list[str]:
+    """The arguments of the pytest command of the workflow's "tests" step (a folded ``run: >``)."""
+    lines = WORKFLOW.read_text(encoding="utf-8").splitlines()
+    step = lines.index("      - name: tests")
+    start = next(i for i in range(step, len(lines)) if lines[i].strip() == "run: >")
+    command = []
+    for line in lines[start + 1 :]:
+        if not line.startswith(" " * 10):
+            break
+        command.append(line.strip())
+    return shlex.split(" ".join(command))
+
+
+def test_the_ci_page_shows_the_example_workflow_whole() -> None:
+    """The trial: docs/ci.md's workflow lacked --kernelprof-require-gpu, examples/ci/gpu-tests.yml
+    --junitxml and --kernelprof-trace-dir; the page now shows the file itself."""
+    page = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    shown = [b for b in blocks(ROOT / "docs" / "ci.md") if b.info == "yaml"]
+    assert len(shown) == 1, "docs/ci.md shows one workflow"
+    assert shown[0].code == WORKFLOW.read_text(encoding="utf-8")
+    assert "<!-- sample: gpu-workflow -->\n```yaml" in page
+
+
+def test_the_example_workflow_turns_on_every_ci_output_and_uploads_what_it_writes() -> None:
+    args = _workflow_pytest_line()
+    assert args[:3] == ["python", "-m", "pytest"]
+    for option in ("--kernelprof-require-gpu", "--kernelprof-stacks", "--junitxml", "--kernelprof-trace-dir"):
+        assert option in args, f"the workflow's pytest line lacks {option}"
+    assert args[args.index("-n") + 1] == "$(nvidia-smi -L | wc -l)"  # a worker per GPU
+    assert args[args.index("--kernelprof-gpus") + 1] == "auto"
+    text = WORKFLOW.read_text(encoding="utf-8")
+    assert f"path: {args[args.index('--kernelprof-trace-dir') + 1]}/" in text
+    assert f"path: {args[args.index('--junitxml') + 1]}\n" in text
+
+
+def test_the_example_workflows_pytest_line_runs_and_fails_a_gpu_test_without_a_gpu(
+    cpu_pytester: pytest.Pytester,
+) -> None:
+    """The workflow's own pytest line, with no GPU (one process: -n 0): a gpu test fails rather
+    than skip, and a failing profiled test leaves its trace and JUnit properties."""
+    cpu_pytester.makepyfile(
+        test_ci="""
+        import pytest
+        import torch
+
+        @pytest.mark.gpu
+        def test_on_the_gpu():
+            pass
+
+        def test_profiled_and_failing(kernelprof):
+            kernelprof(torch.relu, torch.ones(4))
+            assert False
+        """
+    )
+    args = _workflow_pytest_line()[3:]
+    args[args.index("-n") + 1] = "0"
+    result = cpu_pytester.runpytest(*args)
+    result.assert_outcomes(failed=1, errors=1)
+    result.stdout.fnmatch_lines(["kernelprof: no CUDA GPU, gpu tests fail (--kernelprof-require-gpu)*"])
+    junit = (cpu_pytester.path / "junit.xml").read_text()
+    assert '<property name="kernelprof.profiles" value="1"' in junit
+    assert [p.name for p in (cpu_pytester.path / "kernelprof-traces").glob("*.json.gz")]
+
+
+def test_the_versions_page_counts_no_tests_outside_its_dated_table() -> None:
+    """The trial: docs/versions.md said the matrix ran "with this checkout's code ... 2,345 of
+    them" while the checkout collected about 2,850: a count in the prose drifts with every test
+    added. The table is a dated run's record; the prose says so and counts nothing."""
+    page = (ROOT / "docs" / "versions.md").read_text(encoding="utf-8")
+    prose = [line for line in page.splitlines() if not line.startswith("|")]
+    for line in prose:
+        assert not re.search(r"\b(\d{1,3},\d{3}|\d{4,})\s+(of them|tests)\b", line), line  # the suite's size
+    assert "this checkout" not in page
+
+
+@pytest.mark.usefixtures("warm_subprocesses")  # the picture's pytest runs start warm
+def test_the_summary_picture_is_made_from_a_run_that_fails_as_its_caption_says() -> None:
+    """The trial: docs/images/ci-summary.png showed a kernel name shortened as no output does
+    any more; tools/doc_images.py makes the pictures again from the tool, and its run is kept
+    working here (the pictures themselves need Chromium)."""
+    summary = _tool("doc_images").summary_markdown()
+    assert (
+        "### 4 tests failed: 1 on a kernelprof_forbid rule, 1 on its kernel baseline, 1 on host syncs, "
+        "1 on a kernel assertion"
+    ) in summary
+    assert "<details><summary><code>test_ci.py::test_two_gemms</code> failed on a kernel assertion" in summary
+    caption = "a rule break, a baseline regression, a sync and a kernel count, the count's failure unfolded"
+    assert f"{caption}](images/ci-summary.png)" in (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["ci-summary.png", "ci-timeline.png"])
+def test_the_pictures_are_small(name: str) -> None:
+    assert (ROOT / "docs" / "images" / name).stat().st_size < 400 * 1024

@@ -87,9 +87,25 @@ def test_an_existing_torch_is_kept(dev: ModuleType, monkeypatch: pytest.MonkeyPa
     assert len(calls) == 1
 
 
-def test_unknown_command_prints_usage(dev: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
-    assert dev.main(["lint"]) == 2
-    assert "usage: python3 dev.py {tests,examples}" in capsys.readouterr().out
+def test_an_unknown_command_is_named(dev: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: `dev.py foo` printed the whole docstring and the usage, and never said that
+    there is no command foo."""
+    assert dev.main(["lint", "-x"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[0] == "dev.py: unknown command 'lint' (the commands: tests, examples, compat)"
+    assert "usage: python3 dev.py {tests,examples}" in err
+    assert "README" not in err  # the usage, not the docstring
+
+
+@pytest.mark.parametrize(("argv", "code"), [([], 2), (["--help"], 0), (["-h"], 0)])
+def test_no_command_or_help_prints_the_docstring_and_usage(
+    dev: ModuleType, capsys: pytest.CaptureFixture[str], argv: list[str], code: int
+) -> None:
+    assert dev.main(argv) == code
+    out = capsys.readouterr().out
+    assert out.startswith("The README's commands")
+    assert "usage: python3 dev.py {tests,examples}" in out
 
 
 def test_tests_say_how_long_the_suite_took(
@@ -268,6 +284,55 @@ def test_a_torch_the_disk_cannot_hold_is_not_begun(
     assert list(tmp_path.iterdir()) == []
 
 
+def _made(dev: ModuleType, venvs: Path, python: str, torch: str) -> None:
+    (venvs / dev.venv_name(python, torch)).mkdir()
+    (venvs / dev.venv_name(python, torch) / dev.TORCH_READY).touch()
+
+
+def test_the_disk_a_whole_compat_run_needs(dev: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Each new environment keeps its torch (a CUDA build 7 GB at most, a CPU build 1 GB), and
+    the last one installed needs its 9 GB (CPU: 2 GB) of room while pip unpacks."""
+    monkeypatch.setattr(dev, "VENVS", tmp_path)
+    free = [0]
+    monkeypatch.setattr(dev.shutil, "disk_usage", lambda path: SimpleNamespace(free=free[0]))
+    matrix = [("3.11", "2.6.0"), ("3.11", "2.7.1"), ("3.11", "2.13.0+cpu"), ("3.12", "2.6.0")]
+    free[0] = 24 * 2**30 - 1  # 7 + 7 + 1 + 7 kept, and 2 GB more for the last CUDA build's install
+    short = dev.disk_short_of_run(matrix)
+    assert short.startswith("dev.py: compat needs about 24.0 GB of free disk for the 4 environments it would make")
+    assert "py3.11-torch2.6.0, py3.11-torch2.7.1, py3.11-torch2.13.0+cpu, py3.12-torch2.6.0" in short
+    assert "3 of them a CUDA build of torch" in short
+    assert f"{tmp_path}/ has 24.0 GB free" in short
+    assert "Run fewer versions" in short
+    free[0] += 1
+    assert dev.disk_short_of_run(matrix) == ""
+    _made(dev, tmp_path, "3.11", "2.6.0")  # made already: it costs nothing more
+    free[0] = 17 * 2**30
+    assert dev.disk_short_of_run(matrix) == ""
+    assert dev.disk_short_of_run([("3.11", "2.13.0+cpu")]) == ""  # 2 GB: the room a CPU install takes
+    free[0] = 2 * 2**30 - 1
+    assert "needs about 2.0 GB" in dev.disk_short_of_run([("3.11", "2.13.0+cpu")])
+    assert dev.disk_short_of_run([("3.11", "2.6.0")]) == ""
+
+
+def test_compat_refuses_a_run_the_disk_cannot_hold_before_it_makes_anything(
+    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trial: on a CPU-only machine `dev.py compat` installed one CUDA build after another
+    (5 to 7 GB each), each checked alone against the free disk, until the disk was full."""
+    venvs = tmp_path / ".venvs"  # not made yet: a first run
+    monkeypatch.setattr(dev, "VENVS", venvs)
+    monkeypatch.setattr(dev, "_interpreter", lambda wanted: Path("python3.11"))
+    monkeypatch.setattr(dev, "_python_version", lambda python: "3.11")
+    monkeypatch.setattr(dev, "_index_versions", lambda python: INDEX)
+    monkeypatch.setattr(dev.shutil, "disk_usage", lambda path: SimpleNamespace(free=20 * 2**30))
+    monkeypatch.setattr(dev, "compat_environment", lambda python, v: pytest.fail("no environment may be made"))
+    assert dev.main(["compat"]) == 2  # five CUDA builds: 37 GB
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("dev.py: compat needs about 37.0 GB of free disk for the 5 environments it would make")
+    assert "has 20.0 GB free" in err
+
+
 def test_junit_counts_and_the_report_line(dev: ModuleType, tmp_path: Path) -> None:
     xml = tmp_path / "run.xml"
     xml.write_text(
@@ -281,7 +346,7 @@ def test_junit_counts_and_the_report_line(dev: ModuleType, tmp_path: Path) -> No
 
 
 def test_compat_runs_each_version_of_each_python_and_reports_a_line_each(
-    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     runs: list[tuple[str, list[str]]] = []
     monkeypatch.setattr(dev, "_interpreter", lambda wanted: Path(f"python{wanted}"))
@@ -295,6 +360,8 @@ def test_compat_runs_each_version_of_each_python_and_reports_a_line_each(
         return ((10, 1, 2) if "2.7" in str(env_python) else (11, 0, 2)), 61.0, ""
 
     monkeypatch.setattr(dev, "compat_run", run)
+    monkeypatch.setattr(dev, "VENVS", tmp_path)
+    monkeypatch.setattr(dev.shutil, "disk_usage", lambda path: SimpleNamespace(free=100 * 2**30))
     assert dev.main(["compat", "--python", "3.10", "--python=3.13", "2.6", "newest", "--", "-x", "-k", "cli"]) == 1
     assert runs == [("python3.10-2.6.0", ["-x", "-k", "cli"]), ("python3.13-2.6.0", ["-x", "-k", "cli"])]
     out = capsys.readouterr().out
