@@ -125,19 +125,18 @@ def _filters(**given: Any) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None)
 
 
+SYNC_COLUMNS = ("call", "kind", "host us", "ops", "where")
+
+
+def sync_cells(s: Sync) -> tuple[str, ...]:
+    """A sync's ``SYNC_COLUMNS`` as every sync table shows them (the timeline page's too)."""
+    kind = s.kind if s.memcpy is None else " ".join((s.kind, *filter(None, memcpy_kind(s.memcpy))))
+    return (s.call, kind, format_us(s.duration_us), " > ".join(s.ops) or "-", s.where or "-")
+
+
 def sync_table(syncs: Sequence[Sync]) -> str:
-    rows = [
-        (
-            str(i),
-            s.call,
-            s.kind if s.memcpy is None else " ".join((s.kind, *filter(None, memcpy_kind(s.memcpy)))),
-            format_us(s.duration_us),
-            " > ".join(s.ops) or "-",
-            s.where or "-",
-        )
-        for i, s in enumerate(syncs)
-    ]
-    return render_table(("#", "call", "kind", "host us", "ops", "where"), rows, right=(0, 3))
+    rows = [(str(i), *sync_cells(s)) for i, s in enumerate(syncs)]
+    return render_table(("#", *SYNC_COLUMNS), rows, right=(0, 3))
 
 
 # Ops in which the host reads a GPU value: the sync is the read itself.
@@ -236,20 +235,18 @@ class SyncList(_Records[Sync]):
         return f"{item.call} at {where}" if item.where else f"{item.call} in {where}"
 
 
+COPY_COLUMNS = ("direction", "host", "bytes", "us", "op", "name")
+
+
+def copy_cells(c: MemoryOp) -> tuple[str, ...]:
+    """A copy's ``COPY_COLUMNS`` as every copy table shows them (the timeline page's too)."""
+    nbytes = "-" if c.bytes is None else str(c.bytes)
+    return (c.direction or "-", c.host_memory or "-", nbytes, format_us(c.duration_us), c.op or "-", c.name)
+
+
 def copy_table(copies: Sequence[MemoryOp]) -> str:
-    rows = [
-        (
-            str(i),
-            c.direction or "-",
-            c.host_memory or "-",
-            "-" if c.bytes is None else str(c.bytes),
-            format_us(c.duration_us),
-            c.op or "-",
-            c.name,
-        )
-        for i, c in enumerate(copies)
-    ]
-    return render_table(("#", "direction", "host", "bytes", "us", "op", "name"), rows, right=(0, 3, 4))
+    rows = [(str(i), *copy_cells(c)) for i, c in enumerate(copies)]
+    return render_table(("#", *COPY_COLUMNS), rows, right=(0, 3, 4))
 
 
 class CopyList(_Records[MemoryOp]):

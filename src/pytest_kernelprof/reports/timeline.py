@@ -45,6 +45,7 @@ from ..checks.alignment import align
 from ..errors import KernelProfError
 from ..model import KernelList, KernelProfile
 from ..model.kernels import kernel_cells
+from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
 from ..paths import atomic_path
 from ..tables import display_name, plural
 from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
@@ -137,8 +138,10 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
             )
         try:
             syncs = [[round(s.start_us, 3), round(s.duration_us, 3), s.kind, s.call, s.op, s.where] for s in call.syncs]
+            sync_rows = [sync_cells(s) for s in call.syncs]  # the tables of kernelprof show, cell for cell
+            copy_rows = [copy_cells(m) for m in call.copies]
         except KernelProfError:
-            syncs = []
+            syncs, sync_rows, copy_rows = [], [], []
         extra = host[number] if number < len(host) and len(host) == len(prof.calls) else {}
         try:  # the shading: the idle stretches the call's GPU idle share counts, as the model has them
             idle = [[round(start, 3), round(end - start, 3)] for start, end in call.gpu_idle_spans]
@@ -150,12 +153,15 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
                 "idle": idle,
                 "kernels": rows,
                 "syncs": syncs,
+                "sync_rows": sync_rows,
+                "copy_rows": copy_rows,  # the copies table's; "copies" are what the lanes draw
                 "launches": extra.get("launches", []),
                 "copies": extra.get("copies", []),
                 "host": bool(extra),
             }
         )
-    return {"title": title, "strings": list(strings), "calls": calls}
+    columns = {"sync_columns": SYNC_COLUMNS, "copy_columns": COPY_COLUMNS}
+    return {"title": title, "strings": list(strings), "calls": calls, **columns}
 
 
 def _op_table(prof: KernelProfile, number: int) -> str:

@@ -25,6 +25,7 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.model.kernels import KERNEL_CELLS, kernel_cells
+from pytest_kernelprof.model.records import copy_cells, sync_cells
 from pytest_kernelprof.reports.timeline import shown_call
 from pytest_kernelprof.tables import display_name, format_us
 from tests.helpers import DATA
@@ -318,3 +319,35 @@ def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(
             del row[5]
         assert tuple(row[4:9]) == kernel_cells(kernel)
         assert html.unescape(row[9]) == kernel.op
+
+
+@needs_browser
+def test_the_page_has_the_syncs_and_copies_of_kernelprof_show_and_names_its_call(tmp_path: Path) -> None:
+    # Trial report: the page had no sync or copy table (show has both), its "Kernels" heading
+    # named no call, its picker read "1 kernels", a kernel of no module had a blank cell, and the
+    # idle figure had three decimals where every table has one.
+    trace = DATA / "h200_copy_dtoh_pageable_nonblocking.json.gz"
+    page = tmp_path / "copy.html"
+    show_html(trace, page)
+    prof = load_trace(trace)
+    call = prof.calls[shown_call(prof)]
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+
+    def cells(div: str) -> list[list[str]]:
+        found = re.search(rf'<div id="{div}">(.*?)</div>', dom, re.S)
+        assert found, dom[-2000:]
+        return [
+            [html.unescape(cell) for cell in re.findall(r"<td>([^<]*)</td>", row)[1:]]
+            for row in re.findall(r"<tr><td>.*?</tr>", found.group(1))
+        ]
+
+    assert cells("st") == [list(sync_cells(s)) for s in call.syncs] != []
+    assert cells("ct") == [list(copy_cells(m)) for m in call.copies] != []
+    assert f'<h2 id="kh">Kernels of call {call.index} (its own times)</h2>' in dom
+    assert f">{call.index} (1 kernel, the median call)</option>" in dom
+    kernel_row = re.search(r"<div id=\"kt\">.*?<tbody><tr>(.*?)</tr>", dom, re.S)
+    assert kernel_row
+    assert re.findall(r"<td[^>]*>([^<]*)</td>", kernel_row.group(1))[10] == "-"  # no module recorded
+    note = re.search(r'<div id="note">([^<]*)</div>', dom)
+    assert note
+    assert re.search(r"included: \d+\.\d us, ", note.group(1)), note.group(1)
