@@ -186,7 +186,7 @@ def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> 
             "*count change: pointwise: 1 -> 2*",
             "*--- baseline*",
             "*+++ this run*",
-            "*+ pointwise/aten [[]gelu[]]*",
+            "*+ pointwise/aten bf16 [[]gelu[]]*",
             "*- pointwise/inductor [[]_unsafe_view,gelu,mul[]]  triton_poi_fused__unsafe_view_gelu_mul_0*",
             "*if the change is intended: pytest --kernelprof-update 'test_b.py::test_unfused'",
         ]
@@ -201,7 +201,7 @@ def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(
         [
             "*differs from the baseline sm90/default in *test_other_tiles.json (names compared: exact)*",
-            "*~ gemm/nvjet tn*",
+            "*~ gemm/nvjet bf16 tn*",
         ]
     )
     result.stdout.fnmatch_lines(

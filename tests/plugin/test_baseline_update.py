@@ -21,7 +21,7 @@ def test_equal_lines_show_this_runs_name_when_only_the_tile_changed() -> None:
     lines = compare(stored, compiled, "stable")
     assert lines is not None
     now = compiled.kernels[0].name
-    at = lines.index(f"= gemm/nvjet tn  {now}")
+    at = lines.index(f"= gemm/nvjet bf16 tn  {now}")
     assert lines[at + 1] == f"    named in baseline: {old_tile}"
     # Where the names agree, no second line.
     same = compare(eager, compiled, "stable")

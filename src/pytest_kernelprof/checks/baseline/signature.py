@@ -11,10 +11,11 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...decode import KINDS, LAYOUTS, TRITON_FAMILIES, KernelName
+from ...decode import DTYPES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelName
 from ...health import REGION_PREFIX
+from ...tables import display_name
 from ...model import Kernel, KernelProfile
-from ..diff import count_changes, diff_kernels, render_diff, shape_key
+from ..diff import count_changes, diff_kernels, dtype_changes, render_diff, shape_key
 from ..metrics import METRICS, read_metric
 
 # Triton kernels keep their names from run to run (a Python function's, or Inductor's for its code).
@@ -29,7 +30,7 @@ TOLERANT_METRICS = frozenset(("peak_bytes",))
 
 # The kernel fields a baseline file stores. A fixed list, not every KernelName field: a
 # field added to the decoder must not change every stored baseline.
-STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op")
+STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op", "dtype")
 
 
 # Dynamo numbers its compiled regions in the order it compiles them in the process
@@ -82,14 +83,17 @@ class BaselineKernel(KernelName):
             fused_ops = []
         if not isinstance(fused_ops, list) or not all(isinstance(o, str) for o in fused_ops):
             raise bad_value(f"{where}.fused_ops", fused_ops, "a list of op names")
-        layout = fields["layout"]
+        layout, dtype = fields["layout"], fields["dtype"]
         if layout is not None and layout is not MISSING:
             layout = _choice(layout, LAYOUTS, f"{where}.layout", "null")
+        if dtype is not None and dtype is not MISSING:  # a file written before dtypes were kept has none
+            dtype = _choice(dtype, DTYPES, f"{where}.dtype", "null")
         return cls(
             name=name,
             kind=_choice(fields["kind"], KINDS, f"{where}.kind"),
             family=_family(fields["family"], f"{where}.family"),
             layout=None if layout is MISSING else layout,
+            dtype=None if dtype is MISSING else dtype,
             fused_ops=tuple(fused_ops),
             # An older file may hold a graph's hash: it compares as it would be written now.
             op=None if op is MISSING else stable_op(op),
@@ -209,13 +213,35 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
     Memory operations are compared by :func:`compare_metrics`: they have a direction."""
     diff = diff_kernels(stored.kernels, current.kernels, by=comparison_key(mode))
     if diff.same:
-        return None
+        return _dtype_moves(stored.kernels, current.kernels)
     return [
         f"kernels per call: {len(stored.kernels)} -> {len(current.kernels)}",
         *(f"count change: {c}" for c in count_changes(stored.kernels, current.kernels)),
         "--- baseline",
         "+++ this run",
         *render_diff(diff, "baseline", "this run"),
+    ]
+
+
+def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKernel]) -> list[str] | None:
+    """The kernels of a matching sequence whose dtype moved, where both sides know it: a GELU
+    that runs in fp32 where it ran in bf16 is the same kernel shape, another kernel. A dtype
+    one side does not know (a file written before dtypes were kept, a Triton kernel read from
+    a trace without its IR) is not compared."""
+    moved = [
+        (i, old, new)
+        for i, (old, new) in enumerate(zip(stored, current, strict=True))
+        if old.dtype and new.dtype and old.dtype != new.dtype
+    ]
+    if not moved:
+        return None
+    return [
+        f"kernels per call: {len(stored)} -> {len(current)}",
+        *(f"dtype change: {line}" for line in dtype_changes(stored, current)),
+        *(
+            f"#{i} {new.kind}/{new.family}: {old.dtype} in the baseline, {new.dtype} in this run  {display_name(new.name)}"
+            for i, old, new in moved
+        ),
     ]
 
 

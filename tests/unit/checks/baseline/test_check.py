@@ -133,12 +133,12 @@ def test_a_diff_line_shows_the_field_that_differs(trace: Trace) -> None:
     moved = replace(sig, kernels=(replace(sig.kernels[0], op="aten::addmm"), *sig.kernels[1:]))
     lines = compare(sig, moved, "stable")
     assert lines is not None
-    at = lines.index("~ gemm/nvjet tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
+    at = lines.index("~ gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
     assert lines[at + 1] == "    op: aten::mm in baseline, aten::addmm in this run"
     assert "renamed" not in "\n".join(lines)  # the name is the same
     renamed = replace(moved, kernels=(replace(moved.kernels[0], name="nvjet_sm90_tst_other_TNT"), *sig.kernels[1:]))
     lines = compare(sig, renamed, "exact") or []
-    at = lines.index("~ gemm/nvjet tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
+    at = lines.index("~ gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
     assert lines[at + 1 : at + 3] == [
         "    renamed in this run: nvjet_sm90_tst_other_TNT",
         "    op: aten::mm in baseline, aten::addmm in this run",

@@ -55,7 +55,7 @@ def test_lost_fusion_is_reported_in_every_mode(trace: Trace) -> None:
         assert "kernels per call: 4 -> 5" in text
         assert "count change: pointwise: 1 -> 2" in text
         assert "- pointwise/inductor [_unsafe_view,gelu,mul]  triton_poi_fused__unsafe_view_gelu_mul_0" in text
-        assert "+ pointwise/aten [gelu]" in text
+        assert "+ pointwise/aten bf16 [gelu]" in text
 
 
 def test_library_kernel_names_count_only_in_exact_mode(trace: Trace) -> None:
@@ -65,7 +65,7 @@ def test_library_kernel_names_count_only_in_exact_mode(trace: Trace) -> None:
     assert compare(sig, other_tiles, "loose") is None
     lines = compare(sig, other_tiles, "exact")
     assert lines is not None
-    assert any(line.startswith("~ gemm/nvjet tn") for line in lines)
+    assert any(line.startswith("~ gemm/nvjet bf16 tn") for line in lines)
 
 
 def test_inductor_names_count_unless_loose(trace: Trace) -> None:
@@ -149,3 +149,30 @@ def _read(family: str) -> bool:
 @example("é")
 def test_a_baseline_holds_every_family_the_decoder_can_be_taught_and_no_other(family: str) -> None:
     assert _read(family) == _taught(family)
+
+
+def test_a_kernel_that_moved_to_another_dtype_differs_from_the_baseline(trace: Trace, tmp_path: Path) -> None:
+    # Trial report: a baseline of the eager GeGLU passed a run whose GELU ran in fp32 (the
+    # baseline kept no dtype), where kernelprof diff told the move.
+    stored = Signature.of(load_trace(trace("geglu_eager")))
+    gelu = next(i for i, k in enumerate(stored.kernels) if k.fused_ops == ("gelu",))
+    moved = replace(
+        stored, kernels=tuple(replace(k, dtype="fp32") if i == gelu else k for i, k in enumerate(stored.kernels))
+    )
+    lines = compare(stored, moved, "stable")
+    assert lines is not None
+    assert "dtype change: pointwise: bf16 2 -> 1, fp32 0 -> 1" in lines
+    assert any(line.startswith(f"#{gelu} pointwise/aten: bf16 in the baseline, fp32 in this run  ") for line in lines)
+    # Stored and read back, the dtype is kept; a file written before dtypes were kept (no field)
+    # and a kernel whose dtype one side does not know compare as before.
+    back = Signature.from_json(json.loads(json.dumps(stored.to_json(load_trace(trace("geglu_eager"))))))
+    assert [k.dtype for k in back.kernels] == [k.dtype for k in stored.kernels]
+    assert compare(back, moved, "exact") is not None
+    data = stored.to_json(load_trace(trace("geglu_eager")))
+    for kernel in data["kernels"]:
+        del kernel["dtype"]
+    assert compare(Signature.from_json(data), moved, "exact") is None
+    unknown = replace(moved, kernels=tuple(replace(k, dtype=None) for k in moved.kernels))
+    assert compare(stored, unknown, "exact") is None
+    with pytest.raises(ValueError, match=r"kernels\[0\]\.dtype is 'float32', not one of fp64"):
+        Signature.from_json({**data, "kernels": [{**data["kernels"][0], "dtype": "float32"}]})
