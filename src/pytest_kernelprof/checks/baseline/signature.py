@@ -13,8 +13,8 @@ from typing import Any
 
 from ...decode import DTYPES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelName
 from ...health import REGION_PREFIX
-from ...tables import display_name
 from ...model import Kernel, KernelProfile
+from ...tables import display_name
 from ..diff import count_changes, diff_kernels, dtype_changes, render_diff, shape_key
 from ..metrics import METRICS, read_metric
 
@@ -239,7 +239,8 @@ def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKer
         f"kernels per call: {len(stored)} -> {len(current)}",
         *(f"dtype change: {line}" for line in dtype_changes(stored, current)),
         *(
-            f"#{i} {new.kind}/{new.family}: {old.dtype} in the baseline, {new.dtype} in this run  {display_name(new.name)}"
+            f"#{i} {new.kind}/{new.family}: {old.dtype} in the baseline, {new.dtype} in this run  "
+            + display_name(new.name)
             for i, old, new in moved
         ),
     ]
