@@ -15,6 +15,9 @@ with the square of the input takes ten times as long for the one big input.
 - ``test_ops_growth``: the profile table of a trace of one call with 20,000 user ranges against
   ten of 2,000 (each op looked up by a scan of the names: 3.7 s for ``kernelprof show --ops``,
   12 s at 40,000).
+- ``test_shown_name_growth``: the shown (shortened) form of a crafted name nested 20,000 deep
+  against ten nested 2,000 deep (20 s and more when each template list cost a pass; a unit test
+  held it under 2 s with a clock, which a loaded machine can break).
 
 Peak memory (tracemalloc, one extra call of each kind) goes to ``extra_info["peak_mb"]``.
 """
@@ -36,6 +39,7 @@ from pytest_kernelprof.checks.diff import diff_kernels, render_diff
 from pytest_kernelprof.decode import KernelName, parse_kernel_name
 from pytest_kernelprof.decode.decoder import _by_name
 from pytest_kernelprof.reports.timeline import render_page
+from pytest_kernelprof.tables import NAME_WIDTH, display_name
 
 ROUNDS = 5
 OPS = ("add", "mul", "native_layer_norm", "view", "_unsafe_view", "tanh", "clone", "sigmoid_backward")
@@ -169,3 +173,19 @@ def test_ops_growth(benchmark: Any, interleave: Any, tmp_path: Path) -> None:
             "ten tables of 2,000 ranges": lambda: _ten(lambda: load_trace(small).table()),
         },
     )
+
+
+def nested_name(depth: int) -> str:
+    """``f<a<a<...>>>``: template lists ``depth`` deep, each holding the next."""
+    return "f" + "<a" * depth + ">" * depth
+
+
+def test_shown_name_growth(benchmark: Any, interleave: Any) -> None:
+    shown = display_name.__wrapped__  # the work, not its cache
+    big, small = nested_name(20_000), nested_name(2_000)
+    _measure(
+        benchmark,
+        interleave,
+        {"show a name 20,000 deep": lambda: shown(big), "show ten names 2,000 deep": lambda: _ten(shown, small)},
+    )
+    assert len(display_name(big)) <= NAME_WIDTH

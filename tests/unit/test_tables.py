@@ -4,7 +4,6 @@ the kernel's qualified name kept whole and its functor kept longest; a shown nam
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -274,12 +273,11 @@ def test_any_name_is_shown_once_and_for_all(parts: list[str], width: int) -> Non
     ],
     ids=["deep", "wide", "calls", "many"],
 )
-def test_a_crafted_name_of_tens_of_kilobytes_is_shown_at_once(name: str) -> None:
-    # A trace's name is anyone's text: such names took 20 s and more when each list cost a pass.
-    started = time.perf_counter()
-    shown = display_name(name)
-    assert time.perf_counter() - started < 2.0
-    assert len(shown) <= NAME_WIDTH
+def test_a_crafted_name_of_tens_of_kilobytes_is_shown_within_the_width(name: str) -> None:
+    # A trace's name is anyone's text: such names took 20 s and more when each list cost a pass;
+    # that it stays linear is benchmarks/test_bench_growth.py's test_shown_name_growth, measured
+    # against a tenth of it (a clock in a unit test breaks on a loaded machine).
+    assert len(display_name(name)) <= NAME_WIDTH
 
 
 def test_one_long_cell_does_not_widen_every_row() -> None:
