@@ -325,3 +325,48 @@ def test_odd_test_ids_and_check_names_reach_the_summary_whole(
         check = printable(odd)
         assert f"improved: test_odd[{shown}] (check {check}) peak_bytes 1,000,000 -> 800,000; " in text, odd
         assert f"lock it in with --kernelprof-update {shlex.quote(f'test_odd.py::test_odd[{shown}]')}" in text, odd
+
+
+DTYPE_MOVED = """
+import gzip, json
+from pathlib import Path
+
+from pytest_kernelprof import load_trace
+
+DATA = Path({data!r})
+
+
+def mul_in_fp32(tmp_path):
+    trace = json.load(gzip.open(DATA / "h200_geglu_eager.json.gz"))
+    for event in trace["traceEvents"]:
+        if event.get("cat") == "kernel":
+            event["name"] = event["name"].replace(
+                "BinaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16", "BinaryFunctor<float, float, float"
+            )
+    path = tmp_path / "moved.json"
+    path.write_text(json.dumps(trace))
+    return load_trace(path)
+
+
+def test_moved(kernel_baseline, tmp_path):
+    kernel_baseline.check(mul_in_fp32(tmp_path))
+"""
+
+
+def test_a_kernel_that_moved_dtype_fails_its_baseline_as_a_mismatch(cpu_pytester: pytest.Pytester) -> None:
+    # A trial: a baseline differing only in a dtype crashed check() with "ValueError: '--- baseline'
+    # is not in list", and the regression went missing from the job summary.
+    module = cpu_pytester.makepyfile(test_d=DTYPE_MOVED.format(data=str(DATA)))
+    path = module.parent / "__kernelprof__" / "test_d" / "test_moved.json"
+    record(path, "sm90", "default", load_trace(DATA / "h200_geglu_eager.json.gz"))
+    result = cpu_pytester.runpytest("--kernelprof-summary", "summary.md")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E   *BaselineMismatchError: kernel signature differs from the baseline sm90/default*",
+            "E   *dtype change: pointwise: bf16 2 -> 1, fp32 0 -> 1",
+            "E   *#3 pointwise/aten: bf16 in the baseline, fp32 in this run  *MulFunctor*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*ValueError*")
+    assert "1 test failed on its kernel baseline" in (cpu_pytester.path / "summary.md").read_text()

@@ -217,6 +217,7 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
     return [
         f"kernels per call: {len(stored.kernels)} -> {len(current.kernels)}",
         *(f"count change: {c}" for c in count_changes(stored.kernels, current.kernels)),
+        *(f"dtype change: {c}" for c in dtype_changes(stored.kernels, current.kernels)),
         "--- baseline",
         "+++ this run",
         *render_diff(diff, "baseline", "this run"),
@@ -238,6 +239,8 @@ def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKer
     return [
         f"kernels per call: {len(stored)} -> {len(current)}",
         *(f"dtype change: {line}" for line in dtype_changes(stored, current)),
+        "--- baseline",
+        "+++ this run",
         *(
             f"#{i} {new.kind}/{new.family}: {old.dtype} in the baseline, {new.dtype} in this run  "
             + display_name(new.name)
