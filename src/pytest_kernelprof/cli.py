@@ -199,7 +199,10 @@ def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfi
 def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
     """Whose kernel time the diff compares: each side's median call, the call ``show`` and the
     JUnit ``kernel_us`` report, so that the three agree."""
-    calls = ", ".join(f"{side}: call {p.median_call.index} of {len(p.calls)}" for side, p in (("a", a), ("b", b)))
+    # Calls are numbered from 0, as prof.calls[i]: "call 1 of 3" would read as the first.
+    calls = "; ".join(
+        f"{side}: call {p.median_call.index}, the median of {len(p.calls)}" for side, p in (("a", a), ("b", b))
+    )
     return f"GPU time in kernels, the median call by host span ({calls})"
 
 

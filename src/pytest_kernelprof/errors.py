@@ -95,6 +95,10 @@ class BaselineMismatchError(KernelProfError, AssertionError):
     baseline, or whose metrics are worse, or which has no baseline yet; the message shows the diff
     and the command that records the change. An ``AssertionError``, so the test fails."""
 
+    # As KernelMatchError's: the KernelList whose whole table the message shows (a profile with
+    # no baseline yet), which a report that shows the failure need not show again.
+    kernels: Any = None
+
 
 class SweepError(KernelProfError, AssertionError):
     """A sweep's property broke: ``sweep.every(check)`` or ``sweep.none(check)`` failed in some

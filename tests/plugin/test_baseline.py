@@ -19,6 +19,7 @@ from pytest_kernelprof import KernelProfile, load_trace
 from pytest_kernelprof.assemble import build_profile
 from pytest_kernelprof.checks.baseline import record
 from pytest_kernelprof.health import CompileFacts, MemoryReading
+from pytest_kernelprof.plugin.report_sections import SHOWN_ABOVE
 from pytest_kernelprof.tables import printable
 from pytest_kernelprof.traces.chrome import events_from_trace_file
 from tests.helpers import DATA
@@ -370,3 +371,14 @@ def test_a_kernel_that_moved_dtype_fails_its_baseline_as_a_mismatch(cpu_pytester
     )
     result.stdout.no_fnmatch_line("*ValueError*")
     assert "1 test failed on its kernel baseline" in (cpu_pytester.path / "summary.md").read_text()
+
+
+def test_a_missing_baselines_table_is_shown_once(project: pytest.Pytester) -> None:
+    # A trial: the failure of a test with no baseline yet showed the kernel table, and its
+    # 'kernelprof profile' section showed it again.
+    result = project.runpytest("-k", "test_new")
+    result.assert_outcomes(failed=1, deselected=10)
+    result.stdout.fnmatch_lines(
+        ["E   *no kernel baseline sm90/default in *", "*- kernelprof profile 1 of 1 -*", SHOWN_ABOVE]
+    )
+    assert result.stdout.str().count("triton_poi_fused__unsafe_view_gelu_mul_0") == 1

@@ -67,7 +67,7 @@ def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: py
     assert "fused: gelu (aten pointwise) + mul (aten pointwise) -> triton_poi_fused__unsafe_view_gelu_mul_0" in out
     assert "count changes: pointwise: 2 -> 1" in out
     assert "dtype changes" not in out  # the Triton kernel's dtype is unknown: no move to tell
-    calls = "(a: call 1 of 3, b: call 1 of 3)"  # show's figure for each: 234.0us, 222.8us
+    calls = "(a: call 1, the median of 3; b: call 1, the median of 3)"  # show's figures: 234.0us, 222.8us
     assert f"GPU time in kernels, the median call by host span {calls}: 234.0us -> 222.8us" in out
     assert "the kernels differ" in out
 

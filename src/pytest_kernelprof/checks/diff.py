@@ -271,13 +271,13 @@ def _change_lines(change: Change, label_a: str, label_b: str) -> tuple[str, ...]
 
 def _repeats_folded(entries: Sequence[tuple[str, ...]]) -> list[str]:
     """Each stretch of entries that repeats back to back (``period`` entries, ``count`` times)
-    shown once under ``xN:``, the period chosen that folds the most entries."""
+    shown once under ``N times, back to back:``, the period chosen that folds the most entries."""
     lines: list[str] = []
     index = 0
     while index < len(entries):
         period, count = _longest_repeat(entries, index)
         if count > 1:
-            lines.append(f"x{count}:")
+            lines.append(f"{count} times, back to back:")
             lines.extend(f"  {line}" for entry in entries[index : index + period] for line in entry)
             index += period * count
         else:

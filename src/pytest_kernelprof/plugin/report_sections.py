@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..capture import device_facts, package_versions
-from ..errors import KernelMatchError, TraceNotKeptError
+from ..errors import BaselineMismatchError, KernelMatchError, TraceNotKeptError
 from ..paths import trace_file_name
 from ..reports.records import Unplaced
 from ..tables import printable
@@ -60,7 +60,9 @@ def tables_shown(error: BaseException | None, tabled: Sequence[tuple[Sequence[st
     ``one()``, and those of the explanations (``tabled``: the lines pytest was given, the list)
     of comparisons the failed assertion's message holds (one that failed inside ``pytest.raises``
     is not in it)."""
-    shown = [error.kernels] if isinstance(error, KernelMatchError) and error.kernels is not None else []
+    shown = []
+    if isinstance(error, KernelMatchError | BaselineMismatchError) and error.kernels is not None:
+        shown.append(error.kernels)
     if tabled and isinstance(error, AssertionError):
         from ..model.explain import restore
 

@@ -59,7 +59,9 @@ class KernelBaseline:
         _check_name("check", name)
         failure = self._compare(prof, name)
         if failure is not None:
-            raise BaselineMismatchError("\n".join([*failure.head[1:], *failure.body]))
+            error = BaselineMismatchError("\n".join([*failure.head[1:], *failure.body]))
+            error.kernels = failure.table_of
+            raise error
 
     def _note(self, note: BaselineNote) -> None:
         if note not in self._notes:
@@ -98,7 +100,7 @@ class KernelBaseline:
         summary = "KernelProfile == kernel_baseline failed:"
         if stored is None:
             head = [summary, f"no kernel baseline {arch}/{name} in {path}", f"record it with: {update}"]
-            return Explanation(head, prof.kernels.table().splitlines())
+            return Explanation(head, prof.kernels.table().splitlines(), prof.kernels)
         recorded, current = Signature.from_json(stored), Signature.of(prof)
         lines = compare(recorded, current, self._names)
         worse, better = compare_metrics(recorded, current, self._tolerance, self._names)
