@@ -16,7 +16,7 @@ from typing import NamedTuple, Protocol
 
 from ..decode.sync_calls import api_name, sync_kind
 from ..errors import IncompleteProfileError, KernelSequenceMismatchError, hide_own_errors
-from ..model import CallProfile, Kernel, KernelList, Op, OpTable, SyncList
+from ..model import CallProfile, Kernel, KernelList, MemoryOp, Op, OpTable, SyncList
 from ..tables import display_name
 from ..traces import (
     ANNOTATION,
@@ -261,7 +261,7 @@ def _sequence_diff(a: int, a_names: list[str], b: int, b_names: list[str], from_
 
 def median_call(calls: Sequence[CallProfile], made: Sequence[CallRecords], syncs: SyncList) -> CallProfile:
     """The representative call: the first, with each duration the median over the calls
-    (``syncs``: see ``representative_syncs``).
+    (``syncs``: see ``representative_syncs``; memory ops: ``representative_memory``).
 
     Its kernels are made here, once, from the first call's records (see ``kernels.CallKernels``).
     """
@@ -290,14 +290,30 @@ def median_call(calls: Sequence[CallProfile], made: Sequence[CallRecords], syncs
             self_device_us=_median_or_none([o.self_device_us for o in same]),
         )
 
-    memory = first.memory_ops
-    names = [m.name for m in memory]
-    if memory and all([m.name for m in c.memory_ops] == names for c in calls[1:]):
-        memory = tuple(
+    ops = OpTable(lambda: (first.ops.names, make))
+    return replace(first, kernels=kernels, memory_ops=representative_memory(calls), ops=ops, syncs=syncs)
+
+
+def representative_memory(calls: Sequence[CallProfile]) -> tuple[MemoryOp, ...]:
+    """The memory ops of the representative call. Where the calls made the same ones: the
+    first call's, each duration the median over the calls; where they did not: those of the
+    call with the most DtoH copies, then the most copies, then the most memory ops (the first
+    such call), as ``representative_syncs`` takes the call with the most syncs: a copy that
+    any call made fails ``assert not prof.copies``, a ``dtoh_copies`` rule and a baseline
+    (``calls[i].memory_ops`` has each call's)."""
+    first = calls[0].memory_ops
+    names = [m.name for m in first]
+    if all([m.name for m in c.memory_ops] == names for c in calls[1:]):
+        return tuple(
             replace(ms[0], duration_us=median([m.duration_us for m in ms]))
             for ms in zip(*(c.memory_ops for c in calls), strict=True)
         )
-    return replace(first, kernels=kernels, memory_ops=memory, ops=OpTable(lambda: (first.ops.names, make)), syncs=syncs)
+    return max((c.memory_ops for c in calls), key=_copy_weight)
+
+
+def _copy_weight(memory: Sequence[MemoryOp]) -> tuple[int, int, int]:
+    copies = [m for m in memory if m.kind == "memcpy"]
+    return sum(m.direction == "DtoH" for m in copies), len(copies), len(memory)
 
 
 def median(values: list[float]) -> float:
