@@ -413,3 +413,14 @@ def test_a_trace_file_named_with_an_escape_sequence_is_named_as_text(
     assert capsys.readouterr().out.startswith(f"{tmp_path}/t\\x1b[2J\\n.json.gz: NVIDIA H200 (sm90)")
     assert main(["diff", str(trace), str(tmp_path / "gone\x1b[2J.json")]) == 2
     assert capsys.readouterr().err == f"kernelprof: error: {tmp_path}/gone\\x1b[2J.json: no such trace file\n"
+
+
+def test_show_refuses_a_trace_whose_kernels_no_call_took(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # An adversarial probe: launches between the steps printed "(no kernels)", "launches: 0", exit 0.
+    s = Stream()
+    for i in range(3):
+        s.step(i, 100.0 * i, 50)
+        op = s.op("aten::foo", 100.0 * i + 1, 40)
+        s.launch(op, "k1", 100.0 * i + 60)
+    assert main(["show", str(write(tmp_path, s))]) == 2
+    assert "no profiled call took 3 of the 3 GPU records" in capsys.readouterr().err

@@ -245,3 +245,39 @@ def test_a_recorded_dtoh_copy_in_the_last_call_only_is_seen(tmp_path: Path) -> N
     prof = load_trace(path)
     assert [len(c.copies) for c in prof.calls] == [0, 0, 1]
     assert prof.copies.count(direction="DtoH") == 1
+
+
+def _launched_between_steps(stream: Stream) -> Stream:
+    # Every runtime call moved 60 us on, into the gap after its step, on another thread.
+    for e in stream.events:
+        if e["cat"] == "cuda_runtime":
+            e["ts"] = float(e["ts"]) + 60  # type: ignore[arg-type]
+            e["tid"] = 2
+    return stream
+
+
+def test_gpu_records_no_call_took_are_refused_with_their_count() -> None:
+    # An adversarial probe: launches outside every ProfilerStep range read as "(no kernels)".
+    s = _launched_between_steps(linear_calls(3))
+    with pytest.raises(IncompleteProfileError, match=r"no profiled call took 3 of the 3 GPU records .* outside every"):
+        build(s)
+    assert build(s, check_complete=False).kernels.names == []
+
+
+def test_steps_of_zero_duration_are_refused_as_such() -> None:
+    s = linear_calls(3)
+    for e in s.events:
+        e["dur"] = 0
+    with pytest.raises(IncompleteProfileError, match=r"took 3 of the 3 GPU records .* 3 ProfilerStep ranges lasts 0 us"):
+        build(s)
+
+
+def test_a_few_gpu_records_outside_the_calls_are_tolerated() -> None:
+    s = linear_calls(3)
+    s.launch(s.op("aten::zero_", 70, 1), "stray_kernel", 70.5)  # between call 0 and call 1
+    assert build(s).kernels.names == ["nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"]
+    s.launch(s.op("aten::zero_", 270, 1), "stray_kernel", 270.5)
+    s.launch(s.op("aten::zero_", 280, 1), "stray_kernel", 280.5)
+    s.launch(s.op("aten::zero_", 290, 1), "stray_kernel", 290.5)
+    with pytest.raises(IncompleteProfileError, match=r"took 4 of the 7 GPU records of the trace \(stray_kernel x4\)"):
+        build(s)
