@@ -28,8 +28,8 @@ from .steps import (
     check_records_complete,
     check_sequences,
     median_call,
-    representative_memory,
     no_activity_reason,
+    representative_memory,
     sort_events,
 )
 from .syncs import busy_ns, host_syncs, idle_ns, representative_syncs, user_stacks, work_ns

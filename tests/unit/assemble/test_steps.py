@@ -268,7 +268,9 @@ def test_steps_of_zero_duration_are_refused_as_such() -> None:
     s = linear_calls(3)
     for e in s.events:
         e["dur"] = 0
-    with pytest.raises(IncompleteProfileError, match=r"took 3 of the 3 GPU records .* 3 ProfilerStep ranges lasts 0 us"):
+    with pytest.raises(
+        IncompleteProfileError, match=r"took 3 of the 3 GPU records .* 3 ProfilerStep ranges lasts 0 us"
+    ):
         build(s)
 
 
