@@ -91,28 +91,39 @@ OP_TREE_ROWS = 10_000
 
 
 def op_tree(ops: OpTable) -> str:
-    """The op tree of one call, by name (children of each op's first occurrence), depth first;
-    at most ``OP_TREE_ROWS`` rows. A loop, not a recursion: a trace nests ops thousands deep."""
+    """The op tree of one call, by name (children of each op's first occurrence), depth first from
+    the ops with a top-level occurrence, then from each op no walk reached (one nested only in
+    itself or under another occurrence than the first): every op of the table is in it. At most
+    ``OP_TREE_ROWS`` rows. A loop, not a recursion: a trace nests ops thousands deep."""
     children_of = {name: tuple(dict.fromkeys(ops[name].child_names)) for name in ops}
-    nested = {child for kids in children_of.values() for child in kids}
     rows: list[tuple[str, str, str, str]] = []
+    shown: set[str] = set()
     path: set[str] = set()  # the names above the one shown, and it: a name is not shown inside itself
-    stack = [(root, 0, False) for root in reversed([name for name in ops if name not in nested])]
-    while stack:
+    unreached = (name for name in ops if name not in shown)
+    stack = [(root, 0, False) for root in reversed([name for name in ops if ops[name].top_level])]
+    cut = False
+    while True:
+        if not stack:
+            root = next(unreached, None)
+            if root is None:
+                break
+            stack.append((root, 0, False))
         name, depth, leaving = stack.pop()
         if leaving:
             path.discard(name)
             continue
         if len(rows) == OP_TREE_ROWS:
+            cut = True
             break
         op = ops[name]
         device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
         rows.append(("  " * depth + name, str(op.count), format_us(op.cpu_time_us), device))
+        shown.add(name)
         path.add(name)
         stack.append((name, depth, True))
         stack.extend((child, depth + 1, False) for child in reversed(children_of[name]) if child not in path)
     table = render_table(("op", "count", "cpu us", "device us"), rows, right=(1, 2, 3))
-    if stack:
+    if cut:
         table += f"\n... the op tree goes on past {OP_TREE_ROWS:,} rows (op names repeat under each other)"
     return table
 

@@ -413,3 +413,40 @@ def test_a_trace_file_named_with_an_escape_sequence_is_named_as_text(
     assert capsys.readouterr().out.startswith(f"{tmp_path}/t\\x1b[2J\\n.json.gz: NVIDIA H200 (sm90)")
     assert main(["diff", str(trace), str(tmp_path / "gone\x1b[2J.json")]) == 2
     assert capsys.readouterr().err == f"kernelprof: error: {tmp_path}/gone\\x1b[2J.json: no such trace file\n"
+
+
+def test_show_refuses_a_trace_whose_kernels_no_call_took(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # An adversarial probe: launches between the steps printed "(no kernels)", "launches: 0", exit 0.
+    s = Stream()
+    for i in range(3):
+        s.step(i, 100.0 * i, 50)
+        op = s.op("aten::foo", 100.0 * i + 1, 40)
+        s.launch(op, "k1", 100.0 * i + 60)
+    assert main(["show", str(write(tmp_path, s))]) == 2
+    assert "no profiled call took 3 of the 3 GPU records" in capsys.readouterr().err
+
+
+def _tree_names(tree: str) -> list[str]:
+    """The op names of the tree's rows (a name may hold spaces: the last three columns are numbers)."""
+    return [line.rsplit(None, 3)[0].strip() for line in tree.splitlines()[1:]]
+
+
+@pytest.mark.parametrize("name", ["train_compiled", "train_liger"])
+def test_every_op_of_the_table_is_in_the_tree(trace: Trace, name: str) -> None:
+    # An adversarial probe: aten::sum (an aten::sum inside an aten::sum) was in no row of the tree.
+    ops = load_trace(trace(name)).ops
+    tree = op_tree(ops)
+    assert set(_tree_names(tree)) == set(ops)
+    assert re.search(r"^aten::sum +2 ", tree, re.MULTILINE)  # at the top, where one of its occurrences is
+
+
+def test_a_range_inside_a_range_of_its_name_shows_both_and_what_is_inside(tmp_path: Path) -> None:
+    # An adversarial probe: only the inner aten::add was shown, as a root.
+    s = Stream()
+    s.step(0, 0, 100)
+    s.op("node", 1, 50)
+    s.op("node", 2, 40)
+    s.launch(s.op("aten::add", 3, 10), "vectorized_elementwise_kernel", 4)
+    s.op("aten::mul", 60, 10)
+    # The top-level ops in order, then aten::add, under no first occurrence of a shown op.
+    assert _tree_names(op_tree(load_trace(write(tmp_path, s)).ops)) == ["node", "aten::mul", "aten::add"]

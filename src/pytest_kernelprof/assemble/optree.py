@@ -14,7 +14,17 @@ T = TypeVar("T")
 
 
 class _OpNode:
-    __slots__ = ("children", "device_ns", "end", "kernels", "name", "self_device_ns", "start", "subtree_kernels")
+    __slots__ = (
+        "children",
+        "device_ns",
+        "end",
+        "kernels",
+        "name",
+        "root",
+        "self_device_ns",
+        "start",
+        "subtree_kernels",
+    )
 
     def __init__(self, event: RawEvent) -> None:
         self.name = event.name
@@ -25,6 +35,7 @@ class _OpNode:
         self.subtree_kernels: list[tuple[int, Kernel]] = self.kernels
         self.self_device_ns = 0
         self.device_ns = 0
+        self.root = False
 
 
 def ops_by_thread(ops: Sequence[RawEvent]) -> list[list[RawEvent]]:
@@ -114,6 +125,7 @@ def op_forest(
             if stack:
                 stack[-1].children.append(node)
             else:
+                node.root = True
                 roots.append(node)
             stack.append(node)
             ordered_nodes.append(node)
@@ -169,6 +181,7 @@ def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> tuple[list[str
             self_cpu_time_us=self_cpu_ns / 1000.0,
             child_names=first_children,
             children_vary=any(tuple(c.name for c in n.children) != first_children for n in group[1:]),
+            top_level=any(n.root for n in group),
             kernels=KernelList(kernels, unavailable=None if device_recorded else _UNRECORDED),
             subtree_device_us=sum(n.device_ns for n in group) / 1000.0 if device_recorded else None,
             self_device_us=sum(n.self_device_ns for n in group) / 1000.0 if device_recorded else None,

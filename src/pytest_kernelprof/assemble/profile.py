@@ -29,6 +29,7 @@ from .steps import (
     check_sequences,
     median_call,
     no_activity_reason,
+    representative_memory,
     sort_events,
 )
 from .syncs import busy_ns, host_syncs, idle_ns, representative_syncs, user_stacks, work_ns
@@ -89,7 +90,8 @@ def build_profile(
     if len(calls) == 1:
         representative = calls[0]
     elif varied:
-        representative = replace(calls[0], syncs=representative_syncs(calls, unavailable))
+        memory_ops = representative_memory(calls)
+        representative = replace(calls[0], memory_ops=memory_ops, syncs=representative_syncs(calls, unavailable))
     else:
         representative = median_call(calls, made, representative_syncs(calls, unavailable))
     return KernelProfile(

@@ -16,8 +16,8 @@ from typing import NamedTuple, Protocol
 
 from ..decode.sync_calls import api_name, sync_kind
 from ..errors import IncompleteProfileError, KernelSequenceMismatchError, hide_own_errors
-from ..model import CallProfile, Kernel, KernelList, Op, OpTable, SyncList
-from ..tables import display_name
+from ..model import CallProfile, Kernel, KernelList, MemoryOp, Op, OpTable, SyncList
+from ..tables import display_name, plural
 from ..traces import (
     ANNOTATION,
     GPU_CATEGORIES,
@@ -183,8 +183,10 @@ def check_records_complete(
     a launch record (``launched``, the runtime calls by correlation id): a trace without its
     CPU side, where launches and host syncs would read as none and ``assert not prof.syncs``
     would pass on what was not recorded. Some records without one (a launch from a thread the
-    profiler did not trace) are kept: each joins the call begun before it ran."""
+    profiler did not trace) are kept: each joins the call begun before it ran. Nor may most
+    GPU records lie outside every call (``_check_records_taken``)."""
     __tracebackhide__ = hide_own_errors
+    _check_records_taken(steps, gpu_events)
     orphans = [g for step in steps for _, g in step.gpu if g.correlation not in launched]
     total = sum(len(step.gpu) for step in steps)
     if orphans and len(orphans) == total:
@@ -208,6 +210,37 @@ def check_records_complete(
             f"CPU side have no GPU record ({listing}). The counts would be wrong, so the profile is refused. "
             "Synchronize before the profiler stops, or raise the CUPTI buffer size; rerun to see if it persists."
         )
+
+
+def _check_records_taken(steps: list[Step], gpu_events: Sequence[RawEvent]) -> None:
+    """Refuse a profile that no call took most GPU records into: a record joins the call whose
+    range holds its launch, and one launched outside every call's range is in none, so that
+    ``kernels`` would read as empty (or a few) on a trace full of them. A profiler's traces leave
+    none out (those of tests/data: none); fewer than half left out are tolerated."""
+    __tracebackhide__ = hide_own_errors
+    taken = sum(len(step.gpu) for step in steps)
+    left = len(gpu_events) - taken
+    if left <= taken:
+        return
+    kept = {id(g) for step in steps for _, g in step.gpu}
+    seen = Counter(display_name(g.name) for g in gpu_events if id(g) not in kept).most_common(3)
+    listing = ", ".join(f"{n} x{c}" for n, c in seen)
+    if all(step.start == step.end for step in steps):
+        why = (
+            f"every one of its {plural(len(steps), 'ProfilerStep range')} lasts 0 us (a trace written without "
+            "its events' 'dur'), so no launch falls inside a call"
+        )
+    else:
+        why = (
+            "their launches fall outside every profiled call's ProfilerStep range (launched between the "
+            "profiled steps or before the first: the trace's CPU side and GPU side do not match)"
+        )
+    raise IncompleteProfileError(
+        f"no profiled call took {left} of the {len(gpu_events)} GPU records of the trace ({listing}): {why}. "
+        "The kernels and copies would read as missing, so the profile is refused. Profile with "
+        "torch.profiler's schedule and prof.step() around each call, and keep every event and its 'dur'; "
+        "load_trace(..., check_complete=False) reads the calls' records anyway."
+    )
 
 
 class CallRecords(Protocol):
@@ -261,7 +294,7 @@ def _sequence_diff(a: int, a_names: list[str], b: int, b_names: list[str], from_
 
 def median_call(calls: Sequence[CallProfile], made: Sequence[CallRecords], syncs: SyncList) -> CallProfile:
     """The representative call: the first, with each duration the median over the calls
-    (``syncs``: see ``representative_syncs``).
+    (``syncs``: see ``representative_syncs``; memory ops: ``representative_memory``).
 
     Its kernels are made here, once, from the first call's records (see ``kernels.CallKernels``).
     """
@@ -290,14 +323,30 @@ def median_call(calls: Sequence[CallProfile], made: Sequence[CallRecords], syncs
             self_device_us=_median_or_none([o.self_device_us for o in same]),
         )
 
-    memory = first.memory_ops
-    names = [m.name for m in memory]
-    if memory and all([m.name for m in c.memory_ops] == names for c in calls[1:]):
-        memory = tuple(
+    ops = OpTable(lambda: (first.ops.names, make))
+    return replace(first, kernels=kernels, memory_ops=representative_memory(calls), ops=ops, syncs=syncs)
+
+
+def representative_memory(calls: Sequence[CallProfile]) -> tuple[MemoryOp, ...]:
+    """The memory ops of the representative call. Where the calls made the same ones: the
+    first call's, each duration the median over the calls; where they did not: those of the
+    call with the most DtoH copies, then the most copies, then the most memory ops (the first
+    such call), as ``representative_syncs`` takes the call with the most syncs: a copy that
+    any call made fails ``assert not prof.copies``, a ``dtoh_copies`` rule and a baseline
+    (``calls[i].memory_ops`` has each call's)."""
+    first = calls[0].memory_ops
+    names = [m.name for m in first]
+    if all([m.name for m in c.memory_ops] == names for c in calls[1:]):
+        return tuple(
             replace(ms[0], duration_us=median([m.duration_us for m in ms]))
             for ms in zip(*(c.memory_ops for c in calls), strict=True)
         )
-    return replace(first, kernels=kernels, memory_ops=memory, ops=OpTable(lambda: (first.ops.names, make)), syncs=syncs)
+    return max((c.memory_ops for c in calls), key=_copy_weight)
+
+
+def _copy_weight(memory: Sequence[MemoryOp]) -> tuple[int, int, int]:
+    copies = [m for m in memory if m.kind == "memcpy"]
+    return sum(m.direction == "DtoH" for m in copies), len(copies), len(memory)
 
 
 def median(values: list[float]) -> float:

@@ -22,6 +22,8 @@ class Op:
     ``children_vary`` says whether another occurrence had other children (an op that
     dispatches differently by input, say), so that the first one is not taken for all.
     ``kernels`` are the kernels launched by it and its descendants, in every occurrence.
+    ``top_level`` says whether an occurrence had no op or range around it on its thread (a
+    root of the call's op forest; ``kernelprof show --ops`` starts its tree at those).
     Device times raise :class:`NoDeviceActivityError` where no GPU activity was recorded:
     "aten::t has zero device time" must not hold merely because nothing was measured.
     """
@@ -35,6 +37,7 @@ class Op:
     subtree_device_us: float | None = field(default=None, repr=False)
     self_device_us: float | None = field(default=None, repr=False)
     children_vary: bool = False
+    top_level: bool = field(default=False, repr=False)
 
     @property
     def children(self) -> list[str]:
@@ -150,7 +153,8 @@ class OpTable(_NamedTable[Op]):
                     str(op.count),
                     format_us(op.cpu_time_us),
                     device,
-                    str(len(op.kernels) if op.kernels.measured else 0),
+                    # "-" as for device time: no GPU activity recorded is not zero kernels measured.
+                    str(len(op.kernels)) if op.kernels.measured else "-",
                 )
             )
         return render_table(("op", "count", "cpu us", "device us", "kernels"), rows, right=(1, 2, 3, 4))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+from pathlib import Path
+
 import pytest
 
 from pytest_kernelprof import IncompleteProfileError, KernelSequenceMismatchError, load_trace
@@ -190,3 +194,92 @@ def test_the_profiles_wall_time_is_the_median_calls_the_first_included() -> None
     assert [c.wall_us for c in prof.calls] == [50.0, 10.0]
     assert prof.median_call is prof.calls[1]
     assert prof.wall_us == 10.0
+
+
+def _copy_in_call(stream: Stream, call: int, name: str = "Memcpy DtoH (Device -> Pinned)") -> None:
+    t = 100.0 * call
+    op = stream.op("aten::copy_", t + 35, 5)
+    stream.launch(op, name, t + 36, api="cudaMemcpyAsync", cat="gpu_memcpy")
+
+
+def test_a_copy_in_only_one_call_is_a_copy_of_the_profile() -> None:
+    s = linear_calls(3)
+    _copy_in_call(s, 2)
+    prof = build(s)
+    assert [len(c.copies) for c in prof.calls] == [0, 0, 1]
+    assert prof.copies.count(direction="DtoH") == 1
+    assert [m.name for m in prof.memory_ops] == ["Memcpy DtoH (Device -> Pinned)"]
+
+
+def test_the_call_with_the_most_dtoh_copies_stands_for_calls_that_copied_differently() -> None:
+    s = linear_calls(3)
+    _copy_in_call(s, 0, "Memcpy HtoD (Pinned -> Device)")
+    s.launch(s.op("aten::zero_", 38, 1), "Memset (Device)", 38.5, api="cudaMemsetAsync", cat="gpu_memset")
+    _copy_in_call(s, 1)
+    prof = build(s)
+    assert [m.name for m in prof.memory_ops] == ["Memcpy DtoH (Device -> Pinned)"]
+    assert prof.copies.count(direction="DtoH") == 1
+
+
+def test_varied_calls_keep_a_copy_of_any_call() -> None:
+    s = linear_calls(2)
+    mm = s.op("aten::mm", 130, 5)
+    s.launch(mm, "nvjet_sm90_tst_8x64_64x16_2x1_v_bz_TNN", 131)
+    _copy_in_call(s, 1)
+    prof = build(s, allow_variation=True)
+    assert prof.varied
+    assert prof.copies.count(direction="DtoH") == 1
+
+
+def test_a_recorded_dtoh_copy_in_the_last_call_only_is_seen(tmp_path: Path) -> None:
+    trace = json.loads(gzip.decompress((DATA / "h200_copy_dtoh_pinned_nonblocking.json.gz").read_bytes()))
+    # The copies of calls 0 and 1 (their ops, runtime calls and memcpy records) taken out.
+    dropped = {3075, 3078}
+    trace["traceEvents"] = [
+        e
+        for e in trace["traceEvents"]
+        if not (e.get("cat") in ("cpu_op", "gpu_memcpy", "cuda_runtime") and e["args"].get("External id") in dropped)
+    ]
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(trace))
+    prof = load_trace(path)
+    assert [len(c.copies) for c in prof.calls] == [0, 0, 1]
+    assert prof.copies.count(direction="DtoH") == 1
+
+
+def _launched_between_steps(stream: Stream) -> Stream:
+    # Every runtime call moved 60 us on, into the gap after its step, on another thread.
+    for e in stream.events:
+        if e["cat"] == "cuda_runtime":
+            e["ts"] = float(e["ts"]) + 60  # type: ignore[arg-type]
+            e["tid"] = 2
+    return stream
+
+
+def test_gpu_records_no_call_took_are_refused_with_their_count() -> None:
+    # An adversarial probe: launches outside every ProfilerStep range read as "(no kernels)".
+    s = _launched_between_steps(linear_calls(3))
+    with pytest.raises(IncompleteProfileError, match=r"no profiled call took 3 of the 3 GPU records .* outside every"):
+        build(s)
+    assert build(s, check_complete=False).kernels.names == []
+
+
+def test_steps_of_zero_duration_are_refused_as_such() -> None:
+    s = linear_calls(3)
+    for e in s.events:
+        e["dur"] = 0
+    with pytest.raises(
+        IncompleteProfileError, match=r"took 3 of the 3 GPU records .* 3 ProfilerStep ranges lasts 0 us"
+    ):
+        build(s)
+
+
+def test_a_few_gpu_records_outside_the_calls_are_tolerated() -> None:
+    s = linear_calls(3)
+    s.launch(s.op("aten::zero_", 70, 1), "stray_kernel", 70.5)  # between call 0 and call 1
+    assert build(s).kernels.names == ["nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"]
+    s.launch(s.op("aten::zero_", 270, 1), "stray_kernel", 270.5)
+    s.launch(s.op("aten::zero_", 280, 1), "stray_kernel", 280.5)
+    s.launch(s.op("aten::zero_", 290, 1), "stray_kernel", 290.5)
+    with pytest.raises(IncompleteProfileError, match=r"took 4 of the 7 GPU records of the trace \(stray_kernel x4\)"):
+        build(s)

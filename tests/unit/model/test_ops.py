@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_kernelprof import ModuleNotRecordedError, OpNotFoundError
+from pytest_kernelprof import ModuleNotRecordedError, OpNotFoundError, load_trace
 from pytest_kernelprof.model import Op, OpTable
-from tests.helpers import Stream, build
+from tests.helpers import DATA, Stream, build
 
 HOSTILE_OP = "aten::mul_\n::error::nearest"
 
@@ -71,3 +71,11 @@ def test_a_lookup_does_not_scan_the_names() -> None:
     assert "range_x" not in ops
     assert len(ops) == count
     assert _Name.compared <= 3 * count, f"{_Name.compared} comparisons for {count} lookups"
+
+
+def test_a_cpu_only_profile_shows_no_kernel_count_as_it_shows_no_device_time() -> None:
+    # A trial: `device us -` beside `kernels 0` read as a measured zero.
+    rows = load_trace(DATA / "cpu_torch2.13.0_calls.json.gz").ops.table().splitlines()[1:]
+    assert rows
+    assert all(row.split()[-2:] == ["-", "-"] for row in rows)
+    assert load_trace(DATA / "h200_linear_eager.json.gz").ops.table().splitlines()[1].split()[-1].isdigit()
