@@ -150,12 +150,61 @@ def _check_kind(kind: str | None) -> None:
         raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
 
 
-def _check_dtype(dtype: str | None) -> None:
+# torch's names for the decoder's dtypes (``torch.bfloat16`` is ``bf16``), read from
+# ``str(dtype)``: a query must not import torch where the test did not.
+_TORCH_DTYPES = {
+    "float64": "fp64",
+    "double": "fp64",
+    "float32": "fp32",
+    "float": "fp32",
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "half": "fp16",
+    "float8_e4m3fn": "fp8",
+    "float8_e4m3fnuz": "fp8",
+    "float8_e5m2": "fp8",
+    "float8_e5m2fnuz": "fp8",
+    "int8": "int8",
+    "uint8": "uint8",
+    "int32": "int32",
+    "int": "int32",
+    "uint32": "uint32",
+    "int64": "int64",
+    "long": "int64",
+    "uint64": "uint64",
+    "bool": "bool",
+    "complex64": "complex64",
+    "cfloat": "complex64",
+    "complex128": "complex128",
+    "cdouble": "complex128",
+}
+
+
+def _is_torch_dtype(value: object) -> bool:
+    cls = type(value)
+    return cls.__module__ == "torch" and cls.__name__ == "dtype"
+
+
+def _check_dtype(dtype: object) -> str | None:
+    """The decoder's name of ``dtype``: one of ``DTYPES``, or a ``torch.dtype`` mapped to it."""
     __tracebackhide__ = True
-    if dtype is not None and dtype not in DTYPES:
-        close = nearest(dtype.removeprefix("torch.").replace("float", "fp"), DTYPES, n=1)
+    if dtype is None:
+        return None
+    if _is_torch_dtype(dtype):
+        mapped = _TORCH_DTYPES.get(str(dtype).removeprefix("torch."))
+        if mapped is None:
+            raise QueryError(f"no kernel dtype is {dtype}; the dtypes are: {', '.join(DTYPES)}")
+        return mapped
+    if not isinstance(dtype, str):
+        raise QueryTypeError(
+            f"dtype is one of {', '.join(DTYPES)} (a str) or a torch.dtype, got {type(dtype).__name__}"
+        )
+    if dtype not in DTYPES:
+        bare = dtype.removeprefix("torch.")
+        close = [_TORCH_DTYPES[bare]] if bare in _TORCH_DTYPES else nearest(bare, DTYPES, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise QueryError(f"unknown dtype {dtype!r}{hint}; the dtypes are: {', '.join(DTYPES)}")
+    return dtype
 
 
 def _check_pattern(pattern: object) -> None:
@@ -312,9 +361,10 @@ class KernelList(_Records[Kernel]):
         warn_undecided(question, undecided)
 
     def count(
-        self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | None = None
+        self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | Any = None
     ) -> KernelCount:
-        """How many kernels match ``pattern``, ``kind`` and ``dtype`` (all kernels when all are None).
+        """How many kernels match ``pattern``, ``kind`` and ``dtype`` (all kernels when all are None);
+        ``dtype`` is one of the decoder's (``"bf16"``) or a ``torch.dtype`` (``torch.bfloat16``).
 
         An ``int`` that remembers what it counted, so that a failed ``assert ... == 1`` shows
         the kernels (with their dtypes) and which of them matched: ``assert
@@ -322,18 +372,18 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         _check_pattern(pattern)
         _check_kind(kind)
-        _check_dtype(dtype)
+        dtype = _check_dtype(dtype)
         matched = tuple(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
         self._warn_undecided("count", pattern, kind, dtype)
         return KernelCount(matched, self, pattern, kind, dtype)
 
-    def one(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | None = None) -> Kernel:
+    def one(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | Any = None) -> Kernel:
         """The single kernel that matches, or a :class:`KernelMatchError` (an ``AssertionError``)
         with the table and near names."""
         __tracebackhide__ = True
         _check_pattern(pattern)
         _check_kind(kind)
-        _check_dtype(dtype)
+        dtype = _check_dtype(dtype)
         matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
         self._warn_undecided("one", pattern, kind, dtype)
         found = [self._loaded()[i] for i in sorted(matched)]

@@ -320,3 +320,29 @@ def test_an_ops_repr_uses_the_documented_names(trace: Trace) -> None:
     assert repr(op).startswith("Op('aten::linear', count=1, cpu ")
     assert repr(op).endswith(f", device {op.device_time_us:.1f}us, children=['aten::t', 'aten::addmm'])")
     assert "child_names" not in repr(op)
+
+
+def test_a_dtype_question_takes_a_torch_dtype_and_hints_torch_names(trace: Trace) -> None:
+    import torch
+
+    kernels = load_trace(trace("geglu_compiled")).kernels
+    assert kernels.count(kind="gemm", dtype=torch.bfloat16) == 3
+    assert kernels.count(kind="gemm", dtype=torch.float32).query == "count(kind='gemm', dtype='fp32')"
+    with pytest.raises(AssertionError, match=r"kind='gemm' and dtype='fp32', found 0"):
+        kernels.one(kind="gemm", dtype=torch.float32)
+    with pytest.raises(ValueError, match=r"no kernel dtype is torch.int16; the dtypes are"):
+        kernels.count(dtype=torch.int16)
+    with pytest.raises(TypeError, match=r"or a torch.dtype, got int"):
+        kernels.count(dtype=16)  # type: ignore[arg-type]
+    for name, meant in [
+        ("bfloat16", "bf16"),
+        ("torch.bfloat16", "bf16"),
+        ("float", "fp32"),
+        ("float32", "fp32"),
+        ("half", "fp16"),
+        ("float16", "fp16"),
+        ("double", "fp64"),
+        ("torch.float64", "fp64"),
+    ]:
+        with pytest.raises(ValueError, match=rf"unknown dtype {name!r} \(did you mean {meant!r}\?\)"):
+            kernels.count(dtype=name)
