@@ -146,6 +146,8 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: s
 
 def _check_kind(kind: str | None) -> None:
     __tracebackhide__ = True
+    if kind is not None and not isinstance(kind, str):
+        raise QueryTypeError(f"a kernel kind is a str, one of {', '.join(KINDS)}; got {type(kind).__name__}")
     if kind is not None and kind not in KINDS:
         raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
 
@@ -319,6 +321,8 @@ class KernelList(_Records[Kernel]):
 
     def of_kind(self, kind: str) -> KernelList:
         __tracebackhide__ = True
+        if kind is None:
+            raise QueryTypeError(f"of_kind takes a kind, one of {', '.join(KINDS)}; got None")
         _check_kind(kind)
         self._warn_undecided("of_kind", None, kind)
         return KernelList([k for k in self._items() if k.is_kind(kind)])
@@ -360,9 +364,7 @@ class KernelList(_Records[Kernel]):
         question = f"of_kind({kind!r})" if method == "of_kind" else query_text(method, pattern, kind, dtype)
         warn_undecided(question, undecided)
 
-    def count(
-        self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | Any = None
-    ) -> KernelCount:
+    def count(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | Any = None) -> KernelCount:
         """How many kernels match ``pattern``, ``kind`` and ``dtype`` (all kernels when all are None);
         ``dtype`` is one of the decoder's (``"bf16"``) or a ``torch.dtype`` (``torch.bfloat16``).
 

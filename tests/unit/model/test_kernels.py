@@ -71,6 +71,13 @@ def test_typos_in_kind_and_pattern_type_are_errors(geglu: KernelList) -> None:
         geglu.count(3)  # type: ignore[arg-type]
 
 
+def test_of_kind_none_and_a_kind_of_another_type_are_errors_not_empty_lists(geglu: KernelList) -> None:
+    with pytest.raises(TypeError, match=r"^of_kind takes a kind, one of gemm, .*; got None$"):
+        geglu.of_kind(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^a kernel kind is a str, one of gemm, .*; got int$"):
+        geglu.count(kind=3)  # type: ignore[arg-type]
+
+
 def test_missing_op_lists_near_names(trace: Trace) -> None:
     ops = load_trace(trace("linear_eager")).ops
     with pytest.raises(OpNotFoundError, match=r"op 'aten::addm' did not run .*nearest: aten::addmm"):
