@@ -160,7 +160,7 @@ def _count(op: str, count: KernelCount, other: object, flipped: bool) -> Explana
     which = f": {', '.join(f'#{i}' for i in count.matched)}" if count.matched else ""
     head = [head_line, f"kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}"]
     if not count.matched:
-        head.extend(kernels.nearest_lines(count.pattern))
+        head.extend(kernels.nearest_lines(count.pattern, kind=count.kind, dtype=count.dtype))
     head.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype))
     marked = frozenset(count.matched)
     return Explanation(head, kernels.table(marked=marked).splitlines(), kernels)

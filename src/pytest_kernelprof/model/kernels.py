@@ -409,22 +409,42 @@ class KernelList(_Records[Kernel]):
         lines.append(self.table(marked=matched))
         lines.extend(self.undecided_lines(pattern, kind, dtype))
         if not found:
-            lines.extend(self.nearest_lines(pattern))
+            lines.extend(self.nearest_lines(pattern, kind=kind, dtype=dtype))
         error = KernelMatchError("\n".join(lines))
         error.kernels = self
         raise error
 
-    def nearest_lines(self, pattern: Pattern | None, *, exact: bool = False) -> list[str]:
+    def nearest_lines(
+        self, pattern: Pattern | None, *, exact: bool = False, kind: str | None = None, dtype: str | None = None
+    ) -> list[str]:
         """For a glob (``exact``: a name, as ``in`` asks) that matched nothing: the nearest names,
         as every output shows them, none of which the query itself matches; where the glob
-        matches kernels by name and other conditions ruled them out, which kernels those are."""
+        matches kernels by name and ``kind`` or ``dtype`` ruled them out, which kernels those
+        are, less those of unknown kind or dtype (``undecided_lines`` names them: not ruled out)."""
         if not isinstance(pattern, str):
             return []
         kernels = self._items()
         if not exact:
-            named = [f"#{i}" for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
+            open_ = set(self._undecided(pattern, kind, dtype))
+            by_name = [i for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
+            named = [f"#{i}" for i in by_name if i not in open_]
+            if by_name and not named:
+                return []
             if named:
-                return [f"{pattern!r} matches {', '.join(named)} by name: their kind or dtype ruled them out"]
+                ruled = [kernels[int(number[1:])] for number in named]
+                facts = [
+                    fact
+                    for fact, out in (
+                        ("kind", kind is not None and any(not k.is_kind(kind) for k in ruled)),
+                        ("dtype", dtype is not None and any(k.dtype != dtype for k in ruled)),
+                    )
+                    if out
+                ]
+                its = ("its", "it") if len(named) == 1 else ("their", "them")
+                return [
+                    f"{pattern!r} matches {', '.join(named)} by name: "
+                    f"{its[0]} {' or '.join(facts) or 'kind or dtype'} ruled {its[1]} out"
+                ]
         # Near the whole name or the shown one; none is the query's own: it would have matched.
         shown = {form: display_name(k.name) for k in kernels for form in (k.name, display_name(k.name))}
         close = list(dict.fromkeys(shown[name] for name in nearest(pattern, shown, n=6)))[:3]

@@ -316,9 +316,21 @@ def test_nearest_names_never_offer_what_the_query_matches(trace: Trace) -> None:
     # The name matches, another condition ruled the kernel out: that is said, no name offered.
     gelu = display_name(kernels[1].name)
     (line,) = kernels.nearest_lines(gelu)
-    assert line == f"{gelu!r} matches #1 by name: their kind or dtype ruled them out"
-    with pytest.raises(AssertionError, match=r"matches #1 by name: their kind or dtype ruled them out"):
+    assert line == f"{gelu!r} matches #1 by name: its kind or dtype ruled it out"
+    with pytest.raises(AssertionError, match=r"matches #1 by name: its kind ruled it out"):
         kernels.one(gelu, kind="gemm")
+
+
+def test_a_kernel_of_unknown_dtype_is_not_said_to_be_ruled_out(trace: Trace) -> None:
+    kernels = load_trace(trace("geglu_compiled")).kernels
+    with pytest.warns(UndecodedKernelWarning), pytest.raises(AssertionError) as info:
+        kernels.one("triton_poi_fused_*", dtype="bf16")  # #2, of unknown dtype
+    last = str(info.value).splitlines()[-1]
+    assert last == "1 kernel of unknown dtype (#2) could be it: teach the decoder"
+    with pytest.raises(AssertionError, match=r"'nvjet\*' matches #0, #1, #3 by name: their dtype ruled them out$"):
+        kernels.one("nvjet*", dtype="fp32")
+    with pytest.raises(AssertionError, match=r"'nvjet\*coopB\*' matches #3 by name: its kind ruled it out$"):
+        kernels.one("nvjet*coopB*", kind="pointwise", dtype="bf16")
 
 
 def test_an_ops_repr_uses_the_documented_names(trace: Trace) -> None:
