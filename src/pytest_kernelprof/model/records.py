@@ -59,6 +59,7 @@ class Count(int):
     total: int  # how many there were to count
     table: str
     fixes: list[str]  # what would remove the counted records, one line each
+    times: str | None = None  # whose times the table holds, where several calls gave them
 
     def __new__(cls, value: int, query: str, noun: str, total: int, table: str, fixes: Sequence[str] = ()) -> Count:
         count = super().__new__(cls, value)
@@ -69,6 +70,8 @@ class Count(int):
 
     def explain(self) -> list[str]:
         head = f"{self.query} counted {int(self)} of {self.total} {self.noun}"
+        if self.times:
+            head += f" (times: {self.times})"
         return [head, *self.table.splitlines(), *_fix_lines(self.fixes)]
 
 
@@ -286,8 +289,16 @@ def copy_table(copies: Sequence[MemoryOp]) -> str:
 class CopyList(_Records[MemoryOp]):
     """The memcpys of one call, in launch order (memsets are in ``memory_ops`` only)."""
 
-    __slots__ = ()
+    __slots__ = ("times",)
     _noun = "copies"
+
+    def __init__(
+        self, items: Sequence[MemoryOp] = (), *, unavailable: str | None = None, times: str | None = None
+    ) -> None:
+        super().__init__(items, unavailable=unavailable)
+        # Whose times the copies are, where a profile of several calls gave them
+        # ("each one's median over the 3 calls"): a failure's table says so above it.
+        self.times = times
 
     def count(self, direction: str | None = None, *, host_memory: str | None = None) -> Count:
         """How many copies go in ``direction`` and touch ``host_memory``; all when both are None."""
@@ -301,7 +312,9 @@ class CopyList(_Records[MemoryOp]):
         ]
         query = f"copies.count({_filters(direction=direction, host_memory=host_memory)})"
         table = self._table(found) if found else self.table()
-        return Count(len(found), query, "copies", len(self._loaded()), table, copy_fixes(found))
+        count = Count(len(found), query, "copies", len(self._loaded()), table, copy_fixes(found))
+        count.times = self.times
+        return count
 
     def _table(self, items: Sequence[MemoryOp]) -> str:
         return copy_table(items)
