@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..decode import DTYPES, KINDS, KernelName
-from ..errors import KernelMatchError, QueryError, QueryTypeError
+from ..decode import KINDS, KernelName
+from ..errors import KernelMatchError, QueryTypeError
 from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable, render_table
 from .counts import KernelCount, query_text
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
+from .query_args import check_dtype, check_kind, check_pattern
 from .unknowns import could_match, missing, warn_undecided
 
 Pattern = str | re.Pattern[str]
@@ -144,79 +145,6 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: s
     return _name_matches(kernel, pattern)
 
 
-def _check_kind(kind: str | None) -> None:
-    __tracebackhide__ = True
-    if kind is not None and not isinstance(kind, str):
-        raise QueryTypeError(f"a kernel kind is a str, one of {', '.join(KINDS)}; got {type(kind).__name__}")
-    if kind is not None and kind not in KINDS:
-        raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
-
-
-# torch's names for the decoder's dtypes (``torch.bfloat16`` is ``bf16``), read from
-# ``str(dtype)``: a query must not import torch where the test did not.
-_TORCH_DTYPES = {
-    "float64": "fp64",
-    "double": "fp64",
-    "float32": "fp32",
-    "float": "fp32",
-    "bfloat16": "bf16",
-    "float16": "fp16",
-    "half": "fp16",
-    "float8_e4m3fn": "fp8",
-    "float8_e4m3fnuz": "fp8",
-    "float8_e5m2": "fp8",
-    "float8_e5m2fnuz": "fp8",
-    "int8": "int8",
-    "uint8": "uint8",
-    "int32": "int32",
-    "int": "int32",
-    "uint32": "uint32",
-    "int64": "int64",
-    "long": "int64",
-    "uint64": "uint64",
-    "bool": "bool",
-    "complex64": "complex64",
-    "cfloat": "complex64",
-    "complex128": "complex128",
-    "cdouble": "complex128",
-}
-
-
-def _is_torch_dtype(value: object) -> bool:
-    cls = type(value)
-    return cls.__module__ == "torch" and cls.__name__ == "dtype"
-
-
-def _check_dtype(dtype: object) -> str | None:
-    """The decoder's name of ``dtype``: one of ``DTYPES``, or a ``torch.dtype`` mapped to it."""
-    __tracebackhide__ = True
-    if dtype is None:
-        return None
-    if _is_torch_dtype(dtype):
-        mapped = _TORCH_DTYPES.get(str(dtype).removeprefix("torch."))
-        if mapped is None:
-            raise QueryError(f"no kernel dtype is {dtype}; the dtypes are: {', '.join(DTYPES)}")
-        return mapped
-    if not isinstance(dtype, str):
-        raise QueryTypeError(
-            f"dtype is one of {', '.join(DTYPES)} (a str) or a torch.dtype, got {type(dtype).__name__}"
-        )
-    if dtype not in DTYPES:
-        bare = dtype.removeprefix("torch.")
-        close = [_TORCH_DTYPES[bare]] if bare in _TORCH_DTYPES else nearest(bare, DTYPES, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise QueryError(f"unknown dtype {dtype!r}{hint}; the dtypes are: {', '.join(DTYPES)}")
-    return dtype
-
-
-def _check_pattern(pattern: object) -> None:
-    __tracebackhide__ = True
-    if pattern is not None and not isinstance(pattern, str | re.Pattern):
-        raise QueryTypeError(
-            f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}"
-        )
-
-
 KERNEL_CELLS = ("kind", "family", "dtype", "layout", "ops")
 
 
@@ -316,14 +244,14 @@ class KernelList(_Records[Kernel]):
     def matching(self, pattern: Pattern) -> KernelList:
         """Kernels whose name matches a glob (whole name, case-sensitive) or a regex (search)."""
         __tracebackhide__ = True
-        _check_pattern(pattern)
+        check_pattern(pattern)
         return KernelList([k for k in self._items() if _matches(k, pattern, None)])
 
     def of_kind(self, kind: str) -> KernelList:
         __tracebackhide__ = True
         if kind is None:
             raise QueryTypeError(f"of_kind takes a kind, one of {', '.join(KINDS)}; got None")
-        _check_kind(kind)
+        check_kind(kind)
         self._warn_undecided("of_kind", None, kind)
         return KernelList([k for k in self._items() if k.is_kind(kind)])
 
@@ -372,9 +300,9 @@ class KernelList(_Records[Kernel]):
         the kernels (with their dtypes) and which of them matched: ``assert
         prof.kernels.count(kind="gemm", dtype="fp32") == 0`` says which GEMM runs in fp32."""
         __tracebackhide__ = True
-        _check_pattern(pattern)
-        _check_kind(kind)
-        dtype = _check_dtype(dtype)
+        check_pattern(pattern)
+        check_kind(kind)
+        dtype = check_dtype(dtype)
         matched = tuple(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
         self._warn_undecided("count", pattern, kind, dtype)
         return KernelCount(matched, self, pattern, kind, dtype)
@@ -383,9 +311,9 @@ class KernelList(_Records[Kernel]):
         """The single kernel that matches, or a :class:`KernelMatchError` (an ``AssertionError``)
         with the table and near names."""
         __tracebackhide__ = True
-        _check_pattern(pattern)
-        _check_kind(kind)
-        dtype = _check_dtype(dtype)
+        check_pattern(pattern)
+        check_kind(kind)
+        dtype = check_dtype(dtype)
         matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
         self._warn_undecided("one", pattern, kind, dtype)
         found = [self._loaded()[i] for i in sorted(matched)]
