@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar, overload
 from ..assemble import build_profile
 from ..capture import CapturedSession, capture_callable, record_block
 from ..capture.module_ranges import model_of
-from ..checks.rules import Rule, check_rules, parse_rules
+from ..checks.rules import Rule, check_rules
 from ..checks.sweep import Check, ProfileSweep, SweepCase, read_index
 from ..checks.sweep_cases import Cases
 from ..decode import BUILT_IN, Decoder
@@ -26,6 +26,7 @@ from ..tables import plural
 from ..traces.chrome import events_from_trace_file
 from ..traces.records import paused_gc
 from .captures import Capture, Recording, TraceCapture
+from .forbid import forbid_rules
 from .sweeps import DEFAULT_MAX_CASES, explore_cases, run_sweep
 
 T = TypeVar("T")
@@ -57,35 +58,6 @@ class _Rules(_Option[tuple[Rule, ...]]):
 
     def __set__(self, profiler: Profiler, value: object) -> None:
         super().__set__(profiler, forbid_rules(value, profiler.decoder))
-
-
-def forbid_rules(value: object, decoder: Decoder) -> tuple[Rule, ...]:
-    """``forbid``'s rules: lines as ``kernelprof_forbid`` writes them (``"no-mm: op=aten::mm |
-    why"``; one string may hold several lines), ``Rule`` values, or a sequence of either; a
-    ``TypeError`` for anything else and a ``ValueError`` for a line that is no rule, when set,
-    rather than when a profile is checked against them."""
-    items = [value] if isinstance(value, str | Rule) else value
-    if not isinstance(items, Sequence) or not all(isinstance(item, str | Rule) for item in items):
-        got = (
-            type(value).__name__
-            if not isinstance(items, Sequence)
-            else ", ".join(sorted({type(item).__name__ for item in items if not isinstance(item, str | Rule)}))
-        )
-        raise TypeError(
-            "forbid takes rule lines as kernelprof_forbid writes them (forbid=['no-mm: op=aten::mm | why']) "
-            f"or a list of Rules, got {got}"
-        )
-    rules: list[Rule] = []
-    for item in items:
-        try:
-            parsed = (item,) if isinstance(item, Rule) else parse_rules(item.splitlines(), decoder.families())
-        except ValueError as exc:
-            raise ValueError(f"forbid {exc}") from None
-        for rule in parsed:
-            if any(r.name == rule.name for r in rules):
-                raise ValueError(f"forbid has two rules named {rule.name!r}")
-            rules.append(rule)
-    return tuple(rules)
 
 
 class Profiler:
