@@ -26,6 +26,7 @@ from ..tables import plural
 from ..traces.chrome import events_from_trace_file
 from ..traces.records import paused_gc
 from .captures import Capture, Recording, TraceCapture
+from .forbid import forbid_rules
 from .sweeps import DEFAULT_MAX_CASES, explore_cases, run_sweep
 
 T = TypeVar("T")
@@ -50,6 +51,13 @@ class _Option(Generic[T]):
 
     def __set__(self, profiler: Profiler, value: T) -> None:
         profiler.options = profiler.options.replace(**{self._name: value})
+
+
+class _Rules(_Option[tuple[Rule, ...]]):
+    """``forbid``: set from rule lines or ``Rule`` values, parsed as the constructor's are."""
+
+    def __set__(self, profiler: Profiler, value: object) -> None:
+        super().__set__(profiler, forbid_rules(value, profiler.decoder))
 
 
 class Profiler:
@@ -83,7 +91,7 @@ class Profiler:
     allow_variation = _Option[bool]()
     stacks = _Option[bool]()
     modules = _Option[Any]()
-    forbid = _Option[tuple[Rule, ...]]()
+    forbid = _Rules()
     keep_traces = _Option[bool]()
 
     def __init__(
@@ -93,7 +101,7 @@ class Profiler:
         calls: int = DEFAULT_CALLS,
         no_grad: bool = False,
         allow_variation: bool = False,
-        forbid: Sequence[Rule] = (),
+        forbid: Sequence[Rule | str] | str = (),
         stacks: bool = False,
         modules: bool = False,
         decoder: Decoder = BUILT_IN,
@@ -104,12 +112,12 @@ class Profiler:
             calls=calls,
             no_grad=no_grad,
             allow_variation=allow_variation,
-            forbid=tuple(forbid),
             stacks=stacks,
             modules=modules,
             decoder=decoder,
             keep_traces=keep_traces,
         )
+        self.forbid = forbid  # parsed with the decoder's families, once the options hold a valid one
         self.captures: list[Capture] = []
         join(self)  # made while a test runs: its profiles are that test's (running.py)
 

@@ -14,6 +14,7 @@ every rank process is terminated before the error is raised.
 from __future__ import annotations
 
 import os
+import pickle
 import queue
 import socket
 import tempfile
@@ -91,8 +92,7 @@ def profile_ranks(
     ``make_step`` must be picklable (a module-level function): ranks are spawned processes.
     Traces go to ``trace_dir`` when given (``rank0.json.gz``, ...), else to a temporary folder.
     """
-    if world_size < 1:
-        raise ValueError(f"world_size must be at least 1, got {world_size}")
+    _check_ranks(make_step, world_size)
     options = ProfileOptions(warmup=warmup, calls=calls, allow_variation=True)
     torch = import_torch()  # an unsupported torch is refused here, before a rank starts
     import torch.multiprocessing as mp
@@ -122,6 +122,23 @@ def profile_ranks(
         finally:
             _stop(processes, hung=time.monotonic() >= deadline)
         return [read_trace(paths[rank], allow_variation=True) for rank in range(world_size)]
+
+
+def _check_ranks(make_step: object, world_size: object) -> None:
+    """Refuse, before a rank starts, what would fail in each spawned rank or with a raw error."""
+    if isinstance(world_size, bool) or not isinstance(world_size, int):
+        raise TypeError(f"world_size must be an int >= 1, got {world_size!r}")
+    if world_size < 1:
+        raise ValueError(f"world_size must be an int >= 1, got {world_size}")
+    if not callable(make_step):
+        raise TypeError(f"make_step must be a function of (rank, world_size), got {type(make_step).__name__}")
+    try:
+        pickle.dumps(make_step)
+    except Exception as exc:  # PicklingError, or AttributeError/TypeError for a local object
+        raise TypeError(
+            f"make_step must be a module-level function: the ranks are spawned processes, "
+            f"and {make_step!r} cannot be pickled ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def _gpus_for_ranks(torch: Any) -> int:

@@ -36,6 +36,7 @@ from . import (
     SyncList,
 )
 from .kernels import KernelNames
+from .profiles import MedianOps
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def explain(op: str, left: object, right: object) -> Explanation | None:
             lines = side.explain()
             return Explanation([f"{left!r} {op} {right!r}", lines[0]], lines[1:])
         if isinstance(side, SyncList | CopyList):
-            return Explanation([compared, side.headline()], side.table().splitlines() if side.measured else [])
+            times = f" (times: {side.times})" if isinstance(side, CopyList) and side.times and side.measured else ""
+            return Explanation([compared, side.headline() + times], side.table().splitlines() if side.measured else [])
         if isinstance(side, list) and side and all(isinstance(item, GraphBreak) for item in side):
             return Explanation([compared, "the graph breaks:"], [str(item) for item in side])
     if op == "==" and any(isinstance(side, KernelNames) for side in (left, right)):
@@ -128,7 +130,8 @@ def explain(op: str, left: object, right: object) -> Explanation | None:
     if isinstance(right, KernelList) and isinstance(left, str) and op in ("in", "not in"):
         return _name_in(op, left, right)
     if isinstance(right, OpTable) and isinstance(left, str) and op in ("in", "not in"):
-        return Explanation([f"{left!r} {op} {right!r}", "the ops of the call:"], right.table().splitlines())
+        times = f" (times: each one's median over the {right.calls} calls)" if isinstance(right, MedianOps) else ""
+        return Explanation([f"{left!r} {op} {right!r}", f"the ops of the call{times}:"], right.table().splitlines())
     for side in (left, right):
         if isinstance(side, KernelProfile | KernelList):
             kernels = side.kernels if isinstance(side, KernelProfile) else side
@@ -160,7 +163,7 @@ def _count(op: str, count: KernelCount, other: object, flipped: bool) -> Explana
     which = f": {', '.join(f'#{i}' for i in count.matched)}" if count.matched else ""
     head = [head_line, f"kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}"]
     if not count.matched:
-        head.extend(kernels.nearest_lines(count.pattern))
+        head.extend(kernels.nearest_lines(count.pattern, kind=count.kind, dtype=count.dtype))
     head.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype))
     marked = frozenset(count.matched)
     return Explanation(head, kernels.table(marked=marked).splitlines(), kernels)

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..decode import DTYPES, KINDS, KernelName
-from ..errors import KernelMatchError, QueryError, QueryTypeError
+from ..decode import KINDS, KernelName
+from ..errors import KernelMatchError, QueryTypeError
 from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable, render_table
 from .counts import KernelCount, query_text
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
+from .query_args import check_dtype, check_kind, check_pattern
 from .unknowns import could_match, missing, warn_undecided
 
 Pattern = str | re.Pattern[str]
@@ -144,28 +145,6 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: s
     return _name_matches(kernel, pattern)
 
 
-def _check_kind(kind: str | None) -> None:
-    __tracebackhide__ = True
-    if kind is not None and kind not in KINDS:
-        raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
-
-
-def _check_dtype(dtype: str | None) -> None:
-    __tracebackhide__ = True
-    if dtype is not None and dtype not in DTYPES:
-        close = nearest(dtype.removeprefix("torch.").replace("float", "fp"), DTYPES, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise QueryError(f"unknown dtype {dtype!r}{hint}; the dtypes are: {', '.join(DTYPES)}")
-
-
-def _check_pattern(pattern: object) -> None:
-    __tracebackhide__ = True
-    if pattern is not None and not isinstance(pattern, str | re.Pattern):
-        raise QueryTypeError(
-            f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}"
-        )
-
-
 KERNEL_CELLS = ("kind", "family", "dtype", "layout", "ops")
 
 
@@ -265,12 +244,14 @@ class KernelList(_Records[Kernel]):
     def matching(self, pattern: Pattern) -> KernelList:
         """Kernels whose name matches a glob (whole name, case-sensitive) or a regex (search)."""
         __tracebackhide__ = True
-        _check_pattern(pattern)
+        check_pattern(pattern)
         return KernelList([k for k in self._items() if _matches(k, pattern, None)])
 
     def of_kind(self, kind: str) -> KernelList:
         __tracebackhide__ = True
-        _check_kind(kind)
+        if kind is None:
+            raise QueryTypeError(f"of_kind takes a kind, one of {', '.join(KINDS)}; got None")
+        check_kind(kind)
         self._warn_undecided("of_kind", None, kind)
         return KernelList([k for k in self._items() if k.is_kind(kind)])
 
@@ -311,29 +292,28 @@ class KernelList(_Records[Kernel]):
         question = f"of_kind({kind!r})" if method == "of_kind" else query_text(method, pattern, kind, dtype)
         warn_undecided(question, undecided)
 
-    def count(
-        self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | None = None
-    ) -> KernelCount:
-        """How many kernels match ``pattern``, ``kind`` and ``dtype`` (all kernels when all are None).
+    def count(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | Any = None) -> KernelCount:
+        """How many kernels match ``pattern``, ``kind`` and ``dtype`` (all kernels when all are None);
+        ``dtype`` is one of the decoder's (``"bf16"``) or a ``torch.dtype`` (``torch.bfloat16``).
 
         An ``int`` that remembers what it counted, so that a failed ``assert ... == 1`` shows
         the kernels (with their dtypes) and which of them matched: ``assert
         prof.kernels.count(kind="gemm", dtype="fp32") == 0`` says which GEMM runs in fp32."""
         __tracebackhide__ = True
-        _check_pattern(pattern)
-        _check_kind(kind)
-        _check_dtype(dtype)
+        check_pattern(pattern)
+        check_kind(kind)
+        dtype = check_dtype(dtype)
         matched = tuple(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
         self._warn_undecided("count", pattern, kind, dtype)
         return KernelCount(matched, self, pattern, kind, dtype)
 
-    def one(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | None = None) -> Kernel:
+    def one(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | Any = None) -> Kernel:
         """The single kernel that matches, or a :class:`KernelMatchError` (an ``AssertionError``)
         with the table and near names."""
         __tracebackhide__ = True
-        _check_pattern(pattern)
-        _check_kind(kind)
-        _check_dtype(dtype)
+        check_pattern(pattern)
+        check_kind(kind)
+        dtype = check_dtype(dtype)
         matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
         self._warn_undecided("one", pattern, kind, dtype)
         found = [self._loaded()[i] for i in sorted(matched)]
@@ -357,22 +337,42 @@ class KernelList(_Records[Kernel]):
         lines.append(self.table(marked=matched))
         lines.extend(self.undecided_lines(pattern, kind, dtype))
         if not found:
-            lines.extend(self.nearest_lines(pattern))
+            lines.extend(self.nearest_lines(pattern, kind=kind, dtype=dtype))
         error = KernelMatchError("\n".join(lines))
         error.kernels = self
         raise error
 
-    def nearest_lines(self, pattern: Pattern | None, *, exact: bool = False) -> list[str]:
+    def nearest_lines(
+        self, pattern: Pattern | None, *, exact: bool = False, kind: str | None = None, dtype: str | None = None
+    ) -> list[str]:
         """For a glob (``exact``: a name, as ``in`` asks) that matched nothing: the nearest names,
         as every output shows them, none of which the query itself matches; where the glob
-        matches kernels by name and other conditions ruled them out, which kernels those are."""
+        matches kernels by name and ``kind`` or ``dtype`` ruled them out, which kernels those
+        are, less those of unknown kind or dtype (``undecided_lines`` names them: not ruled out)."""
         if not isinstance(pattern, str):
             return []
         kernels = self._items()
         if not exact:
-            named = [f"#{i}" for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
+            open_ = set(self._undecided(pattern, kind, dtype))
+            by_name = [i for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
+            named = [f"#{i}" for i in by_name if i not in open_]
+            if by_name and not named:
+                return []
             if named:
-                return [f"{pattern!r} matches {', '.join(named)} by name: their kind or dtype ruled them out"]
+                ruled = [kernels[int(number[1:])] for number in named]
+                facts = [
+                    fact
+                    for fact, out in (
+                        ("kind", kind is not None and any(not k.is_kind(kind) for k in ruled)),
+                        ("dtype", dtype is not None and any(k.dtype != dtype for k in ruled)),
+                    )
+                    if out
+                ]
+                its = ("its", "it") if len(named) == 1 else ("their", "them")
+                return [
+                    f"{pattern!r} matches {', '.join(named)} by name: "
+                    f"{its[0]} {' or '.join(facts) or 'kind or dtype'} ruled {its[1]} out"
+                ]
         # Near the whole name or the shown one; none is the query's own: it would have matched.
         shown = {form: display_name(k.name) for k in kernels for form in (k.name, display_name(k.name))}
         close = list(dict.fromkeys(shown[name] for name in nearest(pattern, shown, n=6)))[:3]

@@ -216,6 +216,17 @@ class CallProfile:
         )
 
 
+class MedianOps(OpTable):
+    """A profile's ops (``KernelProfile.ops``), those of its representative call, whose times are
+    medians over ``calls`` calls: a failed ``"op" in prof.ops`` says so above the table."""
+
+    __slots__ = ("calls",)
+
+    def __init__(self, ops: OpTable, calls: int) -> None:
+        super().__init__(lambda: (ops.names, ops.__getitem__))
+        self.calls = calls
+
+
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
 
 
@@ -274,7 +285,10 @@ class KernelProfile:
 
     @property
     def ops(self) -> OpTable:
-        return self.call.ops
+        """The representative call's CPU ops: each op's times its median over the calls."""
+        if len(self.calls) == 1:
+            return self.call.ops
+        return MedianOps(self.call.ops, len(self.calls))
 
     @property
     def runtime(self) -> RuntimeCalls:
@@ -291,9 +305,18 @@ class KernelProfile:
 
     @property
     def copies(self) -> CopyList:
-        """The memcpys of the representative call."""
+        """The memcpys of the representative call: each one's time its median over the calls,
+        where every call copied alike (else the first call's, as they ran)."""
         __tracebackhide__ = True
-        return self.call.copies
+        copies = self.call.copies
+        if len(self.calls) == 1:
+            return copies
+        names = [m.name for m in self.call.memory_ops]
+        alike = all([m.name for m in c.memory_ops] == names for c in self.calls)
+        times = (
+            f"each one's median over the {len(self.calls)} calls" if alike else "call 0's: the calls copied differently"
+        )
+        return CopyList(copies, times=times)
 
     @property
     def median_call(self) -> CallProfile:
@@ -400,10 +423,20 @@ class KernelProfile:
         which = "" if len(self.calls) == 1 else f" (call {median.index}, the median of {len(self.calls)} by host span)"
         kernels = f"{format_us(median.kernels.total_us)}us in kernels"
         line = f"per call{which}: {launches}{graphs}, {kernels}, {gpu_time_line(median)}"
-        syncs = self.syncs
+        syncs, whose = self._summary_syncs(median)
         if not syncs:
             return f"{line}, no host syncs"
-        return f"{line}, {plural(len(syncs), 'host sync')}:\n{syncs.table()}"
+        return f"{line}, {plural(len(syncs), 'host sync')}{whose}:\n{syncs.table()}"
+
+    def _summary_syncs(self, median: CallProfile) -> tuple[SyncList, str]:
+        """The syncs under the line that names ``median``: its own where the calls synced alike
+        (``syncs`` holds host times that are medians, which no call had); else ``syncs``, the
+        call with the most, and a note that says whose they are."""
+        shapes = {tuple((s.call, s.kind, s.ops) for s in c.syncs) for c in self.calls if c.syncs.measured}
+        if len(shapes) <= 1 or len(self.calls) == 1:
+            return (median.syncs if median.syncs.measured else self.syncs), ""
+        most = max(self.calls, key=lambda c: len(c.syncs) if c.syncs.measured else -1)
+        return self.syncs, f" (call {most.index}'s, the call with the most: the calls synced differently)"
 
     def __repr__(self) -> str:
         # One line, as KernelList's; the table is table(), and what IPython shows.

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..decode.sync_calls import DIRECTIONS, HOST_MEMORY, SYNC_KINDS, api_name, memcpy_kind
 from ..errors import QueryError
-from ..tables import format_us, printable, render_table
+from ..tables import format_us, nearest, printable, render_table
 from .kernels import MemoryOp
 from .measured import _Measured, _Records, needs_measurement
 
@@ -59,6 +59,7 @@ class Count(int):
     total: int  # how many there were to count
     table: str
     fixes: list[str]  # what would remove the counted records, one line each
+    times: str | None = None  # whose times the table holds, where several calls gave them
 
     def __new__(cls, value: int, query: str, noun: str, total: int, table: str, fixes: Sequence[str] = ()) -> Count:
         count = super().__new__(cls, value)
@@ -69,6 +70,8 @@ class Count(int):
 
     def explain(self) -> list[str]:
         head = f"{self.query} counted {int(self)} of {self.total} {self.noun}"
+        if self.times:
+            head += f" (times: {self.times})"
         return [head, *self.table.splitlines(), *_fix_lines(self.fixes)]
 
 
@@ -115,10 +118,43 @@ class Sync:
         return printable(f"Sync({self.kind} {self.call} {format_us(self.duration_us)}us in {chain}{where})")
 
 
-def _check_choice(what: str, value: str | None, choices: Sequence[str]) -> None:
+def _check_choice(what: str, value: str | None, choices: Sequence[str], whats: str | None = None) -> None:
     __tracebackhide__ = True
     if value is not None and value not in choices:
-        raise QueryError(f"unknown {what} {value!r}; the {what}s are: {', '.join(choices)}")
+        raise QueryError(f"unknown {what} {value!r}; the {whats or what + 's'} are: {', '.join(choices)}")
+
+
+# The runtime and driver calls a host sync is recorded as (sync_calls.sync_kind): a call
+# pattern that names none of them and no recorded sync is a typo, which would count 0.
+SYNC_CALLS = (
+    "cudaStreamSynchronize",
+    "cuStreamSynchronize",
+    "cudaDeviceSynchronize",
+    "cuCtxSynchronize",
+    "cudaEventSynchronize",
+    "cuEventSynchronize",
+    "cudaMemcpy",
+    "cudaMemcpyAsync",
+    "cuMemcpyDtoH",
+    "cuMemcpyHtoD",
+    "cuMemcpyDtoHAsync",
+    "cuMemcpyHtoDAsync",
+)
+_COPY_CALLS = ("cudaMemcpy", "cuMemcpy")
+
+
+def _check_sync_call(call: str | None, syncs: Sequence[Sync]) -> None:
+    __tracebackhide__ = True
+    if call is None or any(char in call for char in "*?[") or api_name(call) in SYNC_CALLS:
+        return
+    if api_name(call).startswith(_COPY_CALLS) or any(api_name(s.call) == api_name(call) for s in syncs):
+        return
+    close = nearest(call, dict.fromkeys([*SYNC_CALLS, *(api_name(s.call) for s in syncs)]), n=3)
+    hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+    raise QueryError(
+        f"syncs.count({call!r}): no CUDA call that syncs the host has that name{hint}; "
+        f"the calls are: {', '.join(SYNC_CALLS)}, or a glob ('cuda*Synchronize')"
+    )
 
 
 def _filters(**given: Any) -> str:
@@ -208,6 +244,7 @@ class SyncList(_Records[Sync]):
         suffix) and ``kind``; all of them when both are None."""
         __tracebackhide__ = True
         _check_choice("sync kind", kind, SYNC_KINDS)
+        _check_sync_call(call, self._items())
         found = [
             s
             for s in self._items()
@@ -252,14 +289,22 @@ def copy_table(copies: Sequence[MemoryOp]) -> str:
 class CopyList(_Records[MemoryOp]):
     """The memcpys of one call, in launch order (memsets are in ``memory_ops`` only)."""
 
-    __slots__ = ()
+    __slots__ = ("times",)
     _noun = "copies"
+
+    def __init__(
+        self, items: Sequence[MemoryOp] = (), *, unavailable: str | None = None, times: str | None = None
+    ) -> None:
+        super().__init__(items, unavailable=unavailable)
+        # Whose times the copies are, where a profile of several calls gave them
+        # ("each one's median over the 3 calls"): a failure's table says so above it.
+        self.times = times
 
     def count(self, direction: str | None = None, *, host_memory: str | None = None) -> Count:
         """How many copies go in ``direction`` and touch ``host_memory``; all when both are None."""
         __tracebackhide__ = True
         _check_choice("direction", direction, DIRECTIONS)
-        _check_choice("host memory", host_memory, HOST_MEMORY)
+        _check_choice("host memory", host_memory, HOST_MEMORY, "host memories")
         found = [
             c
             for c in self._items()
@@ -267,7 +312,9 @@ class CopyList(_Records[MemoryOp]):
         ]
         query = f"copies.count({_filters(direction=direction, host_memory=host_memory)})"
         table = self._table(found) if found else self.table()
-        return Count(len(found), query, "copies", len(self._loaded()), table, copy_fixes(found))
+        count = Count(len(found), query, "copies", len(self._loaded()), table, copy_fixes(found))
+        count.times = self.times
+        return count
 
     def _table(self, items: Sequence[MemoryOp]) -> str:
         return copy_table(items)

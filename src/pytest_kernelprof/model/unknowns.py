@@ -142,12 +142,13 @@ def describe(kernels: Sequence[KernelName]) -> list[str]:
     return lines
 
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# The whole of pytest_kernelprof, not model/ alone: a rule (checks/) or a baseline warns too.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _callers_level() -> int:
-    """The ``stacklevel`` of the first frame outside this package: the user's line that asked
-    (a count, a profile checked against the rules), however deep the plugin's own calls."""
+    """The ``stacklevel`` of the first frame outside pytest_kernelprof: the user's line that asked
+    (a count, a profile checked against the rules or a baseline), however deep the plugin's own calls."""
     frame, level = sys._getframe(2), 2
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1  # type: ignore[assignment]

@@ -4,7 +4,8 @@ a call's replace of them, the record block's, kernel_benchmark's and profile_ran
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from pytest_kernelprof.options import ProfileOptions
 from pytest_kernelprof.plugin import benchmark
 from pytest_kernelprof.plugin.fixtures import KernelBenchmark
 from pytest_kernelprof.types import Decoder
+
+Trace = Callable[[str], Path]
 
 
 @pytest.fixture
@@ -129,3 +132,25 @@ def test_profile_ranks_refuses_bad_counts_before_it_starts_a_rank() -> None:
 
 def _never_called(rank: int, world_size: int) -> Any:
     raise AssertionError("no rank should have started")
+
+
+def test_forbid_takes_rule_lines_and_refuses_what_is_no_rule(trace: Trace) -> None:
+    from pytest_kernelprof import ForbiddenError
+
+    for forbid in ("no-mm: op=aten::mm | fuse it", ["no-mm: op=aten::mm | fuse it"]):
+        profiler = Profiler(forbid=forbid)
+        assert [rule.name for rule in profiler.forbid] == ["no-mm"]
+        with pytest.raises(ForbiddenError, match="rule 'no-mm' .* is broken: fuse it"):
+            profiler.load_trace(trace("geglu_compiled"))
+    profiler = Profiler()
+    profiler.forbid = ["no-mm: op=aten::mm", "no-gemm: kind=gemm"]
+    assert [rule.name for rule in profiler.forbid] == ["no-mm", "no-gemm"]
+    profiler.forbid = profiler.forbid[1:]  # Rules, as the profiler holds them
+    assert [rule.name for rule in profiler.forbid] == ["no-gemm"]
+    with pytest.raises(TypeError, match=r"^forbid takes rule lines .* or a list of Rules, got int$"):
+        Profiler(forbid=[3])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"^forbid line 1 'no-mm op=aten::mm': expected 'NAME: CONDITION"):
+        profiler.forbid = "no-mm op=aten::mm"
+    with pytest.raises(ValueError, match=r"^forbid has two rules named 'a'$"):
+        Profiler(forbid=["a: kind=gemm", "a: kind=sort"])
+    assert [rule.name for rule in profiler.forbid] == ["no-gemm"]  # a refused value leaves the rules as they were

@@ -139,6 +139,13 @@ def test_world_size_is_checked() -> None:
         profile_ranks(all_reduce_step, 0)
 
 
+def test_world_size_and_make_step_are_checked_before_a_rank_starts() -> None:
+    with pytest.raises(TypeError, match=r"^world_size must be an int >= 1, got '2'$"):
+        profile_ranks(all_reduce_step, "2")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^make_step must be a module-level function: the ranks are spawned processes"):
+        profile_ranks(lambda rank, world_size: all_reduce_step(rank, world_size), 2)
+
+
 def _k(kind: str, start: float, duration: float) -> Kernel:
     return Kernel(name=f"{kind}_{start}", kind=kind, family="x", start_us=start, duration_us=duration)
 

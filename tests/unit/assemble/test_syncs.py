@@ -181,6 +181,19 @@ def test_count_by_versioned_call_and_unknown_kind() -> None:
         syncs.count(kind="host")
 
 
+def test_a_call_that_names_no_sync_api_is_a_typo_not_a_count_of_0() -> None:
+    syncs = SyncList([Sync(call="cudaStreamSynchronize_v3020", kind="stream", op=None, ops=(), duration_us=1.0)])
+    with pytest.raises(
+        ValueError,
+        match=r"^syncs.count\('cudaStreamSynchronise'\): no CUDA call that syncs the host has that name "
+        r"\(did you mean 'cudaStreamSynchronize'",
+    ):
+        syncs.count("cudaStreamSynchronise")
+    assert syncs.count("cudaDeviceSynchronize") == 0  # a known call that did not run
+    assert syncs.count("cuMemcpyDtoH_v2") == 0
+    assert syncs.count("cuda*Synchronise") == 0  # a glob is the user's to word
+
+
 def test_failure_reprs_name_each_sync(trace: Trace) -> None:
     syncs = load_trace(trace("sync_cpu_copy")).syncs
     first, table = repr(syncs), syncs.table().splitlines()

@@ -64,7 +64,10 @@ def test_names_tables_and_ops_explain_the_other_comparisons(trace: Trace) -> Non
     assert [line[:2] for line in present.body[1:3]] == [" 0", "*1"]
     ops = explain("in", "aten::foo", prof.ops)
     assert ops is not None
-    assert ops.head == ["'aten::foo' in OpTable(11 ops)", "the ops of the call:"]
+    assert ops.head == [
+        "'aten::foo' in OpTable(11 ops)",
+        "the ops of the call (times: each one's median over the 3 calls):",
+    ]
     assert ops.body == prof.ops.table().splitlines()
     # Any other comparison with a profile or its kernels: the kernels.
     other = explain("!=", prof, 3)
@@ -184,3 +187,21 @@ def test_kernel_names_are_a_list_the_report_explains(trace: Trace) -> None:
     assert failed.body == ["+ x", "  " + display_name(names[0])]
     assert explain("==", names, [1, 2]) is None  # not names: pytest's own diff
     assert explain("!=", names, names) is None
+
+
+def test_tables_of_medians_over_calls_say_so(trace: Trace) -> None:
+    prof = load_trace(trace("copy_dtoh_pageable_nonblocking"))
+    explanation = explain("==", prof.copies.count("DtoH"), 0)
+    assert explanation is not None
+    assert explanation.head[1] == (
+        "copies.count(direction='DtoH') counted 1 of 1 copies (times: each one's median over the 3 calls)"
+    )
+    explanation = explain("in", "aten::mm", prof.ops)
+    assert explanation is not None
+    assert explanation.head[1] == "the ops of the call (times: each one's median over the 3 calls):"
+    explanation = explain("==", prof.copies, [])
+    assert explanation is not None
+    assert explanation.head[1].endswith(" (times: each one's median over the 3 calls)")
+    one_call = explain("in", "aten::mm", prof.calls[1].ops)  # a call's own ops: its own times
+    assert one_call is not None
+    assert one_call.head[1] == "the ops of the call:"

@@ -71,6 +71,13 @@ def test_typos_in_kind_and_pattern_type_are_errors(geglu: KernelList) -> None:
         geglu.count(3)  # type: ignore[arg-type]
 
 
+def test_of_kind_none_and_a_kind_of_another_type_are_errors_not_empty_lists(geglu: KernelList) -> None:
+    with pytest.raises(TypeError, match=r"^of_kind takes a kind, one of gemm, .*; got None$"):
+        geglu.of_kind(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^a kernel kind is a str, one of gemm, .*; got int$"):
+        geglu.count(kind=3)  # type: ignore[arg-type]
+
+
 def test_missing_op_lists_near_names(trace: Trace) -> None:
     ops = load_trace(trace("linear_eager")).ops
     with pytest.raises(OpNotFoundError, match=r"op 'aten::addm' did not run .*nearest: aten::addmm"):
@@ -309,9 +316,21 @@ def test_nearest_names_never_offer_what_the_query_matches(trace: Trace) -> None:
     # The name matches, another condition ruled the kernel out: that is said, no name offered.
     gelu = display_name(kernels[1].name)
     (line,) = kernels.nearest_lines(gelu)
-    assert line == f"{gelu!r} matches #1 by name: their kind or dtype ruled them out"
-    with pytest.raises(AssertionError, match=r"matches #1 by name: their kind or dtype ruled them out"):
+    assert line == f"{gelu!r} matches #1 by name: its kind or dtype ruled it out"
+    with pytest.raises(AssertionError, match=r"matches #1 by name: its kind ruled it out"):
         kernels.one(gelu, kind="gemm")
+
+
+def test_a_kernel_of_unknown_dtype_is_not_said_to_be_ruled_out(trace: Trace) -> None:
+    kernels = load_trace(trace("geglu_compiled")).kernels
+    with pytest.warns(UndecodedKernelWarning), pytest.raises(AssertionError) as info:
+        kernels.one("triton_poi_fused_*", dtype="bf16")  # #2, of unknown dtype
+    last = str(info.value).splitlines()[-1]
+    assert last == "1 kernel of unknown dtype (#2) could be it: teach the decoder"
+    with pytest.raises(AssertionError, match=r"'nvjet\*' matches #0, #1, #3 by name: their dtype ruled them out$"):
+        kernels.one("nvjet*", dtype="fp32")
+    with pytest.raises(AssertionError, match=r"'nvjet\*coopB\*' matches #3 by name: its kind ruled it out$"):
+        kernels.one("nvjet*coopB*", kind="pointwise", dtype="bf16")
 
 
 def test_an_ops_repr_uses_the_documented_names(trace: Trace) -> None:
@@ -320,3 +339,29 @@ def test_an_ops_repr_uses_the_documented_names(trace: Trace) -> None:
     assert repr(op).startswith("Op('aten::linear', count=1, cpu ")
     assert repr(op).endswith(f", device {op.device_time_us:.1f}us, children=['aten::t', 'aten::addmm'])")
     assert "child_names" not in repr(op)
+
+
+def test_a_dtype_question_takes_a_torch_dtype_and_hints_torch_names(trace: Trace) -> None:
+    import torch
+
+    kernels = load_trace(trace("geglu_compiled")).kernels
+    assert kernels.count(kind="gemm", dtype=torch.bfloat16) == 3
+    assert kernels.count(kind="gemm", dtype=torch.float32).query == "count(kind='gemm', dtype='fp32')"
+    with pytest.raises(AssertionError, match=r"kind='gemm' and dtype='fp32', found 0"):
+        kernels.one(kind="gemm", dtype=torch.float32)
+    with pytest.raises(ValueError, match=r"no kernel dtype is torch.int16; the dtypes are"):
+        kernels.count(dtype=torch.int16)
+    with pytest.raises(TypeError, match=r"or a torch.dtype, got int"):
+        kernels.count(dtype=16)  # type: ignore[arg-type]
+    for name, meant in [
+        ("bfloat16", "bf16"),
+        ("torch.bfloat16", "bf16"),
+        ("float", "fp32"),
+        ("float32", "fp32"),
+        ("half", "fp16"),
+        ("float16", "fp16"),
+        ("double", "fp64"),
+        ("torch.float64", "fp64"),
+    ]:
+        with pytest.raises(ValueError, match=rf"unknown dtype {name!r} \(did you mean {meant!r}\?\)"):
+            kernels.count(dtype=name)

@@ -46,3 +46,24 @@ def test_a_trace_files_name_stays_on_the_tables_first_line(trace: Trace, tmp_pat
         r"x\n::error::fromfilename.json.gz on NVIDIA H200 (sm90): 3 calls (each kernel's time its median over them)"
     )
     assert "\n" not in repr(prof)
+
+
+def test_the_line_that_names_the_median_call_shows_its_own_syncs(trace: Trace) -> None:
+    from dataclasses import replace
+
+    from pytest_kernelprof.model import SyncList
+
+    prof = load_trace(trace("copy_dtoh_pageable_nonblocking"))
+    assert [round(c.syncs[0].duration_us, 1) for c in prof.calls] == [297.2, 298.5, 291.0]
+    assert round(prof.syncs[0].duration_us, 1) == 297.2  # the median over the calls, which no call had
+    line, *table = prof.host_summary().splitlines()
+    assert line.startswith("per call (call 1, the median of 3 by host span):")
+    assert line.endswith(", 1 host sync:")
+    assert table[1].split()[:5] == ["0", "cudaMemcpyAsync", "copy", "DtoH", "pageable"]
+    assert table[1].split()[5] == "298.5"  # call 1's own
+    # Calls that synced differently: the call with the most, said so.
+    twice = SyncList([*prof.calls[2].syncs, *prof.calls[2].syncs])
+    calls = (*prof.calls[:2], replace(prof.calls[2], syncs=twice))
+    varied = replace(prof, calls=calls, call=replace(prof.call, syncs=twice))
+    line = varied.host_summary().splitlines()[0]
+    assert line.endswith(", 2 host syncs (call 2's, the call with the most: the calls synced differently):")

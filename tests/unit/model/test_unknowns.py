@@ -133,3 +133,15 @@ def test_unplaced_kernels_of_a_profile_that_measured_nothing_raise() -> None:
     prof = kp.profile(lambda: None)  # CPU only here: no GPU activity recorded
     with pytest.raises(kp.NoDeviceActivityError):
         prof.kernels.unplaced()
+
+
+def test_the_warning_points_at_the_users_line_from_a_rule_as_from_a_count(tmp_path: Path) -> None:
+    from pytest_kernelprof import Profiler, load_trace
+    from pytest_kernelprof.errors import UndecodedKernelWarning
+
+    path = user_kernel_trace(tmp_path / "user_kernel.json.gz")
+    with pytest.warns(UndecodedKernelWarning) as counted:
+        load_trace(path).kernels.count(kind="sort")
+    with pytest.warns(UndecodedKernelWarning, match="no-sort") as ruled:
+        Profiler(forbid=["no-sort: kind=sort"]).load_trace(path)  # warned from checks/rules.py
+    assert [caught.filename for caught in (*counted, *ruled)] == [__file__, __file__]

@@ -1,0 +1,83 @@
+"""The arguments of kernel queries, checked: a kind, a dtype (a ``torch.dtype`` mapped to the
+decoder's name), a name pattern; errors that say what to write instead."""
+
+from __future__ import annotations
+
+import re
+
+from ..decode import DTYPES, KINDS
+from ..errors import QueryError, QueryTypeError
+from ..tables import nearest
+
+
+def check_kind(kind: str | None) -> None:
+    __tracebackhide__ = True
+    if kind is not None and not isinstance(kind, str):
+        raise QueryTypeError(f"a kernel kind is a str, one of {', '.join(KINDS)}; got {type(kind).__name__}")
+    if kind is not None and kind not in KINDS:
+        raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
+
+
+# torch's names for the decoder's dtypes (``torch.bfloat16`` is ``bf16``), read from
+# ``str(dtype)``: a query must not import torch where the test did not.
+_TORCH_DTYPES = {
+    "float64": "fp64",
+    "double": "fp64",
+    "float32": "fp32",
+    "float": "fp32",
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "half": "fp16",
+    "float8_e4m3fn": "fp8",
+    "float8_e4m3fnuz": "fp8",
+    "float8_e5m2": "fp8",
+    "float8_e5m2fnuz": "fp8",
+    "int8": "int8",
+    "uint8": "uint8",
+    "int32": "int32",
+    "int": "int32",
+    "uint32": "uint32",
+    "int64": "int64",
+    "long": "int64",
+    "uint64": "uint64",
+    "bool": "bool",
+    "complex64": "complex64",
+    "cfloat": "complex64",
+    "complex128": "complex128",
+    "cdouble": "complex128",
+}
+
+
+def _is_torch_dtype(value: object) -> bool:
+    cls = type(value)
+    return cls.__module__ == "torch" and cls.__name__ == "dtype"
+
+
+def check_dtype(dtype: object) -> str | None:
+    """The decoder's name of ``dtype``: one of ``DTYPES``, or a ``torch.dtype`` mapped to it."""
+    __tracebackhide__ = True
+    if dtype is None:
+        return None
+    if _is_torch_dtype(dtype):
+        mapped = _TORCH_DTYPES.get(str(dtype).removeprefix("torch."))
+        if mapped is None:
+            raise QueryError(f"no kernel dtype is {dtype}; the dtypes are: {', '.join(DTYPES)}")
+        return mapped
+    if not isinstance(dtype, str):
+        raise QueryTypeError(
+            f"dtype is one of {', '.join(DTYPES)} (a str) or a torch.dtype, got {type(dtype).__name__}"
+        )
+    if dtype not in DTYPES:
+        bare = dtype.removeprefix("torch.")
+        close = [_TORCH_DTYPES[bare]] if bare in _TORCH_DTYPES else nearest(bare, DTYPES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise QueryError(f"unknown dtype {dtype!r}{hint}; the dtypes are: {', '.join(DTYPES)}")
+    return dtype
+
+
+def check_pattern(pattern: object) -> None:
+    __tracebackhide__ = True
+    if pattern is not None and not isinstance(pattern, str | re.Pattern):
+        raise QueryTypeError(
+            f"a kernel pattern is a glob string or a compiled re.Pattern, got {type(pattern).__name__}"
+        )
