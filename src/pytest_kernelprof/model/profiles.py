@@ -281,6 +281,7 @@ class KernelProfile:
     @property
     @needs_measurement
     def memory_ops(self) -> tuple[MemoryOp, ...]:
+        """The memcpys and memsets of the representative call, chosen as ``copies`` are."""
         return self.call.memory_ops
 
     @property
@@ -305,17 +306,23 @@ class KernelProfile:
 
     @property
     def copies(self) -> CopyList:
-        """The memcpys of the representative call: each one's time its median over the calls,
-        where every call copied alike (else the first call's, as they ran)."""
+        """The memcpys of the representative call. Where the calls copied alike: the first
+        call's, each duration the median over calls; where they did not: those of the call with
+        the most DtoH copies (then the most copies, then the most memory ops), so that a copy any
+        call made fails ``assert not prof.copies`` and a ``dtoh_copies`` rule (``calls[i].copies``
+        has each). A failed query's table says which."""
         __tracebackhide__ = True
         copies = self.call.copies
         if len(self.calls) == 1:
             return copies
         names = [m.name for m in self.call.memory_ops]
         alike = all([m.name for m in c.memory_ops] == names for c in self.calls)
-        times = (
-            f"each one's median over the {len(self.calls)} calls" if alike else "call 0's: the calls copied differently"
-        )
+        if alike:
+            times = f"each one's median over the {len(self.calls)} calls"
+        else:
+            source = next((c.index for c in self.calls if [m.name for m in c.memory_ops] == names), None)
+            whose = "one call's" if source is None else f"call {source}'s"
+            times = f"{whose}, the call with the most DtoH copies: the calls copied differently"
         return CopyList(copies, times=times)
 
     @property

@@ -208,6 +208,8 @@ def test_a_copy_in_only_one_call_is_a_copy_of_the_profile() -> None:
     prof = build(s)
     assert [len(c.copies) for c in prof.calls] == [0, 0, 1]
     assert prof.copies.count(direction="DtoH") == 1
+    # Its table says whose copy it is (not "call 0's", which copied nothing).
+    assert prof.copies.times == "call 2's, the call with the most DtoH copies: the calls copied differently"
     assert [m.name for m in prof.memory_ops] == ["Memcpy DtoH (Device -> Pinned)"]
 
 
@@ -245,6 +247,8 @@ def test_a_recorded_dtoh_copy_in_the_last_call_only_is_seen(tmp_path: Path) -> N
     prof = load_trace(path)
     assert [len(c.copies) for c in prof.calls] == [0, 0, 1]
     assert prof.copies.count(direction="DtoH") == 1
+    # Its table says whose copy it is (not "call 0's", which copied nothing).
+    assert prof.copies.times == "call 2's, the call with the most DtoH copies: the calls copied differently"
 
 
 def _launched_between_steps(stream: Stream) -> Stream:
