@@ -302,7 +302,7 @@ def median_call(calls: Sequence[CallProfile], made: Sequence[CallRecords], syncs
     kernels = first.kernels
     if kernels.measured:
         medians = [median(list(same)) for same in zip(*(m.durations for m in made), strict=True)]
-        kernels = KernelList(made[0].make(medians))
+        kernels = KernelList(made[0].make(medians), times=f"each kernel's median over the {len(calls)} calls")
     representative = tuple(kernels) if kernels.measured else ()
     position: dict[int, int] = {}  # a kernel of the first call -> its index; filled on the first op read
 

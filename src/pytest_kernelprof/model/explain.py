@@ -161,7 +161,8 @@ def _count(op: str, count: KernelCount, other: object, flipped: bool) -> Explana
     head_line = f"{_short(other)} {op} {count!r}" if flipped else f"{count!r} {op} {_short(other)}"
     kernels = count.kernels
     which = f": {', '.join(f'#{i}' for i in count.matched)}" if count.matched else ""
-    head = [head_line, f"kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}"]
+    times = f" (times: {kernels.times})" if kernels.times else ""
+    head = [head_line, f"kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}{times}"]
     if not count.matched:
         head.extend(kernels.nearest_lines(count.pattern, kind=count.kind, dtype=count.dtype))
     head.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype))

@@ -201,8 +201,21 @@ class KernelList(_Records[Kernel]):
     access raises :class:`NoDeviceActivityError`, so "no kernels" never passes a test.
     """
 
-    __slots__ = ()
+    __slots__ = ("_times",)
     _noun = "kernels"
+
+    def __init__(self, items: Sequence[Kernel] = (), *, unavailable: str | None = None, times: str | None = None) -> None:
+        super().__init__(items, unavailable=unavailable)
+        self._times = times
+
+    @property
+    def times(self) -> str | None:
+        """Whose times the kernels' ``duration_us`` are, where several calls gave them
+        (``"each kernel's median over the 3 calls"``): what a failed query's table says."""
+        return getattr(self, "_times", None)  # a deferred list has none: one call's own
+
+    def _with(self, kernels: Sequence[Kernel]) -> KernelList:
+        return KernelList(kernels, times=self.times)
 
     def __eq__(self, other: object) -> bool:
         """Kernels compare with kernels; a list of strings compares with the kernels' names, in order."""
@@ -245,7 +258,7 @@ class KernelList(_Records[Kernel]):
         """Kernels whose name matches a glob (whole name, case-sensitive) or a regex (search)."""
         __tracebackhide__ = True
         check_pattern(pattern)
-        return KernelList([k for k in self._items() if _matches(k, pattern, None)])
+        return self._with([k for k in self._items() if _matches(k, pattern, None)])
 
     def of_kind(self, kind: str) -> KernelList:
         __tracebackhide__ = True
@@ -253,13 +266,13 @@ class KernelList(_Records[Kernel]):
             raise QueryTypeError(f"of_kind takes a kind, one of {', '.join(KINDS)}; got None")
         check_kind(kind)
         self._warn_undecided("of_kind", None, kind)
-        return KernelList([k for k in self._items() if k.is_kind(kind)])
+        return self._with([k for k in self._items() if k.is_kind(kind)])
 
     def unplaced(self) -> KernelList:
         """The kernels no evidence placed (kind ``"other"`` for want of any): each could be of
         any kind, so kind questions warn about them (``UndecodedKernelWarning``)."""
         __tracebackhide__ = True
-        return KernelList([k for k in self._items() if k.unplaced])
+        return self._with([k for k in self._items() if k.unplaced])
 
     def _undecided(self, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> list[int]:
         """Positions of the kernels whose unknown kind or dtype could make them ``kind`` and
@@ -333,7 +346,8 @@ class KernelList(_Records[Kernel]):
             )
             or "any kernel"
         )
-        lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}:"]
+        times = f" (times: {self.times})" if self.times else ""
+        lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}{times}:"]
         lines.append(self.table(marked=matched))
         lines.extend(self.undecided_lines(pattern, kind, dtype))
         if not found:

@@ -14,6 +14,10 @@ from pytest_kernelprof.model.explain import explain, restore, subject
 from pytest_kernelprof.tables import display_name
 from tests.helpers import DATA
 
+# What a failed query on a recorded profile of three calls says of its table's times.
+MEDIANS = " (times: each kernel's median over the 3 calls)"
+
+
 Trace = Callable[[str], Path]
 
 
@@ -21,7 +25,10 @@ def test_explanations_give_pytest_lines(trace: Trace) -> None:
     kernels = load_trace(trace("geglu_eager")).kernels
     failed = explain("==", kernels.count("triton_poi_fused_*gelu*mul*"), 1)
     assert failed is not None
-    assert failed.head == ["0 == 1", "kernels.count('triton_poi_fused_*gelu*mul*') matched 0 of 5 kernels"]
+    assert failed.head == [
+        "0 == 1",
+        f"kernels.count('triton_poi_fused_*gelu*mul*') matched 0 of 5 kernels{MEDIANS}",
+    ]
     assert failed.body == kernels.table().splitlines()
     # pytest's default limits (8 lines, 640 characters): head shown, body to a section.
     shown, section = failed.shown(8, 640)
@@ -34,7 +41,7 @@ def test_explanations_give_pytest_lines(trace: Trace) -> None:
     assert names.body[:2] == ["- nvjet_x", "+ " + kernels.names[0]]
     gemm = explain("==", kernels.count(kind="gemm"), 2)
     assert gemm is not None
-    assert gemm.head[1] == "kernels.count(kind='gemm') matched 3 of 5 kernels: #0, #2, #4"
+    assert gemm.head[1] == f"kernels.count(kind='gemm') matched 3 of 5 kernels: #0, #2, #4{MEDIANS}"
     assert [line[:2] for line in gemm.body[1:]] == ["*0", " 1", "*2", " 3", "*4"]
     assert explain("==", 3, 1) is None
 
