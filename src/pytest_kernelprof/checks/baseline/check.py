@@ -116,9 +116,7 @@ class KernelBaseline:
             head.append(f"({plural(len(unplaced), 'kernel')} of unknown kind in this run: their kinds say nothing)")
         if lines is not None:
             at = lines.index("--- baseline")
-            head.append(
-                f"kernel signature differs from the baseline {entry} in {path} (names compared: {self._names})"
-            )
+            head.append(f"kernel signature differs from the baseline {entry} in {path} (names compared: {self._names})")
             head.extend(lines[:at])
             body.extend(lines[at:])
         if worse:
@@ -171,12 +169,13 @@ class KernelBaseline:
             self._note(Checked(str(path), arch, entry_name))
             entry = stored.get(entry_name)
             labels = "; ".join(label for label, _ in cases)
+            shown = printable(f"{arch}/{entry_name}")
             if entry is None or BUCKET_KEY not in entry:
-                failed.append(f"bucket {bucket!r}: no entry {printable(f'{arch}/{entry_name}')} for its cases ({labels})")
+                failed.append(f"bucket {bucket!r}: no entry {shown} for its cases ({labels})")
                 continue
             lines = compare_bucket(BucketRanges.from_json(entry[BUCKET_KEY]), cases, self._names, self._tolerance)
             if lines:
-                failed.append(f"bucket {bucket!r} differs from {printable(f'{arch}/{entry_name}')} (its cases: {labels}):")
+                failed.append(f"bucket {bucket!r} differs from {shown} (its cases: {labels}):")
                 failed.extend(f"  {line}" for line in lines)
                 # The kernels of the first case that differs: what the change looks like. A case's
                 # lines come first, in the order of the cases, so the first line names it.

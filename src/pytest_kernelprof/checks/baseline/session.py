@@ -36,7 +36,9 @@ class Unused:
     note: str = ""
 
     def __str__(self) -> str:
-        return f"{self.path}: {printable(f'{self.arch}/{self.name}')}" if self.arch is not None else f"{self.path} ({self.note})"
+        if self.arch is None:
+            return f"{self.path} ({self.note})"
+        return f"{self.path}: {printable(f'{self.arch}/{self.name}')}"
 
 
 class BaselineSession:
