@@ -10,6 +10,11 @@ with the square of the input takes ten times as long for the one big input.
   fused-op splitter tried every pair of word positions: 59 s for the 12 KB name).
 - ``test_diff_growth``: the diff of two calls of 14,000 kernels, half the names changed, against
   ten of 1,400 (difflib and the fusion search: 174 s for the big one).
+- ``test_layer_diff_growth``: the diff of 4,000 kernels against 1,000, 5-kernel layers with one
+  kernel renamed in each, against ten of 400 against 100 (difflib's search read the rest of both
+  calls once per 4-kernel match: 8 to 26 s for the big one, 9 s at 2,000 against 2,000).
+- ``test_teaching_line_growth``: a teaching line of 16,000 colons (``--kernels``, the
+  ``kernelprof_kernels`` ini) against ten of 1,600 (a lazy regex tried each colon: 24 s).
 - ``test_timeline_growth``: the timeline page of a trace of 20,000 calls against ten of 2,000
   (each event looked for in every call: 37 s for ``kernelprof show --html``).
 - ``test_ops_growth``: the profile table of a trace of one call with 20,000 user ranges against
@@ -38,6 +43,8 @@ from pytest_kernelprof import load_trace
 from pytest_kernelprof.checks.diff import diff_kernels, render_diff
 from pytest_kernelprof.decode import KernelName, parse_kernel_name
 from pytest_kernelprof.decode.decoder import _by_name
+from pytest_kernelprof.decode.teach import parse_teaching
+from pytest_kernelprof.errors import TeachingError
 from pytest_kernelprof.reports.timeline import render_page
 from pytest_kernelprof.tables import NAME_WIDTH, display_name
 
@@ -103,6 +110,41 @@ def test_diff_growth(benchmark: Any, interleave: Any) -> None:
             "diff 14,000 kernels": lambda: render_diff(diff_kernels(*big)),
             "ten diffs of 1,400 kernels": lambda: _ten(lambda: render_diff(diff_kernels(*small))),
         },
+    )
+
+
+LAYER = ("triton_poi_fused_add_0", "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT", "triton_red_fused_sum_1",
+         "triton_per_fused_softmax_2", "triton_poi_fused_mul_3")  # fmt: skip
+
+
+def layer_calls(before: int, after: int) -> tuple[list[KernelName], list[KernelName]]:
+    """Calls of ``before`` and ``after`` kernels, 5-kernel layers; the third renamed in every layer of the second."""
+    layer = [parse_kernel_name(name) for name in LAYER]
+    renamed = [*layer[:2], parse_kernel_name("triton_red_fused_mean_1"), *layer[3:]]
+    return layer * (before // len(layer)), renamed * (after // len(layer))
+
+
+def test_layer_diff_growth(benchmark: Any, interleave: Any) -> None:
+    big, small = layer_calls(4_000, 1_000), layer_calls(400, 100)
+    _measure(
+        benchmark,
+        interleave,
+        {
+            "diff 4,000 kernels against 1,000": lambda: render_diff(diff_kernels(*big)),
+            "ten diffs of 400 against 100": lambda: _ten(lambda: render_diff(diff_kernels(*small))),
+        },
+    )
+
+
+def test_teaching_line_growth(benchmark: Any, interleave: Any) -> None:
+    def parse(colons: int) -> None:
+        with pytest.raises(TeachingError):
+            parse_teaching("a" + ": k=v" * colons + " !", "growth")
+
+    _measure(
+        benchmark,
+        interleave,
+        {"read a line of 16,000 colons": lambda: parse(16_000), "read ten of 1,600": lambda: _ten(parse, 1_600)},
     )
 
 

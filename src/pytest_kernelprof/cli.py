@@ -298,8 +298,44 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
         unknown = plural(unplaced, "kernel")
         print(f"({unknown} of unknown kind: the counts by kind may not hold; teach them with --kernels)")
     print("\n".join(render_diff(result, "a", "b")))
-    print("same kernels" if result.same else "the kernels differ")
-    return 0 if result.same else 1
+    same = _calls_compared(a, b, by) and result.same
+    print("same kernels" if same else "the kernels differ")
+    return 0 if same else 1
+
+
+def _calls_compared(a: KernelProfile, b: KernelProfile, by: str) -> bool:
+    """Where a side's calls launched different kernels, the diff above (each side's first call)
+    does not tell them: each call of a against the call of b of its index, the first that
+    differs shown. Whether they are all the same (True where no side's calls varied)."""
+    if not (a.varied or b.varied):
+        return True
+    whose = " and ".join(f"{side}'s" for side, p in (("a", a), ("b", b)) if p.varied)
+    head = f"{whose} calls launched different kernels: each call of a against the call of b of its index"
+    differ = [
+        (call_a.index, found)
+        for call_a, call_b in zip(a.calls[1:], b.calls[1:], strict=False)
+        if not (found := diff_kernels(list(call_a.kernels), list(call_b.kernels), by=by)).same
+    ]
+    if len(a.calls) != len(b.calls):
+        fewer, more = sorted(((len(p.calls), side) for side, p in (("a", a), ("b", b))))
+        extra = f"call {fewer[0]}" if more[0] == fewer[0] + 1 else f"calls {fewer[0]} to {more[0] - 1}"
+        print(
+            f"{head}; a has {len(a.calls)} calls and b {len(b.calls)}: {extra} of {more[1]} has no call to compare with"
+        )
+        head = ""
+    if not differ:
+        if head:
+            print(f"{head}: each the same")
+        return len(a.calls) == len(b.calls)
+    if head:
+        print(head)
+    (index, found), rest = differ[0], [str(i) for i, _ in differ[1:]]
+    also = (
+        f" (call {rest[0]} differs too)" if len(rest) == 1 else f" (calls {', '.join(rest)} differ too)" if rest else ""
+    )
+    print(f"call {index} of a against call {index} of b{also}:")
+    print("\n".join(f"  {line}" for line in render_diff(found, "a", "b")))
+    return False
 
 
 def _terminated(signum: int, frame: object) -> None:

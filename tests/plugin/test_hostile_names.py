@@ -176,3 +176,37 @@ def test_text_that_is_not_unicode_reaches_the_summary_and_the_pages(cpu_pytester
     pages = list((cpu_pytester.path / "traces").glob("*.html"))
     assert len(pages) == 1
     assert "<td>op \\udfff</td>" in pages[0].read_text(encoding="utf-8")
+
+
+BASELINE_NAME_SUITE = """
+import pytest
+
+INJECTED = "x\\n::error file=test_w.py,line=1::injected"
+
+
+def test_checks_a_baseline(kernelprof, kernel_baseline):
+    kernel_baseline.check(kernelprof.load_trace("hostile.json.gz"), name=INJECTED)
+"""
+
+BASELINE_MISSING = """
+
+def test_checks_a_baseline_never_recorded(kernelprof, kernel_baseline):
+    kernel_baseline.check(kernelprof.load_trace("hostile.json.gz"), name=INJECTED + "2")
+"""
+
+
+@pytest.mark.parametrize("tb", ["native", "short"])
+def test_a_baseline_checks_name_stays_on_its_line(cpu_pytester: pytest.Pytester, tb: str) -> None:
+    """A check's name (a test's parameter, say) is shown in the warning that kinds cannot tell,
+    the failure's head and the end-of-run list of entries: a newline in it made a line that
+    is a workflow command."""
+    hostile_trace(cpu_pytester.path / "hostile.json.gz")
+    cpu_pytester.makepyfile(test_w=BASELINE_NAME_SUITE)
+    cpu_pytester.runpytest("--kernelprof-update", "-W", "default").assert_outcomes(passed=1)
+    cpu_pytester.makepyfile(test_w=BASELINE_NAME_SUITE + BASELINE_MISSING)
+    result = cpu_pytester.runpytest("-W", "default", f"--tb={tb}", "-rA", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1)
+    output = result.outlines + result.errlines
+    assert not _commands(output), "\n".join(output)
+    assert any(r"x\n::error file=test_w.py,line=1::injected (kinds compared)" in line for line in output)
+    assert any(r"x\n::error file=test_w.py,line=1::injected2" in line for line in output), "\n".join(output)

@@ -78,6 +78,32 @@ def test_ini_keys(pytester: pytest.Pytester) -> None:
     assert (settings.modules, settings.stacks) == (True, True)
 
 
+def test_native_toml_takes_numbers(pytester: pytest.Pytester) -> None:
+    """``[tool.pytest]`` (pytest 9) gives TOML's own types: a number was refused as no string."""
+    pytester.makepyprojecttoml(
+        "[tool.pytest]\nkernelprof_warmup = 1\nkernelprof_calls = 3\nkernelprof_memory_tolerance = 5\n"
+    )
+    settings = pytester.parseconfigure().stash[SETTINGS_KEY]
+    assert (settings.warmup, settings.calls, settings.memory_tolerance) == (1, 3, 0.05)
+    pytester.makepyprojecttoml('[tool.pytest]\nkernelprof_calls = "2"\nkernelprof_memory_tolerance = 2.5\n')
+    settings = pytester.parseconfigure().stash[SETTINGS_KEY]
+    assert (settings.calls, settings.memory_tolerance) == (2, 0.025)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("kernelprof_calls = 0", "kernelprof.calls must be at least 1, got 0"),
+        ("kernelprof_calls = true", "kernelprof_calls.*bool"),
+        ("kernelprof_warmup = 1.5", "kernelprof_warmup.*float"),
+    ],
+)
+def test_native_toml_numbers_out_of_bounds_are_usage_errors(pytester: pytest.Pytester, line: str, message: str) -> None:
+    pytester.makepyprojecttoml(f"[tool.pytest]\n{line}\n")
+    with pytest.raises(pytest.UsageError, match=message):
+        pytester.parseconfigure()
+
+
 def test_options_win_over_ini_keys(pytester: pytest.Pytester) -> None:
     ini = (
         "kernelprof_warmup = 1",
@@ -100,6 +126,7 @@ def test_options_win_over_ini_keys(pytester: pytest.Pytester) -> None:
         ([], ("kernelprof_baseline_names = bogus",), "kernelprof.baseline.names takes one of stable, exact, loose"),
         (["--kernelprof-save", "all"], (), "--kernelprof-save=all needs --kernelprof-trace-dir DIR"),
         (["--kernelprof-save", "some"], (), "--kernelprof-save: invalid choice: 'some'"),
+        (["--kernelprof-trace-dir="], (), "--kernelprof-trace-dir takes a directory, got an empty value"),
     ],
 )
 def test_bad_values_are_usage_errors(

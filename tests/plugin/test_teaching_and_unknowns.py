@@ -123,6 +123,25 @@ def test_unknown_kernels_warn_name_themselves_and_are_listed_at_the_end(unknown_
     result.stdout.fnmatch_lines(["PASSED test_unknown.py::test_untaught_is_listed"])
 
 
+@pytest.mark.parametrize(
+    "flags",
+    [("-W", "ignore"), ("-W", "ignore::UserWarning"), ("-p", "no:warnings"), ("-o", "filterwarnings=ignore")],
+)
+def test_strict_decode_holds_whatever_warning_filters_say(
+    unknown_project: pytest.Pytester, flags: tuple[str, str]
+) -> None:
+    """Strict decode made the warning an error through pytest's filters, which a later filter
+    (-W ignore) or no warnings plugin at all switched off: the question passed."""
+    result = unknown_project.runpytest_subprocess("-rA", "--kernelprof-strict-decode", *flags)
+    result.assert_outcomes(passed=2, failed=2)
+    section(result, "test_kind_question").fnmatch_lines(
+        [
+            '>       assert prof.kernels.count(kind="gemm") == 0',
+            "E       pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
+        ]
+    )
+
+
 def test_strict_decode_fails_the_question_at_the_tests_line_under_xdist_too(unknown_project: pytest.Pytester) -> None:
     result = unknown_project.runpytest_subprocess("-rA", "-n", "1", "--kernelprof-strict-decode")
     result.assert_outcomes(passed=2, failed=2)

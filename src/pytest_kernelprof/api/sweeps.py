@@ -10,11 +10,12 @@ profiler (its options, its forbid rules, its captures, so the test's reports sho
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol
 
-from ..checks.sweep import Check, ProfileSweep, SweepCase, check_name, run_check
+from ..checks.sweep import Check, ProfileSweep, SweepCase, check_name, require_check, run_check
 from ..checks.sweep_cases import Cases, case_label, case_list, clashing_labels, value_repr
 from ..checks.sweep_text import Outcome, failure_message
 from ..errors import CannotTellError, MissingHypothesisError, SweepError
@@ -112,9 +113,12 @@ def explore_cases(
     hypothesis, strategies = _hypothesis()
     if not callable(fn) or not callable(check):
         raise TypeError("explore(fn, cases, check) takes the function that builds a case and the check")
+    require_check(check)
     if isinstance(max_cases, bool) or not isinstance(max_cases, int) or not 1 <= max_cases <= MAX_CALLS:
         raise ValueError(f"max_cases must be an int from 1 to {MAX_CALLS}, got {max_cases!r}")
-    if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, int | float) or deadline <= 0):
+    if deadline is not None and (
+        isinstance(deadline, bool) or not isinstance(deadline, int | float) or not 0 < deadline < math.inf
+    ):
         raise ValueError(f"deadline is a number of seconds above 0 (or None), got {deadline!r}")
     if isinstance(cases, Mapping):
         strategy = strategies.fixed_dictionaries(dict(cases))

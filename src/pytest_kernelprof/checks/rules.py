@@ -35,7 +35,7 @@ from ..errors import CannotTellError, ForbiddenError, NoDeviceActivityError
 from ..health import format_bytes
 from ..model import Kernel, KernelProfile, kernel_table
 from ..model.unknowns import warn_undecided
-from ..tables import format_us, name_matches, render_table
+from ..tables import format_us, name_matches, printable, render_table
 from .metrics import METRICS, read_metric
 
 KERNEL_FIELDS = ("kind", "family", "dtype", "layout", "name")
@@ -286,7 +286,7 @@ def _kernel_violation(prof: KernelProfile, rule: Rule) -> str | None:
         undecided.extend(k for k in call.kernels if rule.could_match_kernel(k))
     # Unbroken, but kernels of unknown kind or dtype could break it: a rule never passes
     # silently on them (an error under --kernelprof-strict-decode).
-    warn_undecided(f"kernelprof_forbid rule {rule.name!r} ({rule.conditions})", undecided)
+    warn_undecided(printable(f"kernelprof_forbid rule {rule.name!r} ({rule.conditions})"), undecided)
     return None
 
 

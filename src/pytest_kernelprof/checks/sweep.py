@@ -14,6 +14,7 @@ that :meth:`ProfileSweep.export` writes). Running the cases is ``api/sweeps.py``
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -25,7 +26,7 @@ from typing import Any, overload
 
 from ..errors import NoDeviceActivityError, SweepError, TraceError
 from ..model import KernelProfile
-from .sweep_cases import case_label, clashing_labels, value_repr
+from .sweep_cases import MAX_CASES, TOO_MANY, case_label, clashing_labels, value_repr
 from .sweep_text import Outcome, failure_message, sweep_table
 
 Check = Callable[[KernelProfile], object]
@@ -96,7 +97,14 @@ class ProfileSweep:
     def __getitem__(self, index: slice) -> ProfileSweep: ...
     def __getitem__(self, index: int | slice) -> SweepCase | ProfileSweep:
         if isinstance(index, slice):
-            return ProfileSweep(self.cases[index], self.source)
+            chosen = self.cases[index]
+            if not chosen:
+                shown = ":".join("" if part is None else repr(part) for part in (index.start, index.stop, index.step))
+                raise IndexError(
+                    f"sweep[{shown.removesuffix(':')}] selects none of the sweep's {len(self.cases)} cases: "
+                    "a sweep needs at least one"
+                )
+            return ProfileSweep(chosen, self.source)
         return self.cases[index]
 
     @property
@@ -128,8 +136,7 @@ class ProfileSweep:
 
     def _expect(self, check: Check, *, holds: bool) -> None:
         __tracebackhide__ = True
-        if not callable(check):
-            raise TypeError(f"a sweep's check is a function of a KernelProfile, got {type(check).__name__}")
+        require_check(check)
         outcomes = [run_check(check, case.profile) for case in self.cases]
         if all(outcome.held == holds for outcome in outcomes):
             return
@@ -182,6 +189,42 @@ class ProfileSweep:
         printer.text(repr(self) if cycle else self.table())
 
 
+def require_check(check: object) -> None:
+    """A TypeError for what cannot be a sweep's check: a non-callable, and generator or coroutine
+    functions, whose call runs nothing and returns an object that is true, so every case held."""
+    __tracebackhide__ = True
+    if not callable(check):
+        raise TypeError(f"a sweep's check is a function of a KernelProfile, got {type(check).__name__}")
+    name = check_name(check)
+    if inspect.isasyncgenfunction(check):
+        what = "an async generator function, and calling it runs nothing"
+    elif inspect.isgeneratorfunction(check):
+        what = "a generator function, and calling it runs nothing until the generator is iterated"
+    elif inspect.iscoroutinefunction(check):
+        what = "a coroutine function (async def), and calling it runs nothing until it is awaited"
+    else:
+        return
+    raise TypeError(
+        f"a sweep's check {name}: it is {what}. Pass a plain function of a KernelProfile that asserts "
+        "or returns whether the property holds"
+    )
+
+
+def _refuse_deferred(check: Check, result: object) -> None:
+    # A check wrapped so that the tests above cannot see it (a partial, a lambda around one)
+    # returns the generator or coroutine: it is closed, so that it warns of nothing later.
+    __tracebackhide__ = True
+    if not (inspect.isgenerator(result) or inspect.isasyncgen(result) or inspect.isawaitable(result)):
+        return
+    close = None if inspect.isasyncgen(result) else getattr(result, "close", None)
+    if close is not None:
+        close()
+    raise TypeError(
+        f"a sweep's check {check_name(check)} returned a {type(result).__name__}, so nothing ran: "
+        "a check asserts or returns whether the property holds"
+    )
+
+
 def run_check(check: Check, profile: KernelProfile) -> Outcome:
     """Whether ``check`` holds for ``profile``, and what it said where it did not. A read of what
     was not measured (``NoDeviceActivityError``) is no answer: it propagates."""
@@ -195,6 +238,7 @@ def run_check(check: Check, profile: KernelProfile) -> Outcome:
         return Outcome(
             False, f"{type(exc).__name__}: {text}" if text else f"{type(exc).__name__} (an assert without a message)"
         )
+    _refuse_deferred(check, result)
     if result is None or result:
         return Outcome(True, "")
     return Outcome(False, f"returned {result!r}")
@@ -242,6 +286,8 @@ def read_index(path: str | os.PathLike[str]) -> list[IndexedCase]:
     cases = data.get("cases") if isinstance(data, dict) else None
     if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT or not isinstance(cases, list) or not cases:
         raise TraceError(f"{index}: not a sweep index (format {INDEX_FORMAT} with a list of cases); {fix}")
+    if len(cases) > MAX_CASES:  # before a trace is read: each is a profile held until the sweep ends
+        raise TraceError(f"{index}: lists {len(cases):,} cases; " + TOO_MANY.format(cap=MAX_CASES))
     listed = []
     for i, case in enumerate(cases):
         params, trace, compiled = (
@@ -258,6 +304,8 @@ def read_index(path: str | os.PathLike[str]) -> list[IndexedCase]:
                 f"printable and without a path separator, compiled: a count or null); {fix}"
             )
         listed.append(IndexedCase(params, index.parent / trace, compiled))
+    # Cases listed alike stay: an export writes a value JSON cannot hold as its repr, so two
+    # distinct nn.Linear(4, 4) are the same text; the sweep names them with their places.
     return listed
 
 

@@ -21,7 +21,7 @@ Cases = Mapping[str, Iterable[Any]] | Iterable[Mapping[str, Any]]
 # compiled in its warm-up and held until the sweep ends. Counted before any is listed: a product
 # of two ranges of 20,000 filled 2.5 GB before it ended in a MemoryError, an endless one never ended.
 MAX_CASES = MAX_CALLS
-_TOO_MANY = (
+TOO_MANY = (
     "a sweep profiles at most {cap} cases (each a profile, compiled in its warm-up and held until the sweep "
     "ends): sweep fewer, or let explore(fn, strategies, check, max_cases=...) search a space this big"
 )
@@ -32,7 +32,7 @@ def case_list(cases: Cases) -> tuple[dict[str, Any], ...]:
     mapping of each argument to its values (their product, the last argument varying fastest);
     at most ``MAX_CASES``, each listed once."""
     __tracebackhide__ = True
-    too_many = _TOO_MANY.format(cap=MAX_CASES)
+    too_many = TOO_MANY.format(cap=MAX_CASES)
     values: list[Iterable[Any]] = []
     if isinstance(cases, Mapping):
         names = list(cases)

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
 
-from ..errors import GpuSpecError
+from ..errors import GpuSpecError, UndecodedKernelWarning
 from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, Books
 from .fixtures import FIXTURES, PROFILERS_KEY
 from .gpus import (
@@ -58,9 +59,11 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     settings = read_settings(config)
     if settings.strict_decode:
-        # Strict is the warning made an error, through pytest's own filters: the test fails at
-        # the line that asked, with the warning's message.
+        # Strict is the warning made an error: the test fails at the line that asked, with the
+        # warning's message. This filter holds at collection; a test's phases have their own
+        # (StrictDecode below), which pytest's later filters cannot switch off.
         config.addinivalue_line("filterwarnings", f"error::{UNDECODED_WARNING}")
+        config.pluginmanager.register(StrictDecode(), "kernelprof-strict-decode")
     config.stash[SETTINGS_KEY] = settings
     books = Books(config)
     config.pluginmanager.register(books, "kernelprof-books")
@@ -247,6 +250,21 @@ DEVICE_SENT = pytest.StashKey[bool]()
 # The warning that --kernelprof-strict-decode makes an error (named, not imported: loading the
 # plugin imports no more than it must).
 UNDECODED_WARNING = "pytest_kernelprof.errors.UndecodedKernelWarning"
+
+
+class StrictDecode:
+    """Under strict decode, the warning is an error in each phase of each test by a filter of
+    the plugin's own, set inside pytest's: ``-W ignore``, ``-W ignore::UserWarning`` or an ini
+    ``filterwarnings`` line come after the plugin's line in pytest's filters, and ``-p no:warnings``
+    sets none, so each of them let an undecided question pass."""
+
+    @pytest.hookimpl(wrapper=True)  # inside the warnings plugin's wrapper, which is tryfirst
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", category=UndecodedKernelWarning)
+            return (yield)
 
 
 def _keep_trace_log_private() -> None:

@@ -311,14 +311,16 @@ def add_options(parser: pytest.Parser) -> None:
         default=[],
     )
     parser.addini("kernelprof_stacks", "Same as --kernelprof-stacks", type="bool", default=False)
-    parser.addini(
+    _add_number_ini(
+        parser,
         "kernelprof_memory_tolerance",
         "Same as --kernelprof-memory-tolerance",
-        default=f"{DEFAULT_MEMORY_TOLERANCE:.0%}",
+        f"{DEFAULT_MEMORY_TOLERANCE:.0%}",
+        fraction=True,
     )
     parser.addini("kernelprof_require_gpu", "Same as --kernelprof-require-gpu", type="bool", default=False)
-    parser.addini("kernelprof_warmup", "Same as --kernelprof-warmup", default=str(DEFAULT_WARMUP))
-    parser.addini("kernelprof_calls", "Same as --kernelprof-calls", default=str(DEFAULT_CALLS))
+    _add_number_ini(parser, "kernelprof_warmup", "Same as --kernelprof-warmup", str(DEFAULT_WARMUP))
+    _add_number_ini(parser, "kernelprof_calls", "Same as --kernelprof-calls", str(DEFAULT_CALLS))
     parser.addini(
         "kernelprof_forbid",
         "Rules every profile of the suite must satisfy, one a line: 'NAME: CONDITION ... | REASON' "
@@ -327,6 +329,18 @@ def add_options(parser: pytest.Parser) -> None:
         default=[],
     )
     parser.addini("kernelprof_modules", "Same as --kernelprof-modules", type="bool", default=False)
+
+
+def _add_number_ini(parser: pytest.Parser, name: str, help: str, default: str, *, fraction: bool = False) -> None:
+    """An ini key whose value is a number: text in an ini file ("3", "5%"), and in a native
+    ``[tool.pytest]`` table (pytest 9) a TOML number too, which a key of strings refuses
+    ("expects a string, got int: 3"). pytest 9.2 takes a union of types; an older one refuses
+    it at registration (an assert in pytest 8), and there the key takes text, as it always did.
+    A count takes no float: 3.5 calls is refused, not cut to 3."""
+    try:
+        parser.addini(name, help, type=str | int | float if fraction else str | int, default=default)
+    except (AssertionError, TypeError, ValueError):
+        parser.addini(name, help, default=default)
 
 
 def setting(config: pytest.Config, name: str) -> Any:
@@ -352,6 +366,8 @@ def read_settings(config: pytest.Config) -> Settings:
     """The session's settings from its options and ini file, each checked (a UsageError names
     the setting that is wrong)."""
     trace_dir = config.getoption("kernelprof_trace_dir")
+    if trace_dir == "":  # the working directory, where the traces and pages would mix with the project's files
+        raise pytest.UsageError("--kernelprof-trace-dir takes a directory, got an empty value: name one, e.g. traces")
     trace_path = None if trace_dir is None else config.invocation_params.dir / trace_dir
     decoder = parse_kernels(config.getini("kernelprof_kernels"))
     strict_decode = bool(setting(config, "kernelprof_strict_decode"))

@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -182,3 +183,59 @@ def test_a_missing_trace_is_a_trace_error_naming_it(tmp_path: Path) -> None:
     (tmp_path / "sdpa" / "case-03.json.gz").unlink()
     with pytest.raises(TraceError, match="case-03.json.gz"):
         load_sweep(tmp_path / "sdpa")
+
+
+def _breaks_but_yields(prof: KernelProfile) -> Any:
+    raise AssertionError("never runs: calling a generator function runs nothing")
+    yield
+
+
+async def _breaks_but_is_async(prof: KernelProfile) -> None:
+    raise AssertionError("never runs: calling a coroutine function runs nothing")
+
+
+async def _breaks_but_is_an_async_generator(prof: KernelProfile) -> Any:
+    raise AssertionError("never runs")
+    yield
+
+
+@pytest.mark.parametrize(
+    ("check", "what"),
+    [
+        (_breaks_but_yields, "a generator function"),
+        (_breaks_but_is_async, r"a coroutine function \(async def\)"),
+        (_breaks_but_is_an_async_generator, "an async generator function"),
+    ],
+)
+def test_a_check_whose_call_runs_nothing_is_refused(check: Any, what: str) -> None:
+    """Calling such a check returns a generator or coroutine, which is true: every case held."""
+    sweep = load_sweep(GEGLU)
+    for method in (sweep.every, sweep.none):
+        with pytest.raises(TypeError, match=rf"^a sweep's check {check.__name__}: it is {what}, and calling it runs"):
+            method(check)
+
+
+def test_a_check_that_returns_deferred_work_is_refused() -> None:
+    sweep = load_sweep(GEGLU)
+    with pytest.raises(TypeError, match=r"^a sweep's check <lambda> returned a generator, so nothing ran"):
+        sweep.every(lambda prof: _breaks_but_yields(prof))
+
+
+def test_an_empty_slice_of_a_sweep_names_the_slice() -> None:
+    sweep = load_sweep(GEGLU)
+    with pytest.raises(IndexError, match=r"^sweep\[5:2\] selects none of the sweep's 8 cases"):
+        sweep[5:2]
+    assert len(sweep[5:]) == 3
+
+
+def _index_of(tmp_path: Path, cases: list[dict[str, Any]]) -> Path:
+    shutil.copy(GEGLU / "case-00.json.gz", tmp_path / "case-00.json.gz")
+    listed = [{"params": params, "trace": "case-00.json.gz", "compiled": None} for params in cases]
+    (tmp_path / "sweep.json").write_text(json.dumps({"format": 1, "cases": listed}))
+    return tmp_path
+
+
+def test_an_index_of_more_cases_than_a_sweep_holds_is_refused_before_any_trace_is_read(tmp_path: Path) -> None:
+    folder = _index_of(tmp_path, [{"batch": n} for n in range(1001)])
+    with pytest.raises(TraceError, match=r"sweep\.json: lists 1,001 cases; a sweep profiles at most 1000 cases"):
+        load_sweep(folder)

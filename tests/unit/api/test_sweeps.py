@@ -232,6 +232,8 @@ def test_explore_raises_the_first_error_that_is_no_broken_check(quick: Profiler)
         ([1, 2], {}, TypeError, "a Hypothesis strategy of dicts"),
         ({"n": st.integers(2, 4)}, {"max_cases": 0}, ValueError, "max_cases must be an int from 1 to 1000"),
         ({"n": st.integers(2, 4)}, {"deadline": 0}, ValueError, "deadline is a number of seconds above 0"),
+        ({"n": st.integers(2, 4)}, {"deadline": float("nan")}, ValueError, "deadline is a number of seconds above 0"),
+        ({"n": st.integers(2, 4)}, {"deadline": float("inf")}, ValueError, "deadline is a number of seconds above 0"),
         (st.integers(2, 4), {}, TypeError, "drew 2, not a dict of keyword arguments"),
     ],
 )
@@ -249,3 +251,18 @@ def test_explore_without_hypothesis_says_how_to_get_it(quick: Profiler, monkeypa
     ):
         quick.explore(mean_or_sum, {"n": [2]}, takes_the_mean)
     quick.sweep(mean_or_sum, dict(n=[2]))  # a sweep needs nothing
+
+
+def _yields(prof: KernelProfile) -> Any:
+    raise AssertionError("never runs")
+    yield
+
+
+async def _is_async(prof: KernelProfile) -> None:
+    raise AssertionError("never runs")
+
+
+@pytest.mark.parametrize("check", [_yields, _is_async])
+def test_explore_refuses_a_check_whose_call_runs_nothing(quick: Profiler, check: Any) -> None:
+    with pytest.raises(TypeError, match=rf"^a sweep's check {check.__name__}: it is a (generator|coroutine) function"):
+        quick.explore(mean_or_sum, {"n": st.integers(2, 4)}, check)

@@ -13,7 +13,7 @@ from ...model import KernelProfile
 from ...model.explain import Explanation
 from ...model.unknowns import warn_undecided
 from ...options import DEFAULT_MEMORY_TOLERANCE
-from ...tables import plural
+from ...tables import plural, printable
 from ..sweep import ProfileSweep, SweepCase
 from .buckets import BUCKET_KEY, BucketRanges, compare_bucket
 from .files import read_baseline, record, record_entry
@@ -98,8 +98,9 @@ class KernelBaseline:
         stored = read_baseline(path).get("archs", {}).get(arch, {}).get(name)
         update = update_command(self._nodeid)
         summary = "KernelProfile == kernel_baseline failed:"
+        entry = printable(f"{arch}/{name}")  # a test's parameter, say: on its line in the output
         if stored is None:
-            head = [summary, f"no kernel baseline {arch}/{name} in {path}", f"record it with: {update}"]
+            head = [summary, f"no kernel baseline {entry} in {path}", f"record it with: {update}"]
             return Explanation(head, prof.kernels.table().splitlines(), prof.kernels)
         recorded, current = Signature.from_json(stored), Signature.of(prof)
         lines = compare(recorded, current, self._names)
@@ -110,20 +111,18 @@ class KernelBaseline:
         if lines is None and not worse:
             for change in better:
                 self._note(Improved(self._nodeid, name, change.name, change.stored, change.current))
-            warn_undecided(f"kernel_baseline {arch}/{name} (kinds compared)", unplaced)
+            warn_undecided(f"kernel_baseline {entry} (kinds compared)", unplaced)
             return None
         head, body = [summary], []
         if unplaced:
             head.append(f"({plural(len(unplaced), 'kernel')} of unknown kind in this run: their kinds say nothing)")
         if lines is not None:
             at = lines.index("--- baseline")
-            head.append(
-                f"kernel signature differs from the baseline {arch}/{name} in {path} (names compared: {self._names})"
-            )
+            head.append(f"kernel signature differs from the baseline {entry} in {path} (names compared: {self._names})")
             head.extend(lines[:at])
             body.extend(lines[at:])
         if worse:
-            head.append(f"worse than the baseline {arch}/{name} in {path} (lower is better):")
+            head.append(f"worse than the baseline {entry} in {path} (lower is better):")
             head.extend(f"  {change}" for change in worse)
         body.append(f"if the change is intended: {update}")
         return Explanation(head, body)
@@ -172,12 +171,13 @@ class KernelBaseline:
             self._note(Checked(str(path), arch, entry_name))
             entry = stored.get(entry_name)
             labels = "; ".join(label for label, _ in cases)
+            shown = printable(f"{arch}/{entry_name}")
             if entry is None or BUCKET_KEY not in entry:
-                failed.append(f"bucket {bucket!r}: no entry {arch}/{entry_name} for its cases ({labels})")
+                failed.append(f"bucket {bucket!r}: no entry {shown} for its cases ({labels})")
                 continue
             lines = compare_bucket(BucketRanges.from_json(entry[BUCKET_KEY]), cases, self._names, self._tolerance)
             if lines:
-                failed.append(f"bucket {bucket!r} differs from {arch}/{entry_name} (its cases: {labels}):")
+                failed.append(f"bucket {bucket!r} differs from {shown} (its cases: {labels}):")
                 failed.extend(f"  {line}" for line in lines)
                 # The kernels of the first case that differs: what the change looks like. A case's
                 # lines come first, in the order of the cases, so the first line names it.
@@ -190,7 +190,7 @@ class KernelBaseline:
             head = (
                 f"kernel_baseline.check_sweep failed: {differ} of {plural(len(buckets), 'bucket')} differ "
                 "from the baseline "
-                f"{name}[...] in {path} (names compared: {self._names})"
+                f"{printable(name)}[...] in {path} (names compared: {self._names})"
             )
             raise BaselineMismatchError("\n".join([head, *failed, f"if the change is intended: {update}"]))
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ...errors import BaselineError
 from ...paths import name_in_module
+from ...tables import printable
 from .check import shell_word
 from .files import (
     UNCHANGED,
@@ -35,7 +36,9 @@ class Unused:
     note: str = ""
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.arch}/{self.name}" if self.arch is not None else f"{self.path} ({self.note})"
+        if self.arch is None:
+            return f"{self.path} ({self.note})"
+        return f"{self.path}: {printable(f'{self.arch}/{self.name}')}"
 
 
 class BaselineSession:
@@ -135,7 +138,7 @@ class BaselineSession:
             if isinstance(note, Renamed):
                 changed.append(f"renamed {note.old} -> {note.new}")
             elif note.outcome != UNCHANGED:
-                changed.append(f"{note.outcome} {note.path}: {note.arch}/{note.name}")
+                changed.append(f"{note.outcome} {note.path}: {printable(f'{note.arch}/{note.name}')}")
         return [title, *changed]
 
     def _improved_section(self) -> list[str]:

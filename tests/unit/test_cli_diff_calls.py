@@ -1,0 +1,77 @@
+"""``kernelprof diff`` of traces whose calls launched different kernels: each call of a against
+the call of b of its index, never "same kernels" where a call differs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_kernelprof.cli import main
+
+ADD, MUL = "triton_poi_fused_add_0", "triton_poi_fused_mul_1"
+GEMM = "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT"
+
+
+def _trace(path: Path, calls: list[list[str]]) -> str:
+    """A trace of one profiled call (``ProfilerStep#N``) per list of kernel names."""
+    events: list[dict[str, Any]] = []
+    t, ext, corr = 1000.0, 1, 1
+    for step, names in enumerate(calls):
+        events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}", "pid": 1, "tid": 1,
+                       "ts": t, "dur": 100.0, "args": {"External id": ext}})  # fmt: skip
+        events.append({"ph": "X", "cat": "cpu_op", "name": "aten::foo", "pid": 1, "tid": 1, "ts": t + 1,
+                       "dur": 90.0, "args": {"External id": ext + 1}})  # fmt: skip
+        op, ext, kt = ext + 1, ext + 2, t + 2
+        for name in names:
+            events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                           "ts": kt, "dur": 1.0, "args": {"correlation": corr, "External id": op}})  # fmt: skip
+            events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": kt + 5, "dur": 2.0,
+                           "args": {"External id": op, "device": 0, "stream": 7, "correlation": corr}})  # fmt: skip
+            corr, kt = corr + 1, kt + 3
+        t += 200
+    props = [{"name": "NVIDIA H200", "computeMajor": 9, "computeMinor": 0}]
+    path.write_text(json.dumps({"deviceProperties": props, "traceEvents": events}))
+    return str(path)
+
+
+def test_a_later_call_that_differs_is_a_difference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _trace(tmp_path / "a.json", [[ADD, GEMM]] * 3)
+    b = _trace(tmp_path / "b.json", [[ADD, GEMM], [MUL, GEMM], [MUL, GEMM]])
+    assert main(["diff", a, b]) == 1
+    out = capsys.readouterr().out
+    assert "same kernels" not in out
+    assert "b's calls launched different kernels: each call of a against the call of b of its index" in out
+    assert "call 1 of a against call 1 of b (call 2 differs too):" in out
+    assert f"  - pointwise/inductor [add]  {ADD}" in out
+    assert out.rstrip().endswith("the kernels differ")
+
+
+def test_calls_that_vary_alike_on_both_sides_are_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    calls = [[ADD, GEMM], [MUL, GEMM], [ADD, GEMM]]
+    assert main(["diff", _trace(tmp_path / "a.json", calls), _trace(tmp_path / "b.json", calls)]) == 0
+    out = capsys.readouterr().out
+    assert "each call of a against the call of b of its index: each the same" in out
+    assert out.rstrip().endswith("same kernels")
+
+
+def test_varied_calls_of_other_counts_are_not_called_the_same(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _trace(tmp_path / "a.json", [[ADD, GEMM], [MUL, GEMM]])
+    b = _trace(tmp_path / "b.json", [[ADD, GEMM], [MUL, GEMM], [MUL, GEMM]])
+    assert main(["diff", a, b]) == 1
+    out = capsys.readouterr().out
+    assert "a has 2 calls and b 3: call 2 of b has no call to compare with" in out
+    assert out.rstrip().endswith("the kernels differ")
+
+
+def test_calls_that_do_not_vary_are_compared_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _trace(tmp_path / "a.json", [[ADD, GEMM]] * 3)
+    b = _trace(tmp_path / "b.json", [[ADD, GEMM]] * 2)
+    assert main(["diff", a, b]) == 0
+    out = capsys.readouterr().out
+    assert "each call" not in out
+    assert out.rstrip().endswith("same kernels")
