@@ -204,7 +204,9 @@ class KernelList(_Records[Kernel]):
     __slots__ = ("_times",)
     _noun = "kernels"
 
-    def __init__(self, items: Sequence[Kernel] = (), *, unavailable: str | None = None, times: str | None = None) -> None:
+    def __init__(
+        self, items: Sequence[Kernel] = (), *, unavailable: str | None = None, times: str | None = None
+    ) -> None:
         super().__init__(items, unavailable=unavailable)
         self._times = times
 
