@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..checks.rules import Rule, parse_rules
 from ..decode import Decoder
@@ -27,7 +28,11 @@ def forbid_rules(value: object, decoder: Decoder) -> tuple[Rule, ...]:
     rules: list[Rule] = []
     for item in items:
         try:
-            parsed = (item,) if isinstance(item, Rule) else parse_rules(item.splitlines(), decoder.families())
+            parsed = (
+                (item,)
+                if isinstance(item, Rule)
+                else tuple(replace(rule, suite=False) for rule in parse_rules(item.splitlines(), decoder.families()))
+            )
         except ValueError as exc:
             raise ValueError(f"forbid {exc}") from None
         for rule in parsed:

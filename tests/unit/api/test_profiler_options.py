@@ -140,8 +140,13 @@ def test_forbid_takes_rule_lines_and_refuses_what_is_no_rule(trace: Trace) -> No
     for forbid in ("no-mm: op=aten::mm | fuse it", ["no-mm: op=aten::mm | fuse it"]):
         profiler = Profiler(forbid=forbid)
         assert [rule.name for rule in profiler.forbid] == ["no-mm"]
-        with pytest.raises(ForbiddenError, match="rule 'no-mm' .* is broken: fuse it"):
+        with pytest.raises(ForbiddenError, match="rule 'no-mm' .* is broken: fuse it") as broken:
             profiler.load_trace(trace("geglu_compiled"))
+        # Not the marker's: it lifts the suite's kernelprof_forbid rules, and knows none of these.
+        assert "kernelprof_allow" not in str(broken.value)
+        assert "('no-mm': given to this profiler's forbid=, which a test that may break it leaves out)" in str(
+            broken.value
+        )
     profiler = Profiler()
     profiler.forbid = ["no-mm: op=aten::mm", "no-gemm: kind=gemm"]
     assert [rule.name for rule in profiler.forbid] == ["no-mm", "no-gemm"]
