@@ -16,6 +16,7 @@ import io
 import os
 import select
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -154,17 +155,52 @@ def _shown(path: str) -> str:
 
 @contextlib.contextmanager
 def _readable(path: str) -> Iterator[str]:
-    """``path``, or for ``-`` a copy of standard input (the reader takes a file, gzipped or not;
-    the timeline page reads it again): at most the trace size cap, removed when the command
-    ends, by SIGTERM too (``main``)."""
-    if path != STDIN:
+    """``path``, or a copy of what it gives where it can be read only once: standard input
+    (``-``), a named pipe, a process substitution (``<(zcat t.json.gz)``, a ``/dev/fd/N``), a
+    device. The reader takes a file, gzipped or not, and the timeline page reads it again (of a
+    drained pipe, nothing). At most the trace size cap, removed when the command ends, by a
+    signal too (``main``)."""
+    if path != STDIN and not _read_once(path):
         yield path
         return
     with tempfile.TemporaryDirectory(prefix="kernelprof-") as folder:
         copy = os.path.join(folder, "stdin")
         with open(copy, "wb") as handle:
-            copy_capped(_stdin_chunks(), handle, STDIN_NAME)
+            if path == STDIN:
+                copy_capped(_stdin_chunks(), handle, STDIN_NAME)
+            else:
+                fd = _open_stream(path)
+                try:  # read blocking: a named pipe that no one writes to reads as empty, as the reader reads it
+                    copy_capped(iter(lambda: os.read(fd, 1 << 20), b""), handle, _shown(path))
+                finally:
+                    os.close(fd)
         yield copy
+
+
+def _read_once(path: str) -> bool:
+    """Whether ``path`` names something other than a regular file or a folder (whose errors the
+    reader words): what it gives, it gives once."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):  # no such file, a NUL in the name: the reader says so
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _open_stream(path: str) -> int:
+    """``path`` opened to read: without blocking, so that a named pipe that no one writes to
+    reads as empty instead of hanging at ``open``; then read blocking."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise TraceError(f"{printable(path)}: cannot read the file ({exc.strerror or exc})") from None
+    if hasattr(os, "set_blocking"):
+        try:
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+    return fd
 
 
 def _stdin_chunks(size: int = 1 << 20) -> Iterator[bytes]:
@@ -223,6 +259,8 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: De
 
 
 def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder) -> int:
+    if html is not None and not html.strip():  # argparse passes `--html ""` on: no page, not a word
+        raise KernelProfError(f"--html {html!r}: an empty file name; name the page's file (--html timeline.html)")
     if html and os.path.exists(html) and os.path.exists(path) and os.path.samefile(html, path):  # or a link to it
         raise KernelProfError(f"--html {html}: that is the trace being read; name another file for the page")
     prof = _load(path, name, decoder)
@@ -339,8 +377,16 @@ def _calls_compared(a: KernelProfile, b: KernelProfile, by: str) -> bool:
 
 
 def _terminated(signum: int, frame: object) -> None:
-    """SIGTERM ends the command as an exception would: the copy of standard input is removed."""
+    """A signal that ends the command (SIGTERM, SIGHUP, SIGINT) ends it as an exception would,
+    with the status a shell gives a process the signal ended: the copy of standard input is
+    removed."""
     raise SystemExit(128 + signum)
+
+
+# The signals that end the command: SIGHUP, that a closed terminal or an ended ssh session sends
+# a job, and SIGINT (^C), that Python would end with a traceback, as SIGTERM. One ignored as the
+# command started (nohup, a background job of a script) stays ignored.
+_ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, name))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -348,11 +394,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _escaping_output():
         if threading.current_thread() is not threading.main_thread():  # signals go to the main thread
             return _run(args)
-        previous = signal.signal(signal.SIGTERM, _terminated)
+        previous = {signum: signal.getsignal(signum) for signum in _ENDING}
+        for signum, handler in previous.items():
+            if handler is not signal.SIG_IGN:
+                signal.signal(signum, _terminated)
         try:
             return _run(args)
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            for signum, handler in previous.items():
+                if handler is not None:  # None: set outside Python, not restorable from here
+                    signal.signal(signum, handler)
 
 
 @contextlib.contextmanager

@@ -90,7 +90,7 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = ".tmp") -> Iterato
     except FileNotFoundError:  # or a link to nothing yet: written where it points
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        what = _KINDS.get(stat.S_IFMT(mode), "not a file")
+        what = file_kind(mode)
         code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
         raise OSError(
             code,
@@ -126,6 +126,13 @@ _KINDS = {
     stat.S_IFBLK: "a block device",
     stat.S_IFSOCK: "a socket",
 }
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``mode`` that is not a regular file is, in words: "a named pipe"."""
+    return _KINDS.get(stat.S_IFMT(mode), "not a file")
+
+
 # The longest file name most filesystems take, in bytes; mkstemp adds 8 characters.
 _NAME_MAX = 255
 _RANDOM = 8

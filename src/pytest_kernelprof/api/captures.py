@@ -3,16 +3,21 @@ its trace), and the handle of ``with kernelprof.record() as rec``."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gzip
 import os
 import shutil
+import stat
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..capture import Block, CapturedSession
+from ..errors import TraceNotKeptError
 from ..model import KernelProfile
-from ..paths import atomic_path
+from ..paths import atomic_path, file_kind
 from ..traces.chrome import KERNELPROF_VERSION, append_kernelprof_key
 
 
@@ -49,19 +54,63 @@ class Capture:
 @dataclass(frozen=True, kw_only=True)
 class TraceCapture(Capture):
     """A profile read from a trace file: exported as a copy of that file, since no torch
-    profiler holds its events; gzipped or not as the new name says."""
+    profiler holds its events; gzipped or not as the new name says.
+
+    The copy is made when the trace is exported (at the end of a failed test), not when it was
+    loaded: a copy of every loaded trace would double the disk a suite of large traces takes.
+    So the file's identity is taken as the capture is made (its device, inode, size and
+    modification time, as ``make`` and ``rsync`` judge a file unchanged), and a file that no longer
+    matches it is not copied (``TraceNotKeptError``): it may hold another trace, or half of one.
+    A named pipe or a device was read once, as it was loaded: it is refused, never opened again
+    (an open of a pipe that no one writes to would block the test run).
+    """
 
     path: str
+    loaded: os.stat_result | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        with contextlib.suppress(OSError, ValueError):  # gone already: the export says so
+            object.__setattr__(self, "loaded", os.stat(self.path))
 
     def export_trace(self, path: str | os.PathLike[str]) -> None:
-        with open(self.path, "rb") as raw:
+        loaded = self.loaded
+        if loaded is not None and not stat.S_ISREG(loaded.st_mode):
+            raise OSError(
+                errno.ESPIPE,
+                f"{file_kind(loaded.st_mode)}, read once as the trace was loaded: its trace cannot be read "
+                "again; save the trace as a file and load that to keep it",
+                self.path,
+            )
+        fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as raw:
+            self._check_unchanged(os.fstat(fd))
             packed = raw.read(2) == b"\x1f\x8b"
-        with (
-            atomic_path(path) as tmp,
-            gzip.open(self.path, "rb") if packed else open(self.path, "rb") as src,
-            gzip.open(tmp, "wb") if os.fspath(path).endswith(".gz") else open(tmp, "wb") as dst,
+            raw.seek(0)
+            try:
+                with (
+                    atomic_path(path) as tmp,
+                    gzip.GzipFile(fileobj=raw, mode="rb") if packed else contextlib.nullcontext(raw) as src,
+                    gzip.open(tmp, "wb") if os.fspath(path).endswith(".gz") else open(tmp, "wb") as dst,
+                ):
+                    shutil.copyfileobj(src, dst, 1 << 20)
+                    self._check_unchanged(os.fstat(fd))  # while it was copied: the copy is not kept
+            except (EOFError, zlib.error) as exc:  # it read as a trace when loaded
+                raise self._changed() from exc
+
+    def _check_unchanged(self, now: os.stat_result) -> None:
+        was = self.loaded
+        if was is not None and (was.st_dev, was.st_ino, was.st_size, was.st_mtime_ns) != (
+            now.st_dev,
+            now.st_ino,
+            now.st_size,
+            now.st_mtime_ns,
         ):
-            shutil.copyfileobj(src, dst, 1 << 20)
+            raise self._changed()
+
+    def _changed(self) -> TraceNotKeptError:
+        return TraceNotKeptError(
+            f"the trace file {self.path} changed since it was loaded: it may no longer hold the profile's trace"
+        )
 
 
 class Recording:

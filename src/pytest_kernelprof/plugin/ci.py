@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import errno
 import os
 import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import pytest
 
@@ -237,6 +238,7 @@ class ReportHooks:
         self.annotations = annotations_on(config)
         self.junit = bool(getattr(config.option, "xmlpath", None))
         self.pages = config.getoption("kernelprof_trace_dir", None) is not None
+        self.summary_error = ""
 
     # -- where the test runs -------------------------------------------------------------
 
@@ -326,21 +328,44 @@ class ReportHooks:
             return
         try:
             self.summary.parent.mkdir(parents=True, exist_ok=True)
-            # A test's message may hold a lone surrogate (a path's undecodable byte): as its escape.
-            with open(self.summary, "a", encoding="utf-8", errors="backslashreplace") as handle:
+            with _appending(self.summary) as handle:
                 handle.write(text)
         except OSError as exc:
-            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-            if reporter is not None:
-                reporter.write_line(f"kernelprof: the job summary was not written to {self.summary}: {exc}")
+            # Told in the terminal summary, below the failures, where the reader looks: here it
+            # would be glued onto the progress line.
+            self.summary_error = f"kernelprof: the job summary was not written to {self.summary}: {exc}"
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.summary_error:
+            terminalreporter.ensure_newline()
+            terminalreporter.write_line(self.summary_error, yellow=True, bold=True)
         if not self.annotations or not self.books.controller():
             return
         from ..reports.annotations import workflow_commands
 
         for line in workflow_commands(self.books.by_test(), workspace=_workspace(self.config)):
             terminalreporter.write_line(line)
+
+
+def _appending(path: Path) -> TextIO:
+    """``path`` opened to append text to. Opened without blocking: a named pipe that no one reads
+    is refused (ENXIO) instead of hanging the end of the run; then written blocking, as a file is.
+    A test's message may hold a lone surrogate (a path's undecodable byte): written as its escape."""
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | nonblocking
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:
+            raise
+        raise OSError(exc.errno, "a named pipe that no one reads", str(path)) from None
+    try:
+        if nonblocking:
+            os.set_blocking(fd, True)
+        return open(fd, "a", encoding="utf-8", errors="backslashreplace")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _workspace(config: pytest.Config) -> Path:

@@ -27,6 +27,7 @@ from typing import Any, Generic, TypeVar
 
 from ..errors import TraceError
 from ..tables import printable
+from .containers import other_format
 from .json_reader import (
     EXPORT_HINT,
     SPACE,
@@ -90,6 +91,9 @@ def _check_start(first: bytes | bytearray, name: str) -> None:
     """Refuse a stream whose first megabyte (or all of it, if less) cannot start a trace: neither
     gzip nor JSON whose first character is '{'. Endless output (``yes``, a device) stops here."""
     __tracebackhide__ = hide_trace_errors
+    other = other_format(first)
+    if other is not None:
+        raise TraceError(f"{name}: {other}")
     start = first[3:] if first.startswith(_BOM) else first
     if not start.startswith(b"\x1f\x8b") and start.lstrip(b" \t\r\n")[:1] not in (b"{", b""):
         raise TraceError(f"{name}: not a Chrome trace: it starts with {bytes(start[:8])!r}, not with '{{'")
@@ -249,8 +253,12 @@ def _trace_bytes(name: str) -> bytes | bytearray:
         raise TraceError(f"{name}: cannot read the file ({exc.strerror or exc})") from None
     if len(data) > cap:
         raise _too_big(name, cap)
-    if data[:2] == b"\x1f\x8b":
+    gunzipped = data[:2] == b"\x1f\x8b"
+    if gunzipped:
         data = _gunzip(data, name, cap)
+    other = other_format(data, gunzipped=gunzipped)
+    if other is not None:
+        raise TraceError(f"{name}: {other}")
     return data
 
 

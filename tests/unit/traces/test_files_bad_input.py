@@ -3,12 +3,16 @@ bad file really is; times no profiler writes are refused (issue 21)."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import io
 import json
+import lzma
 import os
 import re
 import subprocess
 import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -266,7 +270,7 @@ def test_a_trace_of_another_accelerator_says_what_it_holds(tmp_path: Path) -> No
         (b'{"traceEvents": [1]}', "holds a int, not an event object"),
         (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": 3, "ts": 1}]}', "event name is a int, not a string"),
         (b"\x1f\x8b\x08\x00garbage", "gzip stream is truncated or corrupt"),
-        (b"\xff\xfe\x00", "not valid JSON text, not UTF-8"),
+        (b'{"traceEvents": [], "a": "\xff"}', "not valid JSON text, not UTF-8 at byte 26"),
         (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon"}]}', "event 0 is malformed"),
         (b'{"traceEvents": [], "x": 1} trailing', "text after the end"),
         (b'{"traceEvents": [] "x": 1}', "expected ',' between fields"),
@@ -362,3 +366,51 @@ def test_both_readers_name_the_categories_of_a_trace_without_gpu_records_alike(r
     path.write_text(json.dumps({"traceEvents": events}))
     with pytest.raises(TraceError, match="event 1 has a negative duration"):
         chrome._unread_categories(path)
+
+
+_TEXT = b'{"traceEvents": []}'
+
+
+def _zipped(data: bytes) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("trace.json", data)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            gzip.compress(gzip.compress(_TEXT)),
+            "gzipped twice (a gzip stream inside the gzip stream): decompress it once",
+        ),
+        (_zipped(_TEXT), "a zip archive, not a trace (a GitHub artifact download?): unzip it and pass the .json.gz"),
+        (lzma.compress(_TEXT), "xz-compressed, not a trace as it is: decompress it (xz -dk FILE)"),
+        (bz2.compress(_TEXT), "bzip2-compressed, not a trace as it is: decompress it (bunzip2 -k FILE)"),
+        (
+            b"\x28\xb5\x2f\xfd" + bytes(range(256)),
+            "zstd-compressed, not a trace as it is: decompress it (zstd -d FILE)",
+        ),
+        (
+            _TEXT.decode().encode("utf-16"),
+            "UTF-16 text, not the UTF-8 of a trace: convert it (iconv -f UTF-16 -t UTF-8",
+        ),
+        (_TEXT.decode().encode("utf-16-le"), "UTF-16 text, not the UTF-8 of a trace: convert it (iconv -f UTF-16LE"),
+        (_TEXT.decode().encode("utf-32"), "UTF-32 text, not the UTF-8 of a trace: convert it (iconv -f UTF-32"),
+        (gzip.compress(_TEXT.decode().encode("utf-16")), "UTF-16 text, not the UTF-8 of a trace"),
+    ],
+    ids=["gzip-in-gzip", "zip", "xz", "bzip2", "zstd", "utf-16", "utf-16-no-bom", "utf-32", "gzipped-utf-16"],
+)
+def test_another_container_or_encoding_is_named_with_what_to_do(tmp_path: Path, content: bytes, message: str) -> None:
+    # Each was "not valid JSON text, not UTF-8 at byte N".
+    path = tmp_path / "t.json.gz"
+    path.write_bytes(content)
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert str(info.value).startswith(f"{path}: {message}")
+
+
+def test_a_zip_on_standard_input_is_named_at_its_first_bytes() -> None:
+    with pytest.raises(TraceError, match=re.escape("<stdin>: a zip archive, not a trace (a GitHub artifact")):
+        traces_module.copy_capped([_zipped(_TEXT)], io.BytesIO(), "<stdin>")

@@ -1,0 +1,43 @@
+"""Where ``--kernelprof-summary`` cannot be written: said on a line of its own in the terminal
+summary, and a named pipe that no one reads is refused rather than waited on."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.helpers import DATA
+
+SUITE = f"""
+def test_fails(kernelprof):
+    prof = kernelprof.load_trace({str(DATA / "h200_linear_eager.json.gz")!r})
+    assert len(prof.kernels) == 4, "on purpose"
+"""
+
+
+def test_a_summary_that_cannot_be_written_is_said_on_its_own_line_below_the_failures(
+    pytester: pytest.Pytester,
+) -> None:
+    # It was glued onto the progress line: "F   [100%]kernelprof: the job summary was not written".
+    pytester.makepyfile(test_suite=SUITE)
+    folder = pytester.mkdir("folder")
+    result = pytester.runpytest("--kernelprof-summary", str(folder))
+    result.assert_outcomes(failed=1)
+    lines = result.stdout.lines
+    said = [i for i, line in enumerate(lines) if "the job summary was not written" in line]
+    assert len(said) == 1
+    assert lines[said[0]].startswith(f"kernelprof: the job summary was not written to {folder}: ")
+    assert said[0] > next(i for i, line in enumerate(lines) if "on purpose" in line)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_summary_named_pipe_that_no_one_reads_is_refused_without_waiting(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    fifo = pytester.path / "summary"
+    os.mkfifo(fifo)
+    result = pytester.runpytest_subprocess("--kernelprof-summary", str(fifo), timeout=60)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [f"kernelprof: the job summary was not written to {fifo}: *a named pipe that no one reads*"]
+    )
