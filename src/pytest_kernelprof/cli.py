@@ -273,7 +273,7 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
     views = prof.calls if calls else (median,)
     for view in views:
         if calls:
-            print(f"\ncall {view.index}:")
+            print(f"\ncall {view.index}{' (the median call by host span)' if view is median else ''}:")
         if prof.has_device_activity:
             print(view.kernels.table())
             print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")

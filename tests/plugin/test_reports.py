@@ -130,7 +130,11 @@ def test_summary_limits_the_failures_it_shows() -> None:
     }
     text = render_summary(tests, [], rootpath=Path("."))
     assert text.count("<details>") == MAX_FAILURES
-    assert "... and 3 more failed tests" in text
+    # A trial: the heading counted them by category, and nothing named them.
+    assert (
+        "... and 3 more failed tests (see the job log): <code>t.py::test_10</code>, <code>t.py::test_11</code>, "
+        "<code>t.py::test_12</code>." in text
+    )
     assert render_summary({}, [], rootpath=Path(".")) == ""
 
 
@@ -347,6 +351,16 @@ def test_baseline_table_aligns_the_diff() -> None:
     rows = re.findall(r'<tr class="(\w+)">', diff)
     assert len(rows) >= max(len(compiled), len(eager))
     assert set(rows) - {"same"}
+    # A trial: a kernel that moved to another dtype read as unchanged (the page had no dtype).
+    from dataclasses import replace
+
+    moved = [replace(k, dtype="fp32") if k.kind == "pointwise" else k for k in eager]
+    side = baseline_table(list(eager), moved)
+    assert re.findall(r'<tr class="(\w+)">', side) == ["same", "chg", "same", "chg", "same"]
+    assert "pointwise/aten bf16 at::native::vectorized_elementwise_kernel" in side
+    assert "pointwise/aten fp32 at::native::vectorized_elementwise_kernel" in side
+    unknown = [replace(k, dtype=None) for k in eager]  # a dtype one side does not know is no change
+    assert baseline_table(list(eager), unknown).count('<tr class="same">') == len(eager)
 
 
 def test_a_page_without_gpu_activity_or_trace() -> None:

@@ -313,7 +313,7 @@ def median_call(calls: Sequence[CallProfile], made: Sequence[CallRecords], syncs
         if representative:
             if not position:
                 position.update((id(k), i) for i, k in enumerate(first.kernels))
-            op_kernels = KernelList([representative[position[id(k)]] for k in op.kernels])
+            op_kernels = KernelList([representative[position[id(k)]] for k in op.kernels], times=kernels.times)
         return replace(
             op,
             kernels=op_kernels,

@@ -7,13 +7,13 @@ import itertools
 import operator
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import replace
+from statistics import median_low
 
 from ..decode.sync_calls import FlaggedSync, assign_lines, sync_kind, user_frames
 from ..model import CallProfile, Sync, SyncList
 from ..traces import MEMCPY, RawEvent
 from .optree import bounded_chain
-from .steps import Step, median
+from .steps import Step
 
 
 def host_syncs(step: Step, stacks: bool, flagged: Sequence[FlaggedSync], maybe: set[str]) -> list[Sync]:
@@ -159,19 +159,14 @@ def _in_start_order(records: list[RawEvent]) -> list[RawEvent]:
 
 
 def representative_syncs(calls: Sequence[CallProfile], unavailable: str | None) -> SyncList:
-    """The syncs of the representative call (see ``KernelProfile.syncs``)."""
+    """The syncs of the representative call (see ``KernelProfile.syncs``): where the calls
+    synced alike, the median call's own (by host span, ``KernelProfile.median_call``), so that
+    their host times are that call's, as ``kernelprof show``, the profile's table and the
+    timeline page give them; where they did not, the call with the most syncs."""
     if unavailable is not None:
         return SyncList(unavailable=unavailable)
-    per_call = [list(c.syncs) for c in calls]
-    shapes = {tuple((s.call, s.kind, s.ops) for s in syncs) for syncs in per_call}
+    shapes = {tuple((s.call, s.kind, s.ops) for s in c.syncs) for c in calls}
     if len(shapes) > 1:
         return max((c.syncs for c in calls), key=len)
-    medians = [
-        replace(
-            same[0],
-            duration_us=median([s.duration_us for s in same]),
-            start_us=median([s.start_us for s in same]),
-        )
-        for same in zip(*per_call, strict=True)
-    ]
-    return SyncList(medians)
+    walls = [c.wall_us for c in calls]
+    return calls[walls.index(median_low(walls))].syncs

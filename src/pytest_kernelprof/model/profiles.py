@@ -299,9 +299,10 @@ class KernelProfile:
 
     @property
     def syncs(self) -> SyncList:
-        """Host syncs per call. Where the calls synced alike: the first call's, host times the
-        median over calls; where they did not: the call with the most syncs, so that a sync
-        in any call fails ``assert not prof.syncs`` (``calls[i].syncs`` has each)."""
+        """Host syncs per call. Where the calls synced alike: the median call's (``median_call``),
+        its own host times, as ``kernelprof show`` and the timeline page give them; where they
+        did not: the call with the most syncs, so that a sync in any call fails
+        ``assert not prof.syncs`` (``calls[i].syncs`` has each)."""
         return self.call.syncs
 
     @property

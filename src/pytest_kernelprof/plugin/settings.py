@@ -290,8 +290,8 @@ def add_options(parser: pytest.Parser) -> None:
         dest="kernelprof_annotations",
         default="auto",
         choices=("auto", "on", "off"),
-        help="Write GitHub '::error file=,line=::' annotations for rule breaks, baseline regressions and "
-        "host syncs; default: auto (on where GITHUB_ACTIONS=true)",
+        help="Write GitHub '::error file=,line=::' annotations for rule breaks, baseline regressions, "
+        "host syncs and failed copy assertions; default: auto (on where GITHUB_ACTIONS=true)",
     )
     group.addoption(
         "--kernelprof-strict-decode",

@@ -25,6 +25,7 @@ from .categories import ORDER, words
 from .records import Failure, ReportRecord
 
 MAX_FAILURES = 10
+MAX_NAMED = 300  # failed tests past MAX_FAILURES named in one line
 MAX_NAMES = 15
 MAX_BASELINE_LINES = 20
 
@@ -97,7 +98,15 @@ def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
             "",
         ]
     if len(failed) > MAX_FAILURES:
-        lines += [f"... and {len(failed) - MAX_FAILURES} more failed tests (see the job log).", ""]
+        # Named, in the order above, so that the heading's counts have their tests (their failures
+        # are in the job log); a few hundred at most, the summary being one page.
+        rest = [f"<code>{_html(nodeid)}</code>" for nodeid, _ in failed[MAX_FAILURES : MAX_FAILURES + MAX_NAMED]]
+        unnamed = len(failed) - MAX_FAILURES - len(rest)
+        tail = f" and {unnamed} more" if unnamed else ""
+        lines += [
+            f"... and {len(failed) - MAX_FAILURES} more failed tests (see the job log): {', '.join(rest)}{tail}.",
+            "",
+        ]
     return lines
 
 

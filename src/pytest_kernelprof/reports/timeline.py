@@ -206,15 +206,25 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     def key(k: Any) -> str:
         return f"{k.kind}/{k.family} {display_name(k.name)}"
 
+    def shown(k: Any) -> str:  # as the diff shows it: the dtype too, "?" where none is known
+        return f"{k.kind}/{k.family} {k.dtype or '?'} {display_name(k.name)}"
+
+    def moved(x: Any, y: Any) -> bool:  # a dtype both sides know, changed (as check() compares)
+        return bool(x.dtype and y.dtype and x.dtype != y.dtype)
+
     a, b = [key(k) for k in stored], [key(k) for k in current]
     rows = []
     for tag, i1, i2, j1, j2 in align(a, b):
-        left, right = a[i1:i2], b[j1:j2]
+        left, right = stored[i1:i2], current[j1:j2]
         for n in range(max(len(left), len(right))):
-            x = left[n] if n < len(left) else ""
-            y = right[n] if n < len(right) else ""
-            cls = "same" if tag == "equal" else "del" if not y else "add" if not x else "chg"
-            rows.append(f'<tr class="{cls}"><td>{html.escape(x)}</td><td>{html.escape(y)}</td></tr>')
+            x = left[n] if n < len(left) else None
+            y = right[n] if n < len(right) else None
+            if x is None or y is None:
+                cls = "del" if y is None else "add"
+            else:
+                cls = "same" if tag == "equal" and not moved(x, y) else "chg"
+            cells = [html.escape(shown(k)) if k is not None else "" for k in (x, y)]
+            rows.append(f'<tr class="{cls}"><td>{cells[0]}</td><td>{cells[1]}</td></tr>')
     return (
         f'<table class="side"><thead><tr><th>baseline ({len(a)} kernels)</th><th>this run ({len(b)} kernels)</th>'
         f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"

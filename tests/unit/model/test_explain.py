@@ -212,3 +212,11 @@ def test_tables_of_medians_over_calls_say_so(trace: Trace) -> None:
     one_call = explain("in", "aten::mm", prof.calls[1].ops)  # a call's own ops: its own times
     assert one_call is not None
     assert one_call.head[1] == "the ops of the call:"
+
+
+def test_an_ops_kernels_say_their_times_are_medians(trace: Trace) -> None:
+    # A trial: prof.ops["aten::linear"].kernels.count(...) failed with a table of medians, unsaid.
+    prof = load_trace(trace("linear_eager"))
+    failed = explain("==", prof.ops["aten::linear"].kernels.count(kind="gemm"), 2)
+    assert failed is not None
+    assert failed.head[1].endswith(MEDIANS)
