@@ -316,7 +316,11 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
         print(
             "no GPU activity in " + " and ".join(p for p, x in ((path_a, a), (path_b, b)) if not x.has_device_activity)
         )
-        return 1 if a.has_device_activity != b.has_device_activity else 0
+        if a.has_device_activity != b.has_device_activity:
+            return 1
+        # Neither recorded a kernel: nothing was compared, which is no "same" (a CI gate on two
+        # traces both recorded without a GPU must not pass).
+        raise KernelProfError("neither trace recorded GPU activity: no kernels to compare")
     ka, kb = a.kernels, b.kernels
     result = diff_kernels(list(ka), list(kb), by=by)
     rows = [

@@ -451,3 +451,11 @@ def test_a_range_inside_a_range_of_its_name_shows_both_and_what_is_inside(tmp_pa
     s.op("aten::mul", 60, 10)
     # The top-level ops in order, then aten::add, under no first occurrence of a shown op.
     assert _tree_names(op_tree(load_trace(write(tmp_path, s)).ops)) == ["node", "aten::mul", "aten::add"]
+
+
+def test_a_diff_of_two_traces_without_gpu_activity_compares_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    # An adversarial probe: two traces both recorded without a GPU diffed as "same" (exit 0).
+    calls, step = DATA / "cpu_torch2.13.0_calls.json.gz", DATA / "cpu_torch2.13.0_step.json.gz"
+    assert main(["diff", str(calls), str(step)]) == 2
+    assert "neither trace recorded GPU activity: no kernels to compare" in capsys.readouterr().err
+    assert main(["diff", str(calls), str(DATA / "h200_linear_eager.json.gz")]) == 1  # one side only: a change

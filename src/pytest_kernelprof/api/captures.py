@@ -69,6 +69,9 @@ class TraceCapture(Capture):
     loaded: os.stat_result | None = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        # The path as the file was found: a test that changes its working folder afterwards
+        # (monkeypatch.chdir) must not send the export to another file of that name.
+        object.__setattr__(self, "path", os.path.abspath(self.path))
         with contextlib.suppress(OSError, ValueError):  # gone already: the export says so
             object.__setattr__(self, "loaded", os.stat(self.path))
 

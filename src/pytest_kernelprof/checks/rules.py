@@ -97,10 +97,14 @@ class Rule:
                 if not any(kernel.is_kind(v) for v in values):
                     return False
                 continue
-            actual = kernel.op if field == "op" else getattr(kernel, field)
+            if field == "op":
+                if not _launched_under(kernel, values):
+                    return False
+                continue
+            actual = getattr(kernel, field)
             if actual is None:
                 return False
-            if field in ("name", "op"):
+            if field == "name":
                 if not any(_glob(field, actual, v) for v in values):
                     return False
             elif actual not in values:
@@ -113,9 +117,12 @@ class Rule:
         known fact must match."""
         undecided = False
         for field, values in self.fields:
-            if field in ("name", "op"):
-                actual = kernel.op if field == "op" else kernel.name
-                if actual is None or not any(_glob(field, actual, v) for v in values):
+            if field == "op":
+                if not _launched_under(kernel, values):
+                    return False
+                continue
+            if field == "name":
+                if not any(_glob(field, kernel.name, v) for v in values):
                     return False
                 continue
             actual = getattr(kernel, field)
@@ -134,6 +141,14 @@ class Rule:
     def matches_op(self, op_name: str) -> bool:
         values = self._values("op") or ()
         return any(fnmatch.fnmatchcase(op_name, v) for v in values)
+
+
+def _launched_under(kernel: Kernel, patterns: Sequence[str]) -> bool:
+    """Whether an op of ``kernel``'s launch chain (``Kernel.ops``: ``aten::linear`` above its
+    ``aten::addmm``) matches one of ``patterns``: ``op=aten::linear`` holds the GEMM of a linear
+    layer, whose launching op is the ``aten::addmm`` inside it."""
+    chain = kernel.ops or ((kernel.op,) if kernel.op else ())
+    return any(fnmatch.fnmatchcase(op, pattern) for op in chain for pattern in patterns)
 
 
 def _glob(field: str, actual: str, pattern: str) -> bool:

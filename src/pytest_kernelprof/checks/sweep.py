@@ -26,7 +26,7 @@ from typing import Any, overload
 
 from ..errors import NoDeviceActivityError, SweepError, TraceError
 from ..model import KernelProfile
-from .sweep_cases import MAX_CASES, TOO_MANY, case_label, clashing_labels, value_repr
+from .sweep_cases import MAX_CASES, TOO_MANY, case_label, clashing_labels, same_value, value_repr
 from .sweep_text import Outcome, failure_message, sweep_table
 
 Check = Callable[[KernelProfile], object]
@@ -114,7 +114,11 @@ class ProfileSweep:
     def profile(self, **params: Any) -> KernelProfile:
         """The profile of the one case whose arguments include ``params``: ``sweep.profile(batch=17)``."""
         __tracebackhide__ = True
-        found = [c for c in self.cases if all(name in c.params and c.params[name] == v for name, v in params.items())]
+        found = [
+            c
+            for c in self.cases
+            if all(name in c.params and same_value(c.params[name], v) for name, v in params.items())
+        ]
         if len(found) != 1:
             listed = "\n".join(f"  {case.label}" for case in self.cases)
             raise KeyError(f"{len(found)} cases have {case_label(params)}; the cases:\n{listed}")

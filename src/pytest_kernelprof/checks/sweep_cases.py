@@ -113,6 +113,12 @@ class _Same:
         return same if type(same) is bool else False  # a tensor's == is a tensor: itself only
 
 
+def same_value(x: Any, y: Any) -> bool:
+    """Whether two case values are the same value, as a sweep's cases are told apart (a tensor
+    is the same as itself only: its ``==`` is elementwise, or raises for other shapes)."""
+    return _Same(x) == _Same(y)
+
+
 def clashing_labels(cases: Sequence[Mapping[str, Any]]) -> set[int]:
     """The positions of the cases whose labels are another's: each is named with its position too."""
     labels = [case_label(case) for case in cases]
@@ -168,7 +174,7 @@ def case_distance(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[int, floa
     spread = 0.0
     for name in {*a, *b}:
         x, y = a.get(name), b.get(name)
-        if x == y:
+        if (name in a) == (name in b) and same_value(x, y):
             continue
         differ += 1
         p, q = _exact(x), _exact(y)

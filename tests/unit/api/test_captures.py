@@ -32,6 +32,20 @@ def test_an_unchanged_trace_is_saved_as_it_was_loaded(tmp_path: Path) -> None:
     assert len(load_trace(tmp_path / "out.json").kernels) == len(capture.profile.kernels)
 
 
+def test_a_trace_loaded_by_a_relative_path_is_saved_after_a_change_of_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An adversarial probe: load_trace("t.json.gz"), then monkeypatch.chdir: the export said the
+    # file "changed since it was loaded" (it read another folder's, or none).
+    shutil.copy(LINEAR, tmp_path / "t.json.gz")
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    capture = TraceCapture(load_trace("t.json.gz"), None, path="t.json.gz")
+    monkeypatch.chdir(tmp_path / "sub")
+    capture.export_trace(tmp_path / "out.json")
+    assert (tmp_path / "out.json").read_bytes() == gzip.decompress(LINEAR.read_bytes())
+
+
 @pytest.mark.parametrize("how", ["truncated", "another trace"])
 def test_a_trace_file_changed_since_it_was_loaded_is_not_saved(tmp_path: Path, how: str) -> None:
     # The test rewrote the file it loaded: the export read a half gzip stream (EOFError, which

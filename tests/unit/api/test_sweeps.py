@@ -266,3 +266,14 @@ async def _is_async(prof: KernelProfile) -> None:
 def test_explore_refuses_a_check_whose_call_runs_nothing(quick: Profiler, check: Any) -> None:
     with pytest.raises(TypeError, match=rf"^a sweep's check {check.__name__}: it is a (generator|coroutine) function"):
         quick.explore(mean_or_sum, {"n": st.integers(2, 4)}, check)
+
+
+def test_cases_of_tensors_fail_with_a_sweep_error_and_are_found(quick: Profiler) -> None:
+    # An adversarial probe: the failure's nearest passing case compared tensors with ==, which
+    # raised (shapes 4 and 3) and lost the SweepError; sweep.profile(x=t) did the same.
+    four, three, zeros = torch.ones(4), torch.ones(3), torch.zeros(4)
+    sweep = quick.sweep(lambda x: lambda: torch.relu(x), [dict(x=four), dict(x=three), dict(x=zeros)])
+    calls = iter([False, True, False])
+    with pytest.raises(SweepError, match="the check broke in 2 of 3 cases"):
+        sweep.every(lambda prof: next(calls))
+    assert sweep.profile(x=three) is sweep.cases[1].profile

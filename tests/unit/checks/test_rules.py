@@ -209,3 +209,14 @@ def test_a_name_in_double_quotes_is_one_value_spaces_and_commas_included() -> No
     assert parse_rule("r: name=a,b").fields == (("name", ("a", "b")),)
     add = Kernel(name=f"void {shown}(int)", kind="pointwise", family="aten")
     assert rule.matches_kernel(add)
+
+
+def test_an_op_field_holds_the_kernels_launched_anywhere_under_the_op(trace: Trace) -> None:
+    # An adversarial probe: `op=aten::linear kind=gemm dtype=fp32` never broke on an fp32 linear:
+    # its GEMM's launching op is the aten::addmm inside aten::linear.
+    prof = kp.load_trace(trace("linear_fp32"))
+    gemm = prof.kernels.one(kind="gemm")
+    assert gemm.op == "aten::addmm"
+    assert "aten::linear" in gemm.ops
+    assert violation(prof, parse_rule("fp32-linear: op=aten::linear kind=gemm dtype=fp32")) is not None
+    assert violation(prof, parse_rule("fp32-mm: op=aten::mm kind=gemm")) is None  # no mm anywhere above it

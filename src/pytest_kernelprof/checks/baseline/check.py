@@ -51,12 +51,21 @@ class KernelBaseline:
         self._tolerance = memory_tolerance
         self._notes = notes
         self._last_failure: Explanation | None = None
+        self._checked: set[str] = set()  # the names check() was given in this test
 
     def check(self, prof: KernelProfile, name: str = "default") -> None:
         """Pass, record (under --kernelprof-update), or fail with a diff and the update command.
         ``name``, a str, names the entry: several profiles checked in one test each need one."""
         __tracebackhide__ = True
         _check_name("check", name)
+        # One entry, one profile: a second profile checked under the same name would overwrite
+        # the first under --kernelprof-update, and the next run would fail whatever it ran.
+        if name in self._checked:
+            raise ValueError(
+                f"kernel_baseline.check() of a second profile under name={name!r} in one test: each entry holds "
+                "one profile, so give each its own name= (name=f'step{i}')"
+            )
+        self._checked.add(name)
         failure = self._compare(prof, name)
         if failure is not None:
             error = BaselineMismatchError("\n".join([*failure.head[1:], *failure.body]))

@@ -19,6 +19,7 @@ from pytest_kernelprof.checks.baseline import (
     Signature,
     compare,
     compare_metrics,
+    read_baseline,
     record,
 )
 from pytest_kernelprof.checks.sweep import ProfileSweep, SweepCase
@@ -161,6 +162,18 @@ def test_a_check_name_that_is_not_a_str_is_a_type_error_at_the_call(tmp_path: Pa
             baseline.check(prof, name=name)  # type: ignore[arg-type]
         assert notes == []
     assert not path.exists()
+
+
+def test_two_profiles_under_one_name_in_a_test_are_refused(tmp_path: Path, trace: Trace) -> None:
+    # An adversarial probe: a loop checking two traces under the default name wrote one over the
+    # other under --kernelprof-update, and every later run failed whatever it ran.
+    path = tmp_path / "test_m.json"
+    baseline = KernelBaseline(path, "t.py::test_m", update=True, names="stable", notes=[])
+    baseline.check(load_trace(trace("linear_eager")))
+    with pytest.raises(ValueError, match=r"second profile under name='default' in one test: .* its own name="):
+        baseline.check(load_trace(trace("geglu_eager")))
+    baseline.check(load_trace(trace("geglu_eager")), name="geglu")  # its own name: recorded
+    assert {name for arch in read_baseline(path)["archs"].values() for name in arch} == {"default", "geglu"}
 
 
 def test_a_sweep_name_that_is_not_a_str_is_a_type_error(tmp_path: Path) -> None:
