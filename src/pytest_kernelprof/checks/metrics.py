@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import CannotTellError, NoDeviceActivityError
-from ..model import KernelProfile
+from ..model import CallProfile, KernelProfile
 
 
 @dataclass(frozen=True)
@@ -27,17 +27,28 @@ def _nothing(prof: KernelProfile) -> str:
     return ""
 
 
+def _most_kernels(prof: KernelProfile) -> CallProfile:
+    """The call whose kernels a count reads: the representative one, or, where the calls launched
+    different sequences (``allow_variation=True``), the one with the most, so that a rule such as
+    ``kernels>2`` breaks on any call that broke it (as syncs take the call with the most)."""
+    return max(prof.calls, key=lambda c: len(c.kernels)) if prof.varied else prof.call
+
+
+def _most_launches(prof: KernelProfile) -> int:
+    return max(c.launches for c in prof.calls) if prof.varied else prof.launches
+
+
 METRICS: dict[str, Metric] = {
     "syncs": Metric(lambda p: len(p.syncs), lambda p: p.syncs.table()),
     "dtoh_copies": Metric(lambda p: p.copies.count(direction="DtoH"), lambda p: p.copies.table()),
-    "launches": Metric(lambda p: p.launches, lambda p: p.kernels.table()),
+    "launches": Metric(_most_launches, lambda p: _most_kernels(p).kernels.table()),
     "graph_breaks": Metric(
         lambda p: len(p.compile.graph_breaks), lambda p: "\n".join(str(b) for b in p.compile.graph_breaks)
     ),
     "recompiles": Metric(lambda p: p.compile.recompiles, lambda p: "\n".join(p.compile.recompile_reasons)),
     "frames": Metric(lambda p: p.compile.frames, _nothing),
     "regions": Metric(lambda p: p.compile.regions, _nothing),
-    "kernels": Metric(lambda p: len(p.kernels), lambda p: p.kernels.table()),
+    "kernels": Metric(lambda p: len(_most_kernels(p).kernels), lambda p: _most_kernels(p).kernels.table()),
     "peak_bytes": Metric(lambda p: p.memory.peak_bytes, lambda p: p.memory.table(), size=True),
     "retained_bytes": Metric(lambda p: p.memory.retained_bytes, lambda p: p.memory.table(), size=True),
     "malloc_calls": Metric(lambda p: p.memory.malloc_calls, lambda p: p.memory.table()),

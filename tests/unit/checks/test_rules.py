@@ -220,3 +220,24 @@ def test_an_op_field_holds_the_kernels_launched_anywhere_under_the_op(trace: Tra
     assert "aten::linear" in gemm.ops
     assert violation(prof, parse_rule("fp32-linear: op=aten::linear kind=gemm dtype=fp32")) is not None
     assert violation(prof, parse_rule("fp32-mm: op=aten::mm kind=gemm")) is None  # no mm anywhere above it
+
+
+def test_count_rules_break_on_any_call_of_a_profile_whose_calls_differ() -> None:
+    # An adversarial probe: with allow_variation=True, kernels>2 and launches>2 read call 0 (one
+    # kernel) and passed while call 2 launched five; kernel rules and syncs read every call.
+    from tests.helpers import Stream, build
+
+    s = Stream()
+    for i, kernels in enumerate((1, 1, 5)):
+        t = 100.0 * i
+        s.step(i, t, 60)
+        mm = s.op("aten::mm", t + 1, 50)
+        for n in range(kernels):
+            s.launch(mm, f"nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT_{n}", t + 2 + 5 * n)
+    prof = build(s, allow_variation=True)
+    assert prof.varied
+    assert [len(c.kernels) for c in prof.calls] == [1, 1, 5]
+    for rule in ("many-kernels: kernels>2", "many-launches: launches>2"):
+        broken = violation(prof, parse_rule(rule))
+        assert broken is not None
+        assert broken.startswith(f"{rule.split(': ')[1][:-2]} = 5")
