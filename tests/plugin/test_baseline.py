@@ -382,3 +382,23 @@ def test_a_missing_baselines_table_is_shown_once(project: pytest.Pytester) -> No
         ["E   *no kernel baseline sm90/default in *", "*- kernelprof profile 1 of 1 -*", SHOWN_ABOVE]
     )
     assert result.stdout.str().count("triton_poi_fused__unsafe_view_gelu_mul_0") == 1
+
+
+def test_the_record_command_names_the_test_as_the_folder_pytest_runs_in_does(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An adversarial probe: run from rootdir/tests, the failure said `pytest --kernelprof-update
+    # 'tests/test_b.py::test_x'`, which pasted there finds no such file.
+    cpu_pytester.makeini("[pytest]\n")
+    tests = cpu_pytester.mkdir("tests")
+    (tests / "test_b.py").write_text(
+        f"from pytest_kernelprof import load_trace\n\n"
+        f"def test_x(kernel_baseline):\n"
+        f"    kernel_baseline.check(load_trace({str(DATA / 'h200_linear_eager.json.gz')!r}))\n"
+    )
+    monkeypatch.chdir(tests)
+    result = cpu_pytester.runpytest("test_b.py", "--rootdir", str(cpu_pytester.path))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*record it with: pytest --kernelprof-update 'test_b.py::test_x'"])
+    recorded = cpu_pytester.runpytest("--kernelprof-update", "test_b.py::test_x", "--rootdir", str(cpu_pytester.path))
+    recorded.assert_outcomes(passed=1)

@@ -160,10 +160,12 @@ class ProfileSweep:
                     "sweep(fn, cases, keep_traces=True), which keeps each case's trace as it is profiled "
                     "(torch loses a session's GPU records once later sessions ran)"
                 )
-        # Every trace is written beside the folder first and moved in only once all are: a loaded
-        # sweep exported into its own folder reads case-01 from the folder, so writing case-00 in
-        # place first would replace a trace that a later case still copies from.
-        staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.", suffix=".export", dir=root.parent))
+        # Every trace is written to a folder of its own first and moved in only once all are: a
+        # loaded sweep exported into its own folder reads case-01 from the folder, so writing
+        # case-00 in place first would replace a trace that a later case still copies from. That
+        # folder is inside the export folder, on its file system (a mount point, a container's
+        # volume: a rename across file systems fails), and where the user may write.
+        staging = Path(tempfile.mkdtemp(prefix=".export.", dir=root))
         try:
             listed: list[dict[str, Any]] = []
             names: list[str] = []

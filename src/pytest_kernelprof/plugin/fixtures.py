@@ -6,7 +6,9 @@ profile model (nor for torch)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
@@ -106,7 +108,19 @@ def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
         notes=notes,
         legacy_path=legacy,
         memory_tolerance=settings.memory_tolerance,
+        command_id=_from_here(request.config.rootpath, request.node.nodeid),
     )
+
+
+def _from_here(rootpath: Path, nodeid: str) -> str:
+    """``nodeid`` as a command run in the working folder names the test: pytest's node ids are
+    relative to the rootdir, and one run from ``rootdir/tests`` names ``test_b.py::test_x``."""
+    file, separator, rest = nodeid.partition("::")
+    try:
+        relative = os.path.relpath(rootpath / file, Path.cwd())
+    except ValueError:  # another drive (Windows): the whole path
+        relative = str(rootpath / file)
+    return f"{Path(relative).as_posix()}{separator}{rest}"
 
 
 class KernelBenchmark:

@@ -144,6 +144,31 @@ def test_a_loaded_sweep_exports_again_and_reads_the_same(tmp_path: Path) -> None
     }
 
 
+def test_a_sweep_exports_into_a_folder_on_a_file_system_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An adversarial probe: exporting into a mount point (a CI volume) failed with "Invalid
+    # cross-device link": the traces were written beside the folder, then renamed into it.
+    import errno
+    import os
+
+    from pytest_kernelprof.checks import sweep as sweep_module
+
+    mount = tmp_path / "mnt"
+    rename = os.replace
+
+    def across_file_systems(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if Path(dst).resolve().is_relative_to(mount) != Path(src).resolve().is_relative_to(mount):
+            raise OSError(errno.EXDEV, "Invalid cross-device link", str(src))
+        rename(src, dst)
+
+    monkeypatch.setattr(sweep_module.os, "replace", across_file_systems)
+    index = load_sweep(SDPA).export(mount)
+    assert [c.params for c in load_sweep(index)] == [c.params for c in load_sweep(SDPA)]
+    traces = [f"case-{i:02}.json.gz" for i in range(len(load_sweep(SDPA).cases))]
+    assert sorted(p.name for p in mount.iterdir()) == [*traces, "sweep.json"]  # the staging folder gone
+
+
 def test_a_loaded_sweep_reordered_into_its_own_folder_keeps_each_case_its_trace(tmp_path: Path) -> None:
     folder = tmp_path / "sweep"
     load_sweep(GEGLU).export(folder)

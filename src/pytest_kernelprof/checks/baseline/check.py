@@ -42,10 +42,13 @@ class KernelBaseline:
         notes: list[BaselineNote],
         legacy_path: Path | None = None,
         memory_tolerance: float = DEFAULT_MEMORY_TOLERANCE,
+        command_id: str | None = None,
     ) -> None:
         self.path = path
         self.legacy_path = legacy_path
         self._nodeid = nodeid
+        # The test as a command typed where pytest runs names it (a node id is the rootdir's).
+        self._command_id = command_id or nodeid
         self._update = update
         self._names = names
         self._tolerance = memory_tolerance
@@ -105,7 +108,7 @@ class KernelBaseline:
             self._note(ReadUnderOldName(str(path), str(self.path)))
         self._note(Checked(str(path), arch, name))
         stored = read_baseline(path).get("archs", {}).get(arch, {}).get(name)
-        update = update_command(self._nodeid)
+        update = update_command(self._command_id)
         summary = "KernelProfile == kernel_baseline failed:"
         entry = printable(f"{arch}/{name}")  # a test's parameter, say: on its line in the output
         if stored is None:
@@ -194,7 +197,7 @@ class KernelBaseline:
                 failed.append(f"  the kernels of {label}:")
                 failed.extend(f"    {line}" for line in prof.kernels.table().splitlines())
         if failed:
-            update = update_command(self._nodeid)
+            update = update_command(self._command_id)
             differ = sum(line.startswith("bucket ") for line in failed)
             head = (
                 f"kernel_baseline.check_sweep failed: {differ} of {plural(len(buckets), 'bucket')} differ "
