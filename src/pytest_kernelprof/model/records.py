@@ -183,7 +183,13 @@ _HOST_COPIES = frozenset(("aten::copy_", "aten::_to_copy"))
 _PINNED_COPY = "copy into pinned host memory (t.pin_memory(), or pin_memory=True) with non_blocking=True"
 # (the whole fix for tables, the short one for the one-line headline) by cause
 _SYNC_FIXES = {
-    "copy": (f"a copy to or from the host blocks it: {_PINNED_COPY}", "pin the host buffer, copy non_blocking=True"),
+    # One cause, said as the copies' failures say it: a copy of pageable host memory blocks the
+    # host whether it was asked non_blocking or not (a trial read "copy non_blocking=True" for a
+    # copy that already was).
+    "copy": (
+        f"a copy to or from pageable memory blocks the host: {_PINNED_COPY}",
+        "pin the host buffer: non_blocking needs pinned memory",
+    ),
     "read": (
         "the host read a GPU value (.item(), bool(t), nonzero, boolean-mask indexing): keep it on the GPU "
         "(torch.where, masks as multipliers) or read it once per step",

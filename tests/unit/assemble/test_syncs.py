@@ -224,7 +224,11 @@ def test_the_profile_table_ends_with_the_syncs(trace: Trace) -> None:
     ("name", "headline_fix", "count_fix"),
     [
         ("sync_item_stacks", "keep values on the GPU, no .item()/bool()/nonzero", "the host read a GPU value"),
-        ("sync_cpu_copy", "pin the host buffer, copy non_blocking=True", "a copy to or from the host blocks it"),
+        (
+            "sync_cpu_copy",
+            "pin the host buffer: non_blocking needs pinned memory",
+            "a copy to or from pageable memory blocks the host",  # as the copies' failures say it
+        ),
         ("sync_device", "drop torch.cuda.synchronize() from the step", "torch.cuda.synchronize() waits"),
         ("sync_event", "stream.wait_event(event), not event.synchronize()", "event.synchronize() blocks"),
     ],

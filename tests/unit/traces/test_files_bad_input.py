@@ -414,4 +414,3 @@ def test_another_container_or_encoding_is_named_with_what_to_do(tmp_path: Path, 
 def test_a_zip_on_standard_input_is_named_at_its_first_bytes() -> None:
     with pytest.raises(TraceError, match=re.escape("<stdin>: a zip archive, not a trace (a GitHub artifact")):
         traces_module.copy_capped([_zipped(_TEXT)], io.BytesIO(), "<stdin>")
-
