@@ -17,7 +17,7 @@ from typing import NamedTuple, Protocol
 from ..decode.sync_calls import api_name, sync_kind
 from ..errors import IncompleteProfileError, KernelSequenceMismatchError, hide_own_errors
 from ..model import CallProfile, Kernel, KernelList, MemoryOp, Op, OpTable, SyncList
-from ..tables import display_name, plural
+from ..tables import changed_parts, display_name, plural
 from ..traces import (
     ANNOTATION,
     GPU_CATEGORIES,
@@ -286,9 +286,16 @@ def _sequence_diff(a: int, a_names: list[str], b: int, b_names: list[str], from_
         else "Raise warmup= if the first calls still compile or autotune, or pass allow_variation=True to keep "
         "per-call views."
     )
+    lines = list(diff)
+    if not lines:  # the shown names are alike: the difference is in what shortening leaves out
+        lines = [
+            f"#{i}: {display_name(x)}, in a part the shown names leave out: {changed_parts(x, y)}"
+            for i, (x, y) in enumerate(zip(a_names, b_names, strict=False))
+            if x != y
+        ][:5]
     return (
         f"the profiled calls launched different kernel sequences (call {a}: {len(a_names)} kernels, "
-        f"call {b}: {len(b_names)} kernels). {fix}\n" + "\n".join(diff)
+        f"call {b}: {len(b_names)} kernels). {fix}\n" + "\n".join(lines)
     )
 
 

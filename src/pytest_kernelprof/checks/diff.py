@@ -6,15 +6,13 @@ decoded names with more fields).
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections import Counter, deque
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from ..decode import KernelName
-from ..tables import display_name, format_us, printable
+from ..tables import changed_parts, display_name, format_us
 from .alignment import align
 
 # A diff of live kernels or of stored ones; a key function takes what the sequences hold.
@@ -177,33 +175,6 @@ def _fused_part(kernel: KernelName) -> str:
     return f"{','.join(kernel.fused_ops)} ({what})" if kernel.fused_ops else what
 
 
-def _changed_parts(a: str, b: str, most: int = 3) -> str:
-    """What changed between two names, token by token, each change once with how often it
-    came: ``c10::BFloat16 -> float (2 places)``."""
-    tokens_a, tokens_b = _TOKEN.findall(a[:_LONGEST]), _TOKEN.findall(b[:_LONGEST])
-    changes: dict[tuple[str, str], int] = {}
-    matcher = difflib.SequenceMatcher(None, tokens_a, tokens_b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            change = ("".join(tokens_a[i1:i2]).strip() or "(nothing)", "".join(tokens_b[j1:j2]).strip() or "(nothing)")
-            changes[change] = changes.get(change, 0) + 1
-    shown = [
-        f"{printable(old)} -> {printable(new)}" + (f" ({count} places)" if count > 1 else "")
-        for (old, new), count in list(changes.items())[:most]
-    ]
-    if not shown:
-        return f"past the first {_LONGEST} characters"
-    more = f"; {len(changes) - most} more" if len(changes) > most else ""
-    return "; ".join(shown) + more
-
-
-# The part of a name compared token by token: the matcher's time grows with the square of the
-# tokens, and a kernel name of a few KB is already a long one.
-_LONGEST = 4096
-# A C++ name's tokens: qualified identifiers (c10::BFloat16) and numbers whole, each other character alone.
-_TOKEN = re.compile(r"[A-Za-z_0-9]+(?:::[A-Za-z_0-9]+)*|\s+|.")
-
-
 def _differences(before: KernelName, after: KernelName, label_a: str, label_b: str) -> list[str]:
     """What tells two kernels of one shape apart: the name, the dtype, the op that launched them
     (a ``Kernel``'s or a stored kernel's; a bare decoded name has none)."""
@@ -211,7 +182,7 @@ def _differences(before: KernelName, after: KernelName, label_a: str, label_b: s
     if before.name != after.name:
         shown = display_name(after.name)
         if shown == display_name(before.name):  # the shortening hid the very change: show where it is
-            changed = _changed_parts(before.name, after.name)
+            changed = changed_parts(before.name, after.name)
             lines.append(f"renamed in {label_b}, in a part the shown names leave out: {changed}")
         else:
             lines.append(f"renamed in {label_b}: {shown}")

@@ -206,3 +206,30 @@ def printable(text: str) -> str:
     if shown.startswith("::", start):
         shown = shown[:start] + "\\x3a" + shown[start + 1 :]
     return shown
+
+
+def changed_parts(a: str, b: str, most: int = 3) -> str:
+    """What changed between two names, token by token, each change once with how often it
+    came: ``c10::BFloat16 -> float (2 places)``."""
+    tokens_a, tokens_b = _TOKEN.findall(a[:_LONGEST]), _TOKEN.findall(b[:_LONGEST])
+    changes: dict[tuple[str, str], int] = {}
+    matcher = difflib.SequenceMatcher(None, tokens_a, tokens_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            change = ("".join(tokens_a[i1:i2]).strip() or "(nothing)", "".join(tokens_b[j1:j2]).strip() or "(nothing)")
+            changes[change] = changes.get(change, 0) + 1
+    shown = [
+        f"{printable(old)} -> {printable(new)}" + (f" ({count} places)" if count > 1 else "")
+        for (old, new), count in list(changes.items())[:most]
+    ]
+    if not shown:
+        return f"past the first {_LONGEST} characters"
+    more = f"; {len(changes) - most} more" if len(changes) > most else ""
+    return "; ".join(shown) + more
+
+
+# The part of a name compared token by token: the matcher's time grows with the square of the
+# tokens, and a kernel name of a few KB is already a long one.
+_LONGEST = 4096
+# A C++ name's tokens: qualified identifiers (c10::BFloat16) and numbers whole, each other character alone.
+_TOKEN = re.compile(r"[A-Za-z_0-9]+(?:::[A-Za-z_0-9]+)*|\s+|.")

@@ -287,3 +287,22 @@ def test_a_few_gpu_records_outside_the_calls_are_tolerated() -> None:
     s.launch(s.op("aten::zero_", 290, 1), "stray_kernel", 290.5)
     with pytest.raises(IncompleteProfileError, match=r"took 4 of the 7 GPU records of the trace \(stray_kernel x4\)"):
         build(s)
+
+
+def test_calls_that_differ_where_the_shown_names_do_not_say_where() -> None:
+    # A trial: GELU in fp32 in one call only read "call 0: 5 kernels, call 1: 5 kernels" and an
+    # empty diff, the shown (shortened) names being alike.
+    gelu = (
+        "void at::native::vectorized_elementwise_kernel<8, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+        "at::native::GeluType)::{lambda()#1}::operator()() const::{lambda()#4}::operator()() const::"
+        "{lambda(c10::BFloat16)#1}, std::array<char*, 2ul> >(int, {lambda(c10::BFloat16)#1}, std::array<char*, 2ul>)"
+    )
+    s = Stream()
+    for i, name in enumerate((gelu.replace("c10::BFloat16", "float"), gelu)):
+        t = 100.0 * i
+        s.step(i, t, 50)
+        s.launch(s.op("aten::gelu", t + 1, 40), name, t + 2)
+    with pytest.raises(KernelSequenceMismatchError) as info:
+        build(s)
+    assert "#0: at::native::vectorized_elementwise_kernel<8, GeluCUDAKernelImpl(...)" in str(info.value)
+    assert str(info.value).endswith("in a part the shown names leave out: float -> c10::BFloat16 (2 places)")
