@@ -47,12 +47,11 @@ def _start(tmp_path: Path, *args: str, cap_mb: int = 4) -> subprocess.Popen[byte
     )
 
 
-def _feed(process: subprocess.Popen[bytes], sent: list[int]) -> None:
-    """Write spaces after a trace's first bytes until the reader stops reading."""
+def _feed(process: subprocess.Popen[bytes], sent: list[int], head: bytes, chunk: bytes) -> None:
+    """Write ``head``, then ``chunk`` after ``chunk`` until the reader stops reading."""
     assert process.stdin is not None
-    chunk = b" " * MB
     try:
-        process.stdin.write(b'{"traceEvents": [')
+        process.stdin.write(head)
         while True:
             process.stdin.write(chunk)
             sent[0] += len(chunk)
@@ -60,14 +59,11 @@ def _feed(process: subprocess.Popen[bytes], sent: list[int]) -> None:
         return
 
 
-def _copies(tmp_path: Path) -> list[Path]:
-    return sorted(tmp_path.glob("kernelprof-*"))
-
-
-def test_endless_standard_input_stops_at_the_cap(tmp_path: Path) -> None:
+def _endless(tmp_path: Path, head: bytes, chunk: bytes, cap_mb: int = 4) -> tuple[int, str, int]:
+    """``kernelprof show -`` fed without end: (its exit status, its standard error, bytes sent)."""
     sent = [0]
-    with _start(tmp_path, "show", "-") as process:
-        feeder = threading.Thread(target=_feed, args=(process, sent), daemon=True)
+    with _start(tmp_path, "show", "-", cap_mb=cap_mb) as process:
+        feeder = threading.Thread(target=_feed, args=(process, sent, head, chunk), daemon=True)
         feeder.start()
         try:
             process.wait(timeout=120)
@@ -76,44 +72,31 @@ def test_endless_standard_input_stops_at_the_cap(tmp_path: Path) -> None:
         feeder.join(timeout=60)
         assert process.stderr is not None
         err = process.stderr.read().decode()
-    assert process.returncode == 2
+    return process.returncode, err, sent[0]
+
+
+def _copies(tmp_path: Path) -> list[Path]:
+    return sorted(tmp_path.glob("kernelprof-*"))
+
+
+def test_endless_standard_input_stops_at_the_cap(tmp_path: Path) -> None:
+    returncode, err, sent = _endless(tmp_path, b'{"traceEvents": [', b" " * MB)
+    assert returncode == 2
     assert err == (
         f"kernelprof: error: <stdin>: larger than 4 MB, the most a trace is read to (set {MAX_TRACE_MB_ENV} "
         "to read a bigger one)\n"
     )
-    assert sent[0] < 64 * MB  # what the pipe held when it stopped reading
+    assert sent < 64 * MB  # what the pipe held when it stopped reading
     assert not _copies(tmp_path)
-
-
-def _feed_text(process: subprocess.Popen[bytes], sent: list[int]) -> None:
-    """Write lines of ``y`` (what ``yes`` writes) until the reader stops reading."""
-    assert process.stdin is not None
-    chunk = b"y\n" * (MB // 2)
-    try:
-        while True:
-            process.stdin.write(chunk)
-            sent[0] += len(chunk)
-    except (BrokenPipeError, OSError, ValueError):
-        return
 
 
 def test_endless_standard_input_that_is_no_trace_stops_at_its_first_bytes(tmp_path: Path) -> None:
     # An adversarial review: `yes | kernelprof show -` copied the cap (4 GiB by default) to the
     # temporary folder before it looked at a byte, where `show /dev/stdin` stopped at once.
-    sent = [0]
-    with _start(tmp_path, "show", "-", cap_mb=4096) as process:
-        feeder = threading.Thread(target=_feed_text, args=(process, sent), daemon=True)
-        feeder.start()
-        try:
-            process.wait(timeout=60)
-        finally:
-            process.kill()
-        feeder.join(timeout=60)
-        assert process.stderr is not None
-        err = process.stderr.read().decode()
-    assert process.returncode == 2
+    returncode, err, sent = _endless(tmp_path, b"", b"y\n" * (MB // 2), cap_mb=4096)
+    assert returncode == 2
     assert err == "kernelprof: error: <stdin>: not a Chrome trace: it starts with b'y\\ny\\ny\\ny\\n', not with '{'\n"
-    assert sent[0] < 64 * MB  # what the pipe held when it stopped reading
+    assert sent < 64 * MB  # what the pipe held when it stopped reading
     assert not _copies(tmp_path)
 
 
