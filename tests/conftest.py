@@ -32,10 +32,13 @@ def pytest_unconfigure(config):
 
 
 @pytest.fixture(autouse=True)
-def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+def _outside_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     """The suite's pytester sessions write no job summary or annotations into a real GitHub
-    Actions job that runs the suite (tests/plugin/test_reports.py sets these where it needs them)."""
-    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+    Actions job that runs the suite, and see pytest's local output wherever the suite runs: on
+    CI ($CI or $BUILD_NUMBER set) pytest prints each failure's whole message in its short summary
+    and cuts no assertion explanation, which changes what inner runs print. Tests that are about
+    CI set these where they need them (tests/plugin/test_reports.py, test_truncation.py)."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "CI", "BUILD_NUMBER"):
         monkeypatch.delenv(name, raising=False)
 
 
