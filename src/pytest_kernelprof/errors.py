@@ -159,3 +159,10 @@ def hide_own_errors(excinfo: Any) -> bool:
     """A ``__tracebackhide__`` for pytest: a frame is hidden from a test's failure when the error
     is one this package raises on purpose (its message says what went wrong), shown for any other."""
     return bool(excinfo.errisinstance(KernelProfError))
+
+
+class IncompleteProfileWarning(KernelProfError, UserWarning):
+    """A profile read although part of its records were lost: some GPU records lie outside every
+    profiled call, or have no launch record. Counts (kernels, launches, syncs) may be short; the
+    message says how many records of how many. Under ``filterwarnings = error`` it fails the test;
+    ``load_trace(..., check_complete=False)`` reads such a trace without it."""
