@@ -284,7 +284,8 @@ def test_a_few_gpu_records_outside_the_calls_are_read_with_a_warning() -> None:
     s = linear_calls(3)
     s.launch(s.op("aten::zero_", 70, 1), "stray_kernel", 70.5)  # between call 0 and call 1
     # Issue 34: read silently before; a loss of any size is told.
-    with pytest.warns(IncompleteProfileWarning, match=r"^no profiled call took 1 of the 4 GPU records .*stray_kernel x1"):
+    told = r"^no profiled call took 1 of the 4 GPU records .*stray_kernel x1"
+    with pytest.warns(IncompleteProfileWarning, match=told):
         assert build(s).kernels.names == ["nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"]
     s.launch(s.op("aten::zero_", 270, 1), "stray_kernel", 270.5)
     s.launch(s.op("aten::zero_", 280, 1), "stray_kernel", 280.5)

@@ -152,7 +152,9 @@ def test_under_the_default_cap_a_gzip_bomb_is_refused_by_its_ratio(
 
 
 @pytest.mark.parametrize(("event", "refused"), [(b"", True), (_CPU_OP, False)], ids=["spaces", "cpu-op"])
-def test_a_trace_without_gpu_records_is_read_without_a_decoded_copy(tmp_path: Path, event: bytes, refused: bool) -> None:
+def test_a_trace_without_gpu_records_is_read_without_a_decoded_copy(
+    tmp_path: Path, event: bytes, refused: bool
+) -> None:
     # The review's 1.2 GB of spaces in a gzip of 1.2 MB took 2.4 GB: a trace without GPU records is
     # read again for what it holds instead, and that read decoded the whole text beside its bytes.
     # Spaces alone record nothing: refused (issue 34), once read to their end.
