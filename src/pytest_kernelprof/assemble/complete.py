@@ -58,8 +58,9 @@ def check_records_complete(
     Warned: some GPU records in no call (a ``ProfilerStep`` range lost, or launches between the
     steps), some without a launch record (launched from a thread the profiler did not trace: each
     joins the call begun before it ran, and its launch, launching op and host syncs are not
-    seen). The recordings of tests/data (H100, H200, torch 2.4 to 2.14, live Kineto events
-    too) have none of either, so any is a loss. Refusals come first: under
+    seen). The recordings of tests/data (H100 and H200 traces, CPU ones of torch 2.4 to 2.14,
+    the live Kineto events replayed) have none of either: no legitimate record is left out, so
+    any is a loss. Refusals come first: under
     ``filterwarnings = error`` a warning would take their place."""
     __tracebackhide__ = hide_own_errors
     taken = [g for step in steps for _, g in step.gpu]

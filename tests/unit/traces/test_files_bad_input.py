@@ -334,7 +334,7 @@ def test_a_trace_that_recorded_nothing_is_refused(tmp_path: Path, trace: dict[st
 
 def test_a_trace_of_cpu_ops_only_is_read_and_another_accelerators_is_not_refused(tmp_path: Path) -> None:
     # The refusal is narrow: a CPU-only profile has ops; another accelerator's events say what the
-    # trace holds (the test above this one's neighbour) rather than "recorded nothing".
+    # trace holds (test_a_trace_of_another_accelerator_says_what_it_holds) rather than "recorded nothing".
     path = tmp_path / "cpu.json"
     path.write_text(json.dumps({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 1}]}))
     assert load_trace(path).ops["aten::mm"].count == 1
