@@ -231,6 +231,23 @@ def test_without_strict_decode_the_question_only_warns(swallowing_project: pytes
     result.assert_outcomes(passed=4)
 
 
+def test_strict_decode_holds_at_collection(pytester: pytest.Pytester) -> None:
+    (pytester.path / "ext.json").write_text(one_call_trace(EXTENSION_KERNELS))
+    pytester.makepyfile(
+        test_module_level="""
+        import pytest_kernelprof as kp
+
+        GEMMS = kp.load_trace("ext.json").kernels.count(kind="gemm")
+
+        def test_x():
+            assert GEMMS == 0
+        """
+    )
+    result = pytester.runpytest_subprocess("--kernelprof-strict-decode")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["E   *.UndecodedKernelWarning: count(kind='gemm') may not hold*"])
+
+
 def test_strict_decode_ends_with_its_session(swallowing_project: pytest.Pytester) -> None:
     """Sessions in one process (pytester's in-process runs) each have their own strictness, and
     leave the process's (the test that runs them) as it was."""
