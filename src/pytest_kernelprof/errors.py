@@ -146,8 +146,11 @@ class ForbiddenError(KernelProfError, AssertionError):
 class UndecodedKernelWarning(KernelProfError, UserWarning):
     """A question about kinds or dtypes whose answer kernels of unknown kind or dtype could
     change: ``count(kind=...)``, a ``kernelprof_forbid`` rule, a baseline's kind comparison.
-    The message names the kernels and how to teach the decoder; under
-    ``--kernelprof-strict-decode`` (or ``filterwarnings = error``) it fails the test."""
+    The message names the kernels and how to teach the decoder. Under
+    ``--kernelprof-strict-decode`` it is raised as an exception, not warned, so that no warning
+    filter (the run's, or the test's own ``recwarn``, ``pytest.warns`` or
+    ``catch_warnings``) lets the question pass; ``filterwarnings = error`` makes it an error too,
+    through the filters."""
 
 
 class TeachingError(KernelProfError, ValueError):
