@@ -248,6 +248,27 @@ def test_strict_decode_holds_at_collection(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["E   *.UndecodedKernelWarning: count(kind='gemm') may not hold*"])
 
 
+def test_strict_decode_holds_in_a_thread_the_test_starts(pytester: pytest.Pytester) -> None:
+    # The switch is a context variable, which a new thread does not inherit: the question
+    # asked in a worker thread passed under strict decode.
+    (pytester.path / "ext.json").write_text(one_call_trace(EXTENSION_KERNELS))
+    pytester.makepyfile(
+        test_threaded="""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def test_in_a_thread(kernelprof):
+            prof = kernelprof.load_trace("ext.json")
+            with ThreadPoolExecutor(1) as pool:
+                assert pool.submit(lambda: prof.kernels.count(kind="gemm")).result() == 0
+        """
+    )
+    pytester.makeini("[pytest]\nfilterwarnings =\n    ignore::UserWarning\n")
+    assert pytester.runpytest_subprocess().ret == 0  # not strict: the thread's question warns
+    result = pytester.runpytest_subprocess("--kernelprof-strict-decode")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E   *.UndecodedKernelWarning: count(kind='gemm') may not hold*"])
+
+
 def test_strict_decode_ends_with_its_session(swallowing_project: pytest.Pytester) -> None:
     """Sessions in one process (pytester's in-process runs) each have their own strictness, and
     leave the process's (the test that runs them) as it was."""

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Generator, Sequence
-from contextlib import AbstractContextManager, nullcontext
+import warnings
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -265,12 +266,21 @@ class DecodeStrictness:
         with self._set():
             return (yield)
 
-    def _set(self) -> AbstractContextManager[None]:
+    @contextmanager
+    def _set(self) -> Iterator[None]:
         if not self.strict and _UNKNOWNS not in sys.modules:
-            return nullcontext()  # nothing imported the switch, so nothing made it strict
+            yield  # nothing imported the switch, so nothing made it strict
+            return
+        from ..errors import UndecodedKernelWarning
         from ..model.unknowns import decode_strictness
 
-        return decode_strictness(self.strict)
+        with decode_strictness(self.strict), warnings.catch_warnings():
+            if self.strict:
+                # A thread the test starts does not inherit the context's switch; the warning
+                # filters are the process's, so a question asked there fails by this one (unless
+                # that thread sets filters of its own).
+                warnings.filterwarnings("error", category=UndecodedKernelWarning)
+            yield
 
 
 # Named, not imported: a session that meets no test using the plugin does not import the model.
