@@ -381,7 +381,7 @@ def test_a_page_without_gpu_activity_or_trace() -> None:
 
 def test_what_a_failure_was_about() -> None:
     from pytest_kernelprof.errors import BaselineMismatchError, ForbiddenError, NoDeviceActivityError
-    from pytest_kernelprof.plugin.ci import category
+    from pytest_kernelprof.plugin.ci_facts import category
 
     assert category(ForbiddenError("kernelprof_forbid rule 'x' (kind=gemm) is broken"), True) == "rule"
     assert category(BaselineMismatchError("kernel signature differs from the baseline sm90"), True) == "baseline"
@@ -399,7 +399,7 @@ def test_what_a_failure_was_about() -> None:
 
 def test_a_category_does_not_change_with_the_wording_of_a_message() -> None:
     from pytest_kernelprof.errors import BaselineMismatchError, ForbiddenError, KernelSequenceMismatchError
-    from pytest_kernelprof.plugin.ci import category
+    from pytest_kernelprof.plugin.ci_facts import category
 
     for profiled in (True, False):
         assert category(ForbiddenError("reworded"), profiled) == "rule"
@@ -413,7 +413,7 @@ def test_a_category_does_not_change_with_the_wording_of_a_message() -> None:
 
 def test_what_an_assertion_was_about_comes_from_the_values_it_named(monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_kernelprof.model import KernelList, KernelProfile, SyncList
-    from pytest_kernelprof.plugin.ci import asserted
+    from pytest_kernelprof.plugin.ci_facts import asserted
 
     prof = load_trace(SYNC_TRACE)
     for cls in (KernelProfile, KernelList, SyncList):  # no message names what the values are
@@ -538,7 +538,7 @@ def test_categories_come_from_types_whatever_the_messages_say(cpu_pytester: pyte
 
 
 def test_sync_locations_and_escapes() -> None:
-    from pytest_kernelprof.plugin.ci import sync_location
+    from pytest_kernelprof.plugin.ci_facts import sync_location
     from pytest_kernelprof.reports.annotations import command, relative
 
     assert sync_location("main_ace.py(40): train_step_item") == ("main_ace.py", 40, "train_step_item")

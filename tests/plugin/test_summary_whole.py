@@ -16,7 +16,7 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.checks.baseline import baseline_paths, record
-from pytest_kernelprof.plugin.ci import MESSAGE_LINES
+from pytest_kernelprof.plugin.ci_facts import MESSAGE_LINES
 from tests.helpers import DATA
 
 # What a failed query on a recorded profile of three calls says of its table's times.
@@ -167,7 +167,7 @@ def test_the_summary_holds_the_whole_failure_whatever_the_terminal_shows(
 def test_the_summary_of_a_long_table_stays_far_from_githubs_limit() -> None:
     """GitHub takes 1 MiB of a step's summary: ten failures (those the summary shows) each at
     its limits, lines or characters, stay under half of it."""
-    from pytest_kernelprof.plugin.ci import MESSAGE_CHARS, kept_lines
+    from pytest_kernelprof.plugin.ci_facts import MESSAGE_CHARS, kept_lines
     from pytest_kernelprof.reports.records import Failure, ReportRecord
     from pytest_kernelprof.reports.summary import MAX_FAILURES, render_summary
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Any, overload
 
 from ..errors import NoDeviceActivityError, SweepError, TraceError
 from ..model import KernelProfile
+from .staging import staging_folder
 from .sweep_cases import MAX_CASES, TOO_MANY, case_label, clashing_labels, same_value, value_repr
 from .sweep_text import Outcome, failure_message, sweep_table
 
@@ -164,9 +163,9 @@ class ProfileSweep:
         # loaded sweep exported into its own folder reads case-01 from the folder, so writing
         # case-00 in place first would replace a trace that a later case still copies from. That
         # folder is inside the export folder, on its file system (a mount point, a container's
-        # volume: a rename across file systems fails), and where the user may write.
-        staging = Path(tempfile.mkdtemp(prefix=".export.", dir=root))
-        try:
+        # volume: a rename across file systems fails), and where the user may write. And
+        # the folder goes however the export ends, SIGTERM included (staging.py).
+        with staging_folder(root) as staging:
             listed: list[dict[str, Any]] = []
             names: list[str] = []
             for i, case in enumerate(self.cases):
@@ -182,8 +181,6 @@ class ProfileSweep:
             for name in names:
                 os.replace(staging / name, root / name)
             os.replace(staging / INDEX_NAME, root / INDEX_NAME)  # last: the index lists only traces in place
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
         return root / INDEX_NAME
 
     def __repr__(self) -> str:

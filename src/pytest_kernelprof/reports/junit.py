@@ -25,6 +25,11 @@ call's memory-op time, nor ``gpu_busy_us`` above ``gpu_work_us``).
 ``kernelprof.graph_breaks`` torch.compile graph breaks while profiling (live profiles)
 ``kernelprof.recompiles``   torch.compile recompiles while profiling (live profiles)
 =========================== ============================================================
+
+A test's properties are bounded (:func:`bounded`): the figures of its first ``MAX_PROFILES``
+profiles, ``MAX_PROPERTIES`` properties in all (``kernelprof.properties_left_out`` counts the rest,
+what ``pytest_kernelprof_junit_properties`` added included), each name and text value cut to
+``MAX_NAME`` and ``MAX_VALUE`` characters.
 """
 
 from __future__ import annotations
@@ -38,6 +43,13 @@ from ..model import KernelProfile
 
 PREFIX = "kernelprof."
 PROFILES = f"{PREFIX}profiles"
+# Bounds on what one test adds to the XML, whatever its loop or a hook's implementation adds: the
+# figures of this many profiles, this many properties, and names and values of this many characters.
+MAX_PROFILES = 100
+MAX_PROPERTIES = 2_000
+MAX_NAME = 200
+MAX_VALUE = 2_000
+LEFT_OUT = f"{PREFIX}properties_left_out"
 
 
 def _kernel_us(prof: KernelProfile) -> float:
@@ -89,11 +101,29 @@ def figures(prof: KernelProfile) -> dict[str, int | float]:
 
 
 def properties(profiles: Sequence[KernelProfile]) -> list[tuple[str, object]]:
-    """``(name, value)`` pairs for ``report.user_properties`` (what ``record_property`` adds)."""
+    """``(name, value)`` pairs for ``report.user_properties`` (what ``record_property`` adds): of
+    the first ``MAX_PROFILES`` profiles (``kernelprof.profiles`` counts them all)."""
     if not profiles:
         return []
     pairs: list[tuple[str, object]] = [(PROFILES, len(profiles))]
-    for number, prof in enumerate(profiles, start=1):
+    for number, prof in enumerate(profiles[:MAX_PROFILES], start=1):
         prefix = PREFIX if number == 1 else f"{PREFIX}{number}."
         pairs.extend((prefix + name, value) for name, value in figures(prof).items())
     return pairs
+
+
+def bounded(pairs: Sequence[tuple[str, object]]) -> list[tuple[str, object]]:
+    """``pairs`` within the bounds above: the first ``MAX_PROPERTIES`` (then ``kernelprof.properties_left_out``
+    counts the rest), a name or a value's text past its bound cut, with ``...`` (a number is kept as it is)."""
+    kept: list[tuple[str, object]] = []
+    for name, value in pairs[:MAX_PROPERTIES]:
+        shown = str(name)
+        if len(shown) > MAX_NAME:
+            shown = shown[:MAX_NAME] + "..."
+        if not isinstance(value, int | float):
+            text = str(value)
+            value = text[:MAX_VALUE] + "..." if len(text) > MAX_VALUE else text
+        kept.append((shown, value))
+    if len(pairs) > MAX_PROPERTIES:
+        kept.append((LEFT_OUT, len(pairs) - MAX_PROPERTIES))
+    return kept

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Failure:
     """A test's failure that was about its profile: its category (``plugin/ci.py``), the first
-    lines of its message, and the test's own line where it failed."""
+    lines of its message, the test's own line where it failed, and the phase that raised it (a
+    fixture's setup or teardown raises errors, as pytest calls them)."""
 
     category: str
     message: str
@@ -34,6 +35,7 @@ class Failure:
     file: str
     line: int | None
     tables: str = ""  # the profiles' kernel tables, where the message carried none (summary only)
+    when: str = "call"  # "setup", "call" or "teardown"
 
 
 @dataclass(frozen=True)

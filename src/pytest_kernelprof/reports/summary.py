@@ -12,12 +12,18 @@ decoder could not place, the most frequent first; then the lines ``pytest_kernel
 implementations add. Nothing is written where there is nothing to say.
 
 It reads each test's record (records.py), as the run's books merged them.
+
+Bounded whatever the run: each text of a user's (a test id, a path, a kernel name, a baseline's
+line) is cut to ``MAX_TEXT`` characters, each failure's message to ``FAILURE_CHARS``, and the
+whole to a byte budget (``SUMMARY_BYTES``: GitHub refuses a step's summary over 1 MiB), the parts
+past it left out with a line that says so and where the whole text is.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..tables import display_name, printable
@@ -28,18 +34,39 @@ MAX_FAILURES = 10
 MAX_NAMED = 300  # failed tests past MAX_FAILURES named in one line
 MAX_NAMES = 15
 MAX_BASELINE_LINES = 20
+# A user's text on one line (a parametrised test id can be any length): its start and its end.
+MAX_TEXT = 300
+# A failure's message and tables in the summary (plugin/ci.py keeps about as much of them).
+FAILURE_CHARS = 60_000
+# What one run may append to the step's summary file, in bytes: GitHub refuses a step's summary
+# over 1 MiB, and the file is the whole step's (other tools append to it too).
+SUMMARY_BYTES = 900 * 1024
+# The line that says what was left out: room kept for it below the budget.
+_CUT_ROOM = 512
+
+
+def clip(text: str, most: int = MAX_TEXT) -> str:
+    """``text`` within ``most`` characters: its start and its end (a test id's parameters end
+    it) around a ``[...N chars...]`` that says how much was left out."""
+    if len(text) <= most:
+        return text
+    mark = f"[...{len(text) - most} chars...]"
+    keep = max(most - len(mark), 2)
+    head = keep * 2 // 3
+    return text[:head] + mark + text[len(text) - (keep - head) :]
 
 
 def _fence(text: str) -> str:
-    ticks = "```"
-    while ticks in text:
-        ticks += "`"
+    # One longer than the longest run of backticks in the text (found in one pass: a message of
+    # backticks is a user's, and growing a fence until it fits is quadratic in it).
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
     return f"{ticks}text\n{text}\n{ticks}"
 
 
 def _code(text: str) -> str:
     """A Markdown code span: its text is shown as it is (no Markdown, no HTML), on one line."""
-    return "`" + printable(text).replace("`", "'") + "`"
+    return "`" + printable(clip(text)).replace("`", "'") + "`"
 
 
 def _cell(text: str) -> str:
@@ -52,6 +79,7 @@ def _location(failure: Failure, rootpath: Path, *, line: bool = True) -> str:
         shown = file.resolve().relative_to(rootpath.resolve()).as_posix()
     except ValueError:
         shown = file.as_posix()
+    shown = clip(shown)
     return f"{shown}:{failure.line}" if failure.line and line else shown
 
 
@@ -70,7 +98,10 @@ def natural(text: str) -> list[str | int]:
 _DIGITS = re.compile(r"(\d+)")
 
 
-def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
+Block = list[str]  # lines the budget keeps or leaves out together (a failure's <details>, a table)
+
+
+def _order(rootpath: Path) -> Callable[[tuple[str, Failure]], tuple[int, str, int, list[str | int]]]:
     def place(item: tuple[str, Failure]) -> tuple[int, str, int, list[str | int]]:
         nodeid, failure = item
         return (
@@ -80,50 +111,124 @@ def _failures(tests: Mapping[str, ReportRecord], rootpath: Path) -> list[str]:
             natural(nodeid),
         )
 
-    failed = sorted(((nodeid, test.failure) for nodeid, test in tests.items() if test.failure is not None), key=place)
+    return place
+
+
+def _body(failure: Failure, rootpath: Path) -> str:
+    """A failure's message and tables as the summary shows them: within ``FAILURE_CHARS``, the
+    paths under the rootdir relative to it (the summary is read on another machine)."""
+    more = failure.more_lines
+    text = failure.message + (f"\n\n{failure.tables}" if failure.tables else "")
+    if len(text) > FAILURE_CHARS:
+        cut = text[:FAILURE_CHARS]
+        more += text.count("\n") - cut.count("\n") + 1
+        text = cut.rsplit("\n", 1)[0] if "\n" in cut else cut + "..."
+    text = relative_paths(_ADDRESS.sub(" at 0x...", text), rootpath)
+    return text + (f"\n... {more} more lines in the job log" if more else "")
+
+
+def _failures(
+    tests: Mapping[str, ReportRecord], errors: Mapping[str, Sequence[Failure]], rootpath: Path
+) -> list[Block]:
+    """The tests that failed on their profiles, each once: a setup or teardown error of a test
+    that failed in its call is told inside the test's entry, not counted again."""
+    failed = sorted(
+        ((nodeid, test.failure) for nodeid, test in tests.items() if test.failure is not None), key=_order(rootpath)
+    )
     if not failed:
         return []
-    lines = [_heading([failure.category for _, failure in failed]), ""]
+    blocks = [[_heading([failure.category for _, failure in failed]), ""]]
     for nodeid, failure in failed[:MAX_FAILURES]:
-        more = f"\n... {failure.more_lines} more lines in the job log" if failure.more_lines else ""
-        lines += [
-            f"<details><summary><code>{_html(nodeid)}</code> {words(failure.category).what} "
-            f"at <code>{_html(_location(failure, rootpath))}</code></summary>",
-            "",
-            _fence(
-                _ADDRESS.sub(" at 0x...", failure.message + (f"\n\n{failure.tables}" if failure.tables else "")) + more
-            ),
-            "",
-            "</details>",
-            "",
-        ]
-    if len(failed) > MAX_FAILURES:
-        # Named, in the order above, so that the heading's counts have their tests (their failures
-        # are in the job log); a few hundred at most, the summary being one page.
-        rest = [f"<code>{_html(nodeid)}</code>" for nodeid, _ in failed[MAX_FAILURES : MAX_FAILURES + MAX_NAMED]]
-        unnamed = len(failed) - MAX_FAILURES - len(rest)
-        tail = f" and {unnamed} more" if unnamed else ""
-        lines += [
-            f"... and {len(failed) - MAX_FAILURES} more failed tests (see the job log): {', '.join(rest)}{tail}.",
-            "",
-        ]
-    return lines
+        also = [line for error in errors.get(nodeid, ()) for line in _then(error, rootpath)]
+        blocks.append(_entry(nodeid, f"{words(failure.category).what}", failure, rootpath, also))
+    blocks += _rest("failed tests", failed)
+    return blocks
 
 
-def _heading(categories: Sequence[str]) -> str:
+def _errors(tests: Mapping[str, ReportRecord], errors: Mapping[str, Sequence[Failure]], rootpath: Path) -> list[Block]:
+    """The tests whose setup or teardown (a fixture) raised on a profile, and whose call did not
+    fail on one: pytest counts them as errors, and so does the summary."""
+    errored = sorted(
+        (
+            (nodeid, found[0])
+            for nodeid, found in errors.items()
+            if found and (nodeid not in tests or tests[nodeid].failure is None)
+        ),
+        key=_order(rootpath),
+    )
+    if not errored:
+        return []
+    phases = sorted({failure.when for _, failure in errored}, key=("setup", "teardown").index)
+    verb = f"errored in {' or '.join(phases)}"
+    blocks = [[_heading([failure.category for _, failure in errored], verb), ""]]
+    for nodeid, failure in errored[:MAX_FAILURES]:
+        also = [line for error in errors[nodeid][1:] for line in _then(error, rootpath)]
+        what = f"errored in {failure.when} on {words(failure.category).one}"
+        blocks.append(_entry(nodeid, what, failure, rootpath, also))
+    blocks += _rest(f"tests {verb}", errored)
+    return blocks
+
+
+def _entry(nodeid: str, what: str, failure: Failure, rootpath: Path, also: Sequence[str]) -> Block:
+    return [
+        f"<details><summary><code>{_html(nodeid)}</code> {what} "
+        f"at <code>{_html(_location(failure, rootpath))}</code></summary>",
+        "",
+        _fence(_body(failure, rootpath)),
+        "",
+        *also,
+        "</details>",
+        "",
+    ]
+
+
+def _then(error: Failure, rootpath: Path) -> list[str]:
+    """A later phase's error of a test already listed (its teardown's, after its call failed)."""
+    return [
+        f"Its {error.when} then errored on {words(error.category).one} "
+        f"at <code>{_html(_location(error, rootpath))}</code>:",
+        "",
+        _fence(_body(error, rootpath)),
+        "",
+    ]
+
+
+def _rest(which: str, listed: Sequence[tuple[str, Failure]]) -> list[Block]:
+    if len(listed) <= MAX_FAILURES:
+        return []
+    # Named, in the order above, so that the heading's counts have their tests (their failures
+    # are in the job log); a few hundred at most, the summary being one page.
+    rest = [f"<code>{_html(nodeid)}</code>" for nodeid, _ in listed[MAX_FAILURES : MAX_FAILURES + MAX_NAMED]]
+    unnamed = len(listed) - MAX_FAILURES - len(rest)
+    tail = f" and {unnamed} more" if unnamed else ""
+    return [[f"... and {len(listed) - MAX_FAILURES} more {which} (see the job log): {', '.join(rest)}{tail}.", ""]]
+
+
+def _heading(categories: Sequence[str], verb: str = "failed") -> str:
     """``### 1 test failed on host syncs``; ``### 3 tests failed: 1 on a kernelprof_forbid rule, 2 on
-    kernel assertions``."""
+    kernel assertions``; ``### 1 test errored in setup on a kernel assertion``."""
     counts = {c: categories.count(c) for c in sorted(set(categories), key=lambda c: ORDER.get(c, len(ORDER)))}
     said = [(n, words(c).several if n > 1 else words(c).one) for c, n in counts.items()]
-    tests = f"{len(categories)} test{'s' if len(categories) != 1 else ''} failed"
+    tests = f"{len(categories)} test{'s' if len(categories) != 1 else ''} {verb}"
     if len(said) == 1:
         return f"### {tests} on {said[0][1]}"
     return f"### {tests}: " + ", ".join(f"{n} on {words}" for n, words in said)
 
 
+def relative_paths(text: str, base: Path) -> str:
+    """``text`` with each absolute path under ``base`` written relative to it: a baseline's path
+    in a failure's message, read in a job summary or an annotation on another machine."""
+    prefixes = sorted({str(base), str(base.resolve())}, key=len, reverse=True)
+    for prefix in prefixes:
+        folder = prefix.rstrip("/\\") + os.sep
+        if len(folder) > 1:
+            text = re.sub(r"(?<![\w./\\-])" + re.escape(folder), "", text)
+    return text
+
+
 def _html(text: str) -> str:
     """Text inside HTML (the failures' ``<summary>`` lines): on one line, no markup."""
-    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return printable(clip(text)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
@@ -134,19 +239,19 @@ def _markdown(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", _html(text))
 
 
-def _baselines(sections: Sequence[Sequence[str]]) -> list[str]:
+def _baselines(sections: Sequence[Sequence[str]], rootpath: Path) -> list[Block]:
     if not sections:
         return []
-    lines = ["### Kernel baselines", ""]
+    blocks = [["### Kernel baselines", ""]]
     for title, *rest in sections:
-        lines.append(f"**{_markdown(title.removeprefix('kernelprof: '))}**")
-        lines.append("")
+        lines = [f"**{_markdown(relative_paths(title.removeprefix('kernelprof: '), rootpath))}**", ""]
         shown = rest[:MAX_BASELINE_LINES]
-        lines += [f"- {_code(line)}" for line in shown]
+        lines += [f"- {_code(relative_paths(line, rootpath))}" for line in shown]
         if len(rest) > len(shown):
             lines.append(f"- ... and {len(rest) - len(shown)} more")
         lines.append("")
-    return lines
+        blocks.append(lines)
+    return blocks
 
 
 def _names(records: Mapping[str, ReportRecord]) -> list[str]:
@@ -183,10 +288,40 @@ def render_summary(
     *,
     rootpath: Path,
     extra: Sequence[str] = (),
+    errors: Mapping[str, Sequence[Failure]] | None = None,
+    budget: int = SUMMARY_BYTES,
 ) -> str:
     """The Markdown, or "" where no part has anything to say. ``tests``: each test's record by
-    node id; ``extra``: Markdown lines to end with (``pytest_kernelprof_summary``)."""
-    body = [*_failures(tests, rootpath), *_baselines(baseline_sections), *_names(tests), *extra]
-    if not body:
+    node id; ``errors``: the profile errors of each test's setup and teardown, in order (their
+    ``when``); ``extra``: Markdown lines to end with (``pytest_kernelprof_summary``), each kept
+    or left out whole; ``budget``: the most bytes (UTF-8) the text may take."""
+    errors = errors or {}
+    blocks = [
+        *_failures(tests, errors, rootpath),
+        *_errors(tests, errors, rootpath),
+        *_baselines(baseline_sections, rootpath),
+        *([names] if (names := _names(tests)) else []),
+        *([line] for line in extra),
+    ]
+    if not blocks:
         return ""
-    return "\n".join(["## pytest-kernelprof", "", *body]) + "\n"
+    lines = ["## pytest-kernelprof", ""]
+    used = _size(lines)
+    for number, block in enumerate(blocks):
+        size = _size(block)
+        if used + size > budget - _CUT_ROOM:
+            left = blocks[number:]
+            lines += [
+                f"... the rest of this summary ({len(left)} more parts, {sum(map(_size, left))} bytes) is left out: "
+                f"a step's summary is kept under GitHub's 1 MiB limit. pytest's output in the job log (and the "
+                f"JUnit XML, where --junitxml writes one) has every failure whole.",
+                "",
+            ]
+            break
+        lines += block
+        used += size
+    return "\n".join(lines) + "\n"
+
+
+def _size(lines: Sequence[str]) -> int:
+    return sum(len(line.encode("utf-8", "backslashreplace")) + 1 for line in lines)

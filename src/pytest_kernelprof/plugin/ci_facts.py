@@ -1,0 +1,247 @@
+"""What a failed test's CI outputs say of it (``ci.py`` registers their hooks): the failure's
+category, its message whole (as the plugin explained it, not as the terminal cut it), the
+profiles' tables where the message carried none, the test's line, and the user's lines that
+made the host syncs it failed on.
+
+A failure's category comes from types, never from its message: the exception's type
+(:func:`category`), else what the failed assertion compared (``pytest_assertrepr_compare``
+records it on the item) or named (:func:`asserted`).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import re
+import textwrap
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..errors import ForbiddenError, KernelProfError
+from ..reports.categories import of_error
+from .books import COMPARED_KEY, EXPLAINED_KEY
+
+if TYPE_CHECKING:
+    from ..reports.records import Failure, SyncSite
+
+# Of a failure's message, kept for the summary: a kernel table of a couple of hundred kernels
+# whole, and ten failures (the summary shows ten) well inside GitHub's 1 MiB a step's summary.
+MESSAGE_LINES = 250
+MESSAGE_CHARS = 50_000
+# The metrics of rules whose breaks the summary and annotations point at syncs for.
+SYNC_METRICS = frozenset(("syncs", "dtoh_copies"))
+# The categories of plain assertions whose message may carry no kernel table (``len()``, ``all()``
+# over kernels): the summary folds the profiles' tables under them.
+TABLED = frozenset(("kernels", "profile"))
+# The categories whose failure may name its records in one line, and what to call them.
+RECORDS = {"syncs": "host syncs", "copies": "copies"}
+
+
+def category(error: BaseException, profiled: bool, about: str | None = None) -> str | None:
+    """What a test's failure was about (a name of ``reports/categories.py``), or None where it
+    was not about a profile: by the type of an error this package raised (a failed ``one()``,
+    an op lookup, a dtype it does not know, no GPU activity ...), else, for a plain assertion in
+    a test that profiled, by ``about``, what the assertion compared or named ("syncs",
+    "kernels", "ops", "baseline", ..., None)."""
+    named = of_error(error)
+    if named is not None:
+        return named
+    if not isinstance(error, AssertionError):
+        return None
+    if about == "baseline":  # ``assert prof == kernel_baseline``
+        return "baseline"
+    return about if profiled else None
+
+
+# The parts of a profile a failed statement can read off a name (``prof.kernels.of_kind("gemm")``
+# inside an ``all(...)``, whose subexpressions pytest's rewrite does not keep): each a view the
+# profile holds, whose type says what the statement was about where the profile alone says
+# "profile". Any other attribute (``prof.launches``) is one of the profile's own numbers.
+_PROFILE_PARTS = frozenset({"kernels", "syncs", "copies", "memory_ops", "ops", "modules", "compile", "memory"})
+
+
+def asserted(excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
+    """What the failed ``assert`` statement was about, by the types of the values it named (its
+    names' values in the failing frame, and the parts of a profile it read off a name) and
+    evaluated (pytest's rewrite keeps each subexpression's value in a local named
+    ``@py_assert<N>``): ``assert not prof.syncs`` is about syncs, though no comparison reached
+    pytest_assertrepr_compare; ``assert all(k.dtype == "bf16" for k in prof.kernels)`` is about kernels."""
+    from ..model.explain import subject
+    from ..model.profiles import CallProfile, KernelProfile
+
+    entry = excinfo.traceback[-1]
+    frame = entry.frame
+    values = [value for name, value in frame.f_locals.items() if name.startswith("@py_assert")]
+    try:
+        tree = ast.parse(textwrap.dedent(str(entry.statement)))
+    except Exception:  # no source (exec'd code), or a statement that does not parse alone
+        tree = None
+    if tree is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                if node.id in frame.f_locals:
+                    values.append(frame.f_locals[node.id])
+                elif node.id in frame.f_globals:
+                    values.append(frame.f_globals[node.id])
+            elif isinstance(node, ast.Attribute) and node.attr in _PROFILE_PARTS and isinstance(node.value, ast.Name):
+                base = frame.f_locals.get(node.value.id, frame.f_globals.get(node.value.id))
+                if isinstance(base, KernelProfile | CallProfile):
+                    with contextlib.suppress(KernelProfError):  # not measured or not recorded: the profile says it
+                        values.append(getattr(base, node.attr))
+    return subject(*values)
+
+
+def failure_text(error: BaseException, explained: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
+    """A failure's message, whole: for a failed assertion, the message pytest made with the
+    explanation the plugin gave it whole again (the last one the message holds), where pytest
+    made it of the lines the terminal shows (the table cut, or moved to a report section)."""
+    text = str(error)
+    if isinstance(error, AssertionError):
+        from ..model.explain import restore
+
+        for shown, whole in reversed(explained):
+            restored = restore(text, shown, whole)
+            if restored is not None:
+                return restored
+    return text
+
+
+def profile_tables(sections: Sequence[tuple[str, str]]) -> list[str]:
+    """The kernel tables of a failed test's profiles, as its report's sections show them, for a
+    failure whose message carried none (a plain ``len()``, an ``all()`` over kernels): a CI reader
+    has no terminal section. None where the message showed a profile's table whole."""
+    from .report_sections import PROFILE_SECTION, SHOWN_ABOVE
+
+    profiles = [(title, text) for title, text in sections if title.startswith(PROFILE_SECTION)]
+    if any(SHOWN_ABOVE in text for _, text in profiles):
+        return []
+    lines: list[str] = []
+    for title, text in profiles:
+        lines += [*([""] if lines else []), f"{title}:", *text.splitlines()]
+    return lines
+
+
+def record_tables(profiles: Sequence[Any], what: str) -> list[str]:
+    """The syncs or copies of a failed test's profiles as tables, for a failure whose message
+    named them in one line (``assert not prof.syncs``): the op chain and the times a CI reader
+    would otherwise find only in the log's profile section."""
+    from .report_sections import PROFILE_SECTION
+
+    lines: list[str] = []
+    for number, prof in enumerate(profiles, 1):
+        try:
+            records = prof.syncs if what == "syncs" else prof.copies
+            table = records.table()
+        except KernelProfError:  # no GPU activity: the message says so
+            continue
+        title = f"{PROFILE_SECTION}{number} of {len(profiles)}, its {RECORDS[what]}:"
+        lines += [*([""] if lines else []), title, *table.splitlines()]
+    return lines
+
+
+def kept_lines(lines: Sequence[str], most: int = MESSAGE_LINES, chars: int = MESSAGE_CHARS) -> list[str]:
+    """The first lines of a message, as many as ``most`` lines and ``chars`` characters allow
+    (at least the start of the first, where any line is allowed)."""
+    kept: list[str] = []
+    left = chars
+    for line in lines[: max(most, 0)]:
+        if len(line) > left:
+            if not kept and left > 0:
+                kept.append(line[:left] + "...")
+            break
+        kept.append(line)
+        left -= len(line) + 1
+    return kept
+
+
+def test_line(excinfo: pytest.ExceptionInfo[BaseException], path: Path) -> int | None:
+    """The line of the test's own file where it failed (1-based): the last frame in that file."""
+    line = None
+    for entry in excinfo.traceback:
+        if Path(str(entry.path)) == path:
+            line = entry.lineno + 1
+    return line
+
+
+_PROFILER_FRAME = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<function>.*)$")
+_FLAGGED_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
+
+
+def sync_location(where: str) -> tuple[str, int, str] | None:
+    """(file, line, function or "") of a ``Sync.where``: ``file.py(40): fn`` or ``file.py:41``."""
+    found = _PROFILER_FRAME.match(where)
+    if found:
+        return found["file"], int(found["line"]), found["function"]
+    found = _FLAGGED_LINE.match(where)
+    if found:
+        return found["file"], int(found["line"]), ""
+    return None
+
+
+def _syncs(profiles: Sequence[Any]) -> tuple[SyncSite, ...]:
+    from ..reports.records import SyncSite
+
+    seen: dict[tuple[str, int], SyncSite] = {}
+    for prof in profiles:
+        try:
+            syncs = list(prof.syncs)
+        except KernelProfError:
+            continue
+        for sync in syncs:
+            place = sync_location(sync.where) if sync.where else None
+            if place is None:
+                continue
+            file, line, function = place
+            found = seen.get((file, line)) or SyncSite(file, line, function, sync.call, sync.op, 0)
+            seen[file, line] = replace(found, count=found.count + 1)
+    return tuple(seen.values())
+
+
+def failure_of(
+    item: pytest.Item,
+    excinfo: pytest.ExceptionInfo[BaseException],
+    report: pytest.TestReport,
+    profiles: Sequence[Any],
+) -> tuple[Failure | None, tuple[SyncSite, ...]]:
+    """A failed phase's failure where it was about a profile (None where not), and the syncs to
+    point at. A setup or teardown error (a fixture's) has no comparison of the call's to read:
+    its category is its error's type."""
+    error = excinfo.value
+    call = report.when == "call"
+    compared = item.stash.get(COMPARED_KEY, []) if call else []
+    about = compared[-1] if compared else None
+    if about is None and profiles and isinstance(error, AssertionError):
+        about = asserted(excinfo)
+    what = category(error, bool(profiles), about)
+    if what is None:
+        return None, ()
+    from ..reports.records import Failure
+
+    path = Path(str(item.path))
+    explained = item.stash.get(EXPLAINED_KEY, []) if call else []
+    lines = failure_text(error, explained).splitlines()
+    kept = kept_lines(lines)
+    tables = profile_tables(report.sections) if what in TABLED else []
+    if what in RECORDS and not explained:  # `assert not prof.syncs`: one line, no table
+        tables = record_tables(profiles, what)
+    # The tables in what the message left of the summary's limits for one failure.
+    kept_tables = kept_lines(tables, MESSAGE_LINES - len(kept), MESSAGE_CHARS - len("\n".join(kept)))
+    failure = Failure(
+        category=what,
+        message="\n".join(kept),
+        more_lines=len(lines) - len(kept) + len(tables) - len(kept_tables),
+        file=str(path),
+        line=test_line(excinfo, path),
+        tables="\n".join(kept_tables),
+        when=report.when,
+    )
+    # The syncs to point at: those of a failed assertion on syncs, or of a rule on syncs or DtoH
+    # copies (not those of a profile that broke a rule on kernels).
+    syncs: tuple[SyncSite, ...] = ()
+    if what == "syncs" or (isinstance(error, ForbiddenError) and SYNC_METRICS & set(error.metrics)):
+        syncs = _syncs(profiles)
+    return failure, syncs
