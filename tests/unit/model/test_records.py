@@ -92,7 +92,7 @@ def test_copy_count_fails_with_the_copies(trace: Trace) -> None:
     assert (
         lines[0] == "copies.count(direction='DtoH') counted 1 of 1 copies (times: each one's median over the 3 calls)"
     )
-    assert lines[1].split() == ["#", "direction", "host", "bytes", "us", "op", "name"]
+    assert lines[1].split() == ["#", "direction", "host", "mem", "bytes", "gpu", "us", "op", "name"]
     assert lines[2].split()[:4] == ["0", "DtoH", "pageable", "4194304"]
     assert repr(copies) == "CopyList of 1: Memcpy DtoH (Device -> Pageable) 4194304 B by aten::copy_"
     with pytest.raises(ValueError, match="unknown direction 'D2H'; the directions are: HtoD, DtoH, DtoD, HtoH"):
