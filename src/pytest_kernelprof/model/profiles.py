@@ -247,6 +247,10 @@ class KernelProfile:
     varied: bool = False
     has_device_activity: bool = False
     compile_facts: CompileFacts | None = field(default=None, repr=False)  # live only
+    # The call whose memory ops the representative call holds, where the calls made different
+    # ones; None where they made the same (each duration then their median). Decided by the
+    # builder, which chose them (assemble's representative_memory).
+    memory_from: int | None = field(default=None, repr=False)
 
     @property
     def _unavailable(self) -> str | None:
@@ -316,14 +320,10 @@ class KernelProfile:
         copies = self.call.copies
         if len(self.calls) == 1:
             return copies
-        names = [m.name for m in self.call.memory_ops]
-        alike = all([m.name for m in c.memory_ops] == names for c in self.calls)
-        if alike:
+        if self.memory_from is None:
             times = f"each one's median over the {len(self.calls)} calls"
         else:
-            source = next((c.index for c in self.calls if [m.name for m in c.memory_ops] == names), None)
-            whose = "one call's" if source is None else f"call {source}'s"
-            times = f"{whose}, the call with the most DtoH copies: the calls copied differently"
+            times = f"call {self.memory_from}'s, the call with the most DtoH copies: the calls copied differently"
         return CopyList(copies, times=times)
 
     @property
