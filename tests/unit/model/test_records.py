@@ -169,7 +169,8 @@ def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace)
     assert kernel_us <= prof.gpu_work_us <= kernel_us + memory_us + 1e-6  # no overlap: all of it
     assert prof.table().splitlines()[-1] == (
         "per call (call 1, the median of 3 by host span): 5 launches, 234.0us in kernels "
-        "(the table's medians add to 232.7us), host 223.3us, GPU busy 139.4us of it (idle 38%), GPU work 235.6us in all, no host syncs"
+        "(the table's medians add to 232.7us), host 223.3us, "
+        "GPU busy 139.4us of it (idle 38%), GPU work 235.6us in all, no host syncs"
     )
 
 
