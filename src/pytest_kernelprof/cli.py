@@ -44,7 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--calls", action="store_true", help="one table per profiled call")
     show.add_argument("--ops", action="store_true", help="the CPU op tree with device time")
     show.add_argument(
-        "--html", metavar="OUT.html", help="also write a self-contained timeline page of the trace to OUT.html"
+        "--html",
+        metavar="OUT.html",
+        help="also write a self-contained timeline page of the trace to OUT.html (its folder made where missing)",
     )
     kernels_help = (
         "what kernels are, for names the decoder cannot place, as the ini's kernelprof_kernels lines: "
@@ -253,6 +255,18 @@ def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
     return f"GPU time in kernels, the median call by host span ({calls})"
 
 
+def _missing_folder(path: str) -> str | None:
+    """The outermost folder on the way to ``path`` that does not exist yet, named as ``path``
+    is (relative where it is), or None."""
+    missing = None
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(folder) and os.path.dirname(folder) != folder:
+        missing, folder = folder, os.path.dirname(folder)
+    if missing is None or os.path.isabs(path):
+        return missing
+    return os.path.relpath(missing)
+
+
 def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: Decoder = BUILT_IN) -> int:
     with _readable(path) as readable:
         return _show(readable, _shown(path), calls, ops, html, decoder)
@@ -299,8 +313,11 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
     if html:
         from .reports.timeline import write_page
 
+        made = _missing_folder(html)
         write_page(html, prof, title=name, trace=path)
-        print(f"timeline page: {html}")
+        # Made as the plugin's writers make theirs (trace dir, job summary), and said, so that a
+        # mistyped folder does not go unseen.
+        print(f"timeline page: {html}" + (f" (made the folder {made})" if made else ""))
     return 0
 
 

@@ -297,8 +297,8 @@ def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.P
             "*assert not SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_; to fix*",
             "*assert 1 == 0",
             "*copies.count(direction='DtoH') counted 1 of 1 copies (times: each one's median over the 3 calls)",
-            "*#  direction  host        bytes     us  op           name",
-            "*0  DtoH       pageable  4194304  211.6  aten::copy_  Memcpy DtoH (Device -> Pageable)",
+            "*#  direction  host mem    bytes  gpu us  op           name",
+            "*0  DtoH       pageable  4194304   211.6  aten::copy_  Memcpy DtoH (Device -> Pageable)",
             "*assert SyncList of 2 == []",
             "*SyncList of 2: cudaMemcpyAsync in aten::copy_*",
             "*#  call                   kind                host us  ops                                      where",
@@ -372,7 +372,7 @@ def test_a_profile_section_does_not_repeat_a_table_the_failure_showed(
             "*- kernelprof profile 1 of 1 -*",
             "KernelProfile from *h200_decode_eager.json.gz on NVIDIA H200 (sm90): 3 calls (each kernel's time*",
             shown_above,
-            "per call (call *, the median of 3 by host span): 49 launches, *us in kernels, host *",
+            "per call (call *, the median of 3 by host span): 49 launches, *us in kernels*, host *",
         ]
     )
     assert sum(line.endswith(gemv[1:]) for line in count_cut.lines) == 12  # once each

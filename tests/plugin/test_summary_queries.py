@@ -150,7 +150,9 @@ def test_every_failure_of_a_profile_query_is_in_the_summary_by_its_type(
         f"expected exactly one kernel with name matching 'triton_poi_fused_*gelu*mul*', found 0 of 5{MEDIANS}:"
     )
     assert len(messages["test_one_named"]) == 7  # the table's header and its five kernels
-    assert messages["test_op_missing"] == ["op 'aten::gelu' did not run in the profiled call; nearest: aten::mm"]
+    assert messages["test_op_missing"] == [
+        "op 'aten::gelu' did not run in the profiled call; nearest: triton_poi_fused__unsafe_view_gelu_mul_0"
+    ]
     assert messages["test_bad_dtype"][0].startswith("unknown dtype 'float32' (did you mean 'fp32'?)")
     assert messages["test_no_gpu_activity"][0].startswith("the profiler recorded no GPU activity: ")
     assert "test_outputs_only" not in summary  # it profiled, and failed on something else

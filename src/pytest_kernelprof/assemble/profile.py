@@ -88,13 +88,15 @@ def build_profile(
     calls = [call for call, _ in built]
     made = [kernels for _, kernels in built]
     varied = check_sequences(steps, made, allow_variation, from_trace) if gpu_seen else False
+    memory_from = None
     if len(calls) == 1:
         representative = calls[0]
     elif varied:
-        memory_ops = representative_memory(calls)
+        memory_ops, memory_from = representative_memory(calls)
         representative = replace(calls[0], memory_ops=memory_ops, syncs=representative_syncs(calls, unavailable))
     else:
-        representative = median_call(calls, made, representative_syncs(calls, unavailable))
+        memory_ops, memory_from = representative_memory(calls)
+        representative = median_call(calls, made, representative_syncs(calls, unavailable), memory_ops)
     return KernelProfile(
         call=representative,
         calls=tuple(calls),
@@ -104,6 +106,7 @@ def build_profile(
         varied=varied,
         has_device_activity=gpu_seen,
         compile_facts=compile_facts,
+        memory_from=memory_from,
     )
 
 

@@ -231,9 +231,11 @@ def _sequence_diff(a: int, a_names: list[str], b: int, b_names: list[str], from_
     )
 
 
-def median_call(calls: Sequence[CallProfile], made: Sequence[CallRecords], syncs: SyncList) -> CallProfile:
+def median_call(
+    calls: Sequence[CallProfile], made: Sequence[CallRecords], syncs: SyncList, memory_ops: tuple[MemoryOp, ...]
+) -> CallProfile:
     """The representative call: the first, with each duration the median over the calls
-    (``syncs``: see ``representative_syncs``; memory ops: ``representative_memory``).
+    (``syncs``: see ``representative_syncs``; ``memory_ops``: ``representative_memory``).
 
     Its kernels are made here, once, from the first call's records (see ``kernels.CallKernels``).
     """
@@ -263,24 +265,27 @@ def median_call(calls: Sequence[CallProfile], made: Sequence[CallRecords], syncs
         )
 
     ops = OpTable(lambda: (first.ops.names, make))
-    return replace(first, kernels=kernels, memory_ops=representative_memory(calls), ops=ops, syncs=syncs)
+    return replace(first, kernels=kernels, memory_ops=memory_ops, ops=ops, syncs=syncs)
 
 
-def representative_memory(calls: Sequence[CallProfile]) -> tuple[MemoryOp, ...]:
+def representative_memory(calls: Sequence[CallProfile]) -> tuple[tuple[MemoryOp, ...], int | None]:
     """The memory ops of the representative call. Where the calls made the same ones: the
     first call's, each duration the median over the calls; where they did not: those of the
     call with the most DtoH copies, then the most copies, then the most memory ops (the first
     such call), as ``representative_syncs`` takes the call with the most syncs: a copy that
     any call made fails ``assert not prof.copies``, a ``dtoh_copies`` rule and a baseline
-    (``calls[i].memory_ops`` has each call's)."""
+    (``calls[i].memory_ops`` has each call's). With them, the index of the call they are from
+    where the calls differed, None where they were alike (``KernelProfile.memory_from``)."""
     first = calls[0].memory_ops
     names = [m.name for m in first]
     if all([m.name for m in c.memory_ops] == names for c in calls[1:]):
-        return tuple(
+        medians = tuple(
             replace(ms[0], duration_us=median([m.duration_us for m in ms]))
             for ms in zip(*(c.memory_ops for c in calls), strict=True)
         )
-    return max((c.memory_ops for c in calls), key=_copy_weight)
+        return medians, None
+    most = max(calls, key=lambda c: _copy_weight(c.memory_ops))
+    return most.memory_ops, most.index
 
 
 def _copy_weight(memory: Sequence[MemoryOp]) -> tuple[int, int, int]:

@@ -162,7 +162,9 @@ def _ops(kernel: KernelName) -> frozenset[str]:
 
 
 def _describe(kernel: KernelName) -> str:
-    dtype = f" {kernel.dtype}" if kernel.dtype else ""
+    # An unknown dtype is "?", as the kernel tables print it: left out, a kernel of unknown dtype
+    # reads like one of no dtype, and a line beside it with one reads as the only typed kernel.
+    dtype = f" {kernel.dtype or '?'}"
     layout = f" {kernel.layout}" if kernel.layout else ""
     ops = f" [{','.join(kernel.fused_ops)}]" if kernel.fused_ops else ""
     return f"{kernel.kind}/{kernel.family}{dtype}{layout}{ops}  {display_name(kernel.name)}"
@@ -186,8 +188,8 @@ def _differences(before: KernelName, after: KernelName, label_a: str, label_b: s
             lines.append(f"renamed in {label_b}, in a part the shown names leave out: {changed}")
         else:
             lines.append(f"renamed in {label_b}: {shown}")
-    if before.dtype != after.dtype and before.dtype and after.dtype:
-        lines.append(f"dtype: {before.dtype} in {label_a}, {after.dtype} in {label_b}")
+    if before.dtype != after.dtype:
+        lines.append(f"dtype: {before.dtype or '?'} in {label_a}, {after.dtype or '?'} in {label_b}")
     op_a, op_b = getattr(before, "op", None), getattr(after, "op", None)
     if op_a != op_b:
         lines.append(f"op: {op_a or '-'} in {label_a}, {op_b or '-'} in {label_b}")

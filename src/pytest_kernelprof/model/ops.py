@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -78,6 +79,31 @@ class Op:
 OpLoader = Callable[[], tuple[Sequence[str], Callable[[str], Op]]]
 
 
+def _bare(name: str) -> str:
+    """An op's name without its namespace, lower case: ``aten::linear`` -> ``linear``."""
+    return name.split("::", 1)[-1].lower()
+
+
+def nearest_ops(name: str, names: Iterable[str], n: int = 3) -> list[str]:
+    """The op names nearest to ``name``, best first: the same op in another namespace (or case),
+    then names close to it compared without their namespace, then names that hold it or that it
+    holds (``gelu`` -> ``aten::gelu_backward``, ``aten::addmm`` -> ``aten::mm``).
+
+    Without the namespace, because every ATen op shares ``aten::``: compared whole, a typo such
+    as ``aten::linearr`` came out near ``aten::t`` and ``aten::addmm``."""
+    pool = list(dict.fromkeys(names))
+    asked = _bare(name).strip("*?")
+    bare = {candidate: _bare(candidate) for candidate in pool}
+    same = [c for c in pool if bare[c] == asked]
+    by_bare: dict[str, list[str]] = {}
+    for candidate, short in bare.items():
+        by_bare.setdefault(short, []).append(candidate)
+    close = [c for short in difflib.get_close_matches(asked, list(by_bare), n=n, cutoff=0.6) for c in by_bare[short]]
+    holds = [c for c in pool if len(asked) >= 2 and asked in bare[c]]
+    held = [c for c in pool if len(bare[c]) >= 2 and bare[c] in asked]
+    return list(dict.fromkeys([*same, *close, *holds, *held]))[:n]
+
+
 class _NamedTable(Mapping[str, V]):
     """A mapping whose names are worked out on first use (``_loaded``: the names as a dict's
     keys, in order, so that a lookup is one hash and not a scan; a call can run tens of
@@ -90,9 +116,12 @@ class _NamedTable(Mapping[str, V]):
     def _loaded(self) -> dict[str, None]:
         raise NotImplementedError
 
+    def _nearest(self, name: str, names: Iterable[str]) -> list[str]:
+        return nearest(name, names)
+
     def _not_run(self, what: str, name: str, names: Iterable[str]) -> str:
         # The names come from the trace: each shown on the message's line (printable).
-        close = [printable(n) for n in nearest(name, names)]
+        close = [printable(n) for n in self._nearest(name, names)]
         hint = f"; nearest: {', '.join(close)}" if close else ""
         return f"{what} {name!r} did not run in the profiled call{hint}"
 
@@ -142,6 +171,9 @@ class OpTable(_NamedTable[Op]):
             self._names = dict.fromkeys(names)
             self._load = None
         return self._names
+
+    def _nearest(self, name: str, names: Iterable[str]) -> list[str]:
+        return nearest_ops(name, names)
 
     def __getitem__(self, name: str) -> Op:
         __tracebackhide__ = True

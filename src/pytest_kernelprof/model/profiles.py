@@ -247,6 +247,10 @@ class KernelProfile:
     varied: bool = False
     has_device_activity: bool = False
     compile_facts: CompileFacts | None = field(default=None, repr=False)  # live only
+    # The call whose memory ops the representative call holds, where the calls made different
+    # ones; None where they made the same (each duration then their median). Decided by the
+    # builder, which chose them (assemble's representative_memory).
+    memory_from: int | None = field(default=None, repr=False)
 
     @property
     def _unavailable(self) -> str | None:
@@ -316,14 +320,10 @@ class KernelProfile:
         copies = self.call.copies
         if len(self.calls) == 1:
             return copies
-        names = [m.name for m in self.call.memory_ops]
-        alike = all([m.name for m in c.memory_ops] == names for c in self.calls)
-        if alike:
+        if self.memory_from is None:
             times = f"each one's median over the {len(self.calls)} calls"
         else:
-            source = next((c.index for c in self.calls if [m.name for m in c.memory_ops] == names), None)
-            whose = "one call's" if source is None else f"call {source}'s"
-            times = f"{whose}, the call with the most DtoH copies: the calls copied differently"
+            times = f"call {self.memory_from}'s, the call with the most DtoH copies: the calls copied differently"
         return CopyList(copies, times=times)
 
     @property
@@ -423,13 +423,21 @@ class KernelProfile:
 
     def host_summary(self) -> str:
         """Launches, kernel time, host span, GPU idle share and the host syncs, as the profile
-        table ends: one call's figures, the median call's, named where there are several (the
-        table above it holds each kernel's median)."""
+        table ends: one call's figures, the median call's, named where there are several.
+
+        The kernel table above it is ``prof.kernels``, each kernel's median over the calls (or
+        the first call's, where they varied), whose sum is no call's kernel time: where the two
+        differ as shown, the line gives the table's sum beside the call's, each named, so that
+        neither reads as a miscount of the other."""
         median = self.median_call
         graphs = f" ({median.graph_launches} graph)" if median.graph_launches else ""
         launches = f"{median.launches} launch{'' if median.launches == 1 else 'es'}"
         which = "" if len(self.calls) == 1 else f" (call {median.index}, the median of {len(self.calls)} by host span)"
         kernels = f"{format_us(median.kernels.total_us)}us in kernels"
+        table_us = format_us(self.kernels.total_us)
+        if len(self.calls) > 1 and table_us != format_us(median.kernels.total_us):
+            table = "the table's medians add" if self.kernels.times else f"the table, call {self.call.index}'s, adds"
+            kernels += f" ({table} to {table_us}us)"
         line = f"per call{which}: {launches}{graphs}, {kernels}, {gpu_time_line(median)}"
         syncs, whose = self._summary_syncs(median)
         if not syncs:

@@ -278,7 +278,7 @@ class SyncList(_Records[Sync]):
         return f"{item.call} at {where}" if item.where else f"{item.call} in {where}"
 
 
-COPY_COLUMNS = ("direction", "host", "bytes", "us", "op", "name")
+COPY_COLUMNS = ("direction", "host mem", "bytes", "gpu us", "op", "name")
 
 
 def copy_cells(c: MemoryOp) -> tuple[str, ...]:

@@ -3,6 +3,7 @@ replacement is no fusion, and each removed kernel is fused into one kernel at mo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -157,3 +158,16 @@ def test_a_rename_the_shown_names_hide_says_what_changed() -> None:
     other = parse_kernel_name("sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x64")
     shown = render_diff(diff_kernels([parse_kernel_name(other.name.replace("128x128", "64x128"))], [other]), "a", "b")
     assert f"    renamed in b: {display_name(other.name)}" in shown  # a change the shown name holds
+
+
+def test_an_unknown_dtype_is_a_question_mark_as_in_the_tables(trace: Trace) -> None:
+    # Trial report: the diff left an unknown dtype out, where the kernel tables print "?".
+    eager = load_trace(trace("geglu_eager")).kernels
+    compiled = load_trace(trace("geglu_compiled")).kernels
+    fused = next(k for k in compiled if k.family == "inductor")
+    assert fused.dtype is None
+    lines = render_diff(diff_kernels(list(eager), list(compiled)), "a", "b")
+    assert f"+ pointwise/inductor ? [_unsafe_view,gelu,mul]  {display_name(fused.name)}" in lines
+    triton = parse_kernel_name("triton_poi_fused_add_0")
+    typed = dataclasses.replace(triton, name="triton_poi_fused_add_1", dtype="bf16")  # its IR read
+    assert "    dtype: ? in a, bf16 in b" in render_diff(diff_kernels([triton], [typed]), "a", "b")

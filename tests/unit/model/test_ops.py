@@ -97,3 +97,21 @@ def test_in_never_reads_a_pattern_as_an_op_or_module_name() -> None:
     assert "step[0]" in prof.ops  # an exact name, glob characters and all
     assert "aten::mm" in prof.ops
     assert 3 not in prof.ops
+
+
+@pytest.mark.parametrize(
+    ("trace", "asked", "nearest"),
+    [
+        # Compared whole, every name shares "aten::": the typo came out near aten::t and aten::addmm.
+        ("h200_linear_eager", "aten::linearr", "aten::linear"),
+        ("h200_linear_eager", "linear", "aten::linear"),  # the namespace left out
+        ("h200_geglu_eager", "aten::gelu_", "aten::gelu"),  # not aten::mul, aten::view
+        ("h200_train_compiled", "aten::addmm", "aten::add_, aten::mm"),
+        ("h200_geglu_compiled", "aten::gelu", "triton_poi_fused__unsafe_view_gelu_mul_0"),  # where it went
+    ],
+)
+def test_a_missing_op_names_the_ops_near_it_without_the_namespace(trace: str, asked: str, nearest: str) -> None:
+    ops = load_trace(DATA / f"{trace}.json.gz").ops
+    with pytest.raises(OpNotFoundError) as raised:
+        ops[asked]
+    assert str(raised.value) == f"op {asked!r} did not run in the profiled call; nearest: {nearest}"

@@ -10,6 +10,7 @@ import pytest
 
 import pytest_kernelprof as kp
 from pytest_kernelprof import load_trace
+from tests.helpers import DATA
 
 Trace = Callable[[str], Path]
 
@@ -67,3 +68,17 @@ def test_the_line_that_names_the_median_call_shows_its_own_syncs(trace: Trace) -
     varied = replace(prof, calls=calls, call=replace(prof.call, syncs=twice))
     line = varied.host_summary().splitlines()[0]
     assert line.endswith(", 2 host syncs (call 2's, the call with the most: the calls synced differently):")
+
+
+def test_the_per_call_line_gives_the_kernel_tables_sum_where_the_call_differs() -> None:
+    # Trial report: a failed count's table of medians added to 221.6us, the line under it said
+    # "222.8us in kernels" (the median call's own), and the two read as contradicting each other.
+    prof = load_trace(DATA / "h200_geglu_compiled.json.gz")
+    lines = prof.table().splitlines()
+    column = lines[1].split().index("us")
+    table_us = sum(float(row.split()[column]) for row in lines[2:6])
+    assert f"{table_us:.1f}" == "221.6" != f"{prof.median_call.kernels.total_us:.1f}"
+    assert lines[-1].startswith(
+        "per call (call 1, the median of 3 by host span): 4 launches, 222.8us in kernels "
+        "(the table's medians add to 221.6us), host 371.0us"
+    )
