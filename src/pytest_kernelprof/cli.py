@@ -20,13 +20,14 @@ import stat
 import sys
 import tempfile
 import threading
+import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from .api.profiler import read_trace as load_trace  # a command, not a test's profile: kept for no report
 from .checks.diff import count_changes, diff_kernels, dtype_changes, render_diff, time_change
 from .decode import BUILT_IN, Decoder
-from .errors import IncompleteProfileError, KernelProfError, TraceError
+from .errors import IncompleteProfileError, IncompleteProfileWarning, KernelProfError, TraceError
 from .model import CallProfile, KernelProfile, OpTable
 from .model.profiles import gpu_time_line
 from .tables import format_us, plural, printable, render_table
@@ -236,7 +237,15 @@ def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfi
     """Load for reading: a trace that lost some GPU records is shown, with a warning; one that
     lost every kernel record is refused, as the error says (its table would be empty)."""
     try:
-        return load_trace(path, allow_variation=True, decoder=decoder)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", IncompleteProfileWarning)
+            prof = load_trace(path, allow_variation=True, decoder=decoder)
+        for warning in caught:  # a command's warning is a line of its own, not Python's "file:line:"
+            if issubclass(warning.category, IncompleteProfileWarning):
+                print(f"kernelprof: warning: {name}: {str(warning.message).replace(path, name)}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+        return prof
     except IncompleteProfileError as exc:
         prof = load_trace(path, allow_variation=True, check_complete=False, decoder=decoder)
         if not prof.has_device_activity or not any(len(call.kernels) for call in prof.calls):

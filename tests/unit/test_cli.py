@@ -181,6 +181,22 @@ def test_a_trace_that_lost_gpu_records_is_shown_with_a_warning(
     assert "launched by" in captured.out
 
 
+def test_a_trace_with_a_lost_step_range_warns_as_a_line_of_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The warning came out as Python prints one: "<frozen runpy>:88: IncompleteProfileWarning: ...".
+    s = Stream()
+    for i in range(3):
+        s.step(i, 100.0 * i, 50)
+        s.launch(s.op("aten::relu", 100.0 * i + 1, 5), "relu_kernel", 100.0 * i + 2)
+    s.events = [e for e in s.events if e["name"] != "ProfilerStep#1"]
+    path = write(tmp_path, s)
+    assert main(["show", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"kernelprof: warning: {path}: no profiled call took 1 of the 3 GPU records")
+    assert "IncompleteProfileWarning" not in err
+
+
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     import importlib.metadata
 
