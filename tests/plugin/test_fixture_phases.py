@@ -180,3 +180,46 @@ def test_profiles_of_wider_fixtures_belong_to_the_test_that_was_running(
     second = [trace_file_name("test_wide.py::test_second", 0)]
     last = [trace_file_name("test_wide.py::test_last", 0)]  # the session fixture's teardown
     assert saved == sorted([*first, *second, *last])
+
+
+BREAKS_A_RULE_IN_TEARDOWN = """
+import pytest
+
+TRACE = {trace!r}
+
+
+@pytest.fixture
+def loads_at_the_end(kernelprof):
+    yield
+    kernelprof.load_trace(TRACE)
+
+
+def test_rule(loads_at_the_end):
+    pass
+"""
+
+
+@WORKERS
+def test_a_rule_broken_in_a_teardown_saves_the_trace_on_the_teardowns_report(
+    cpu_pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    if workers:
+        pytest.importorskip("xdist")
+    cpu_pytester.makeini(
+        "[pytest]\nkernelprof_forbid =\n    no-tanh: kind=pointwise name=*tanh* | fuse the activation\n"
+    )
+    cpu_pytester.makepyfile(test_rule=BREAKS_A_RULE_IN_TEARDOWN.format(trace=str(DATA / "h200_decode_eager.json.gz")))
+
+    result = cpu_pytester.runpytest(*workers, "--kernelprof-trace-dir", "traces")
+
+    result.assert_outcomes(passed=1, errors=1)
+    saved = trace_file_name("test_rule.py::test_rule", 0)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ ERROR at teardown of test_rule _*",
+            "E   *ForbiddenError: kernelprof_forbid rule 'no-tanh' (*) is broken: fuse the activation",
+            "*- kernelprof traces -*",
+            f"*traces/{saved}  (kernelprof show *",
+        ]
+    )
+    assert (cpu_pytester.path / "traces" / saved).exists()
