@@ -146,8 +146,11 @@ class ForbiddenError(KernelProfError, AssertionError):
 class UndecodedKernelWarning(KernelProfError, UserWarning):
     """A question about kinds or dtypes whose answer kernels of unknown kind or dtype could
     change: ``count(kind=...)``, a ``kernelprof_forbid`` rule, a baseline's kind comparison.
-    The message names the kernels and how to teach the decoder; under
-    ``--kernelprof-strict-decode`` (or ``filterwarnings = error``) it fails the test."""
+    The message names the kernels and how to teach the decoder. Under
+    ``--kernelprof-strict-decode`` it is raised as an exception, not warned, so that no warning
+    filter (the run's, or the test's own ``recwarn``, ``pytest.warns`` or
+    ``catch_warnings``) lets the question pass; ``filterwarnings = error`` makes it an error too,
+    through the filters."""
 
 
 class TeachingError(KernelProfError, ValueError):
@@ -159,3 +162,10 @@ def hide_own_errors(excinfo: Any) -> bool:
     """A ``__tracebackhide__`` for pytest: a frame is hidden from a test's failure when the error
     is one this package raises on purpose (its message says what went wrong), shown for any other."""
     return bool(excinfo.errisinstance(KernelProfError))
+
+
+class IncompleteProfileWarning(KernelProfError, UserWarning):
+    """A profile read although part of its records were lost: some GPU records lie outside every
+    profiled call, or have no launch record. Counts (kernels, launches, syncs) may be short; the
+    message says how many records of how many. Under ``filterwarnings = error`` it fails the test;
+    ``load_trace(..., check_complete=False)`` reads such a trace without it."""

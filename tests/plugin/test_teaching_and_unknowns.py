@@ -164,6 +164,108 @@ def test_strict_decode_fails_the_question_at_the_tests_line_under_xdist_too(unkn
     result.stdout.fnmatch_lines([line.format(first="test_*") for line in END_OF_RUN_LIST])
 
 
+SWALLOWING_SUITE = """
+import warnings
+
+import pytest
+
+from pytest_kernelprof import UndecodedKernelWarning
+
+
+def test_recwarn(kernelprof, recwarn):
+    prof = kernelprof.load_trace("ext.json")
+    assert prof.kernels.count(kind="gemm") == 0
+    assert recwarn.pop(UndecodedKernelWarning)
+
+
+def test_catch_warnings(kernelprof):
+    prof = kernelprof.load_trace("ext.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert prof.kernels.count(kind="gemm") == 0
+
+
+def test_pytest_warns(kernelprof):
+    prof = kernelprof.load_trace("ext.json")
+    with pytest.warns(UndecodedKernelWarning):
+        assert prof.kernels.count(kind="gemm") == 0
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_marked(kernelprof):
+    prof = kernelprof.load_trace("ext.json")
+    assert prof.kernels.count(kind="gemm") == 0
+"""
+SWALLOWING_TESTS = ("test_recwarn", "test_catch_warnings", "test_pytest_warns", "test_marked")
+
+
+@pytest.fixture
+def swallowing_project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """Tests that record, catch or ignore the warning around their question."""
+    (pytester.path / "ext.json").write_text(one_call_trace(EXTENSION_KERNELS))
+    pytester.makepyfile(test_swallow=SWALLOWING_SUITE)
+    return pytester
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "1")])
+def test_strict_decode_fails_a_test_that_records_catches_or_ignores_the_warning(
+    swallowing_project: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    """Strict decode was a warnings filter, and a test's own recwarn, pytest.warns or
+    catch_warnings (set inside it) swallowed the warning: the question passed."""
+    result = swallowing_project.runpytest_subprocess("-rA", "--kernelprof-strict-decode", *workers)
+    result.assert_outcomes(failed=4)
+    for test in SWALLOWING_TESTS:
+        section(result, test).fnmatch_lines(
+            [
+                '>*assert prof.kernels.count(kind="gemm") == 0',
+                "E *pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
+            ]
+        )
+    assert "unknowns.py" not in result.stdout.str()
+
+
+def test_without_strict_decode_the_question_only_warns(swallowing_project: pytest.Pytester) -> None:
+    # Each test records, catches or ignores the warning: none fails and none is reported.
+    result = swallowing_project.runpytest_subprocess("-rA")
+    result.assert_outcomes(passed=4)
+
+
+def test_strict_decode_holds_at_collection(pytester: pytest.Pytester) -> None:
+    (pytester.path / "ext.json").write_text(one_call_trace(EXTENSION_KERNELS))
+    pytester.makepyfile(
+        test_module_level="""
+        import pytest_kernelprof as kp
+
+        GEMMS = kp.load_trace("ext.json").kernels.count(kind="gemm")
+
+        def test_x():
+            assert GEMMS == 0
+        """
+    )
+    result = pytester.runpytest_subprocess("--kernelprof-strict-decode")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["E   *.UndecodedKernelWarning: count(kind='gemm') may not hold*"])
+
+
+def test_strict_decode_ends_with_its_session(swallowing_project: pytest.Pytester) -> None:
+    """Sessions in one process (pytester's in-process runs) each have their own strictness, and
+    leave the process's (the test that runs them) as it was."""
+    # An in-process run drops the modules it imported after it, and torch cannot be imported twice.
+    import torch  # noqa: F401
+
+    from pytest_kernelprof.decode import parse_kernel_name
+    from pytest_kernelprof.errors import UndecodedKernelWarning
+    from pytest_kernelprof.model.unknowns import decode_strictness, warn_undecided
+
+    swallowing_project.runpytest_inprocess("--kernelprof-strict-decode").assert_outcomes(failed=4)
+    with pytest.warns(UndecodedKernelWarning):  # raised, it would not be caught here
+        warn_undecided("count(kind='gemm')", [parse_kernel_name("mystery_kernel_v2")])
+    # A session that is not strict is not, inside a strict session's test either.
+    with decode_strictness(True):
+        swallowing_project.runpytest_inprocess().assert_outcomes(passed=4)
+
+
 def test_ini_lines_teach_the_extension_kernels_users_bring(pytester: pytest.Pytester) -> None:
     (pytester.path / "ext.json").write_text(one_call_trace(EXTENSION_KERNELS))
     pytester.makeini(

@@ -1,6 +1,6 @@
 """``build_profile``: raw events -> KernelProfile, the one builder for live sessions and
-saved traces. It runs the passes in order: events to steps and the completeness check
-(``steps``), GPU records to kernels and memory ops (``kernels``), CPU ops to the op forest
+saved traces. It runs the passes in order: events to steps (``steps``) and the completeness
+checks (``complete``), GPU records to kernels and memory ops (``kernels``), CPU ops to the op forest
 (``optree``), syncs, stacks and busy time (``syncs``), and the medians of the representative
 call (``steps``).
 """
@@ -20,12 +20,12 @@ from ..health import CompileFacts, MemoryReading
 from ..model import CallProfile, KernelList, KernelProfile, Op, OpTable, RuntimeCalls, SyncList
 from ..traces import RawEvent, Source
 from ..traces.records import paused_gc
+from .complete import check_recorded, check_records_complete
 from .kernels import CallKernels, call_records
 from .optree import op_forest, ops_by_thread
 from .steps import (
     RuntimeNames,
     Step,
-    check_records_complete,
     check_sequences,
     median_call,
     no_activity_reason,
@@ -57,6 +57,7 @@ def build_profile(
     were read from a file, which errors take into account in what they advise.
     """
     __tracebackhide__ = hide_own_errors  # the builder's own errors fail at the test's line
+    check_recorded(events, source)
     steps, runtime_by_corr, ops_by_id, gpu_events, stacks = sort_events(events)
     gpu_seen = bool(gpu_events)
     unavailable = None if gpu_seen else no_activity_reason(source)

@@ -1,4 +1,5 @@
-"""Events -> steps, the completeness check, and the medians of the representative call.
+"""Events -> steps, and the medians of the representative call (the completeness checks are
+``complete.py``'s).
 
 A step is one profiled call (its ``ProfilerStep#N`` range): the passes after this one read
 its CPU ops, runtime calls, Python frames and GPU records.
@@ -9,15 +10,14 @@ from __future__ import annotations
 import bisect
 import difflib
 import statistics
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 
 from ..decode.sync_calls import api_name, sync_kind
-from ..errors import IncompleteProfileError, KernelSequenceMismatchError, hide_own_errors
+from ..errors import KernelSequenceMismatchError, hide_own_errors
 from ..model import CallProfile, Kernel, KernelList, MemoryOp, Op, OpTable, SyncList
-from ..tables import changed_parts, display_name, plural
+from ..tables import changed_parts, display_name
 from ..traces import (
     ANNOTATION,
     GPU_CATEGORIES,
@@ -173,74 +173,6 @@ class RuntimeNames(dict[str, tuple[bool, bool, bool]]):
 def _may_copy(name: str) -> bool:
     """Whether a runtime call is a copy, which syncs or not by its memcpy record."""
     return api_name(name).startswith(("cudaMemcpy", "cuMemcpy"))
-
-
-def check_records_complete(
-    steps: list[Step], gpu_events: Sequence[RawEvent], runtime_names: RuntimeNames, launched: Mapping[int, RawEvent]
-) -> None:
-    """Refuse a profile whose counts would be wrong: launches recorded on the CPU side with no
-    GPU record (the profiler lost them), or GPU records of the profiled calls none of which has
-    a launch record (``launched``, the runtime calls by correlation id): a trace without its
-    CPU side, where launches and host syncs would read as none and ``assert not prof.syncs``
-    would pass on what was not recorded. Some records without one (a launch from a thread the
-    profiler did not trace) are kept: each joins the call begun before it ran. Nor may most
-    GPU records lie outside every call (``_check_records_taken``)."""
-    __tracebackhide__ = hide_own_errors
-    _check_records_taken(steps, gpu_events)
-    orphans = [g for step in steps for _, g in step.gpu if g.correlation not in launched]
-    total = sum(len(step.gpu) for step in steps)
-    if orphans and len(orphans) == total:
-        seen = Counter(display_name(g.name) for g in orphans).most_common(3)
-        listing = ", ".join(f"{n} x{c}" for n, c in seen)
-        raise IncompleteProfileError(
-            f"the trace lacks its CPU side: none of the {total} GPU records of the profiled calls has "
-            f"a launch record (no 'cuda_runtime' or 'cuda_driver' event of their correlation id: {listing}), so "
-            "launches and host syncs would read as none; the profile is refused. Profile with "
-            "ProfilerActivity.CPU beside CUDA and keep every event of the trace; "
-            "load_trace(..., check_complete=False) reads its kernels anyway."
-        )
-    recorded = {g.correlation for g in gpu_events}
-    launches = [r for step in steps for r in step.runtime if runtime_names[r.name][0]]
-    lost = [r for r in launches if r.correlation not in recorded]
-    if lost:
-        names = Counter(r.name for r in lost)
-        listing = ", ".join(f"{n} x{c}" for n, c in names.most_common())
-        raise IncompleteProfileError(
-            f"the profiler lost GPU records: {len(lost)} of {len(launches)} kernel launches recorded on the "
-            f"CPU side have no GPU record ({listing}). The counts would be wrong, so the profile is refused. "
-            "Synchronize before the profiler stops, or raise the CUPTI buffer size; rerun to see if it persists."
-        )
-
-
-def _check_records_taken(steps: list[Step], gpu_events: Sequence[RawEvent]) -> None:
-    """Refuse a profile that no call took most GPU records into: a record joins the call whose
-    range holds its launch, and one launched outside every call's range is in none, so that
-    ``kernels`` would read as empty (or a few) on a trace full of them. A profiler's traces leave
-    none out (those of tests/data: none); fewer than half left out are tolerated."""
-    __tracebackhide__ = hide_own_errors
-    taken = sum(len(step.gpu) for step in steps)
-    left = len(gpu_events) - taken
-    if left <= taken:
-        return
-    kept = {id(g) for step in steps for _, g in step.gpu}
-    seen = Counter(display_name(g.name) for g in gpu_events if id(g) not in kept).most_common(3)
-    listing = ", ".join(f"{n} x{c}" for n, c in seen)
-    if all(step.start == step.end for step in steps):
-        why = (
-            f"every one of its {plural(len(steps), 'ProfilerStep range')} lasts 0 us (a trace written without "
-            "its events' 'dur'), so no launch falls inside a call"
-        )
-    else:
-        why = (
-            "their launches fall outside every profiled call's ProfilerStep range (launched between the "
-            "profiled steps or before the first: the trace's CPU side and GPU side do not match)"
-        )
-    raise IncompleteProfileError(
-        f"no profiled call took {left} of the {len(gpu_events)} GPU records of the trace ({listing}): {why}. "
-        "The kernels and copies would read as missing, so the profile is refused. Profile with "
-        "torch.profiler's schedule and prof.step() around each call, and keep every event and its 'dur'; "
-        "load_trace(..., check_complete=False) reads the calls' records anyway."
-    )
 
 
 class CallRecords(Protocol):

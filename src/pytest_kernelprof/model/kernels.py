@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..decode import KINDS, KernelName
-from ..errors import KernelMatchError, QueryTypeError
+from ..errors import KernelMatchError, QueryError, QueryTypeError
 from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable, render_table
 from .counts import KernelCount, query_text
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
@@ -127,6 +127,21 @@ class MemoryOp:
     bytes: int | None = None
 
 
+GLOB = re.compile(r"[*?[]")  # what makes a string a glob to fnmatch
+
+
+def glob_in_message(text: str, matched: Sequence[str], noun: str, instead: str) -> str:
+    """Why ``text in ...`` has no answer: no ``noun`` is named ``text``, and as a glob it
+    matches those named ``matched``; ``instead`` is what to write for the pattern."""
+    distinct = list(dict.fromkeys(matched))
+    more = f", ... ({len(distinct)} in all)" if len(distinct) > 3 else ""
+    names = ", ".join(printable(display_name(name)) for name in distinct[:3]) + more
+    return (
+        f"{text!r} is no {noun}'s name, but as a glob it matches {plural(len(distinct), f'{noun} name')} "
+        f"({names}): `in` asks for a whole name, and never reads a pattern as one. For the pattern, write {instead}"
+    )
+
+
 def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
     """A glob matches the whole name, without its leading ``void `` or as every output shows it
     (a name copied from a table, a failure or a diff matches its kernel); a regex is searched."""
@@ -240,11 +255,28 @@ class KernelList(_Records[Kernel]):
 
     def __contains__(self, item: object) -> bool:
         """``"name" in prof.kernels`` asks for a kernel of that exact name: whole, without its
-        leading ``void `` or as every output shows it (``matching()`` takes patterns)."""
+        leading ``void `` or as every output shows it (``count()`` and ``matching()`` take
+        patterns). ``in`` never reads a pattern as a name: a string that names no kernel but,
+        read as a glob, matches some (``"triton_*"``) is a :class:`QueryError`, and so is a
+        regex, where ``assert "triton_*" not in prof.kernels`` would pass on Triton kernels. A
+        glob that matches none is False, as both readings say."""
         __tracebackhide__ = True
-        if isinstance(item, str):
-            return any(name_is(k.name, item) for k in self._items())
-        return item in self._items()
+        if isinstance(item, re.Pattern):
+            raise QueryTypeError(
+                f"`in` on kernels asks for a whole kernel name, not a regex: write "
+                f"prof.kernels.count(re.compile({item.pattern!r})) > 0 (or == 0 for none)"
+            )
+        if not isinstance(item, str):
+            return item in self._items()
+        kernels = self._items()
+        if any(name_is(k.name, item) for k in kernels):
+            return True
+        if GLOB.search(item):
+            globbed = [k.name for k in kernels if name_matches(k.name, item)]
+            if globbed:
+                instead = f"prof.kernels.count({item!r}) > 0 (or == 0 for none)"
+                raise QueryError(glob_in_message(item, globbed, "kernel", instead))
+        return False
 
     @property
     def names(self) -> KernelNames:

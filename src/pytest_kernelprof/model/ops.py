@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ..errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError
+from ..errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError, QueryError
 from ..tables import format_us, nearest, plural, printable, render_table
-from .kernels import KernelList
+from .kernels import GLOB, KernelList, glob_in_message
 from .measured import MODULE_RANGE_PREFIX
 
 V = TypeVar("V")
@@ -83,6 +84,8 @@ class _NamedTable(Mapping[str, V]):
     thousands of user ranges), with the "did not run" error naming the nearest names."""
 
     __slots__ = ()
+    _noun = "op"  # what the table names, in its messages
+    _where = "prof.ops"
 
     def _loaded(self) -> dict[str, None]:
         raise NotImplementedError
@@ -94,7 +97,21 @@ class _NamedTable(Mapping[str, V]):
         return f"{what} {name!r} did not run in the profiled call{hint}"
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in self._loaded()
+        """``"aten::mm" in prof.ops`` asks for that exact name. ``in`` never reads a pattern as a
+        name: a string that names nothing here but, read as a glob, matches some names
+        (``"aten::*"``) is a :class:`QueryError`; a glob that matches none is False."""
+        __tracebackhide__ = True
+        if not isinstance(name, str):
+            return False
+        names = self._loaded()
+        if name in names:
+            return True
+        if GLOB.search(name):
+            globbed = [n for n in names if fnmatch.fnmatchcase(n, name)]
+            if globbed:
+                instead = f"any(fnmatch.fnmatchcase(name, {name!r}) for name in {self._where})"
+                raise QueryError(glob_in_message(name, globbed, self._noun, instead))
+        return False
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._loaded())
@@ -221,6 +238,8 @@ class ModuleTable(_NamedTable[ModuleView]):
     ``modules=True`` must not read as "no module launched anything"."""
 
     __slots__ = ("_names", "_ops")
+    _noun = "module"
+    _where = "prof.modules"
 
     def __init__(self, ops: OpTable) -> None:
         self._ops = ops

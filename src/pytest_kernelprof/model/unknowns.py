@@ -3,8 +3,9 @@
 A kernel that no evidence placed (``KernelName.unplaced``) could be of any kind, and one
 whose dtype no evidence gave could be of any dtype. A count, a ``kernelprof_forbid`` rule or a
 baseline's kind comparison that such kernels could change says so with an
-:class:`~pytest_kernelprof.errors.UndecodedKernelWarning`, which ``--kernelprof-strict-decode``
-turns into a failure. Pure: no pytest, no torch.
+:class:`~pytest_kernelprof.errors.UndecodedKernelWarning`, which strict decode (the plugin's
+``--kernelprof-strict-decode``, through :func:`decode_strictness`) raises instead. Pure: no
+pytest, no torch.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from ..decode import KernelName
 from ..errors import UndecodedKernelWarning
@@ -155,10 +158,28 @@ def _callers_level() -> int:
     return level
 
 
+# A context variable, not a module's global: a pytest run inside a test (pytester's in-process
+# runs) sets its own for its tests and gives the outer one's back.
+_STRICT: ContextVar[bool] = ContextVar("kernelprof_strict_decode", default=False)
+
+
+@contextmanager
+def decode_strictness(strict: bool) -> Iterator[None]:
+    """Within it, an undecided question raises its :class:`UndecodedKernelWarning` (``strict``)
+    or warns. Raised, no warning filter of the test's (``recwarn``, ``pytest.warns``,
+    ``warnings.catch_warnings``) can let the question pass. The plugin sets it around each
+    test and the collection, from the session's ``--kernelprof-strict-decode``."""
+    token = _STRICT.set(strict)
+    try:
+        yield
+    finally:
+        _STRICT.reset(token)
+
+
 def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
-    """Warn, at the user's line, that ``kernels`` could change the answer to ``question``;
-    nothing when there are none."""
-    __tracebackhide__ = True  # strict: the warning is raised here, and fails the user's line
+    """Warn, at the user's line, that ``kernels`` could change the answer to ``question``
+    (under :func:`decode_strictness`, raise it); nothing when there are none."""
+    __tracebackhide__ = True  # strict: raised here, the failure shows the user's line
     if not kernels:
         return
     distinct = list({kernel.name: kernel for kernel in kernels}.values())
@@ -170,6 +191,8 @@ def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
         *(f"  {line}" for line in how_to_teach(distinct[:SHOWN])),
         "(an error under --kernelprof-strict-decode)",
     ]
+    if _STRICT.get():
+        raise UndecodedKernelWarning("\n".join(lines))
     warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=_callers_level())
 
 

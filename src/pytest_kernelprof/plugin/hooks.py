@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 from collections.abc import Generator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
 
-from ..errors import GpuSpecError, UndecodedKernelWarning
+from ..errors import GpuSpecError
 from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, PHASES_KEY, Books, PhaseBooks
 from .fixtures import FIXTURES
 from .gpus import (
@@ -57,14 +57,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{ALLOW_MARKER}(name, ...): exempt the test from these kernelprof_forbid rules of the ini file",
     )
-    settings = read_settings(config)
-    if settings.strict_decode:
-        # Strict is the warning made an error: the test fails at the line that asked, with the
-        # warning's message. This filter holds at collection; a test's phases have their own
-        # (StrictDecode below), which pytest's later filters cannot switch off.
-        config.addinivalue_line("filterwarnings", f"error::{UNDECODED_WARNING}")
-        config.pluginmanager.register(StrictDecode(), "kernelprof-strict-decode")
-    config.stash[SETTINGS_KEY] = settings
+    settings = config.stash[SETTINGS_KEY] = read_settings(config)
+    config.pluginmanager.register(DecodeStrictness(settings.strict_decode), "kernelprof-strict-decode")
     books = Books(config)
     config.pluginmanager.register(books, "kernelprof-books")
     if reports_asked(config):
@@ -247,24 +241,40 @@ def pytest_report_collectionfinish(config: pytest.Config, items: Sequence[pytest
 DEVICE_SENT = pytest.StashKey[bool]()
 
 
-# The warning that --kernelprof-strict-decode makes an error (named, not imported: loading the
-# plugin imports no more than it must).
-UNDECODED_WARNING = "pytest_kernelprof.errors.UndecodedKernelWarning"
+class DecodeStrictness:
+    """Under --kernelprof-strict-decode an undecided kind or dtype question raises, at the line
+    that asked, rather than warns: no warning filter, the run's (``-W ignore``, ``-p no:warnings``)
+    or the test's own (``recwarn``, ``pytest.warns``, ``catch_warnings``), can let it pass.
 
+    Set for the collection and each test, and set back after, in every session, strict or
+    not: a pytest run inside a test (pytester's in-process runs) has its own session's
+    strictness, and leaves the outer one's as it was."""
 
-class StrictDecode:
-    """Under strict decode, the warning is an error in each phase of each test by a filter of
-    the plugin's own, set inside pytest's: ``-W ignore``, ``-W ignore::UserWarning`` or an ini
-    ``filterwarnings`` line come after the plugin's line in pytest's filters, and ``-p no:warnings``
-    sets none, so each of them let an undecided question pass."""
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
 
-    @pytest.hookimpl(wrapper=True)  # inside the warnings plugin's wrapper, which is tryfirst
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
+        with self._set():
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(
         self, item: pytest.Item, nextitem: pytest.Item | None
     ) -> Generator[None, object, object]:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("error", category=UndecodedKernelWarning)
+        with self._set():
             return (yield)
+
+    def _set(self) -> AbstractContextManager[None]:
+        if not self.strict and _UNKNOWNS not in sys.modules:
+            return nullcontext()  # nothing imported the switch, so nothing made it strict
+        from ..model.unknowns import decode_strictness
+
+        return decode_strictness(self.strict)
+
+
+# Named, not imported: a session that meets no test using the plugin does not import the model.
+_UNKNOWNS = "pytest_kernelprof.model.unknowns"
 
 
 def _keep_trace_log_private() -> None:

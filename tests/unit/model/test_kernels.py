@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 import pytest_kernelprof as kp
-from pytest_kernelprof import NoDeviceActivityError, OpNotFoundError, UndecodedKernelWarning, load_trace
+from pytest_kernelprof import (
+    NoDeviceActivityError,
+    OpNotFoundError,
+    QueryError,
+    QueryTypeError,
+    UndecodedKernelWarning,
+    load_trace,
+)
 from pytest_kernelprof.tables import display_name
 from pytest_kernelprof.types import Kernel, KernelCount, KernelList
 
@@ -306,6 +313,36 @@ def test_the_name_a_failure_prints_is_in_the_kernels(trace: Trace) -> None:
     assert shown in kernels
     assert shown + " " not in kernels  # `in` asks for a name, not a pattern: a near one is not it
     assert "at::native::vectorized_elementwise_kernel<8, BinaryFunctor<...>, array<char*, 3ul> >" not in kernels
+
+
+# Trust (issue 34): `in` asked for an exact name, so `assert "triton_*" not in prof.kernels`
+# passed on the very Triton kernels it was written to forbid.
+def test_in_never_reads_a_pattern_as_a_name(trace: Trace) -> None:
+    kernels = load_trace(trace("geglu_compiled")).kernels
+    expected = (
+        r"^'triton_\*' is no kernel's name, but as a glob it matches 1 kernel name "
+        r"\(triton_poi_fused__unsafe_view_gelu_mul_0\): `in` asks for a whole name, and never reads a pattern "
+        r"as one\. For the pattern, write prof\.kernels\.count\('triton_\*'\) > 0 \(or == 0 for none\)$"
+    )
+    with pytest.raises(QueryError, match=expected):
+        assert "triton_*" not in kernels
+    with pytest.raises(QueryError, match=r"matches 2 kernel names \(nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT, "):
+        assert "nvjet_*" in kernels  # three kernels, one name twice
+    with pytest.raises(QueryTypeError, match=r"prof\.kernels\.count\(re\.compile\('triton_'\)\) > 0"):
+        assert re.compile("triton_") not in kernels  # type: ignore[operator]
+    assert "cutlass_*" not in kernels  # a glob that matches no kernel: as a name, no kernel has it either
+    assert "triton_poi_fused__unsafe_view_gelu_mul_0" in kernels
+
+
+def test_a_name_with_glob_characters_in_it_is_still_a_name(trace: Trace) -> None:
+    kernels = load_trace(trace("geglu_eager")).kernels
+    pointers = [k.name for k in kernels if "*" in k.name]  # std::array<char*, 2ul>
+    assert len(pointers) == 2
+    for name in pointers:
+        assert name in kernels
+        assert display_name(name) in kernels
+    with pytest.raises(QueryError, match=r"as a glob it matches 2 kernel names"):
+        assert "*std::array<char?, *" in kernels
 
 
 def test_nearest_names_never_offer_what_the_query_matches(trace: Trace) -> None:

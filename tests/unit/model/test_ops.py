@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_kernelprof import ModuleNotRecordedError, OpNotFoundError, load_trace
+from pytest_kernelprof import ModuleNotRecordedError, OpNotFoundError, QueryError, load_trace
 from pytest_kernelprof.model import Op, OpTable
 from tests.helpers import DATA, Stream, build
 
@@ -79,3 +79,21 @@ def test_a_cpu_only_profile_shows_no_kernel_count_as_it_shows_no_device_time() -
     assert rows
     assert all(row.split()[-2:] == ["-", "-"] for row in rows)
     assert load_trace(DATA / "h200_linear_eager.json.gz").ops.table().splitlines()[1].split()[-1].isdigit()
+
+
+# Trust (issue 34): `"aten::*" not in prof.ops` passed on a profile full of aten ops.
+def test_in_never_reads_a_pattern_as_an_op_or_module_name() -> None:
+    s = Stream()
+    s.step(0, 0, 100)
+    for i, name in enumerate(["nn.Module: layers.0", "aten::mm", "aten::add", "step[0]"]):
+        s.launch(s.op(name, 1 + 10 * i, 5), f"kernel_{i}", 2 + 10 * i)
+    prof = build(s)
+    with pytest.raises(QueryError, match=r"^'aten::\*' is no op's name, but as a glob it matches 2 op names"):
+        assert "aten::*" not in prof.ops
+    instead = r"any\(fnmatch\.fnmatchcase\(name, 'layers\.\*'\) for name in prof\.modules\)"
+    with pytest.raises(QueryError, match=instead):
+        assert "layers.*" not in prof.modules
+    assert "prims::*" not in prof.ops  # matches no op: no op has that name either
+    assert "step[0]" in prof.ops  # an exact name, glob characters and all
+    assert "aten::mm" in prof.ops
+    assert 3 not in prof.ops

@@ -145,3 +145,25 @@ def test_the_warning_points_at_the_users_line_from_a_rule_as_from_a_count(tmp_pa
     with pytest.warns(UndecodedKernelWarning, match="no-sort") as ruled:
         Profiler(forbid=["no-sort: kind=sort"]).load_trace(path)  # warned from checks/rules.py
     assert [caught.filename for caught in (*counted, *ruled)] == [__file__, __file__]
+
+
+def test_strict_decode_raises_where_no_warning_filter_can_let_it_pass() -> None:
+    import warnings
+
+    from pytest_kernelprof.errors import UndecodedKernelWarning
+    from pytest_kernelprof.model.unknowns import decode_strictness, warn_undecided
+
+    kernels = [parse_kernel_name(NO_NAME)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the suite's filterwarnings = error would raise it too
+        with decode_strictness(True):
+            with pytest.raises(UndecodedKernelWarning, match="may not hold") as raised:
+                warn_undecided("count(kind='gemm')", kernels)
+            assert "(an error under --kernelprof-strict-decode)" in str(raised.value)
+            with decode_strictness(False):
+                warn_undecided("count(kind='gemm')", kernels)  # an inner session's own strictness
+            with pytest.raises(UndecodedKernelWarning):
+                warn_undecided("count(kind='gemm')", kernels)  # and the outer one's back after it
+        warn_undecided("count(kind='gemm')", kernels)
+    with pytest.warns(UndecodedKernelWarning):
+        warn_undecided("count(kind='gemm')", kernels)

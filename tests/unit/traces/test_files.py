@@ -176,7 +176,9 @@ def test_deep_nesting_is_one_trace_error(
 
 def test_a_trace_over_the_size_cap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(traces.MAX_TRACE_MB_ENV, "1")
-    text = '{"traceEvents": [], "pad": "' + "x" * (1 << 20) + '"}'
+    # One CPU op: a trace that records nothing is refused once read (issue 34).
+    text = '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 1}], "pad": "'
+    text += "x" * (1 << 20) + '"}'
     plain = tmp_path / "big.json"
     plain.write_text(text)
     packed = tmp_path / "big.json.gz"

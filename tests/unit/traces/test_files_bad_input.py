@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pytest_kernelprof import NoDeviceActivityError, TraceError, load_trace
+from pytest_kernelprof import IncompleteProfileError, NoDeviceActivityError, TraceError, load_trace
 from pytest_kernelprof.traces import chrome
 from pytest_kernelprof.traces import files as traces_module
 
@@ -297,12 +297,50 @@ def test_missing_file(tmp_path: Path) -> None:
         load_trace(tmp_path / "nope.json")
 
 
-def test_an_empty_event_list_is_a_profile_without_gpu_activity(tmp_path: Path) -> None:
+_METADATA = [
+    {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "python"}},
+    {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}},
+]
+# What torch 2.13 exports for a session that ran nothing: metadata, instant marks and the
+# profiler's own span (its "Trace" category is no work).
+_NOTHING_RUN = [
+    *_METADATA,
+    {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "x", "ts": 1, "dur": 150},
+    {"ph": "i", "s": "g", "name": "Iteration Start: PyTorch Profiler", "pid": "Traces", "tid": "x", "ts": 1},
+]
+
+
+@pytest.mark.parametrize(
+    "trace",
+    [
+        {"traceEvents": []},
+        {"traceEvents": _METADATA},
+        {"deviceProperties": [{"name": "NVIDIA H100", "computeMajor": 9, "computeMinor": 0}], "traceEvents": []},
+        {"traceEvents": _NOTHING_RUN},
+    ],
+    ids=["empty", "metadata", "device-properties", "torch-nothing-run"],
+)
+@pytest.mark.parametrize("check_complete", [True, False])
+def test_a_trace_that_recorded_nothing_is_refused(tmp_path: Path, trace: dict[str, Any], check_complete: bool) -> None:
+    # Issue 34: such a trace read as "1 call, 0 ops", and `assert "aten::mm" not in prof.ops`
+    # passed on what was never measured. check_complete=False reads a lossy trace's records: this
+    # one holds none, so it is no way around the refusal.
     path = tmp_path / "empty.json"
-    path.write_text(json.dumps({"traceEvents": []}))
-    prof = load_trace(path)
-    assert len(prof.calls) == 1
-    assert not prof.has_device_activity
+    path.write_text(json.dumps(trace))
+    with pytest.raises(IncompleteProfileError, match=r": the trace recorded nothing: it holds no CPU op") as info:
+        load_trace(path, check_complete=check_complete)
+    assert str(info.value).startswith(f"{path}: ")
+
+
+def test_a_trace_of_cpu_ops_only_is_read_and_another_accelerators_is_not_refused(tmp_path: Path) -> None:
+    # The refusal is narrow: a CPU-only profile has ops; another accelerator's events say what the
+    # trace holds (test_a_trace_of_another_accelerator_says_what_it_holds) rather than "recorded nothing".
+    path = tmp_path / "cpu.json"
+    path.write_text(json.dumps({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 1}]}))
+    assert load_trace(path).ops["aten::mm"].count == 1
+    path.write_text(json.dumps({"traceEvents": [{"ph": "X", "cat": "mtia", "name": "k", "ts": 1, "dur": 1}]}))
+    with pytest.raises(NoDeviceActivityError, match=r"but 1 'mtia' events, which this plugin does not read"):
+        len(load_trace(path).kernels)
 
 
 def test_a_malformed_event_in_a_batch_is_reported_not_skipped(tmp_path: Path, trace: Callable[[str], Path]) -> None:

@@ -15,19 +15,24 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.errors import TraceError
+from pytest_kernelprof.errors import IncompleteProfileError, TraceError
 from pytest_kernelprof.traces import files as traces_module
 
 MB = 1 << 20
 CAP_MB = 256
 
 
+# One event that records work: a trace of none is refused once read (issue 34), which tests of
+# the reading's bounds are not about.
+_CPU_OP = b'{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 1}'
+
+
 def _bomb(path: Path, megabytes: int, inner: bytes = b" ") -> Path:
-    """A trace whose one string of spaces makes ``megabytes`` MB of JSON, gzipped to about a
-    thousandth of that."""
+    """A trace of one CPU op whose one string of spaces makes ``megabytes`` MB of JSON, gzipped to
+    about a thousandth of that."""
     packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     chunk = inner * MB
-    parts = [packer.compress(b'{"traceEvents": [], "padding": "')]
+    parts = [packer.compress(b'{"traceEvents": [' + _CPU_OP + b'], "padding": "')]
     parts += [packer.compress(chunk) for _ in range(megabytes)]
     parts += [packer.compress(b'"}'), packer.flush()]
     path.write_bytes(b"".join(parts))
@@ -146,14 +151,21 @@ def test_under_the_default_cap_a_gzip_bomb_is_refused_by_its_ratio(
     assert peak < traces_module._BOMB_BYTES / MB + 16, f"{peak:.0f} MB held"
 
 
-@pytest.mark.parametrize("event", [b"", b'{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 1}'])
-def test_a_trace_without_gpu_records_is_read_without_a_decoded_copy(tmp_path: Path, event: bytes) -> None:
+@pytest.mark.parametrize(("event", "refused"), [(b"", True), (_CPU_OP, False)], ids=["spaces", "cpu-op"])
+def test_a_trace_without_gpu_records_is_read_without_a_decoded_copy(
+    tmp_path: Path, event: bytes, refused: bool
+) -> None:
     # The review's 1.2 GB of spaces in a gzip of 1.2 MB took 2.4 GB: a trace without GPU records is
     # read again for what it holds instead, and that read decoded the whole text beside its bytes.
+    # Spaces alone record nothing: refused (issue 34), once read to their end.
     pytest.importorskip("msgspec")
     path = _spaces(tmp_path / "spaces.json", 96, event)
     peak, raised = _peak(lambda: load_trace(path))
-    assert raised is None
+    if refused:
+        assert isinstance(raised, IncompleteProfileError), raised
+        assert "the trace recorded nothing" in str(raised)
+    else:
+        assert raised is None
     assert peak < 96 * 1.1 + 8, f"{peak:.0f} MB held for a 96 MB trace"
 
 
