@@ -1,11 +1,12 @@
 """Where the profiles taken while a test runs go: that test's reports.
 
-The plugin opens a test's list of profilers before the test and closes it after
-(``plugin/fixtures.py``); while it is open, every ``Profiler`` made (``pytest_kernelprof.profile``
-makes one) joins it, and every trace read with the module's ``load_trace`` is kept in it. So a
-profile taken without the ``kernelprof`` fixture shows in a failing test's report, the job summary
-and the JUnit properties as the fixture's do. Outside a test (a script, a module's import) the list
-is closed and nothing is kept.
+The plugin opens a test's list of profilers before the test's setup and closes it after its
+teardown (``plugin/books.py``), so that a fixture's profiles are the test's too; while it is
+open, every ``Profiler`` made (``pytest_kernelprof.profile`` makes one) joins it, and every trace
+read with the module's ``load_trace`` is kept in it. So a profile taken without the ``kernelprof``
+fixture shows in a failing test's report, the job summary and the JUnit properties as the
+fixture's do. Outside a test (a script, a module's import) the list is closed and nothing is
+kept.
 
 The plugin also says here whether the test's traces will be saved (``--kernelprof-trace-dir``
 with ``--kernelprof-save`` failed or all): each profile's trace must then be kept as its session

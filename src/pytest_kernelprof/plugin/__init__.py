@@ -7,7 +7,7 @@ report gets ``report_sections.py``'s, the CI outputs' hooks ``ci.py``'s, pytest-
 
 from __future__ import annotations
 
-from .fixtures import _kernelprof_reports, kernel_baseline, kernel_benchmark, kernelprof
+from .fixtures import kernel_baseline, kernel_benchmark, kernelprof
 from .hooks import (
     pytest_addhooks,
     pytest_addoption,
@@ -25,7 +25,6 @@ from .hooks import (
 )
 
 __all__ = [
-    "_kernelprof_reports",
     "kernel_baseline",
     "kernel_benchmark",
     "kernelprof",

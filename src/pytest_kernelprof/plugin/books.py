@@ -2,8 +2,10 @@
 and what each test's reports carried (a ``ReportRecord`` of ``reports/records.py``: baseline
 notes, kernels no evidence placed, a profile failure and its syncs, a worker's device line).
 
-Where a test runs (an xdist worker, or the one process) it writes the record onto the test's
-report; where reports arrive (the controller, or the one process) it reads them back. Every
+Where a test runs (an xdist worker, or the one process) it writes the record onto each report
+of the test, setup, call and teardown alike, with what that phase added (``PhaseBooks``): a
+fixture checks baselines and profiles in setup and teardown as a test does in its call. Where
+reports arrive (the controller, or the one process) it reads them back. Every
 end-of-run output reads from here: the baselines' summary (``checks/baseline``), the unplaced
 kernel names, the workers' device lines, and the CI outputs (``ci.py``).
 
@@ -19,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .fixtures import BASELINE_NOTES_KEY, PROFILERS_KEY
-from .settings import run_was_narrowed
+from .settings import SETTINGS_KEY, Settings, run_was_narrowed
 
 if TYPE_CHECKING:
-    from ..checks.baseline import BaselineSession
+    from ..api.captures import Capture
+    from ..checks.baseline import BaselineNote, BaselineSession
     from ..reports.records import Failure, ReportRecord, SyncSite
     from .ci import ReportHooks
 
@@ -40,6 +43,39 @@ COMPARED_KEY = pytest.StashKey[list[str]]()
 # What the explanations of those comparisons said, (the lines pytest was given, the whole), for
 # the CI outputs: pytest's message holds only what the terminal shows (hooks.py, ci.py).
 EXPLAINED_KEY = pytest.StashKey[list[tuple[tuple[str, ...], tuple[str, ...]]]]()
+
+
+class PhaseBooks:
+    """What a test's reports have told so far of its profiles and baseline notes, so that each
+    phase's report tells what that phase added: a profile made in a fixture's setup and one made
+    in its teardown each go into the books once, with the report of the phase that made them."""
+
+    def __init__(self) -> None:
+        self.notes = 0  # how many of the test's baseline notes a record told of
+        self.next_run()
+
+    def next_run(self) -> None:
+        """Forget the profiles: a rerun of the test (pytest-rerunfailures runs its phases again
+        in one protocol) starts with none, as a test does. Its baseline notes stay in one list."""
+        self.seen: list[Capture] = []  # the test's profiles, in the order its phases first saw them
+        self._ids: set[int] = set()  # of those in ``seen``, which keeps them alive
+        self.saved = 0  # how many of ``seen`` have their traces saved
+        self.recorded = 0  # how many of ``seen`` a report's record told of
+        self.failed = False  # a phase of the test failed: its later traces are saved too
+
+    def captures(self, item: pytest.Item) -> list[Capture]:
+        """Every profile of the test so far: those a later phase (or a profiler that profiled
+        again) added come after, so each keeps the index its trace's name was given."""
+        for holder in item.stash.get(PROFILERS_KEY, []):
+            for capture in holder.captures:
+                if id(capture) not in self._ids:
+                    self._ids.add(id(capture))
+                    self.seen.append(capture)
+        return self.seen
+
+
+# The running test's PhaseBooks, from the start of its protocol to its end.
+PHASES_KEY = pytest.StashKey[PhaseBooks]()
 
 
 class Books:
@@ -61,6 +97,32 @@ class Books:
 
     # -- where the test runs -------------------------------------------------------------
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
+        """Open the test's list of profilers (``running.py``) for all of its protocol, so that a
+        profile made in any phase is the test's, as the ``kernelprof`` fixture's are: one taken
+        with ``pytest_kernelprof.profile``, ``Profiler()`` or ``load_trace``, in a fixture of any
+        scope too (a session- or module-scoped fixture's belongs to the test whose setup made it,
+        the first that uses it, and its teardown's to the test it tears down after, the last).
+        Also say whether the test's traces will be saved, so that each profile keeps its trace
+        as its session ends. ``running`` is a leaf: no profile model is imported here."""
+        from ..running import close_test, open_test
+
+        settings = self.config.stash.get(SETTINGS_KEY, Settings())
+        saved = settings.trace_dir is not None and settings.save != "none"
+        item.stash[PHASES_KEY] = PhaseBooks()
+        before = open_test(item.stash.setdefault(PROFILERS_KEY, []), keep_traces=saved)
+        try:
+            return (yield)
+        finally:
+            close_test(before)
+            if PROFILERS_KEY in item.stash:
+                del item.stash[PROFILERS_KEY]
+            if PHASES_KEY in item.stash:
+                del item.stash[PHASES_KEY]
+
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
@@ -71,31 +133,42 @@ class Books:
         record = self._record(item, call, report)
         if record:
             setattr(report, RECORD_ATTRIBUTE, record.to_json())
+        phases = item.stash.get(PHASES_KEY, None)
+        if report.when == "teardown" and phases is not None:
+            # The torch profilers hold every event of their sessions: let them go with the run.
+            item.stash.get(PROFILERS_KEY, []).clear()
+            phases.next_run()
         return report
 
     def _record(self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> ReportRecord | None:
+        """What this phase's report tells the books: the baseline notes and the profiles'
+        unplaced kernels that the phase added, and, for the call, the CI outputs' facts."""
         device = item.stash.get(DEVICE_KEY, None) if report.when == "setup" else None
-        if device is not None:
-            from ..reports.records import ReportRecord
-
-            return ReportRecord(device=device[0], worker=device[1])
-        if report.when != "call":
-            return None
-        captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
-        notes = item.stash.get(BASELINE_NOTES_KEY, [])
+        phases = item.stash.get(PHASES_KEY, None)
+        from_here: list[Capture] = []
+        notes: list[BaselineNote] = []
+        if phases is not None:
+            captures = phases.captures(item)
+            from_here, phases.recorded = captures[phases.recorded :], len(captures)
+            everyone = item.stash.get(BASELINE_NOTES_KEY, [])
+            notes, phases.notes = everyone[phases.notes :], len(everyone)
         failure: Failure | None = None
         syncs: tuple[SyncSite, ...] = ()
-        if self.outputs is not None:
+        if self.outputs is not None and report.when == "call":
+            profiles = [c.profile for c in phases.seen] if phases is not None else []
             try:
-                failure, syncs = self.outputs.add_facts(item, call, report, [c.profile for c in captures])
+                failure, syncs = self.outputs.add_facts(item, call, report, profiles)
             except Exception as exc:  # a report must never break the run it reports on
                 report.sections.append(("kernelprof CI outputs", f"not gathered for this test: {exc!r}"))
-        if not captures and not notes and failure is None:
-            return None  # a test that used nothing of the plugin
+        if not from_here and not notes and failure is None and device is None:
+            return None  # a phase that used nothing of the plugin
         from ..reports.records import ReportRecord
         from .report_sections import unplaced_kernels
 
-        return ReportRecord(tuple(notes), tuple(unplaced_kernels(captures)), failure, syncs)
+        record = ReportRecord(tuple(notes), tuple(unplaced_kernels(from_here)), failure, syncs)
+        if device is not None:
+            record = record.merged(ReportRecord(device=device[0], worker=device[1]))
+        return record
 
     # -- where the reports arrive (the controller under xdist) ---------------------------
 

@@ -7,7 +7,7 @@ profile model (nor for torch)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -32,25 +32,8 @@ class _Captures(Protocol):
 
 
 # The test's profilers, and what holds the traces it read with load_trace (running.Loaded): the
-# captures of each go into the test's reports.
+# captures of each go into the test's reports. The books open it for the test's protocol (books.py).
 PROFILERS_KEY: pytest.StashKey[list[_Captures]] = pytest.StashKey()
-
-
-@pytest.fixture(autouse=True)
-def _kernelprof_reports(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Open the test's list of profilers for the profiles taken without the ``kernelprof``
-    fixture (``pytest_kernelprof.profile``, ``Profiler()``, ``load_trace``), so that the test's
-    reports show them too (``running.py``, a leaf: no profile model is imported here); and say
-    whether its traces will be saved, so that each profile keeps its trace as its session ends."""
-    from ..running import close_test, open_test
-
-    settings = request.config.stash.get(SETTINGS_KEY, Settings())
-    saved = settings.trace_dir is not None and settings.save != "none"
-    before = open_test(request.node.stash.setdefault(PROFILERS_KEY, []), keep_traces=saved)
-    try:
-        yield
-    finally:
-        close_test(before)
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ from typing import Any, NoReturn
 import pytest
 
 from ..errors import GpuSpecError
-from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, Books
-from .fixtures import FIXTURES, PROFILERS_KEY
+from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, PHASES_KEY, Books, PhaseBooks
+from .fixtures import FIXTURES
 from .gpus import (
     assignment_line,
     can_lend,
@@ -407,28 +407,44 @@ def pytest_runtest_makereport(
     tabled = item.config.stash.get(TABLING_KEY, [])
     if report.when == "call":
         item.stash[COMPARED_KEY], item.stash[EXPLAINED_KEY] = list(compared), list(explained)
-        captures = [c for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
-        if captures:
-            from .report_sections import report_sections, tables_shown
-
-            settings = item.config.stash[SETTINGS_KEY]
-            report.sections.extend(
-                report_sections(
-                    item.nodeid,
-                    captures,
-                    failed=report.failed,
-                    trace_dir=settings.trace_dir,
-                    save=settings.save,
-                    shown=tables_shown(call.excinfo.value if call.excinfo else None, tabled) if report.failed else (),
-                )
-            )
+    phases = item.stash.get(PHASES_KEY, None)
+    if phases is not None:
+        phases.failed = phases.failed or report.failed
+    if phases is not None and phases.captures(item):
+        _add_sections(item, report, phases, call.excinfo.value if call.excinfo else None, tabled)
     compared.clear()
     explained.clear()
     tabled.clear()
-    if report.when == "teardown" and PROFILERS_KEY in item.stash:
-        # The torch profilers hold every event of their sessions: let them go with the test.
-        del item.stash[PROFILERS_KEY]
     return report
+
+
+def _add_sections(
+    item: pytest.Item,
+    report: pytest.TestReport,
+    phases: PhaseBooks,
+    error: BaseException | None,
+    tabled: list[tuple[tuple[str, ...], object]],
+) -> None:
+    """The sections of the report of the phase that profiled or failed: a fixture's setup or
+    teardown fails with the test's profiles so far, and saves their traces, as a call does."""
+    from .report_sections import report_sections, tables_shown
+
+    settings = item.config.stash[SETTINGS_KEY]
+    captures = phases.captures(item)
+    save = settings.trace_dir is not None and (settings.save == "all" or (settings.save == "failed" and phases.failed))
+    save_from = phases.saved if save and phases.saved < len(captures) else None
+    if save_from is not None:
+        phases.saved = len(captures)
+    report.sections.extend(
+        report_sections(
+            item.nodeid,
+            captures,
+            failed=report.failed,
+            trace_dir=settings.trace_dir,
+            save_from=save_from,
+            shown=tables_shown(error, tabled) if report.failed else (),
+        )
+    )
 
 
 # The explanations too long for pytest to show whole, for the report of the test that failed.

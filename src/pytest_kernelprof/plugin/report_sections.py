@@ -1,4 +1,4 @@
-"""What the plugin adds to a test's report: the profiles of a failing test, its saved traces,
+"""What the plugin adds to a test's reports: the profiles of a failing phase, its saved traces,
 the kernels no evidence placed; and the line of GPU facts a session that uses the plugin shows.
 
 Plain functions that the hooks in ``hooks.py`` hand off to; no pytest here.
@@ -35,11 +35,13 @@ def report_sections(
     *,
     failed: bool,
     trace_dir: Path | None,
-    save: str,
+    save_from: int | None,
     shown: Sequence[object] = (),
 ) -> list[tuple[str, str]]:
-    """(title, text) sections for the report of a test's call phase: the kernel tables of its
-    last profiles when it failed, and the traces written under ``save`` ("failed", "all", "none").
+    """(title, text) sections for the report of a test's phase (``captures``: the test's profiles
+    so far): the kernel tables of its last profiles when the phase ``failed``, and the traces of
+    ``captures[save_from:]`` where they are to be saved (None: none in this phase; the caller
+    weighs ``--kernelprof-save``), each named by its index in the test.
     ``shown``: the kernel lists whose whole table the failure showed (a failed count's
     explanation, a failed ``one()``): a profile whose kernels those are says so in one line."""
     sections = []
@@ -50,8 +52,9 @@ def report_sections(
             above = any(prof.kernels is kernels for kernels in shown)
             text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
             sections.append((f"{PROFILE_SECTION}{number} of {len(captures)}", text))
-    if trace_dir is not None and (save == "all" or (save == "failed" and failed)):
-        sections.append(("kernelprof traces", "\n".join(save_traces(trace_dir, nodeid, captures))))
+    if trace_dir is not None and save_from is not None:
+        lines = save_traces(trace_dir, nodeid, captures[save_from:], start=save_from)
+        sections.append(("kernelprof traces", "\n".join(lines)))
     return sections
 
 
@@ -71,12 +74,13 @@ def tables_shown(error: BaseException | None, tabled: Sequence[tuple[Sequence[st
     return shown
 
 
-def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture]) -> list[str]:
-    """Write each capture's trace; one line per file, saying where it is or why it is not: the
-    path shown as any name is (a folder named with a newline or ``::`` starts no line), and the
-    command to show it quoted for the shell, to be pasted whole."""
+def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture], *, start: int = 0) -> list[str]:
+    """Write each capture's trace, named by its index in the test (counted from ``start``); one
+    line per file, saying where it is or why it is not: the path shown as any name is (a folder
+    named with a newline or ``::`` starts no line), and the command to show it quoted for the
+    shell, to be pasted whole."""
     written = []
-    for index, capture in enumerate(captures):
+    for index, capture in enumerate(captures, start=start):
         path = directory / trace_file_name(nodeid, index)
         try:
             capture.export_trace(path)
