@@ -166,6 +166,8 @@ BUDGETS = [
             ("test_ops_growth", "profile table of 20,000 ranges", "ten tables of 2,000 ranges", 2, 0.95),
             # 1.00 on the 2-core VM, 2026-11-27 (a unit test held it under 2 s by the clock before).
             ("test_shown_name_growth", "show a name 20,000 deep", "show ten names 2,000 deep", 1.5, 1.0),
+            # 0.94 on the 2-core VM, 2026-11-27 (difflib aligned the whole lists: 28 s at 20,000 names).
+            ("test_name_list_explanation_growth", "explain 100,000 names", "explain ten of 10,000", 2, 0.94),
         )
     ),
     # Issue 13: a session that uses neither the fixtures nor the gpu marker pays at most 10%

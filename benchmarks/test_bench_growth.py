@@ -23,6 +23,9 @@ with the square of the input takes ten times as long for the one big input.
 - ``test_shown_name_growth``: the shown (shortened) form of a crafted name nested 20,000 deep
   against ten nested 2,000 deep (20 s and more when each template list cost a pass; a unit test
   held it under 2 s with a clock, which a loaded machine can break).
+- ``test_name_list_explanation_growth``: the assertion explanation of ``a.kernels.names ==
+  b.kernels.names``, 100,000 names each, half changed, against ten of 10,000 (difflib aligned
+  the whole lists: 28 s at 20,000, growing with the square of the length).
 
 Peak memory (tracemalloc, one extra call of each kind) goes to ``extra_info["peak_mb"]``.
 """
@@ -45,6 +48,8 @@ from pytest_kernelprof.decode import KernelName, parse_kernel_name
 from pytest_kernelprof.decode.decoder import _by_name
 from pytest_kernelprof.decode.teach import parse_teaching
 from pytest_kernelprof.errors import TeachingError
+from pytest_kernelprof.model.explain import MAX_BODY_LINES, explain
+from pytest_kernelprof.model.kernels import KernelNames
 from pytest_kernelprof.reports.timeline import render_page
 from pytest_kernelprof.tables import NAME_WIDTH, display_name
 
@@ -231,3 +236,24 @@ def test_shown_name_growth(benchmark: Any, interleave: Any) -> None:
         {"show a name 20,000 deep": lambda: shown(big), "show ten names 2,000 deep": lambda: _ten(shown, small)},
     )
     assert len(display_name(big)) <= NAME_WIDTH
+
+
+def name_lists(count: int, seed: int = 0) -> tuple[KernelNames, list[str]]:
+    """Two name lists of ``count`` kernels, a model's layers, half the names changed."""
+    before, after = kernel_calls(count, seed)
+    return KernelNames(kernel.name for kernel in before), [kernel.name for kernel in after]
+
+
+def test_name_list_explanation_growth(benchmark: Any, interleave: Any) -> None:
+    big, small = name_lists(100_000), name_lists(10_000)
+    _measure(
+        benchmark,
+        interleave,
+        {
+            "explain 100,000 names": lambda: explain("==", *big),
+            "explain ten of 10,000": lambda: _ten(explain, "==", *small),
+        },
+    )
+    explanation = explain("==", *big)
+    assert explanation is not None
+    assert len(explanation.body) == MAX_BODY_LINES + 1

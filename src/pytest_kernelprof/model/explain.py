@@ -13,6 +13,7 @@ values are about, by their types (``"syncs"`` for host syncs and copies, ``"kern
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,11 @@ from . import (
 from .kernels import KernelNames
 from .profiles import MedianOps
 
+# The most lines and characters a line an explanation holds (kernel tables of large models
+# included: a table of more rows than this is not read line by line).
+MAX_BODY_LINES = 2000
+MAX_LINE_CHARS = 2000
+
 
 @dataclass(frozen=True)
 class Explanation:
@@ -46,6 +52,19 @@ class Explanation:
     # The kernels whose whole table the body is, or holds: a report that shows the explanation
     # need not show that table again.
     table_of: KernelList | None = None
+
+    def __post_init__(self) -> None:
+        # An explanation is text for a person, and goes whole into report sections, JUnit XML and
+        # CI logs: `names == ["x"] * 10**6` made 5 MB of them. Past the cap it says what it left.
+        if len(self.body) > MAX_BODY_LINES:
+            left = len(self.body) - MAX_BODY_LINES
+            cut = [
+                *self.body[:MAX_BODY_LINES],
+                f"... {left:,} more lines left out (an explanation shows {MAX_BODY_LINES:,})",
+            ]
+            object.__setattr__(self, "body", cut)
+        if any(len(line) > MAX_LINE_CHARS for line in self.body):
+            object.__setattr__(self, "body", [_clip(line) for line in self.body])
 
     def fits(self, max_lines: int, max_chars: int) -> bool:
         """Whether pytest shows head and body whole under its limits (0: no limit)."""
@@ -60,6 +79,58 @@ class Explanation:
             f"(the rest, {len(self.body)} lines, is in the 'kernelprof assertion' section below; -vv shows it here)"
         )
         return [*self.head, pointer], [*self.head[1:], *self.body]
+
+
+def _clip(line: str) -> str:
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return f"{line[: MAX_LINE_CHARS - 40]}... ({len(line) - MAX_LINE_CHARS + 40:,} more characters)"
+
+
+# difflib aligns in time about the product of the two lengths: past this, the names between the
+# lists' common start and end are shown as one changed block (20,000 names each, half changed,
+# took 28 s to align).
+MAX_ALIGNED = 4_000_000
+# Unchanged names kept on each side of a change; a longer run of them is told by its length.
+CONTEXT = 3
+
+
+def _name_diff(a: Sequence[str], b: Sequence[str]) -> list[str]:
+    """The lines of a diff of two name lists (``- a``, ``+ b``, ``  both``), in time linear in
+    their lengths past :data:`MAX_ALIGNED`, with long unchanged runs told by their length."""
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    middle_a, middle_b = a[start : len(a) - end], b[start : len(b) - end]
+    if len(middle_a) * len(middle_b) <= MAX_ALIGNED:
+        middle = [line for line in difflib.ndiff(middle_a, middle_b) if not line.startswith("?")]
+    else:
+        middle = [f"- {name}" for name in middle_a] + [f"+ {name}" for name in middle_b]
+    lines = [f"  {name}" for name in a[:start]] + middle + [f"  {name}" for name in a[len(a) - end :]]
+    return _runs(_fold_unchanged(lines))
+
+
+def _fold_unchanged(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    for unchanged, run in itertools.groupby(lines, key=lambda line: line.startswith("  ")):
+        group = list(run)
+        if unchanged and len(group) > 2 * CONTEXT + 1:
+            group = [*group[:CONTEXT], f"  ... {len(group) - 2 * CONTEXT:,} names alike ...", *group[-CONTEXT:]]
+        out.extend(group)
+    return out
+
+
+def _runs(lines: Sequence[str]) -> list[str]:
+    """Each run of equal lines as one line with its length: a diff against ``["x"] * 10**5``
+    says ``+ x  (100,000 times in a row)``, not the line 100,000 times."""
+    out: list[str] = []
+    for line, run in itertools.groupby(lines):
+        count = sum(1 for _ in run)
+        out.append(line if count == 1 else f"{line}  ({count:,} times in a row)")
+    return out
 
 
 # How deep pytest indents an explanation's lines after its first: two spaces at the top of an
@@ -182,7 +253,7 @@ def _names(kernels: KernelList, expected: Sequence[object]) -> Explanation:
         f"{kernels!r} == {_short(list(expected))}",
         f"the kernel names differ: {len(wanted)} expected, {len(names)} ran (- expected, + this run)",
     ]
-    diff = [line for line in difflib.ndiff(wanted, names) if not line.startswith("?")]
+    diff = _name_diff(wanted, names)
     return Explanation(head, [*diff, "the kernels:", *kernels.table().splitlines()], kernels)
 
 
@@ -203,7 +274,7 @@ def _name_lists(left: object, right: object) -> Explanation | None:
         f"{said(left, a)} == {said(right, b)}",
         f"the kernel names differ from #{parted}: {len(a)} on the left, {len(b)} on the right (- left, + right)",
     ]
-    diff = [line for line in difflib.ndiff(a, b) if not line.startswith("?")]
+    diff = _name_diff(a, b)
     return Explanation(head, diff)
 
 

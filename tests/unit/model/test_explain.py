@@ -220,3 +220,44 @@ def test_an_ops_kernels_say_their_times_are_medians(trace: Trace) -> None:
     failed = explain("==", prof.ops["aten::linear"].kernels.count(kind="gemm"), 2)
     assert failed is not None
     assert failed.head[1].endswith(MEDIANS)
+
+
+# Trust (issue 34): `names == ["x"] * 10**6` put 5 MB into the report section and JUnit XML.
+def test_a_run_of_equal_names_is_one_line_with_its_length() -> None:
+    from pytest_kernelprof.model.kernels import KernelNames
+
+    explanation = explain("==", KernelNames(["a", "b"]), ["x"] * 100_000)
+    assert explanation is not None
+    assert explanation.body == ["- a", "- b", "+ x  (100,000 times in a row)"]
+
+
+def test_long_unchanged_runs_are_told_by_their_length() -> None:
+    from pytest_kernelprof.model.kernels import KernelNames
+
+    names = [f"k{i}" for i in range(100)]
+    changed = [*names[:50], "new", *names[51:]]
+    explanation = explain("==", KernelNames(names), changed)
+    assert explanation is not None
+    assert explanation.body == [
+        "  k0", "  k1", "  k2", "  ... 44 names alike ...", "  k47", "  k48", "  k49",
+        "- k50", "+ new",
+        "  k51", "  k52", "  k53", "  ... 43 names alike ...", "  k97", "  k98", "  k99",
+    ]  # fmt: skip
+
+
+def test_an_explanation_too_long_to_read_says_what_it_left_out() -> None:
+    from pytest_kernelprof.model.explain import MAX_BODY_LINES, MAX_LINE_CHARS, Explanation
+    from pytest_kernelprof.model.kernels import KernelNames
+
+    # Too long to align: the names between the lists' common start and end are one changed block.
+    a = [f"k{i}" for i in range(10_000)]
+    b = [f"k{i}" if i % 2 else f"z{i}" for i in range(10_000)]
+    explanation = explain("==", KernelNames(["same", *a, "end"]), ["same", *b, "end"])
+    assert explanation is not None
+    assert explanation.body[:3] == ["  same", "- k0", "- k1"]
+    assert len(explanation.body) == MAX_BODY_LINES + 1
+    assert (
+        explanation.body[-1] == "... 18,001 more lines left out (an explanation shows 2,000)"  # of 1 + 2 x 9,999 + 2
+    )
+    (line,) = Explanation(["0 == 1"], ["a" * 10_000]).body
+    assert line == "a" * (MAX_LINE_CHARS - 40) + "... (8,040 more characters)"
