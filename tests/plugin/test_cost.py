@@ -22,6 +22,7 @@ LIGHT = {
     "pytest_kernelprof.plugin.fixtures",
     "pytest_kernelprof.plugin.gpus",
     "pytest_kernelprof.plugin",
+    "pytest_kernelprof.plugin.assertions",
     "pytest_kernelprof.plugin.books",
     "pytest_kernelprof.plugin.hooks",
     "pytest_kernelprof.plugin.settings",

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
-from collections.abc import Generator, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
 
 from ..errors import GpuSpecError
+from .assertions import ASSERTION_SECTIONS_KEY, COMPARING_KEY, EXPLAINING_KEY, TABLING_KEY, DecodeStrictness
 from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, PHASES_KEY, Books, PhaseBooks
 from .fixtures import FIXTURES
 from .gpus import (
@@ -37,7 +36,7 @@ from .gpus import (
     take_worker_gpu,
     visible_gpu_count,
 )
-from .settings import SETTINGS_KEY, add_options, assertion_budget, read_settings, reports_asked
+from .settings import SETTINGS_KEY, add_options, read_settings, reports_asked
 
 GPU_MARKER = "gpu"
 ALLOW_MARKER = "kernelprof_allow"
@@ -242,51 +241,6 @@ def pytest_report_collectionfinish(config: pytest.Config, items: Sequence[pytest
 DEVICE_SENT = pytest.StashKey[bool]()
 
 
-class DecodeStrictness:
-    """Under --kernelprof-strict-decode an undecided kind or dtype question raises, at the line
-    that asked, rather than warns: no warning filter, the run's (``-W ignore``, ``-p no:warnings``)
-    or the test's own (``recwarn``, ``pytest.warns``, ``catch_warnings``), can let it pass.
-
-    Set for the collection and each test, and set back after, in every session, strict or
-    not: a pytest run inside a test (pytester's in-process runs) has its own session's
-    strictness, and leaves the outer one's as it was."""
-
-    def __init__(self, strict: bool) -> None:
-        self.strict = strict
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
-        with self._set():
-            return (yield)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_protocol(
-        self, item: pytest.Item, nextitem: pytest.Item | None
-    ) -> Generator[None, object, object]:
-        with self._set():
-            return (yield)
-
-    @contextmanager
-    def _set(self) -> Iterator[None]:
-        if not self.strict and _UNKNOWNS not in sys.modules:
-            yield  # nothing imported the switch, so nothing made it strict
-            return
-        from ..errors import UndecodedKernelWarning
-        from ..model.unknowns import decode_strictness
-
-        with decode_strictness(self.strict), warnings.catch_warnings():
-            if self.strict:
-                # A thread the test starts does not inherit the context's switch; the warning
-                # filters are the process's, so a question asked there fails by this one (unless
-                # that thread sets filters of its own).
-                warnings.filterwarnings("error", category=UndecodedKernelWarning)
-            yield
-
-
-# Named, not imported: a session that meets no test using the plugin does not import the model.
-_UNKNOWNS = "pytest_kernelprof.model.unknowns"
-
-
 def _keep_trace_log_private() -> None:
     """pytest attaches its log capture anew for each phase of a test, in hook wrappers
     outside these hooks; the log it must not capture exists only once torch is imported."""
@@ -445,46 +399,6 @@ def _add_sections(
             shown=tables_shown(error, tabled) if report.failed else (),
         )
     )
-
-
-# The explanations too long for pytest to show whole, for the report of the test that failed.
-ASSERTION_SECTIONS_KEY = pytest.StashKey[list[str]]()
-# The kernel lists whose whole table an explanation of this phase showed, with the lines pytest
-# was given (hooks below); the profile sections of the failed test's report leave those out.
-TABLING_KEY = pytest.StashKey[list[tuple[tuple[str, ...], object]]]()
-# What the failed comparisons of a phase were about ("syncs", "kernels", "baseline"), and their
-# explanations (the lines pytest was given, the whole), in order, while the phase runs (the hook
-# below is given no item); then on its item (COMPARED_KEY, EXPLAINED_KEY).
-COMPARING_KEY = pytest.StashKey[list[str]]()
-EXPLAINING_KEY = pytest.StashKey[list[tuple[tuple[str, ...], tuple[str, ...]]]]()
-
-
-def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
-    if "pytest_kernelprof.model" not in sys.modules:
-        return None  # no profile value can exist: leave the comparison to pytest, without importing one
-    from ..checks.baseline import KernelBaseline
-    from ..model.explain import explain, subject
-
-    baseline = any(isinstance(side, KernelBaseline) for side in (left, right))
-    about = "baseline" if baseline else subject(left, right)
-    if about is not None:  # for the CI outputs' category of the failure (ci.py)
-        config.stash.setdefault(COMPARING_KEY, []).append(about)
-    explanation = None
-    for side in (left, right):
-        if isinstance(side, KernelBaseline) and op == "==":
-            explanation = side.explanation()
-    if explanation is None:
-        explanation = explain(op, left, right)
-    if explanation is None:
-        return None
-    shown, section = explanation.shown(*assertion_budget(config))
-    # For the CI outputs (ci.py): the message pytest makes holds only what the terminal shows.
-    config.stash.setdefault(EXPLAINING_KEY, []).append((tuple(shown), (*explanation.head, *explanation.body)))
-    if explanation.table_of is not None:
-        config.stash.setdefault(TABLING_KEY, []).append((tuple(shown), explanation.table_of))
-    if section:
-        config.stash.setdefault(ASSERTION_SECTIONS_KEY, []).append("\n".join(section))
-    return shown
 
 
 @pytest.hookimpl(optionalhook=True)
