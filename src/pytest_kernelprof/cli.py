@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from .api.profiler import read_trace as load_trace  # a command, not a test's profile: kept for no report
-from .checks.diff import count_changes, diff_kernels, dtype_changes, render_diff, time_change
+from .checks.diff import count_changes, diff_kernels, dtype_changes, render_diff, time_change, unknown_dtypes
 from .decode import BUILT_IN, Decoder
 from .errors import IncompleteProfileError, IncompleteProfileWarning, KernelProfError, TraceError
 from .model import CallProfile, KernelProfile, OpTable
@@ -361,6 +361,9 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     changed_dtypes = dtype_changes(list(ka), list(kb))
     if changed_dtypes:
         print("dtype changes: " + "; ".join(changed_dtypes))
+    unknown_dtype = unknown_dtypes(list(ka), list(kb))
+    if unknown_dtype:
+        print("dtype unknown, not compared: " + "; ".join(unknown_dtype))
     unplaced = sum(k.unplaced for k in ka) + sum(k.unplaced for k in kb)
     if unplaced:  # "other" on both sides whatever they are: the kind counts cannot show them change
         unknown = plural(unplaced, "kernel")
