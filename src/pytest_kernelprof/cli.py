@@ -286,6 +286,8 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         raise KernelProfError(f"--html {html!r}: an empty file name; name the page's file (--html timeline.html)")
     if html and os.path.exists(html) and os.path.exists(path) and os.path.samefile(html, path):  # or a link to it
         raise KernelProfError(f"--html {html}: that is the trace being read; name another file for the page")
+    if html and os.path.isdir(html):  # said before the report, not after it (the page is written last)
+        raise KernelProfError(f"--html {html} is a folder; name a file, such as {os.path.join(html, 'timeline.html')}")
     prof = _load(path, name, decoder)
     print(_head(name, prof))
     # One call whole, every figure and table of it its own: the median call by host span, whose
@@ -303,7 +305,7 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
             print(f"GPU time: {format_us(view.kernels.total_us)}us in kernels")
             print(host_section(view))
         else:
-            print("no GPU activity in this trace")
+            print("no GPU activity in this trace" + ("" if ops else "; --ops shows its CPU side, the op tree"))
         if view.runtime.measured:
             print(f"runtime calls: {_counts(dict(view.runtime))}")
         if ops:
@@ -343,7 +345,12 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
             "no GPU activity in " + " and ".join(p for p, x in ((path_a, a), (path_b, b)) if not x.has_device_activity)
         )
         if a.has_device_activity != b.has_device_activity:
-            return 1
+            # One side's kernels against none measured: no comparison, so no "the kernels differ".
+            cpu = path_a if b.has_device_activity else path_b
+            raise KernelProfError(
+                f"{cpu} recorded no GPU activity: no kernels to compare with the other trace's "
+                f"(kernelprof show --ops {cpu} shows its CPU side)"
+            )
         # Neither recorded a kernel: nothing was compared, which is no "same" (a CI gate on two
         # traces both recorded without a GPU must not pass).
         raise KernelProfError("neither trace recorded GPU activity: no kernels to compare")

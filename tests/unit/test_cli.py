@@ -474,7 +474,40 @@ def test_a_diff_of_two_traces_without_gpu_activity_compares_nothing(capsys: pyte
     calls, step = DATA / "cpu_torch2.13.0_calls.json.gz", DATA / "cpu_torch2.13.0_step.json.gz"
     assert main(["diff", str(calls), str(step)]) == 2
     assert "neither trace recorded GPU activity: no kernels to compare" in capsys.readouterr().err
-    assert main(["diff", str(calls), str(DATA / "h200_linear_eager.json.gz")]) == 1  # one side only: a change
+
+
+
+def test_a_diff_of_a_trace_without_gpu_activity_against_one_with_it_compares_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Trial report: it exited 1, "the kernels differ", having printed only "no GPU activity in ...".
+    cpu, gpu = DATA / "cpu_torch2.13.0_calls.json.gz", DATA / "h200_linear_eager.json.gz"
+    for a, b in ((cpu, gpu), (gpu, cpu)):
+        assert main(["diff", str(a), str(b)]) == 2
+        assert capsys.readouterr().err == (
+            f"kernelprof: error: {cpu} recorded no GPU activity: no kernels to compare with the other trace's "
+            f"(kernelprof show --ops {cpu} shows its CPU side)\n"
+        )
+
+
+def test_show_of_a_trace_without_gpu_activity_points_to_its_cpu_side(capsys: pytest.CaptureFixture[str]) -> None:
+    cpu = str(DATA / "cpu_torch2.13.0_step.json.gz")
+    assert main(["show", cpu]) == 0
+    assert "\nno GPU activity in this trace; --ops shows its CPU side, the op tree\n" in capsys.readouterr().out
+    assert main(["show", cpu, "--ops"]) == 0
+    out = capsys.readouterr().out
+    assert "\nno GPU activity in this trace\n" in out
+    assert "aten::" in out
+
+
+def test_html_naming_a_folder_is_refused_before_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Trial report: the whole report was printed, then "[Errno 21] not a regular file but a folder: ...".
+    assert main(["show", str(DATA / "h200_geglu_eager.json.gz"), "--html", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"kernelprof: error: --html {tmp_path} is a folder; name a file, such as {tmp_path}/timeline.html\n"
+    )
 
 
 def test_html_into_a_missing_folder_makes_it_and_says_so(
