@@ -14,6 +14,7 @@ import contextlib
 import importlib.metadata
 import io
 import os
+import re
 import select
 import signal
 import stat
@@ -78,10 +79,18 @@ def _version() -> str:
 CLOSED_PIPE = 141
 
 
-def _head(path: str, prof: KernelProfile) -> str:
+def _head(path: str, prof: KernelProfile, incomplete: str | None) -> str:
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named in the trace"
-    varied = ", calls launched different kernel sequences" if prof.varied else ""
+    varied = f", calls {_varied(incomplete)}" if prof.varied else ""
     return f"{path}: {where}, {plural(len(prof.calls), 'call')}{varied}"
+
+
+def _varied(incomplete: str | None) -> str:
+    """How the calls' kernel sequences differ: as launched, or as recorded where the trace lost
+    records (``_load``), which a difference it makes must not be blamed on the workload for."""
+    if incomplete is None:
+        return "launched different kernel sequences"
+    return f"recorded different kernel sequences: {incomplete} (the warning above)"
 
 
 def _counts(counter: Counter[str] | dict[str, int]) -> str:
@@ -225,17 +234,19 @@ def _stdin_chunks(size: int = 1 << 20) -> Iterator[bytes]:
         yield chunk
 
 
-def _load(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfile:
-    """The profile of the trace at ``path`` (``name``: what the user gave, for messages)."""
+def _load(path: str, name: str, decoder: Decoder = BUILT_IN) -> tuple[KernelProfile, str | None]:
+    """The profile of the trace at ``path`` (``name``: what the user gave, for messages), and
+    what the trace lost where the builder would refuse it (then the warning said so)."""
     try:
         return _load_file(path, name, decoder)
     except KernelProfError as exc:  # it names the file: name what the user gave
         raise type(exc)(str(exc).replace(path, name)) from None
 
 
-def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfile:
-    """Load for reading: a trace that lost some GPU records is shown, with a warning; one that
-    lost every kernel record is refused, as the error says (its table would be empty)."""
+def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> tuple[KernelProfile, str | None]:
+    """Load for reading: a trace that lost some GPU records is shown, with a warning that says
+    so (not the builder's refusal); one that lost every kernel record is refused, as the error
+    says (its table would be empty)."""
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IncompleteProfileWarning)
@@ -245,13 +256,40 @@ def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfi
                 print(f"kernelprof: warning: {name}: {str(warning.message).replace(path, name)}", file=sys.stderr)
             else:
                 warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-        return prof
+        return prof, None
     except IncompleteProfileError as exc:
         prof = load_trace(path, allow_variation=True, check_complete=False, decoder=decoder)
         if not prof.has_device_activity or not any(len(call.kernels) for call in prof.calls):
             raise IncompleteProfileError(f"{name}: {exc}") from None
-        print(f"kernelprof: warning: {name}: {exc}", file=sys.stderr)
-        return prof
+        warning, incomplete = _shown_anyway(str(exc))
+        if prof.varied:
+            warning += " It may be why the calls recorded different kernel sequences (the header)."
+        print(f"kernelprof: warning: {name}: {warning}", file=sys.stderr)
+        return prof, incomplete
+
+
+# The builder's refusal of a trace whose GPU records the profiler lost (assemble/complete.py).
+_LOST = re.compile(
+    r"the profiler lost GPU records: (\d+) of (\d+) kernel launches recorded on the CPU side have no GPU "
+    r"record \((.*?)\)\. The counts would be wrong, so the profile is refused\. "
+)
+# The rest of the builder's refusals, and the escape it names, which a command has taken.
+_REFUSED = re.compile(r",? so the profile is refused|; the profile is refused|; load_trace\([^)]*\) reads [^.]* anyway")
+
+
+def _shown_anyway(refusal: str) -> tuple[str, str]:
+    """The builder's refusal, said as what is true where the command shows the trace anyway,
+    and what the trace lost, for the header."""
+    lost = _LOST.match(refusal)
+    if lost is None:
+        return "shown anyway: " + _REFUSED.sub("", refusal).replace(" would read ", " read "), "the trace is incomplete"
+    count, launches, listing = lost.groups()
+    kernels = plural(int(count), "kernel")
+    return (
+        f"shown anyway: counts are short by {kernels} ({listing}); the profiler lost GPU records: {count} of "
+        f"{launches} kernel launches recorded on the CPU side have no GPU record. {refusal[lost.end() :]}",
+        f"the profiler lost {plural(int(count), 'GPU record')}",
+    )
 
 
 def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
@@ -288,8 +326,8 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         raise KernelProfError(f"--html {html}: that is the trace being read; name another file for the page")
     if html and os.path.isdir(html):  # said before the report, not after it (the page is written last)
         raise KernelProfError(f"--html {html} is a folder; name a file, such as {os.path.join(html, 'timeline.html')}")
-    prof = _load(path, name, decoder)
-    print(_head(name, prof))
+    prof, incomplete = _load(path, name, decoder)
+    print(_head(name, prof, incomplete))
     # One call whole, every figure and table of it its own: the median call by host span, whose
     # figures the profile's table and the JUnit properties give too (``prof.median_call``).
     median = prof.median_call
@@ -336,10 +374,10 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     if path_a == path_b == STDIN:
         raise KernelProfError(f"only one of the traces can be standard input ('{STDIN}')")
     with _readable(path_a) as readable_a, _readable(path_b) as readable_b:
-        a, b = _load(readable_a, _shown(path_a), decoder), _load(readable_b, _shown(path_b), decoder)
+        (a, lost_a), (b, lost_b) = _load(readable_a, _shown(path_a), decoder), _load(readable_b, _shown(path_b), decoder)
     path_a, path_b = _shown(path_a), _shown(path_b)
-    print(f"a = {_head(path_a, a)}")
-    print(f"b = {_head(path_b, b)}")
+    print(f"a = {_head(path_a, a, lost_a)}")
+    print(f"b = {_head(path_b, b, lost_b)}")
     if not a.has_device_activity or not b.has_device_activity:
         print(
             "no GPU activity in " + " and ".join(p for p, x in ((path_a, a), (path_b, b)) if not x.has_device_activity)
@@ -376,19 +414,20 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
         unknown = plural(unplaced, "kernel")
         print(f"({unknown} of unknown kind: the counts by kind may not hold; teach them with --kernels)")
     print("\n".join(render_diff(result, "a", "b")))
-    same = _calls_compared(a, b, by) and result.same
+    same = _calls_compared(a, b, by, lossy=bool(lost_a or lost_b)) and result.same
     print("same kernels" if same else "the kernels differ")
     return 0 if same else 1
 
 
-def _calls_compared(a: KernelProfile, b: KernelProfile, by: str) -> bool:
+def _calls_compared(a: KernelProfile, b: KernelProfile, by: str, lossy: bool = False) -> bool:
     """Where a side's calls launched different kernels, the diff above (each side's first call)
     does not tell them: each call of a against the call of b of its index, the first that
-    differs shown. Whether they are all the same (True where no side's calls varied)."""
+    differs shown. Whether they are all the same (True where no side's calls varied).
+    ``lossy``: a trace lost records, so the calls' kernels differ as recorded, maybe not as launched."""
     if not (a.varied or b.varied):
         return True
     whose = " and ".join(f"{side}'s" for side, p in (("a", a), ("b", b)) if p.varied)
-    head = f"{whose} calls launched different kernels: each call of a against the call of b of its index"
+    head = f"{whose} calls {'recorded' if lossy else 'launched'} different kernels: each call of a against the call of b of its index"
     differ = [
         (call_a.index, found)
         for call_a, call_b in zip(a.calls[1:], b.calls[1:], strict=False)
