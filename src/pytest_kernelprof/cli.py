@@ -142,14 +142,17 @@ def op_tree(ops: OpTable) -> str:
 
 
 def host_section(view: KernelProfile | CallProfile) -> str:
-    """Launches, host span and GPU idle share, then the host syncs and copies of a call."""
+    """Launches, kernel time, host span and GPU idle share, then the host syncs and copies of a
+    call: in the words of the profile's own line (``KernelProfile.host_summary``, which a failed
+    assertion prints), so that a figure reads the same wherever it is shown."""
     graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
-    lines = [f"launches: {view.launches}{graphs}; {gpu_time_line(view)}"]
+    launches = f"{view.launches} launch{'' if view.launches == 1 else 'es'}{graphs}"
+    line = f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
     syncs, copies = view.syncs, view.copies
-    lines.append(f"host syncs: {len(syncs)}" if syncs else "host syncs: none")
+    lines = [f"{line}, {plural(len(syncs), 'host sync')}:" if syncs else f"{line}, no host syncs"]
     if syncs:
         lines.append(syncs.table())
-    lines.append(f"copies: {len(copies)}" if copies else "copies: none")
+    lines.append(f"{plural(len(copies), 'copy').replace('copys', 'copies')}:" if copies else "no copies")
     if copies:
         lines.append(copies.table())
     return "\n".join(lines)
@@ -340,7 +343,6 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         if prof.has_device_activity:
             print(view.kernels.table())
             print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
-            print(f"GPU time: {format_us(view.kernels.total_us)}us in kernels")
             print(host_section(view))
         else:
             print("no GPU activity in this trace" + ("" if ops else "; --ops shows its CPU side, the op tree"))

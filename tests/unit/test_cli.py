@@ -59,6 +59,27 @@ def test_show_gives_one_call_whole(trace: Trace, capsys: pytest.CaptureFixture[s
     assert op_tree(median.ops) in out
 
 
+@pytest.mark.parametrize("name", ["geglu_eager", "copy_dtoh_pageable_nonblocking"])
+def test_show_words_the_call_figures_as_the_profile_line_does(
+    trace: Trace, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Trial report: show said "launches: 5; host 223.3us, ..." and "GPU time: 234.0us in kernels", the
+    # profile line of a failed assertion "5 launches, 234.0us in kernels, host 223.3us, ...".
+    prof = load_trace(trace(name))
+    line = prof.host_summary().splitlines()[0].split("): ", 1)[1]  # after "per call (call 1, the median ...)"
+    line = re.sub(r" \(the table's medians add to [0-9.]+us\)", "", line)
+    assert main(["show", str(trace(name))]) == 0
+    out = capsys.readouterr().out
+    assert line in out.splitlines()
+    assert "launches:" not in out
+    assert "GPU time:" not in out
+    assert main(["show", str(trace(name)), "--calls"]) == 0
+    out = capsys.readouterr().out
+    for call in prof.calls:
+        launches = f"{call.launches} launch{'' if call.launches == 1 else 'es'}"
+        assert f"\n{launches}, {call.kernels.total_us:.1f}us in kernels, host {call.wall_us:.1f}us, GPU busy" in out
+
+
 def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
     out = capsys.readouterr().out
