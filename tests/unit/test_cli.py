@@ -531,7 +531,6 @@ def test_a_diff_of_two_traces_without_gpu_activity_compares_nothing(capsys: pyte
     assert "neither trace recorded GPU activity: no kernels to compare" in capsys.readouterr().err
 
 
-
 def test_a_diff_of_a_trace_without_gpu_activity_against_one_with_it_compares_nothing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
