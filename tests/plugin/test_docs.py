@@ -289,3 +289,27 @@ def test_the_summary_picture_is_made_from_a_run_that_fails_as_its_caption_says()
 @pytest.mark.parametrize("name", ["ci-summary.png", "ci-timeline.png"])
 def test_the_pictures_are_small(name: str) -> None:
     assert (ROOT / "docs" / "images" / name).stat().st_size < 400 * 1024
+
+
+def test_the_decoding_page_names_every_source_of_evidence_in_order() -> None:
+    """Issue 32: "The evidence, in order" and the `evidence` list left out `ir`, which the kernel
+    table prints (`reduction (ir)`)."""
+    from pytest_kernelprof.decode import SOURCES
+
+    page = (ROOT / "docs" / "decoding.md").read_text()
+    section = page.split("| source | what it reads | example |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| `([\w-]+)`(?:, last)? \|", section, re.M)
+    assert list(dict.fromkeys(rows)) == list(SOURCES)
+    listed = re.search(r"^- `evidence`: per fact, (.*?), or None", page, re.M | re.S)
+    assert listed is not None
+    assert re.findall(r'`"([\w-]+)"`', listed.group(1)) == list(SOURCES)
+
+
+def test_the_profile_page_says_which_call_each_figure_comes_from() -> None:
+    """Issue 32: the page said a profile was "the first profiled call" with median times, where
+    syncs, launches and host figures are the median call's and copies may be another call's."""
+    page = (ROOT / "docs" / "guide" / "profile.md").read_text()
+    assert "is one representative call: the first profiled call" not in page
+    table = page.split("| figure | which call it comes from |", 1)[1].split("\n\n", 1)[0]
+    for figure in ("kernels", "ops", "memory_ops", "copies", "syncs", "launches", "wall_us", "gpu_busy_us"):
+        assert f"`{figure}`" in table, figure

@@ -59,6 +59,27 @@ def test_show_gives_one_call_whole(trace: Trace, capsys: pytest.CaptureFixture[s
     assert op_tree(median.ops) in out
 
 
+@pytest.mark.parametrize("name", ["geglu_eager", "copy_dtoh_pageable_nonblocking"])
+def test_show_words_the_call_figures_as_the_profile_line_does(
+    trace: Trace, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Trial report: show said "launches: 5; host 223.3us, ..." and "GPU time: 234.0us in kernels", the
+    # profile line of a failed assertion "5 launches, 234.0us in kernels, host 223.3us, ...".
+    prof = load_trace(trace(name))
+    line = prof.host_summary().splitlines()[0].split("): ", 1)[1]  # after "per call (call 1, the median ...)"
+    line = re.sub(r" \(the table's medians add to [0-9.]+us\)", "", line)
+    assert main(["show", str(trace(name))]) == 0
+    out = capsys.readouterr().out
+    assert line in out.splitlines()
+    assert "launches:" not in out
+    assert "GPU time:" not in out
+    assert main(["show", str(trace(name)), "--calls"]) == 0
+    out = capsys.readouterr().out
+    for call in prof.calls:
+        launches = f"{call.launches} launch{'' if call.launches == 1 else 'es'}"
+        assert f"\n{launches}, {call.kernels.total_us:.1f}us in kernels, host {call.wall_us:.1f}us, GPU busy" in out
+
+
 def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
     out = capsys.readouterr().out
@@ -176,9 +197,43 @@ def test_a_trace_that_lost_gpu_records_is_shown_with_a_warning(
         load_trace(path)
     assert main(["show", str(path)]) == 0
     captured = capsys.readouterr()
-    assert "kernelprof: warning: " in captured.err
-    assert "lost GPU records" in captured.err
+    # Trial report: the warning was the builder's refusal ("... so the profile is refused"), the
+    # table shown after it, and the header blamed the workload ("calls launched different kernel
+    # sequences") for what the profiler lost.
+    assert captured.err == (
+        f"kernelprof: warning: {path}: shown anyway: counts are short by 1 kernel (cuLaunchKernelEx x1); "
+        "the profiler lost GPU records: 1 of 15 kernel launches recorded on the CPU side have no GPU record. "
+        "Synchronize before the profiler stops, or raise the CUPTI buffer size; rerun to see if it persists. "
+        "It may be why the calls recorded different kernel sequences (the header).\n"
+    )
+    assert captured.out.splitlines()[0] == (
+        f"{path}: NVIDIA H200 (sm90), 3 calls, calls recorded different kernel sequences: "
+        "the profiler lost 1 GPU record (the warning above)"
+    )
     assert "launched by" in captured.out
+    assert main(["diff", str(path), str(trace("geglu_eager"))]) == 1
+    captured = capsys.readouterr()
+    assert "refused" not in captured.err
+    assert "a's calls recorded different kernels: each call of a against the call of b" in captured.out
+    assert "launched different" not in captured.out
+
+
+def test_a_trace_whose_calls_took_few_of_its_records_is_shown_without_the_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = Stream()
+    for i in range(3):
+        s.step(i, 100.0 * i, 50)
+        s.launch(s.op("aten::relu", 100.0 * i + 1, 5), "relu_kernel", 100.0 * i + 2)
+        for j in range(2):  # launched between the steps: in no call
+            s.launch(s.op("aten::relu", 100.0 * i + 60 + 10 * j, 5), "relu_kernel", 100.0 * i + 61 + 10 * j)
+    path = write(tmp_path, s)
+    assert main(["show", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"kernelprof: warning: {path}: shown anyway: no profiled call took 6 of the 9 GPU records")
+    assert "The kernels and copies read as missing. Profile with" in err
+    assert "refused" not in err
+    assert "check_complete" not in err
 
 
 def test_a_trace_with_a_lost_step_range_warns_as_a_line_of_the_command(
@@ -474,7 +529,39 @@ def test_a_diff_of_two_traces_without_gpu_activity_compares_nothing(capsys: pyte
     calls, step = DATA / "cpu_torch2.13.0_calls.json.gz", DATA / "cpu_torch2.13.0_step.json.gz"
     assert main(["diff", str(calls), str(step)]) == 2
     assert "neither trace recorded GPU activity: no kernels to compare" in capsys.readouterr().err
-    assert main(["diff", str(calls), str(DATA / "h200_linear_eager.json.gz")]) == 1  # one side only: a change
+
+
+def test_a_diff_of_a_trace_without_gpu_activity_against_one_with_it_compares_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Trial report: it exited 1, "the kernels differ", having printed only "no GPU activity in ...".
+    cpu, gpu = DATA / "cpu_torch2.13.0_calls.json.gz", DATA / "h200_linear_eager.json.gz"
+    for a, b in ((cpu, gpu), (gpu, cpu)):
+        assert main(["diff", str(a), str(b)]) == 2
+        assert capsys.readouterr().err == (
+            f"kernelprof: error: {cpu} recorded no GPU activity: no kernels to compare with the other trace's "
+            f"(kernelprof show --ops {cpu} shows its CPU side)\n"
+        )
+
+
+def test_show_of_a_trace_without_gpu_activity_points_to_its_cpu_side(capsys: pytest.CaptureFixture[str]) -> None:
+    cpu = str(DATA / "cpu_torch2.13.0_step.json.gz")
+    assert main(["show", cpu]) == 0
+    assert "\nno GPU activity in this trace; --ops shows its CPU side, the op tree\n" in capsys.readouterr().out
+    assert main(["show", cpu, "--ops"]) == 0
+    out = capsys.readouterr().out
+    assert "\nno GPU activity in this trace\n" in out
+    assert "aten::" in out
+
+
+def test_html_naming_a_folder_is_refused_before_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Trial report: the whole report was printed, then "[Errno 21] not a regular file but a folder: ...".
+    assert main(["show", str(DATA / "h200_geglu_eager.json.gz"), "--html", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"kernelprof: error: --html {tmp_path} is a folder; name a file, such as {tmp_path}/timeline.html\n"
+    )
 
 
 def test_html_into_a_missing_folder_makes_it_and_says_so(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.checks.diff import diff_kernels, dtype_changes, render_diff
+from pytest_kernelprof.checks.diff import diff_kernels, dtype_changes, render_diff, unknown_dtypes
 from pytest_kernelprof.cli import main
 from pytest_kernelprof.decode import parse_kernel_name
 from pytest_kernelprof.tables import display_name
@@ -133,6 +133,24 @@ def test_dtype_changes_tell_moves_not_counts() -> None:
     assert dtype_changes([bf16, bf16], [bf16]) == []  # a count change alone
     assert dtype_changes([fp32], [triton]) == []  # an unknown dtype is no move
     assert dtype_changes([], [fp32]) == []
+
+
+def test_kernels_of_unknown_dtype_are_no_dtype_change(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # Trial report: eager -> CUDA graphs decode printed "dtype changes: pointwise: fp32 36 -> 1, ? 0 -> 11":
+    # no kernel moved dtype, 35 fp32 ATen kernels fused into 11 Triton ones of unknown dtype.
+    triton = parse_kernel_name("triton_poi_fused_add_0")
+    fp32 = dataclasses.replace(triton, name="aten_pointwise", dtype="fp32")
+    assert dtype_changes([fp32, fp32, fp32], [fp32, triton]) == []
+    assert unknown_dtypes([fp32, fp32, fp32], [fp32, triton]) == ["pointwise: 0 -> 1"]
+    assert unknown_dtypes([triton], [triton]) == []
+    for b in ("decode_graphs", "decode_compiled"):
+        assert main(["diff", str(trace("decode_eager")), str(trace(b))]) == 1
+        out = capsys.readouterr().out
+        assert "dtype changes" not in out
+        assert "\ndtype unknown, not compared: persistent_reduction: 0 -> 1; pointwise: 0 -> 11\n" in out
+    # The same kind of change, told the same way.
+    assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
+    assert "dtype unknown, not compared: pointwise: 0 -> 1" in capsys.readouterr().out
 
 
 def test_a_kernel_that_changed_dtype_only_says_so() -> None:

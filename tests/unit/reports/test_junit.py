@@ -74,7 +74,11 @@ def test_the_per_call_figures_of_every_recorded_trace_could_all_be_one_calls(
         )
         assert main(["show", str(DATA / name)]) == 0
         out = capsys.readouterr().out
-        kernel = float(re.findall(r"^GPU time: ([\d,.]+)us in kernels", out, re.M)[0].replace(",", ""))
+        kernel = float(
+            re.findall(r"^[\d,]+ launch(?:es)?(?: \([\d,]+ graph\))?, ([\d,.]+)us in kernels", out, re.M)[0].replace(
+                ",", ""
+            )
+        )
         host = re.findall(r"host ([\d,.]+)us, GPU busy ([\d,.]+)us of it .*GPU work ([\d,.]+)us in all", out)[0]
         wall, busy, work = (float(x.replace(",", "")) for x in host)
         shown = _contradictions(kernel, busy, work, wall, memory, overlapped)

@@ -14,24 +14,19 @@ import contextlib
 import importlib.metadata
 import io
 import os
-import select
 import signal
-import stat
 import sys
-import tempfile
 import threading
-import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from .api.profiler import read_trace as load_trace  # a command, not a test's profile: kept for no report
-from .checks.diff import count_changes, diff_kernels, dtype_changes, render_diff, time_change
-from .decode import BUILT_IN, Decoder
-from .errors import IncompleteProfileError, IncompleteProfileWarning, KernelProfError, TraceError
-from .model import CallProfile, KernelProfile, OpTable
-from .model.profiles import gpu_time_line
-from .tables import format_us, plural, printable, render_table
-from .traces.files import copy_capped
+from ..checks.diff import count_changes, diff_kernels, dtype_changes, render_diff, time_change, unknown_dtypes
+from ..decode import BUILT_IN, Decoder
+from ..errors import KernelProfError
+from ..model import CallProfile, KernelProfile, OpTable
+from ..model.profiles import gpu_time_line
+from ..tables import format_us, plural, printable, render_table
+from .files import STDIN, load, readable, shown
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,10 +73,18 @@ def _version() -> str:
 CLOSED_PIPE = 141
 
 
-def _head(path: str, prof: KernelProfile) -> str:
+def _head(path: str, prof: KernelProfile, incomplete: str | None) -> str:
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named in the trace"
-    varied = ", calls launched different kernel sequences" if prof.varied else ""
+    varied = f", calls {_varied(incomplete)}" if prof.varied else ""
     return f"{path}: {where}, {plural(len(prof.calls), 'call')}{varied}"
+
+
+def _varied(incomplete: str | None) -> str:
+    """How the calls' kernel sequences differ: as launched, or as recorded where the trace lost
+    records (``_load``), which a difference it makes must not be blamed on the workload for."""
+    if incomplete is None:
+        return "launched different kernel sequences"
+    return f"recorded different kernel sequences: {incomplete} (the warning above)"
 
 
 def _counts(counter: Counter[str] | dict[str, int]) -> str:
@@ -133,125 +136,20 @@ def op_tree(ops: OpTable) -> str:
 
 
 def host_section(view: KernelProfile | CallProfile) -> str:
-    """Launches, host span and GPU idle share, then the host syncs and copies of a call."""
+    """Launches, kernel time, host span and GPU idle share, then the host syncs and copies of a
+    call: in the words of the profile's own line (``KernelProfile.host_summary``, which a failed
+    assertion prints), so that a figure reads the same wherever it is shown."""
     graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
-    lines = [f"launches: {view.launches}{graphs}; {gpu_time_line(view)}"]
+    launches = f"{view.launches} launch{'' if view.launches == 1 else 'es'}{graphs}"
+    line = f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
     syncs, copies = view.syncs, view.copies
-    lines.append(f"host syncs: {len(syncs)}" if syncs else "host syncs: none")
+    lines = [f"{line}, {plural(len(syncs), 'host sync')}:" if syncs else f"{line}, no host syncs"]
     if syncs:
         lines.append(syncs.table())
-    lines.append(f"copies: {len(copies)}" if copies else "copies: none")
+    lines.append(f"{plural(len(copies), 'copy').replace('copys', 'copies')}:" if copies else "no copies")
     if copies:
         lines.append(copies.table())
     return "\n".join(lines)
-
-
-# The trace argument that reads standard input, and how messages name it.
-STDIN, STDIN_NAME = "-", "<stdin>"
-
-
-def _shown(path: str) -> str:
-    """How the command's lines name a trace: a file's name as any name is shown (a file named
-    with an escape sequence or a newline, as an artifact from another job can be, stays text)."""
-    return STDIN_NAME if path == STDIN else printable(path)
-
-
-@contextlib.contextmanager
-def _readable(path: str) -> Iterator[str]:
-    """``path``, or a copy of what it gives where it can be read only once: standard input
-    (``-``), a named pipe, a process substitution (``<(zcat t.json.gz)``, a ``/dev/fd/N``), a
-    device. The reader takes a file, gzipped or not, and the timeline page reads it again (of a
-    drained pipe, nothing). At most the trace size cap, removed when the command ends, by a
-    signal too (``main``)."""
-    if path != STDIN and not _read_once(path):
-        yield path
-        return
-    with tempfile.TemporaryDirectory(prefix="kernelprof-") as folder:
-        copy = os.path.join(folder, "stdin")
-        with open(copy, "wb") as handle:
-            if path == STDIN:
-                copy_capped(_stdin_chunks(), handle, STDIN_NAME)
-            else:
-                fd = _open_stream(path)
-                try:  # read blocking: a named pipe that no one writes to reads as empty, as the reader reads it
-                    copy_capped(iter(lambda: os.read(fd, 1 << 20), b""), handle, _shown(path))
-                finally:
-                    os.close(fd)
-        yield copy
-
-
-def _read_once(path: str) -> bool:
-    """Whether ``path`` names something other than a regular file or a folder (whose errors the
-    reader words): what it gives, it gives once."""
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):  # no such file, a NUL in the name: the reader says so
-        return False
-    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
-
-
-def _open_stream(path: str) -> int:
-    """``path`` opened to read: without blocking, so that a named pipe that no one writes to
-    reads as empty instead of hanging at ``open``; then read blocking."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise TraceError(f"{printable(path)}: cannot read the file ({exc.strerror or exc})") from None
-    if hasattr(os, "set_blocking"):
-        try:
-            os.set_blocking(fd, True)
-        except BaseException:
-            os.close(fd)
-            raise
-    return fd
-
-
-def _stdin_chunks(size: int = 1 << 20) -> Iterator[bytes]:
-    """Standard input, a chunk at a time as it comes. On POSIX each wait wakes every quarter
-    second: Python runs a signal's handler between bytecodes, so a SIGTERM that lands just
-    before a read blocks would wait for the next byte, or forever, if the wait never woke."""
-    if sys.stdin is None:  # started with it closed: `kernelprof show - <&-`
-        raise TraceError(f"{STDIN_NAME}: standard input is closed: pipe a trace in (kernelprof show - < trace.json)")
-    if sys.platform == "win32":
-        yield from iter(lambda: sys.stdin.buffer.read(size), b"")
-        return
-    fd = sys.stdin.fileno()
-    while True:
-        while not select.select([fd], [], [], 0.25)[0]:
-            pass
-        chunk = os.read(fd, size)
-        if not chunk:
-            return
-        yield chunk
-
-
-def _load(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfile:
-    """The profile of the trace at ``path`` (``name``: what the user gave, for messages)."""
-    try:
-        return _load_file(path, name, decoder)
-    except KernelProfError as exc:  # it names the file: name what the user gave
-        raise type(exc)(str(exc).replace(path, name)) from None
-
-
-def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> KernelProfile:
-    """Load for reading: a trace that lost some GPU records is shown, with a warning; one that
-    lost every kernel record is refused, as the error says (its table would be empty)."""
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", IncompleteProfileWarning)
-            prof = load_trace(path, allow_variation=True, decoder=decoder)
-        for warning in caught:  # a command's warning is a line of its own, not Python's "file:line:"
-            if issubclass(warning.category, IncompleteProfileWarning):
-                print(f"kernelprof: warning: {name}: {str(warning.message).replace(path, name)}", file=sys.stderr)
-            else:
-                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-        return prof
-    except IncompleteProfileError as exc:
-        prof = load_trace(path, allow_variation=True, check_complete=False, decoder=decoder)
-        if not prof.has_device_activity or not any(len(call.kernels) for call in prof.calls):
-            raise IncompleteProfileError(f"{name}: {exc}") from None
-        print(f"kernelprof: warning: {name}: {exc}", file=sys.stderr)
-        return prof
 
 
 def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
@@ -277,8 +175,8 @@ def _missing_folder(path: str) -> str | None:
 
 
 def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: Decoder = BUILT_IN) -> int:
-    with _readable(path) as readable:
-        return _show(readable, _shown(path), calls, ops, html, decoder)
+    with readable(path) as copy:
+        return _show(copy, shown(path), calls, ops, html, decoder)
 
 
 def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder) -> int:
@@ -286,8 +184,10 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         raise KernelProfError(f"--html {html!r}: an empty file name; name the page's file (--html timeline.html)")
     if html and os.path.exists(html) and os.path.exists(path) and os.path.samefile(html, path):  # or a link to it
         raise KernelProfError(f"--html {html}: that is the trace being read; name another file for the page")
-    prof = _load(path, name, decoder)
-    print(_head(name, prof))
+    if html and os.path.isdir(html):  # said before the report, not after it (the page is written last)
+        raise KernelProfError(f"--html {html} is a folder; name a file, such as {os.path.join(html, 'timeline.html')}")
+    prof, incomplete = load(path, name, decoder)
+    print(_head(name, prof, incomplete))
     # One call whole, every figure and table of it its own: the median call by host span, whose
     # figures the profile's table and the JUnit properties give too (``prof.median_call``).
     median = prof.median_call
@@ -300,10 +200,9 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         if prof.has_device_activity:
             print(view.kernels.table())
             print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
-            print(f"GPU time: {format_us(view.kernels.total_us)}us in kernels")
             print(host_section(view))
         else:
-            print("no GPU activity in this trace")
+            print("no GPU activity in this trace" + ("" if ops else "; --ops shows its CPU side, the op tree"))
         if view.runtime.measured:
             print(f"runtime calls: {_counts(dict(view.runtime))}")
         if ops:
@@ -311,7 +210,7 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
     if prof.has_device_activity and prof.kernels.unplaced():
         import shlex
 
-        from .model.unknowns import how_to_teach
+        from ..model.unknowns import how_to_teach
 
         unplaced = list({k.name: k for k in prof.kernels.unplaced()}.values())
         print(
@@ -320,7 +219,7 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         for line in how_to_teach(unplaced)[1:]:  # a glob from a kernel name: quoted for the shell
             print(f"  --kernels {shlex.quote(line.strip())}")
     if html:
-        from .reports.timeline import write_page
+        from ..reports.timeline import write_page
 
         made = _missing_folder(html)
         write_page(html, prof, title=name, trace=path)
@@ -333,17 +232,22 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
 def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     if path_a == path_b == STDIN:
         raise KernelProfError(f"only one of the traces can be standard input ('{STDIN}')")
-    with _readable(path_a) as readable_a, _readable(path_b) as readable_b:
-        a, b = _load(readable_a, _shown(path_a), decoder), _load(readable_b, _shown(path_b), decoder)
-    path_a, path_b = _shown(path_a), _shown(path_b)
-    print(f"a = {_head(path_a, a)}")
-    print(f"b = {_head(path_b, b)}")
+    with readable(path_a) as readable_a, readable(path_b) as readable_b:
+        (a, lost_a), (b, lost_b) = load(readable_a, shown(path_a), decoder), load(readable_b, shown(path_b), decoder)
+    path_a, path_b = shown(path_a), shown(path_b)
+    print(f"a = {_head(path_a, a, lost_a)}")
+    print(f"b = {_head(path_b, b, lost_b)}")
     if not a.has_device_activity or not b.has_device_activity:
         print(
             "no GPU activity in " + " and ".join(p for p, x in ((path_a, a), (path_b, b)) if not x.has_device_activity)
         )
         if a.has_device_activity != b.has_device_activity:
-            return 1
+            # One side's kernels against none measured: no comparison, so no "the kernels differ".
+            cpu = path_a if b.has_device_activity else path_b
+            raise KernelProfError(
+                f"{cpu} recorded no GPU activity: no kernels to compare with the other trace's "
+                f"(kernelprof show --ops {cpu} shows its CPU side)"
+            )
         # Neither recorded a kernel: nothing was compared, which is no "same" (a CI gate on two
         # traces both recorded without a GPU must not pass).
         raise KernelProfError("neither trace recorded GPU activity: no kernels to compare")
@@ -361,24 +265,29 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     changed_dtypes = dtype_changes(list(ka), list(kb))
     if changed_dtypes:
         print("dtype changes: " + "; ".join(changed_dtypes))
+    unknown_dtype = unknown_dtypes(list(ka), list(kb))
+    if unknown_dtype:
+        print("dtype unknown, not compared: " + "; ".join(unknown_dtype))
     unplaced = sum(k.unplaced for k in ka) + sum(k.unplaced for k in kb)
     if unplaced:  # "other" on both sides whatever they are: the kind counts cannot show them change
         unknown = plural(unplaced, "kernel")
         print(f"({unknown} of unknown kind: the counts by kind may not hold; teach them with --kernels)")
     print("\n".join(render_diff(result, "a", "b")))
-    same = _calls_compared(a, b, by) and result.same
+    same = _calls_compared(a, b, by, lossy=bool(lost_a or lost_b)) and result.same
     print("same kernels" if same else "the kernels differ")
     return 0 if same else 1
 
 
-def _calls_compared(a: KernelProfile, b: KernelProfile, by: str) -> bool:
+def _calls_compared(a: KernelProfile, b: KernelProfile, by: str, lossy: bool = False) -> bool:
     """Where a side's calls launched different kernels, the diff above (each side's first call)
     does not tell them: each call of a against the call of b of its index, the first that
-    differs shown. Whether they are all the same (True where no side's calls varied)."""
+    differs shown. Whether they are all the same (True where no side's calls varied).
+    ``lossy``: a trace lost records, so the calls' kernels differ as recorded, maybe not as launched."""
     if not (a.varied or b.varied):
         return True
     whose = " and ".join(f"{side}'s" for side, p in (("a", a), ("b", b)) if p.varied)
-    head = f"{whose} calls launched different kernels: each call of a against the call of b of its index"
+    verb = "recorded" if lossy else "launched"
+    head = f"{whose} calls {verb} different kernels: each call of a against the call of b of its index"
     differ = [
         (call_a.index, found)
         for call_a, call_b in zip(a.calls[1:], b.calls[1:], strict=False)
