@@ -463,6 +463,8 @@ class TypedReader(Generic[T]):
             end = last if cut is None else cut.start() + 1
             try:
                 batch = self.decode(b"".join((b"[", view[pos:end], b"]")))
+            except UnicodeDecodeError:  # msgspec's own, not one of its errors: the general reader says where
+                return None
             except self.errors:
                 if cut is None:
                     return None

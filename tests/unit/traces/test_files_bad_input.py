@@ -285,6 +285,19 @@ def test_bad_files_get_one_clear_error(tmp_path: Path, content: bytes, message: 
     assert path.read_bytes() == content  # reading never alters the file
 
 
+@pytest.mark.parametrize("bad", [b"\xff\xfe", b"\xe9", b"\xc0\xaf"])
+def test_a_byte_not_of_utf_8_inside_an_event_is_one_clear_error(
+    tmp_path: Path, reader: str, trace: Callable[[str], Path], bad: bytes
+) -> None:
+    # msgspec's reader raised Python's UnicodeDecodeError (kernelprof show printed a traceback);
+    # only a bad byte in the header, which json reads, got this line.
+    text = json.dumps(json.loads(gzip.decompress(trace("linear_eager").read_bytes()))).encode()
+    path = tmp_path / "raw.json"
+    path.write_bytes(text.replace(b"nvjet_", b"nv" + bad + b"jet_"))
+    with pytest.raises(TraceError, match=r"raw\.json: not valid JSON text, not UTF-8 at byte \d+$"):
+        load_trace(path)
+
+
 def test_truncated_gzip(tmp_path: Path, trace: Callable[[str], Path]) -> None:
     path = tmp_path / "cut.json.gz"
     path.write_bytes(trace("geglu_eager").read_bytes()[:500])
