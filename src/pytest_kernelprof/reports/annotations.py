@@ -123,6 +123,10 @@ def _short(message: str, more_lines: int, workspace: Path, most: int = MESSAGE_L
     return "\n".join(clip(relative_paths(line, workspace), LINE_CHARS) for line in shown)
 
 
+def _lines_of(category: str) -> int:
+    return MESSAGE_LINES if category in WHOLE else HEAD_LINES
+
+
 def collect(
     tests: Mapping[str, ReportRecord], workspace: Path, errors: Mapping[str, Sequence[Failure]] | None = None
 ) -> list[tuple[str, int | None, str, str]]:
@@ -140,7 +144,7 @@ def collect(
         title = f"kernelprof: {error.when} error"
         message = (
             f"{clip(nodeid)} errored in {error.when} on {words(error.category).one}\n"
-            f"{_short(error.message, error.more_lines, workspace)}"
+            f"{_short(error.message, error.more_lines, workspace, _lines_of(error.category))}"
         )
         found.append((len(ORDER) + 1, nodeid, (relative(error.file, workspace), error.line, title, message)))
     for nodeid, test in tests.items():
@@ -157,8 +161,9 @@ def collect(
             message = clip(f"host sync {sync.call}{op}{inside}{times} broke {broke} of {clip(nodeid)}", LINE_CHARS * 2)
             found.append((rank, nodeid, (relative(sync.file, workspace), sync.line, "kernelprof: host sync", message)))
         if failure.category in ("rule", "baseline") or not syncs:
-            most = MESSAGE_LINES if failure.category in WHOLE else HEAD_LINES
-            message = f"{clip(nodeid)}\n{_short(failure.message, failure.more_lines, workspace, most)}"
+            message = (
+                f"{clip(nodeid)}\n{_short(failure.message, failure.more_lines, workspace, _lines_of(failure.category))}"
+            )
             title = _TITLES.get(failure.category) or f"kernelprof: {words(failure.category).what}"
             found.append((rank, nodeid, (relative(failure.file, workspace), failure.line, title, message)))
     found.sort(key=lambda item: (item[0], natural(item[1])))
