@@ -325,9 +325,8 @@ def test_odd_test_ids_and_check_names_reach_the_summary_whole(
         shown = odd.encode("unicode_escape").decode("ascii")
         check = printable(odd)
         assert f"improved: test_odd[{shown}] (check {check}) peak_bytes 1,000,000 -> 800,000; " in text, odd
-        assert f"lock it in with pytest --kernelprof-update {shlex.quote(f'test_odd.py::test_odd[{shown}]')}" in text, (
-            odd
-        )
+        command = f"pytest --kernelprof-update {shlex.quote(f'test_odd.py::test_odd[{shown}]')}"
+        assert f"lock it in with {command}" in text, odd
 
 
 DTYPE_MOVED = """
