@@ -165,7 +165,7 @@ def kept_message(lines: Sequence[str]) -> list[str]:
     kept = kept_lines(lines)
     if len(kept) == len(lines):
         return kept
-    from ..reports.annotations import actions_at_end
+    from ..reports.summary import actions_at_end
 
     actions = kept_lines(lines[len(lines) - actions_at_end(lines) :], MESSAGE_LINES // 2, MESSAGE_CHARS // 2)
     if not actions:

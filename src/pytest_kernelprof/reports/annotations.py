@@ -31,7 +31,7 @@ from pathlib import Path
 from ..tables import plural
 from .categories import ORDER, words
 from .records import Failure, ReportRecord
-from .summary import clip, natural, relative_paths
+from .summary import actions_at_end, clip, natural, relative_paths
 
 MAX_ERRORS = 10  # GitHub keeps this many error annotations of a step
 MESSAGE_LINES = 12
@@ -41,10 +41,6 @@ LINE_CHARS = 500
 # messages are short and end with what to do.
 WHOLE = ("rule", "baseline", "syncs", "copies")
 
-# The lines a failure ends with that say what to do (checks/baseline/check.py, checks/rules.py,
-# model/records.py): kept where a message is cut.
-_ACTIONS = ("if the change is intended:", "to fix:", "(a test that may break it:")
-_ACTION_END = "which a test that may break it leaves out)"
 # The first cell of a table's header (tables.render_table's callers): a kernel, sync or copy
 # table ("#  kind", "#  call"), an op table ("op  count"), a module's or a compile's.
 _HEADER = re.compile(r"^\s*(#|op|module|compile)  +\S")
@@ -84,18 +80,6 @@ def relative(file: str, workspace: Path) -> str:
 def _in_checkout(file: str, workspace: Path) -> bool:
     path = Path(file)
     return (path if path.is_absolute() else workspace / path).is_file()
-
-
-def actions_at_end(lines: Sequence[str]) -> int:
-    """How many of ``lines``, at their end, say what to do (blank lines between them counted)."""
-    count = 0
-    for index, line in enumerate(reversed(lines)):
-        text = line.strip()
-        if text.startswith(_ACTIONS) or text.endswith(_ACTION_END):
-            count = index + 1
-        elif text:
-            break
-    return count
 
 
 def _without_lone_header(lines: list[str]) -> list[str]:
