@@ -56,7 +56,11 @@ def pytest_kernelprof_junit_properties(item, profile):
     assert text.count("<details>") == 10
     assert "chars...]" in text
     assert "... and 10 more failed tests (see the job log):" in text
-    # The annotations: the tests' messages are about kernels, none is annotated; JUnit's properties, cut.
+    # The annotations: ten kernel assertions, each id cut, and the rest counted; JUnit's properties, cut.
+    found = [line for line in result.outlines if line.startswith("::")]
+    assert len(found) == 11
+    assert all(len(line) < MAX_TEXT * 3 + 1_500 for line in found)
+    assert found[-1].startswith("::notice title=kernelprof::10 more kernelprof annotations not written")
     root = ET.parse(cpu_pytester.path / "out.xml").getroot()
     mine = [p for p in root.iter("property") if p.get("name", "").startswith("mine.")]
     assert len(mine) == 20

@@ -41,3 +41,26 @@ def test_a_summary_named_pipe_that_no_one_reads_is_refused_without_waiting(pytes
     result.stdout.fnmatch_lines(
         [f"kernelprof: the job summary was not written to {fifo}: *a named pipe that no one reads*"]
     )
+
+
+def test_a_summary_path_under_github_actions_is_written_beside_the_step_summary(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The flag adds a file: it does not take the run page's summary away (it did, issue 32).
+    pytester.makepyfile(test_suite=SUITE)
+    step = pytester.path / "step_summary.md"
+    step.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    result = pytester.runpytest("--kernelprof-summary", "out/summary.md")
+    result.assert_outcomes(failed=1)
+    mine = (pytester.path / "out" / "summary.md").read_text()
+    assert mine.startswith("## pytest-kernelprof\n")
+    assert "test_suite.py::test_fails" in mine
+    assert step.read_text() == "earlier step\n" + mine
+    # The step's own file named as PATH is written once; none writes neither.
+    result = pytester.runpytest("--kernelprof-summary", str(step))
+    assert step.read_text() == "earlier step\n" + mine * 2
+    result = pytester.runpytest("--kernelprof-summary", "none")
+    result.assert_outcomes(failed=1)
+    assert step.read_text() == "earlier step\n" + mine * 2
+    assert (pytester.path / "out" / "summary.md").read_text() == mine

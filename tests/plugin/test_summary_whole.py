@@ -73,6 +73,8 @@ BASELINE_LINE = (
     .index('    assert kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz") == kernel_baseline')
     + 1
 )
+# The line of each statement of SUITE (1-based, as the file is written).
+LINES = {line.strip(): number for number, line in enumerate(SUITE.strip().splitlines(), 1)}
 POINTER = "section below"  # the terminal's pointer to the rest of a cut explanation
 
 
@@ -154,14 +156,28 @@ def test_the_summary_holds_the_whole_failure_whatever_the_terminal_shows(
         ]
     )
     assert resnet.lines[-1] == f"... {282 + 3 - MESSAGE_LINES} more lines in the job log"
-    # The annotations read the same record: the baseline's, at the test's line, has no pointer either.
+    # The annotations read the same record: the baseline's, at the test's line, has no pointer
+    # either, and keeps its update command where its diff is cut; each kernel count is annotated
+    # at its line with the assertion's head.
     errors = [line for line in result.outlines if line.startswith("::error ")]
-    assert len(errors) == 1, errors
+    assert len(errors) == 3, errors
     assert errors[0].startswith(
         f"::error file=test_s.py,line={BASELINE_LINE},title=kernelprof%3A baseline regression::"
     )
     assert POINTER not in errors[0]
-    assert errors[0].endswith("%0A(+4 lines in the job log)")
+    assert errors[0].endswith(
+        "%0A(+4 lines in the job log)%0A  if the change is intended: pytest --kernelprof-update "
+        "'test_s.py::test_like_compiled'"
+    )
+    kernels = "title=kernelprof%3A failed on a kernel assertion::"
+    two, zero = (LINES[f'assert prof.kernels.count(kind="gemm") == {n}'] for n in (2, 0))
+    # (by test id: test_resnet_gemms, then test_two_gemms)
+    assert errors[1].startswith(f"::error file=test_s.py,line={zero},{kernels}test_s.py::test_resnet_gemms%0A")
+    assert errors[1].endswith(f"%0A(+{282 + 3 - 2} lines in the job log)")
+    assert errors[2] == (
+        f"::error file=test_s.py,line={two},{kernels}"
+        f"test_s.py::test_two_gemms%0A{GEMMS[0]}%0A{GEMMS[1]}%0A(+6 lines in the job log)"
+    )
 
 
 def test_the_summary_of_a_long_table_stays_far_from_githubs_limit() -> None:

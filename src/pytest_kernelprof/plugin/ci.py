@@ -47,15 +47,27 @@ def annotations_on(config: pytest.Config) -> bool:
     return mode == "on" or (mode == "auto" and os.environ.get("GITHUB_ACTIONS") == "true")
 
 
-def summary_path(config: pytest.Config) -> Path | None:
-    """Where to append the Markdown summary: ``--kernelprof-summary``, else $GITHUB_STEP_SUMMARY."""
+def summary_paths(config: pytest.Config) -> list[Path]:
+    """Where to append the Markdown summary: $GITHUB_STEP_SUMMARY where it is set (the run's
+    page), and ``--kernelprof-summary PATH`` besides: the option adds a file, it does not take
+    the run page's summary away. ``--kernelprof-summary none`` writes none."""
     given: str | None = config.getoption("kernelprof_summary", None)
     if given == "none":
-        return None
-    if given:
-        return config.invocation_params.dir / given
+        return []
     env = os.environ.get("GITHUB_STEP_SUMMARY")
-    return Path(env) if env else None
+    paths = [Path(env)] if env else []
+    if given:
+        path = config.invocation_params.dir / given
+        if not any(_same_file(path, other) for other in paths):
+            paths.append(path)
+    return paths
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 class ReportHooks:
@@ -64,11 +76,11 @@ class ReportHooks:
     def __init__(self, config: pytest.Config, books: Books) -> None:
         self.config = config
         self.books = books
-        self.summary = summary_path(config)
+        self.summaries = summary_paths(config)
         self.annotations = annotations_on(config)
         self.junit = bool(getattr(config.option, "xmlpath", None))
         self.pages = config.getoption("kernelprof_trace_dir", None) is not None
-        self.summary_error = ""
+        self.summary_errors: list[str] = []
         # The profile errors of tests' setups and teardowns, by node id, as their reports arrive.
         self.errors: dict[str, list[Failure]] = {}
 
@@ -95,7 +107,7 @@ class ReportHooks:
                 for added in item.config.hook.pytest_kernelprof_junit_properties(item=item, profile=prof):
                     pairs.extend(added)
             item.user_properties.extend(bounded(pairs))
-        if self.summary is None and not self.annotations and not self.pages:
+        if not self.summaries and not self.annotations and not self.pages:
             return None, ()
         if not report.failed or call.excinfo is None or report.when != "call":
             return None, ()
@@ -126,7 +138,7 @@ class ReportHooks:
         return report
 
     def _told(self) -> bool:
-        return self.summary is not None or self.annotations
+        return bool(self.summaries) or self.annotations
 
     # -- where the reports arrive (the controller under xdist) ---------------------------
 
@@ -144,35 +156,37 @@ class ReportHooks:
         return [] if session is None else session.summary(self.config.rootpath, narrowed=self.books.narrowed())
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.summary is None or not self.books.controller():
+        if not self.summaries or not self.books.controller():
             return
         from ..reports.summary import SUMMARY_BYTES, render_summary
 
         tests = self.books.by_test()
         extra = self.config.hook.pytest_kernelprof_summary(config=self.config, exitstatus=int(exitstatus))
-        text = render_summary(
-            tests,
-            self._baseline_sections(tests),
-            rootpath=self.config.rootpath,
-            extra=[str(line) for lines in extra for line in lines or ()],
-            errors=self.errors,
-            budget=SUMMARY_BYTES - _size_of(self.summary),
-        )
-        if not text:
-            return
-        try:
-            self.summary.parent.mkdir(parents=True, exist_ok=True)
-            with _appending(self.summary) as handle:
-                handle.write(text)
-        except OSError as exc:
-            # Told in the terminal summary, below the failures, where the reader looks: here it
-            # would be glued onto the progress line.
-            self.summary_error = f"kernelprof: the job summary was not written to {self.summary}: {exc}"
+        baselines = self._baseline_sections(tests)
+        for path in self.summaries:
+            text = render_summary(
+                tests,
+                baselines,
+                rootpath=self.config.rootpath,
+                extra=[str(line) for lines in extra for line in lines or ()],
+                errors=self.errors,
+                budget=SUMMARY_BYTES - _size_of(path),
+            )
+            if not text:
+                continue
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with _appending(path) as handle:
+                    handle.write(text)
+            except OSError as exc:
+                # Told in the terminal summary, below the failures, where the reader looks: here it
+                # would be glued onto the progress line.
+                self.summary_errors.append(f"kernelprof: the job summary was not written to {path}: {exc}")
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.summary_error:
+        for error in self.summary_errors:
             terminalreporter.ensure_newline()
-            terminalreporter.write_line(self.summary_error, yellow=True, bold=True)
+            terminalreporter.write_line(error, yellow=True, bold=True)
         if not self.annotations or not self.books.controller():
             return
         from ..reports.annotations import workflow_commands

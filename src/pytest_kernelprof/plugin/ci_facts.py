@@ -158,6 +158,22 @@ def kept_lines(lines: Sequence[str], most: int = MESSAGE_LINES, chars: int = MES
     return kept
 
 
+def kept_message(lines: Sequence[str]) -> list[str]:
+    """A message's first lines, as :func:`kept_lines` keeps them, and where that cuts it, the
+    lines it ends with that say what to do (a baseline's update command, ``to fix: ...``): a
+    baseline's diff of 300 lines still says how to accept it."""
+    kept = kept_lines(lines)
+    if len(kept) == len(lines):
+        return kept
+    from ..reports.summary import actions_at_end
+
+    actions = kept_lines(lines[len(lines) - actions_at_end(lines) :], MESSAGE_LINES // 2, MESSAGE_CHARS // 2)
+    if not actions:
+        return kept
+    room = MESSAGE_CHARS - len("\n".join(actions)) - 1
+    return [*kept_lines(lines, MESSAGE_LINES - len(actions), room), *actions]
+
+
 def test_line(excinfo: pytest.ExceptionInfo[BaseException], path: Path) -> int | None:
     """The line of the test's own file where it failed (1-based): the last frame in that file."""
     line = None
@@ -224,7 +240,7 @@ def failure_of(
     path = Path(str(item.path))
     explained = item.stash.get(EXPLAINED_KEY, []) if call else []
     lines = failure_text(error, explained).splitlines()
-    kept = kept_lines(lines)
+    kept = kept_message(lines)
     tables = profile_tables(report.sections) if what in TABLED else []
     if what in RECORDS and not explained:  # `assert not prof.syncs`: one line, no table
         tables = record_tables(profiles, what)

@@ -282,7 +282,7 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="Append a Markdown summary (failed profiles, baselines, undecoded kernels) to PATH at the end, "
-        "or none; default: $GITHUB_STEP_SUMMARY where it is set",
+        "besides $GITHUB_STEP_SUMMARY where it is set (written by default); none: neither",
     )
     group.addoption(
         "--kernelprof-annotations",
@@ -290,8 +290,9 @@ def add_options(parser: pytest.Parser) -> None:
         dest="kernelprof_annotations",
         default="auto",
         choices=("auto", "on", "off"),
-        help="Write GitHub '::error file=,line=::' annotations for rule breaks, baseline regressions, "
-        "host syncs and failed copy assertions; default: auto (on where GITHUB_ACTIONS=true)",
+        help="Write GitHub '::error file=,line=::' annotations for failures on profiles (rule breaks, "
+        "baseline regressions, host syncs, kernel assertions ...), the ten worst; "
+        "default: auto (on where GITHUB_ACTIONS=true)",
     )
     group.addoption(
         "--kernelprof-strict-decode",

@@ -6,28 +6,44 @@ failing test's report carried (records.py, plugin/ci.py):
 - each host sync that broke an assertion on syncs or a rule, at the user's line that made it,
   where the profile has the stack (``stacks=True``; ``Sync.where``);
 - the test's line for each rule break and each baseline regression (and for a sync assertion
-  where no sync's stack is known).
+  where no sync's stack is known), with the failure's first lines;
+- the test's line for every other failure about a profile (a kernel count, a fusion, a dtype,
+  an op ...), with the assertion's head: the comparison and its first explanation line. The
+  pull request's diff is where a reader looks; the whole explanation is in the job summary.
 
 A test whose setup or teardown (a fixture) raised on a profile is annotated at its line as
 an error of that phase, once: not where its call's failure is annotated already.
 
-GitHub shows ten error annotations per step: the rest are counted in one notice. Each message
-is bounded (``MESSAGE_LINES`` lines of ``LINE_CHARS`` characters, the test id cut to
-``summary.MAX_TEXT``), its paths under the checkout relative to it.
+GitHub shows ten error annotations per step, the worst first here (the summary's order): the
+rest are counted in one notice. Each message is bounded (``MESSAGE_LINES`` lines of
+``LINE_CHARS`` characters, the test id cut to ``summary.MAX_TEXT``), its paths under the
+checkout relative to it. Where a message is cut, what it ends with that says what to do (the
+update command, ``to fix: ...``, the marker that allows a rule) is kept, and a table is kept
+with its first row or not at all.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from .categories import words
+from ..tables import plural
+from .categories import ORDER, words
 from .records import Failure, ReportRecord
-from .summary import clip, natural, relative_paths
+from .summary import actions_at_end, clip, natural, relative_paths
 
 MAX_ERRORS = 10  # GitHub keeps this many error annotations of a step
 MESSAGE_LINES = 12
+HEAD_LINES = 2  # of an assertion that is not a rule's, a baseline's, a sync's or a copy's
 LINE_CHARS = 500
+# The categories whose annotation carries the failure's first lines, not only its head: their
+# messages are short and end with what to do.
+WHOLE = ("rule", "baseline", "syncs", "copies")
+
+# The first cell of a table's header (tables.render_table's callers): a kernel, sync or copy
+# table ("#  kind", "#  call"), an op table ("op  count"), a module's or a compile's.
+_HEADER = re.compile(r"^\s*(#|op|module|compile)  +\S")
 
 _TITLES = {
     "rule": "kernelprof: rule broken",
@@ -66,24 +82,43 @@ def _in_checkout(file: str, workspace: Path) -> bool:
     return (path if path.is_absolute() else workspace / path).is_file()
 
 
-def _short(message: str, more_lines: int, workspace: Path) -> str:
-    """The message's first lines, each within ``LINE_CHARS``; ``more_lines``: those the record had
-    already left out."""
+def _without_lone_header(lines: list[str]) -> list[str]:
+    """``lines`` without what they end with that is no use alone: blank lines, and a table's
+    header whose rows were cut."""
+    while lines and (not lines[-1].strip() or _HEADER.match(lines[-1])):
+        lines.pop()
+    return lines
+
+
+def _short(message: str, more_lines: int, workspace: Path, most: int = MESSAGE_LINES) -> str:
+    """The message's first lines and the lines it ends with that say what to do, ``most`` in
+    all, each within ``LINE_CHARS``; ``more_lines``: those the record had already left out."""
     lines = message.splitlines()
-    left_out = max(0, len(lines) - MESSAGE_LINES) + more_lines
-    more = f"\n(+{left_out} lines in the job log)" if left_out else ""
-    shown = [clip(relative_paths(line, workspace), LINE_CHARS) for line in lines[:MESSAGE_LINES]]
-    return "\n".join(shown) + more
+    if len(lines) > most:
+        actions = lines[len(lines) - actions_at_end(lines) :][-(most // 2) :] if most > 1 else []
+        head = _without_lone_header(lines[: most - len(actions)])
+    else:
+        head, actions = lines, []
+    left_out = len(lines) - len(head) - len(actions) + more_lines
+    more = [f"(+{plural(left_out, 'line')} in the job log)"] if left_out else []
+    # The cut goes where the lines were left out; actions the record kept after its own cut
+    # (plugin/ci_facts.py) are already at the message's end.
+    shown = [*head, *more, *actions] if actions else [*head, *more]
+    return "\n".join(clip(relative_paths(line, workspace), LINE_CHARS) for line in shown)
+
+
+def _lines_of(category: str) -> int:
+    return MESSAGE_LINES if category in WHOLE else HEAD_LINES
 
 
 def collect(
     tests: Mapping[str, ReportRecord], workspace: Path, errors: Mapping[str, Sequence[Failure]] | None = None
 ) -> list[tuple[str, int | None, str, str]]:
-    """(file, line, title, message) of each annotation, worst first (rules, baselines, syncs,
-    copies, then the setup and teardown errors of tests whose call did not fail on a profile). A
-    sync is annotated where it was called only where that file is in the checkout: a loaded
-    trace's syncs name files of the machine that recorded it."""
-    order = {"rule": 0, "baseline": 1, "syncs": 2, "copies": 3}
+    """(file, line, title, message) of each annotation, worst first (the summary's order: rules,
+    baselines, ..., syncs, copies, kernel assertions, ..., then the setup and teardown errors of
+    tests whose call did not fail on a profile). A sync is annotated where it was called only
+    where that file is in the checkout: a loaded trace's syncs name files of the machine that
+    recorded it."""
     found: list[tuple[int, str, tuple[str, int | None, str, str]]] = []
     for nodeid, phases in (errors or {}).items():
         test = tests.get(nodeid)
@@ -93,14 +128,14 @@ def collect(
         title = f"kernelprof: {error.when} error"
         message = (
             f"{clip(nodeid)} errored in {error.when} on {words(error.category).one}\n"
-            f"{_short(error.message, error.more_lines, workspace)}"
+            f"{_short(error.message, error.more_lines, workspace, _lines_of(error.category))}"
         )
-        found.append((len(order), nodeid, (relative(error.file, workspace), error.line, title, message)))
+        found.append((len(ORDER) + 1, nodeid, (relative(error.file, workspace), error.line, title, message)))
     for nodeid, test in tests.items():
         failure = test.failure
-        if failure is None or failure.category not in order:
+        if failure is None:
             continue
-        rank = order[failure.category]
+        rank = ORDER.get(failure.category, len(ORDER))
         syncs = [s for s in test.syncs if s.file and _in_checkout(s.file, workspace)]
         broke = "a kernelprof_forbid rule" if failure.category == "rule" else "an assertion on host syncs"
         for sync in syncs:
@@ -110,9 +145,11 @@ def collect(
             message = clip(f"host sync {sync.call}{op}{inside}{times} broke {broke} of {clip(nodeid)}", LINE_CHARS * 2)
             found.append((rank, nodeid, (relative(sync.file, workspace), sync.line, "kernelprof: host sync", message)))
         if failure.category in ("rule", "baseline") or not syncs:
-            message = f"{clip(nodeid)}\n{_short(failure.message, failure.more_lines, workspace)}"
-            where = (relative(failure.file, workspace), failure.line, _TITLES[failure.category], message)
-            found.append((rank, nodeid, where))
+            message = (
+                f"{clip(nodeid)}\n{_short(failure.message, failure.more_lines, workspace, _lines_of(failure.category))}"
+            )
+            title = _TITLES.get(failure.category) or f"kernelprof: {words(failure.category).what}"
+            found.append((rank, nodeid, (relative(failure.file, workspace), failure.line, title, message)))
     found.sort(key=lambda item: (item[0], natural(item[1])))
     return [item[2] for item in found]
 

@@ -45,6 +45,24 @@ SUMMARY_BYTES = 900 * 1024
 _CUT_ROOM = 512
 
 
+# The lines a failure ends with that say what to do (checks/baseline/check.py, checks/rules.py,
+# model/records.py): kept where a message is cut.
+_ACTIONS = ("if the change is intended:", "to fix:", "(a test that may break it:")
+_ACTION_END = "which a test that may break it leaves out)"
+
+
+def actions_at_end(lines: Sequence[str]) -> int:
+    """How many of ``lines``, at their end, say what to do (blank lines between them counted)."""
+    count = 0
+    for index, line in enumerate(reversed(lines)):
+        text = line.strip()
+        if text.startswith(_ACTIONS) or text.endswith(_ACTION_END):
+            count = index + 1
+        elif text:
+            break
+    return count
+
+
 def clip(text: str, most: int = MAX_TEXT) -> str:
     """``text`` within ``most`` characters: its start and its end (a test id's parameters end
     it) around a ``[...N chars...]`` that says how much was left out."""
@@ -118,13 +136,22 @@ def _body(failure: Failure, rootpath: Path) -> str:
     """A failure's message and tables as the summary shows them: within ``FAILURE_CHARS``, the
     paths under the rootdir relative to it (the summary is read on another machine)."""
     more = failure.more_lines
-    text = failure.message + (f"\n\n{failure.tables}" if failure.tables else "")
+    message, actions = failure.message, ""
+    if more and not failure.tables:
+        # What the record kept of the message's end that says what to do: after the count of the
+        # lines it left out, where they were left out (plugin/ci_facts.py).
+        lines = message.splitlines()
+        kept = actions_at_end(lines)
+        if kept:
+            message, actions = "\n".join(lines[:-kept]), "\n".join(lines[-kept:])
+    text = message + (f"\n\n{failure.tables}" if failure.tables else "")
     if len(text) > FAILURE_CHARS:
         cut = text[:FAILURE_CHARS]
         more += text.count("\n") - cut.count("\n") + 1
         text = cut.rsplit("\n", 1)[0] if "\n" in cut else cut + "..."
     text = relative_paths(_ADDRESS.sub(" at 0x...", text), rootpath)
-    return text + (f"\n... {more} more lines in the job log" if more else "")
+    actions = relative_paths(actions, rootpath)
+    return text + (f"\n... {more} more lines in the job log" if more else "") + (f"\n{actions}" if actions else "")
 
 
 def _failures(

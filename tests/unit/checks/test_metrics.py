@@ -130,8 +130,8 @@ def test_the_summary_says_what_improved_and_how_to_lock_it_in() -> None:
     assert section == [
         "kernelprof: 2 baseline metrics improved",
         "improved: test_m[a] peak_bytes 12,000 -> 9,000; "
-        "lock it in with --kernelprof-update 'tests/test_m.py::test_m[a]'",
-        "improved: test_n (eager) syncs 12 -> 9; lock it in with --kernelprof-update 'tests/test_m.py::test_n'",
+        "lock it in with pytest --kernelprof-update 'tests/test_m.py::test_m[a]'",
+        "improved: test_n (eager) syncs 12 -> 9; lock it in with pytest --kernelprof-update 'tests/test_m.py::test_n'",
     ]
 
 

@@ -86,3 +86,13 @@ def test_a_test_id_in_the_failures_is_text() -> None:
     tests = {"t.py::test_a[<b>\nx]": ReportRecord(failure=Failure("syncs", "m", 0, "t.py", 3))}
     text = render_summary(tests, [], rootpath=Path("."))
     assert r"<summary><code>t.py::test_a[&lt;b&gt;\nx]</code> failed on host syncs at" in text
+
+
+def test_a_long_diff_still_ends_with_its_update_command() -> None:
+    # The record keeps a long diff's first lines and its update command (plugin/ci_facts.py): the
+    # count of what it left out goes where it left them out, and the command stays last.
+    update = "if the change is intended: pytest --kernelprof-update 't.py::test_b'"
+    message = "\n".join(["kernel signature differs", "+ pointwise  k0", update])
+    tests = {"t.py::test_b": ReportRecord(failure=Failure("baseline", message, 300, "t.py", 3))}
+    text = render_summary(tests, [], rootpath=Path("."))
+    assert f"+ pointwise  k0\n... 300 more lines in the job log\n{update}\n" in text

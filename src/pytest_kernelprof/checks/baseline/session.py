@@ -12,7 +12,7 @@ from pathlib import Path
 from ...errors import BaselineError
 from ...paths import name_in_module
 from ...tables import printable
-from .check import shell_word
+from .check import shell_word, update_command
 from .files import (
     UNCHANGED,
     UPDATED,
@@ -149,7 +149,7 @@ class BaselineSession:
             test = name_in_module(note.nodeid) + ("" if note.check == "default" else f" ({note.check})")
             lines.append(
                 f"improved: {test} {note.metric} {note.stored:,} -> {note.current:,}; "
-                f"lock it in with --kernelprof-update {shell_word(note.nodeid)}"
+                f"lock it in with {update_command(note.nodeid)}"
             )
         return lines
 
