@@ -237,6 +237,7 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     split = {id(whole): parts for parts, whole in diff.splits}
     splitting = {id(k): whole for parts, whole in diff.splits for k in parts}
     rows = []
+    classes: set[str] = set()
     for change in diff.changes:
         x, y = change.before, change.after
         cells = [html.escape(shown(k)) if k is not None else "" for k in (x, y)]
@@ -255,11 +256,11 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
                 cells[0] = f"<i>fuses {html.escape(ops(fusing[id(y)]))}</i>"
             elif id(y) in splitting:
                 cells[0] = f"<i>part of {html.escape(display_name(splitting[id(y)].name))}</i>"
+        classes.add(cls)
         rows.append(f'<tr class="{cls}"><td>{cells[0]}</td><td>{cells[1]}</td></tr>')
     told = [line for line in render_diff(diff, "baseline", "this run") if line.startswith(("fused: ", "split: "))]
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in told)
-    present = {row[len('<tr class="') :].split('"', 1)[0] for row in rows}
-    legend = "".join(f'<span class="{cls}"><i></i>{what}</span>' for cls, what in SIDE_LEGEND if cls in present)
+    legend = "".join(f'<span class="{cls}"><i></i>{what}</span>' for cls, what in SIDE_LEGEND if cls in classes)
     return (
         f'<div class="told">{lines}</div><div class="sidelegend">{legend}</div>'
         f'<table class="side"><thead><tr><th>baseline ({len(stored)} kernels)</th>'
