@@ -402,13 +402,23 @@ def laid_out(page: Path, width: int) -> dict[str, float]:
     return layout
 
 
+LONG_NAMES = (
+    "triton_poi_fused__unsafe_view_add_clone_div_exp_log_mul_neg_pow_rsqrt_sub_sum_tanh_view_where_zeros_like_0",
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x",
+)
+
+
 @needs_browser
-@pytest.mark.parametrize("recorded", ["h200_decode_compiled", "h200_bf16_mlp_fp32_linear"])
+@pytest.mark.parametrize("recorded", ["h200_decode_compiled", "h200_bf16_mlp_fp32_linear", "long names"])
 def test_kernel_names_are_readable_at_1400_pixels(tmp_path: Path, recorded: str) -> None:
     # Trial report (issue 32): at 1400 px the name column, the last, ran off the page (cuBLAS's
     # long template names kept it on one line) while the ops column took much of the width.
+    trace = DATA / f"{recorded}.json.gz"
+    if recorded == "long names":  # no break in a name, many fused ops, a long op name
+        long_op = ["aten::a_very_long_operator_name_that_has_no_break_in_it_at_all.overload_name"]
+        trace = synthetic_trace(tmp_path / "long.json.gz", 4, names=LONG_NAMES, ops=long_op)
     page = tmp_path / "page.html"
-    show_html(DATA / f"{recorded}.json.gz", page)
+    show_html(trace, page)
     layout = laid_out(page, 1400)
     assert layout["cells"] > 0
     assert layout["right"] <= layout["width"], layout  # every name within the window
