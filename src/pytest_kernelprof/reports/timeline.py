@@ -6,8 +6,8 @@ included, is ``timeline.html``, package data). Lanes: the host (kernel launches,
 syncs, the host span marked) and one per CUDA stream (kernels coloured by kind, memcpys and
 memsets with DtoH copies marked, the GPU's idle time shaded: exactly the stretches of the
 host span that the call's idle share counts, ``CallProfile.gpu_idle_spans``, the wait for
-the first kernel included; work after the host span's end is no idle time; a line under the
-timeline says so, with the figures). Hover shows a kernel's name, op, module and duration;
+the first kernel included; work after the host span's end is no idle time; a few short lines
+under the timeline say so, with the figures). Hover shows a kernel's name, op, module and duration;
 the wheel zooms, dragging pans. The page opens on the median call by host span (:func:`shown_call`:
 the first call carries the profiler's start-up). After drawing, the script writes what it drew
 into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
@@ -25,7 +25,8 @@ failing test's traces), through the trace reader and its size cap; without it th
 has the syncs only.
 
 For a test that failed on its kernel baseline, the page also has the stored baseline and
-the run side by side, aligned as the baseline's diff aligns them.
+the run side by side (:func:`baseline_table`), aligned by the diff ``kernelprof diff`` prints,
+with its ``fused:`` lines and each kernel a fusion took over marked as fused into its kernel.
 """
 
 from __future__ import annotations
