@@ -6,8 +6,8 @@ included, is ``timeline.html``, package data). Lanes: the host (kernel launches,
 syncs, the host span marked) and one per CUDA stream (kernels coloured by kind, memcpys and
 memsets with DtoH copies marked, the GPU's idle time shaded: exactly the stretches of the
 host span that the call's idle share counts, ``CallProfile.gpu_idle_spans``, the wait for
-the first kernel included; work after the host span's end is no idle time; a line under the
-timeline says so, with the figures). Hover shows a kernel's name, op, module and duration;
+the first kernel included; work after the host span's end is no idle time; a few short lines
+under the timeline say so, with the figures). Hover shows a kernel's name, op, module and duration;
 the wheel zooms, dragging pans. The page opens on the median call by host span (:func:`shown_call`:
 the first call carries the profiler's start-up). After drawing, the script writes what it drew
 into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
@@ -25,7 +25,8 @@ failing test's traces), through the trace reader and its size cap; without it th
 has the syncs only.
 
 For a test that failed on its kernel baseline, the page also has the stored baseline and
-the run side by side, aligned as the baseline's diff aligns them.
+the run side by side (:func:`baseline_table`), aligned by the diff ``kernelprof diff`` prints,
+with its ``fused:`` lines and each kernel a fusion took over marked as fused into its kernel.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..assemble.optree import is_graph_call, is_launch_range
-from ..checks.alignment import align
+from ..checks.diff import diff_kernels, render_diff
 from ..errors import KernelProfError
 from ..model import KernelList, KernelProfile
 from ..model.kernels import kernel_cells
@@ -199,9 +200,23 @@ def _inductors(name: str, kernels: KernelList) -> bool:
     )
 
 
+# The side-by-side table's row colours, told above it (those it has): (class, what a row of it is).
+SIDE_LEGEND = (
+    ("same", "the same kernel"),
+    ("chg", "the same kind of kernel, another name or dtype"),
+    ("del", "only in the baseline"),
+    ("add", "only in this run"),
+    ("fus", "fused into a kernel of this run"),
+    ("spl", "split into kernels of this run"),
+)
+
+
 def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     """The stored baseline's kernels and the run's side by side, aligned by their diff;
-    each a ``KernelName`` (``BaselineKernel`` or ``Kernel``)."""
+    each a ``KernelName`` (``BaselineKernel`` or ``Kernel``). The diff is the one the text
+    diff renders (:func:`diff_kernels`), so the page tells what it tells: its ``fused:`` and
+    ``split:`` lines above the table, and a kernel a fusion took over as fused into the run's
+    kernel, not as removed or renamed."""
 
     def key(k: Any) -> str:
         return f"{k.kind}/{k.family} {display_name(k.name)}"
@@ -212,22 +227,45 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     def moved(x: Any, y: Any) -> bool:  # a dtype both sides know, changed (as check() compares)
         return bool(x.dtype and y.dtype and x.dtype != y.dtype)
 
-    a, b = [key(k) for k in stored], [key(k) for k in current]
+    def ops(kernels: Sequence[Any]) -> str:
+        return " + ".join(",".join(k.fused_ops) or f"{k.family} {k.kind}" for k in kernels)
+
+    diff = diff_kernels(stored, current, by=key)
+    # Which removed kernel went into which added one, and back, by identity: two kernels of a
+    # stored baseline may be equal as values.
+    into = {id(k): fused for covered, fused in diff.fusions for k in covered}
+    fusing = {id(fused): covered for covered, fused in diff.fusions}
+    split = {id(whole): parts for parts, whole in diff.splits}
+    splitting = {id(k): whole for parts, whole in diff.splits for k in parts}
     rows = []
-    for tag, i1, i2, j1, j2 in align(a, b):
-        left, right = stored[i1:i2], current[j1:j2]
-        for n in range(max(len(left), len(right))):
-            x = left[n] if n < len(left) else None
-            y = right[n] if n < len(right) else None
-            if x is None or y is None:
-                cls = "del" if y is None else "add"
-            else:
-                cls = "same" if tag == "equal" and not moved(x, y) else "chg"
-            cells = [html.escape(shown(k)) if k is not None else "" for k in (x, y)]
-            rows.append(f'<tr class="{cls}"><td>{cells[0]}</td><td>{cells[1]}</td></tr>')
+    classes: set[str] = set()
+    for change in diff.changes:
+        x, y = change.before, change.after
+        cells = [html.escape(shown(k)) if k is not None else "" for k in (x, y)]
+        if x is not None and y is not None:
+            cls = "same" if change.mark == "=" and not moved(x, y) else "chg"
+        elif x is not None and id(x) in into:
+            cls, cells[1] = "fus", f"<i>fused into {html.escape(display_name(into[id(x)].name))}</i>"
+        elif x is not None and id(x) in split:
+            cls, cells[1] = "spl", f"<i>split into {html.escape(ops(split[id(x)]))}</i>"
+        elif x is not None:
+            cls = "del"
+        else:
+            assert y is not None
+            cls = "add"
+            if id(y) in fusing:
+                cells[0] = f"<i>fuses {html.escape(ops(fusing[id(y)]))}</i>"
+            elif id(y) in splitting:
+                cells[0] = f"<i>part of {html.escape(display_name(splitting[id(y)].name))}</i>"
+        classes.add(cls)
+        rows.append(f'<tr class="{cls}"><td>{cells[0]}</td><td>{cells[1]}</td></tr>')
+    told = [line for line in render_diff(diff, "baseline", "this run") if line.startswith(("fused: ", "split: "))]
+    lines = "".join(f"<div>{html.escape(line)}</div>" for line in told)
+    legend = "".join(f'<span class="{cls}"><i></i>{what}</span>' for cls, what in SIDE_LEGEND if cls in classes)
     return (
-        f'<table class="side"><thead><tr><th>baseline ({len(a)} kernels)</th><th>this run ({len(b)} kernels)</th>'
-        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f'<div class="told">{lines}</div><div class="sidelegend">{legend}</div>'
+        f'<table class="side"><thead><tr><th>baseline ({len(stored)} kernels)</th>'
+        f"<th>this run ({len(current)} kernels)</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 

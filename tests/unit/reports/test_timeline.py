@@ -4,9 +4,11 @@ the host records read in one pass over the events, and the call the page opens o
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import threading
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,17 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.reports.timeline import fill, host_records, render_page, script_json, shown_call, write_page
+from pytest_kernelprof.checks.baseline.signature import BaselineKernel
+from pytest_kernelprof.checks.diff import diff_kernels, render_diff
+from pytest_kernelprof.reports.timeline import (
+    baseline_table,
+    fill,
+    host_records,
+    render_page,
+    script_json,
+    shown_call,
+    write_page,
+)
 from pytest_kernelprof.tables import display_name
 from tests.helpers import DATA
 from tests.unit.reports.test_timeline_browser import HOSTILE_KERNELS, HOSTILE_OPS, synthetic_trace
@@ -211,3 +223,56 @@ def test_the_page_shades_the_idle_spans_the_idle_share_counts() -> None:
         assert drawn["idle"][0][0] == 0.0  # the wait for the first kernel is idle time
         assert sum(d for _, d in drawn["idle"]) == pytest.approx(call.wall_us - call.gpu_busy_us, abs=0.01)
         assert len(drawn["copies"]) == len(call.memory_ops) == 2  # the two memsets are drawn
+
+
+def _side_rows(side: str) -> list[tuple[str, str, str]]:
+    """The side-by-side table's rows: (class, baseline cell, this run's cell), as text."""
+    rows = re.findall(r'<tr class="(\w+)"><td>(.*?)</td><td>(.*?)</td></tr>', side)
+    return [
+        (cls, html.unescape(re.sub("<[^>]*>", "", a)), html.unescape(re.sub("<[^>]*>", "", b))) for cls, a, b in rows
+    ]
+
+
+def test_the_baseline_table_tells_a_fusion_as_the_text_diff_does() -> None:
+    # Trial report (issue 32): the page put the baseline's mul and the run's fused Triton kernel on
+    # one yellow row and the gelu on a red row of its own, with no legend and no "fused:" line: it
+    # read as "mul was renamed", where the text diff says gelu + mul were fused into the Triton kernel.
+    eager = [BaselineKernel.of(k) for k in load_trace(DATA / "h200_geglu_eager.json.gz").kernels]
+    compiled = list(load_trace(DATA / "h200_geglu_compiled.json.gz").kernels)
+    side = baseline_table(eager, compiled)
+    told = render_diff(diff_kernels(eager, compiled, by=lambda k: (k.kind, k.family, display_name(k.name))))
+    fused = [line for line in told if line.startswith("fused: ")]
+    assert fused == ["fused: gelu (aten pointwise) + mul (aten pointwise) -> triton_poi_fused__unsafe_view_gelu_mul_0"]
+    lines = re.search(r'<div class="told">(.*?)</div><div class="sidelegend">', side)
+    assert lines
+    assert [html.unescape(line) for line in re.findall(r"<div>(.*?)</div>", lines.group(1))] == fused
+    rows = _side_rows(side)
+    assert [cls for cls, _, _ in rows] == ["same", "fus", "same", "fus", "add", "same"]
+    triton = "triton_poi_fused__unsafe_view_gelu_mul_0"
+    assert [b for cls, _, b in rows if cls == "fus"] == [f"fused into {triton}"] * 2
+    assert ["GeluCUDAKernelImpl" in a for cls, a, _ in rows if cls == "fus"] == [True, False]
+    assert [(a, b.endswith(triton)) for cls, a, b in rows if cls == "add"] == [("fuses gelu + mul", True)]
+    legend = re.findall(r'<span class="(\w+)"><i></i>([^<]*)</span>', side)
+    assert [cls for cls, _ in legend] == ["same", "add", "fus"]  # the colours the table has, each told
+    assert dict(legend)["fus"] == "fused into a kernel of this run"
+    # The reverse, compiled baseline and eager run: the Triton kernel split into the eager two.
+    rows = _side_rows(baseline_table([BaselineKernel.of(k) for k in compiled], eager))
+    assert [cls for cls, _, _ in rows] == ["same", "add", "same", "spl", "add", "same"]
+    assert rows[3][2] == "split into gelu + mul"
+    assert [a for cls, a, _ in rows if cls == "add"] == [f"part of {triton}"] * 2
+
+
+def test_the_baseline_table_keeps_names_as_text() -> None:
+    # Each name reaches the table as text, in its cells, its "fused:" line and its "fused into" notes.
+    eager = [BaselineKernel.of(k) for k in load_trace(DATA / "h200_geglu_eager.json.gz").kernels]
+    compiled = load_trace(DATA / "h200_geglu_compiled.json.gz").kernels
+    hostile = [replace(k, name=HOSTILE_KERNELS[i % len(HOSTILE_KERNELS)]) for i, k in enumerate(compiled)]
+    side = baseline_table(eager, hostile)
+    page = _Page()
+    page.feed(side)
+    assert set(page.tags) <= {"div", "span", "i", "table", "thead", "tbody", "tr", "th", "td"}
+    text = "".join(page.text)
+    fused = display_name(hostile[2].name)
+    assert f"fused: gelu (aten pointwise) + mul (aten pointwise) -> {fused}" in text
+    assert text.count(f"fused into {fused}") == 2
+    assert all(display_name(k.name) in text for k in hostile)
