@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -120,8 +121,14 @@ def show_html(trace: Path, out: Path) -> None:
 
 def browser(*args: str) -> str:
     assert BROWSER is not None
-    command = [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args]
-    return subprocess.run(command, check=True, capture_output=True, text=True, timeout=120).stdout
+    # A profile folder of its own: two Chromiums at once (xdist workers) on the default one
+    # share its lock, and one of them could come back without the page.
+    with tempfile.TemporaryDirectory(prefix="kernelprof-chromium-") as profile:
+        command = [
+            BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            f"--user-data-dir={profile}", *args,
+        ]  # fmt: skip
+        return subprocess.run(command, check=True, capture_output=True, text=True, timeout=120).stdout
 
 
 def drawn(page: Path) -> dict[str, int]:
