@@ -102,7 +102,7 @@ def test_a_check_name_of_a_sweep_buckets_form_is_refused(cpu_pytester: pytest.Py
     result.stdout.fnmatch_lines(
         [
             f"E*ValueError: kernel_baseline.check() name={name!r} has the form of a check_sweep bucket's entry "
-            "(name[bucket]), which is reserved for check_sweep*"
+            "(name[[]bucket]), which is reserved for check_sweep*".replace("[1]", "[[]1]").replace("[all]", "[[]all]")
         ]
     )
     assert not (cpu_pytester.path / "__kernelprof__").exists()
@@ -167,11 +167,11 @@ def test_keys(kernel_baseline):
     [
         (
             'lambda c: 1 if c["seq_len"] < 64 else "1"',
-            "E*ValueError: check_sweep(by=...): the bucket keys 1 (int) and '1' (str) both name the entry sweep[[]1[]]*",
+            "E*TypeError: check_sweep(by=...): the bucket keys 1 (int) and '1' (str) both name the entry sweep[[]1[]]*",
         ),
         (
             'lambda c: True if c["seq_len"] < 64 else "True"',
-            "E*ValueError: check_sweep(by=...): the bucket keys True (bool) and 'True' (str) both name the entry "
+            "E*TypeError: check_sweep(by=...): the bucket keys True (bool) and 'True' (str) both name the entry "
             "sweep[[]True[]]*",
         ),
         (
@@ -199,3 +199,17 @@ def test_bucket_keys_of_each_accepted_type_get_entries_of_their_own(cpu_pytester
     stored = json.loads((cpu_pytester.path / "__kernelprof__" / "test_b" / "test_keys.json").read_text())
     assert sorted(stored["archs"]["sm90"]) == ["sweep[1]", "sweep[2.5]", "sweep[2]", "sweep[True]", "sweep[long]"]
     cpu_pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_second_sweep_into_the_same_entries_is_refused(cpu_pytester: pytest.Pytester) -> None:
+    cpu_pytester.makepyfile(
+        test_b=KEYS.format(sweep=str(DATA / "h100_sweep_sdpa"), by="None")
+        + "\n\ndef test_twice(kernel_baseline):\n"
+        + "    kernel_baseline.check_sweep(SWEEP, by=lambda c: 'short' if c['seq_len'] < 64 else 'long')\n"
+        + "    kernel_baseline.check_sweep(SWEEP, by=lambda c: 'long')\n"
+    )
+    result = cpu_pytester.runpytest("--kernelprof-update", "-k", "twice")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["E*ValueError: kernel_baseline.check_sweep() of a second sweep into the entries 'sweep[[]long]' in one test*"]
+    )
