@@ -179,8 +179,8 @@ class KernelBaseline:
         entry_names = [f"{name}[{bucket}]" for bucket in buckets]
         if reused := [entry for entry in entry_names if entry in self._checked]:
             raise ValueError(
-                f"kernel_baseline.check_sweep() of a second sweep into the entries {', '.join(map(repr, reused))} in one "
-                "test: each entry holds one bucket of one sweep, so give each sweep its own name="
+                f"kernel_baseline.check_sweep() of a second sweep into the entries {', '.join(map(repr, reused))} "
+                "in one test: each entry holds one bucket of one sweep, so give each sweep its own name="
             )
         self._checked.update(entry_names)
         archs = {case.profile.arch or "unknown_arch" for case in sweep}

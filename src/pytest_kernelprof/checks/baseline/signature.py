@@ -32,6 +32,7 @@ def name_compared(family: str, mode: str) -> bool:
     """Whether the names mode ``mode`` compares the names of kernels of ``family``."""
     return mode == "exact" or (mode == "stable" and family not in DRIFTING_NAME_FAMILIES)
 
+
 FORMAT_VERSION = 1
 
 
