@@ -27,7 +27,7 @@ from ...decode import KINDS
 from ...model import KernelProfile
 from ...tables import display_name
 from ..metrics import METRICS, read_metric
-from .signature import BASELINE_METRICS, MISSING, STABLE_NAME_FAMILIES, TOLERANT_METRICS, bad_value, stored_count
+from .signature import BASELINE_METRICS, MISSING, TOLERANT_METRICS, bad_value, name_compared, stored_count
 
 BUCKET_KEY = "bucket"  # an entry holding this key is a bucket's ranges, not one profile's signature
 TOTAL = "kernels"
@@ -35,9 +35,7 @@ TOTAL = "kernels"
 
 def compared_names(prof: KernelProfile, mode: str) -> set[str]:
     """The names of ``prof``'s kernels that the names mode ``mode`` compares."""
-    if mode == "loose":
-        return set()
-    return {k.name for k in prof.kernels if mode == "exact" or k.family in STABLE_NAME_FAMILIES}
+    return {k.name for k in prof.kernels if name_compared(k.family, mode)}
 
 
 def kind_counts(prof: KernelProfile) -> dict[str, int]:

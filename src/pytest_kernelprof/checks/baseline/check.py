@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
-from ...errors import BaselineMismatchError, KernelSequenceMismatchError
+from ...errors import BaselineError, BaselineMismatchError, KernelSequenceMismatchError
 from ...model import KernelProfile
 from ...model.explain import Explanation
 from ...model.unknowns import warn_undecided
@@ -54,13 +54,21 @@ class KernelBaseline:
         self._tolerance = memory_tolerance
         self._notes = notes
         self._last_failure: Explanation | None = None
-        self._checked: set[str] = set()  # the names check() was given in this test
+        self._checked: set[str] = set()  # the entries check() and check_sweep() wrote or read in this test
 
     def check(self, prof: KernelProfile, name: str = "default") -> None:
         """Pass, record (under --kernelprof-update), or fail with a diff and the update command.
         ``name``, a str, names the entry: several profiles checked in one test each need one."""
         __tracebackhide__ = True
         _check_name("check", name)
+        if name.endswith("]") and "[" in name:
+            # check_sweep's entries are named so: one of them and this check would share an entry,
+            # each overwriting the other under --kernelprof-update.
+            raise ValueError(
+                f"kernel_baseline.check() name={name!r} has the form of a check_sweep bucket's entry "
+                "(name[bucket]), which is reserved for check_sweep: name the check without a bracketed "
+                "end (name='step-1')"
+            )
         # One entry, one profile: a second profile checked under the same name would overwrite
         # the first under --kernelprof-update, and the next run would fail whatever it ran.
         if name in self._checked:
@@ -114,6 +122,8 @@ class KernelBaseline:
         if stored is None:
             head = [summary, f"no kernel baseline {entry} in {path}", f"record it with: {update}"]
             return Explanation(head, prof.kernels.table().splitlines(), prof.kernels)
+        if BUCKET_KEY in stored:
+            raise _other_kind(path, entry, "a check_sweep bucket's ranges, not one profile's kernels", update)
         recorded, current = Signature.from_json(stored), Signature.of(prof)
         lines = compare(recorded, current, self._names)
         worse, better = compare_metrics(recorded, current, self._tolerance, self._names)
@@ -152,10 +162,27 @@ class KernelBaseline:
             raise TypeError(f"kernel_baseline.check_sweep() takes a ProfileSweep, got {type(sweep).__name__}")
         _check_name("check_sweep", name)
         buckets: dict[str, list[tuple[str, KernelProfile]]] = {}
+        keys: dict[str, object] = {}  # each bucket's name, the key that by= gave it first
         for case in sweep:
             case.profile.require_device_activity()
             _one_sequence(case.profile, "check_sweep", f"the case {case.label}")
-            buckets.setdefault(_bucket(case, by), []).append((case.label, case.profile))
+            bucket, key = _bucket(case, by)
+            first = keys.setdefault(bucket, key)
+            if type(first) is not type(key):
+                # 1 and "1" print alike: one entry would hold the cases of two buckets.
+                raise TypeError(
+                    f"check_sweep(by=...): the bucket keys {first!r} ({type(first).__name__}) and {key!r} "
+                    f"({type(key).__name__}) both name the entry {printable(f'{name}[{bucket}]')}: give keys of "
+                    "one type (str(...) of each, or an f-string)"
+                )
+            buckets.setdefault(bucket, []).append((case.label, case.profile))
+        entry_names = [f"{name}[{bucket}]" for bucket in buckets]
+        if reused := [entry for entry in entry_names if entry in self._checked]:
+            raise ValueError(
+                f"kernel_baseline.check_sweep() of a second sweep into the entries {', '.join(map(repr, reused))} "
+                "in one test: each entry holds one bucket of one sweep, so give each sweep its own name="
+            )
+        self._checked.update(entry_names)
         archs = {case.profile.arch or "unknown_arch" for case in sweep}
         if len(archs) > 1:
             raise ValueError(f"a sweep's cases ran on one GPU architecture, these on {', '.join(sorted(archs))}")
@@ -177,6 +204,7 @@ class KernelBaseline:
             path = self.legacy_path
             self._note(ReadUnderOldName(str(path), str(self.path)))
         stored = read_baseline(path).get("archs", {}).get(arch, {})
+        update = update_command(self._command_id)
         failed = []
         for bucket, cases in buckets.items():
             entry_name = f"{name}[{bucket}]"
@@ -184,9 +212,11 @@ class KernelBaseline:
             entry = stored.get(entry_name)
             labels = "; ".join(label for label, _ in cases)
             shown = printable(f"{arch}/{entry_name}")
-            if entry is None or BUCKET_KEY not in entry:
+            if entry is None:
                 failed.append(f"bucket {bucket!r}: no entry {shown} for its cases ({labels})")
                 continue
+            if BUCKET_KEY not in entry:
+                raise _other_kind(path, shown, "one profile's kernels, not a check_sweep bucket's ranges", update)
             lines = compare_bucket(BucketRanges.from_json(entry[BUCKET_KEY]), cases, self._names, self._tolerance)
             if lines:
                 failed.append(f"bucket {bucket!r} differs from {shown} (its cases: {labels}):")
@@ -197,7 +227,6 @@ class KernelBaseline:
                 failed.append(f"  the kernels of {label}:")
                 failed.extend(f"    {line}" for line in prof.kernels.table().splitlines())
         if failed:
-            update = update_command(self._command_id)
             differ = sum(line.startswith("bucket ") for line in failed)
             head = (
                 f"kernel_baseline.check_sweep failed: {differ} of {plural(len(buckets), 'bucket')} differ "
@@ -223,19 +252,41 @@ class KernelBaseline:
         return f"<kernel_baseline {self.path}>"
 
 
-def _bucket(case: SweepCase, by: str | Callable[[SweepCase], object] | None) -> str:
+# The bucket keys a by= function may give: those whose text is their value, the same in every
+# run and process (a tuple's or an object's is its elements' reprs, or its address).
+BUCKET_KEY_TYPES = (str, int, float)  # bool is an int
+
+
+def _bucket(case: SweepCase, by: str | Callable[[SweepCase], object] | None) -> tuple[str, object]:
+    """The bucket of ``case``: its name in the entry's, and the key it was made of."""
     __tracebackhide__ = True
     if by is None:
-        return "all"
+        return "all", "all"
     if isinstance(by, str):
         if by not in case.params:
             raise KeyError(f"check_sweep(by={by!r}): the case {case.label} has no argument {by!r}")
-        return f"{by}={case.params[by]!r}"
+        value = case.params[by]
+        return f"{by}={value!r}", value
     if not callable(by):
         raise TypeError(
             f"check_sweep(by=...) takes a function of a case or an argument's name, got {type(by).__name__}"
         )
-    return str(by(case))
+    key = by(case)
+    if not isinstance(key, BUCKET_KEY_TYPES):
+        raise TypeError(
+            f"check_sweep(by=...) gave the case {case.label} the bucket key {key!r}, a {type(key).__name__}: a bucket "
+            "key is a str, an int, a float or a bool (its text names the entry); return an f-string for any other"
+        )
+    return str(key), key
+
+
+def _other_kind(path: Path, entry: str, holds: str, update: str) -> BaselineError:
+    """The error for an entry written by the other method (check, check_sweep) than the one
+    reading it: a hand edit, or a test rewritten from one to the other."""
+    return BaselineError(
+        f"{path}: entry {entry} holds {holds}: it was written by the other method; record this "
+        f"test's entries again with: {update}"
+    )
 
 
 def _check_name(method: str, name: object) -> None:

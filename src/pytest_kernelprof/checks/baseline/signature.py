@@ -11,15 +11,28 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...decode import DTYPES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelName
+from ...decode import DTYPES, FAMILIES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelName
 from ...health import REGION_PREFIX
 from ...model import Kernel, KernelProfile
 from ...tables import display_name
 from ..diff import count_changes, diff_kernels, dtype_changes, render_diff, shape_key
 from ..metrics import METRICS, read_metric
 
-# Triton kernels keep their names from run to run (a Python function's, or Inductor's for its code).
-STABLE_NAME_FAMILIES = frozenset((*TRITON_FAMILIES, "unknown"))
+# The built-in families of libraries whose kernel names change with the library's version and
+# between cards of one architecture (cuBLAS's nvjet tiles, cuDNN's engines): the ``stable`` mode
+# compares them by kind, family, layout and dtype. Every other family keeps its names compared:
+# Triton kernels keep theirs from run to run (a Python function's, or Inductor's for its code),
+# an unknown kernel is an extension's, and a family the user taught (``family=acme``) names
+# kernels of their own. Decided by the stored family alone, not by how the decoder came to it:
+# a baseline is read where no session's decoder applies (the run's end, the xdist controller).
+DRIFTING_NAME_FAMILIES = frozenset(FAMILIES) - {*TRITON_FAMILIES, "unknown"}
+
+
+def name_compared(family: str, mode: str) -> bool:
+    """Whether the names mode ``mode`` compares the names of kernels of ``family``."""
+    return mode == "exact" or (mode == "stable" and family not in DRIFTING_NAME_FAMILIES)
+
+
 FORMAT_VERSION = 1
 
 
@@ -201,7 +214,7 @@ class Signature:
 def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:
     def key(kernel: BaselineKernel) -> Hashable:
         shape = (*shape_key(kernel), kernel.op)
-        if mode == "exact" or (mode == "stable" and kernel.family in STABLE_NAME_FAMILIES):
+        if name_compared(kernel.family, mode):
             return (*shape, kernel.name)
         return shape
 
