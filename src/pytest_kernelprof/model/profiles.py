@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import VariedProfileError
 from ..health import (
     NO_READINGS,
     REGION_PREFIX,
@@ -21,7 +22,7 @@ from ..health import (
     memory_report,
     region_ids,
 )
-from ..tables import format_us, plural, printable
+from ..tables import display_name, format_us, plural, printable
 from .kernels import Kernel, KernelList, MemoryOp
 from .measured import needs_measurement
 from .ops import ModuleTable, ModuleView, OpTable
@@ -227,6 +228,43 @@ class MedianOps(OpTable):
         self.calls = calls
 
 
+def _only_in(a: Sequence[str], b: Sequence[str]) -> str:
+    """Up to three names of ``a`` that ``b`` lacks, as the outputs show them."""
+    others = set(b)
+    missing = [display_name(n) for n in dict.fromkeys(a) if n not in others]
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    return ", ".join(missing[:3]) + more
+
+
+def _how_they_differ(verb: str, a: int, a_names: Sequence[str], b: int, b_names: Sequence[str]) -> str:
+    extra, lost = _only_in(b_names, a_names), _only_in(a_names, b_names)
+    parts = [f"call {b} {verb} {extra}, which call {a} did not"] if extra else []
+    parts += [f"call {a} {verb} {lost}, which call {b} did not"] if lost else []
+    return "; ".join(parts) or f"call {b} {verb} the same ones in another order or number"
+
+
+def _varied_kernels(calls: Sequence[CallProfile]) -> str:
+    first = calls[0]
+    counts = ", ".join(f"call {c.index}: {plural(len(c.kernels), 'kernel')}" for c in calls[:8])
+    counts += ", ..." if len(calls) > 8 else ""
+    other = next((c for c in calls[1:] if c.kernels.names != first.kernels.names), calls[-1])
+    how = _how_they_differ("launched", first.index, first.kernels.names, other.index, other.kernels.names)
+    return (
+        f"prof.kernels has no one answer: the profiled calls launched different kernel sequences ({counts}; "
+        f"{how}), which allow_variation=True let through. Ask one call, prof.calls[{other.index}].kernels, "
+        'or every call, such as all(c.kernels.count(kind="gemm") == 1 for c in prof.calls). '
+        f"prof.table() shows call {first.index}'s kernels."
+    )
+
+
+def _varied_ops(first: CallProfile, first_names: list[str], call: CallProfile, names: list[str], calls: int) -> str:
+    how = _how_they_differ("ran", first.index, first_names, call.index, names)
+    return (
+        f"prof.ops has no one answer: the {calls} profiled calls ran different ops ({how}). Ask one call, "
+        f'prof.calls[{call.index}].ops, or every call, such as all("aten::mm" not in c.ops for c in prof.calls).'
+    )
+
+
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
 
 
@@ -258,6 +296,14 @@ class KernelProfile:
 
     @property
     def kernels(self) -> KernelList:
+        """The representative call's kernels, each duration its median over the calls. Where the
+        calls launched different kernel sequences (``varied``, let through by
+        ``allow_variation=True``) no one list answers for them all, and answering for the first
+        call would pass a test on the others' behalf: a :class:`VariedProfileError` that says how
+        they differ and to ask ``calls[i].kernels``, or every call."""
+        __tracebackhide__ = True
+        if self.varied:
+            raise VariedProfileError(_varied_kernels(self.calls))
         return self.call.kernels
 
     @functools.cached_property
@@ -290,10 +336,26 @@ class KernelProfile:
 
     @property
     def ops(self) -> OpTable:
-        """The representative call's CPU ops: each op's times its median over the calls."""
+        """The representative call's CPU ops: each op's times its median over the calls. Where the
+        calls ran different ops (by name), a :class:`VariedProfileError`: ``"aten::x" not in
+        prof.ops`` must not pass on the first call's word while another call ran it."""
+        __tracebackhide__ = True
+        if self._ops_differ is not None:
+            raise VariedProfileError(self._ops_differ)
         if len(self.calls) == 1:
             return self.call.ops
         return MedianOps(self.call.ops, len(self.calls))
+
+    @functools.cached_property
+    def _ops_differ(self) -> str | None:
+        """How the calls' op names differ (None where every call ran the same ops): worked out
+        once, as it loads every call's op table."""
+        first = self.call.ops.names
+        for call in self.calls[1:]:
+            names = call.ops.names
+            if set(names) != set(first):
+                return _varied_ops(self.call, first, call, names, len(self.calls))
+        return None
 
     @property
     def runtime(self) -> RuntimeCalls:
@@ -434,9 +496,11 @@ class KernelProfile:
         launches = f"{median.launches} launch{'' if median.launches == 1 else 'es'}"
         which = "" if len(self.calls) == 1 else f" (call {median.index}, the median of {len(self.calls)} by host span)"
         kernels = f"{format_us(median.kernels.total_us)}us in kernels"
-        table_us = format_us(self.kernels.total_us)
+        table_us = format_us(self.call.kernels.total_us)
         if len(self.calls) > 1 and table_us != format_us(median.kernels.total_us):
-            table = "the table's medians add" if self.kernels.times else f"the table, call {self.call.index}'s, adds"
+            table = (
+                "the table's medians add" if self.call.kernels.times else f"the table, call {self.call.index}'s, adds"
+            )
             kernels += f" ({table} to {table_us}us)"
         line = f"per call{which}: {launches}{graphs}, {kernels}, {gpu_time_line(median)}"
         syncs, whose = self._summary_syncs(median)
