@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,7 @@ from ..health import (
 )
 from ..tables import display_name, format_us, plural, printable
 from .kernels import Kernel, KernelList, MemoryOp
-from .measured import needs_measurement
+from .measured import MODULE_RANGE_PREFIX, needs_measurement
 from .ops import ModuleTable, ModuleView, OpTable
 from .records import CopyList, RuntimeCalls, SyncList
 
@@ -257,12 +257,21 @@ def _varied_kernels(calls: Sequence[CallProfile]) -> str:
     )
 
 
-def _varied_ops(first: CallProfile, first_names: list[str], call: CallProfile, names: list[str], calls: int) -> str:
-    how = _how_they_differ("ran", first.index, first_names, call.index, names)
-    return (
-        f"prof.ops has no one answer: the {calls} profiled calls ran different ops ({how}). Ask one call, "
-        f'prof.calls[{call.index}].ops, or every call, such as all("aten::mm" not in c.ops for c in prof.calls).'
-    )
+def _names_differ(calls: Sequence[CallProfile], what: str, keep: Callable[[str], bool]) -> str | None:
+    """How the first call's op names that ``keep`` keeps differ from another call's (None where
+    every call's are the same): ``what`` names them (``"ops"``, ``"modules"``)."""
+    first = [n for n in calls[0].ops.names if keep(n)]
+    for call in calls[1:]:
+        names = [n for n in call.ops.names if keep(n)]
+        if set(names) != set(first):
+            how = _how_they_differ("ran", calls[0].index, first, call.index, names)
+            example = f'all("{"aten::mm" if what == "ops" else "model.mlp"}" not in c.{what} for c in prof.calls)'
+            return (
+                f"prof.{what} has no one answer: the {len(calls)} profiled calls ran different {what} ({how}). Ask "
+                f"one call, prof.calls[{call.index}].{what}, or every call, such as "
+                f"{example}."
+            )
+    return None
 
 
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
@@ -350,12 +359,15 @@ class KernelProfile:
     def _ops_differ(self) -> str | None:
         """How the calls' op names differ (None where every call ran the same ops): worked out
         once, as it loads every call's op table."""
-        first = self.call.ops.names
-        for call in self.calls[1:]:
-            names = call.ops.names
-            if set(names) != set(first):
-                return _varied_ops(self.call, first, call, names, len(self.calls))
-        return None
+        return _names_differ(self.calls, "ops", lambda name: True)
+
+    @functools.cached_property
+    def _modules_differ(self) -> str | None:
+        """How the calls' modules differ (None where every call ran the same ones): module ranges
+        are ops, so only where the ops differ."""
+        if self._ops_differ is None:
+            return None
+        return _names_differ(self.calls, "modules", lambda name: name.startswith(MODULE_RANGE_PREFIX))
 
     @property
     def runtime(self) -> RuntimeCalls:
@@ -442,14 +454,17 @@ class KernelProfile:
 
     @property
     def modules(self) -> ModuleTable:
-        """The ``nn.Module``s of the representative call (recorded with ``modules=True``)."""
+        """The ``nn.Module``s of the representative call (recorded with ``modules=True``); where the
+        calls ran different modules, a :class:`VariedProfileError`, as ``ops``."""
         __tracebackhide__ = True
+        if self._modules_differ is not None:
+            raise VariedProfileError(self._modules_differ)
         return self.call.modules
 
     def module(self, name: str) -> ModuleView:
         """One module by name: ``prof.module("model.layers.3.mlp").kernels``."""
         __tracebackhide__ = True
-        return self.call.module(name)
+        return self.modules[name]
 
     def overlap(self) -> Overlap:
         """Communication time hidden under compute, the median over the calls (by fraction).

@@ -128,7 +128,9 @@ def test_kernels_of_calls_alike_still_answer() -> None:
     assert prof.kernels.count(kind="gemm") == 1
 
 
-def _cpu_trace_with_an_op_in_call(tmp_path: Path, call: int) -> Path:
+def _cpu_trace_with_an_op_in_call(
+    tmp_path: Path, call: int, name: str = "aten::_scaled_dot_product_attention_math", cat: str = "cpu_op"
+) -> Path:
     """The recorded CPU trace with one more op inside call ``call``'s ProfilerStep range."""
     import gzip
     import json
@@ -136,7 +138,7 @@ def _cpu_trace_with_an_op_in_call(tmp_path: Path, call: int) -> Path:
     trace = json.loads(gzip.decompress((DATA / "cpu_torch2.13.0_step.json.gz").read_bytes()))
     events = trace["traceEvents"]
     step = sorted((e for e in events if str(e.get("name", "")).startswith("ProfilerStep")), key=lambda e: e["ts"])[call]
-    op = {"ph": "X", "cat": "cpu_op", "name": "aten::_scaled_dot_product_attention_math", "pid": step["pid"]}
+    op = {"ph": "X", "cat": cat, "name": name, "pid": step["pid"]}
     events.append({**op, "tid": step["tid"], "ts": step["ts"] + step["dur"] - 2, "dur": 1.0, "args": {}})
     path = tmp_path / "trace.json"
     path.write_text(json.dumps(trace))
@@ -164,3 +166,16 @@ def test_ops_of_calls_that_differ_refuse_to_answer_for_call_0(tmp_path: Path, ca
 def test_recorded_cpu_trace_ops_still_answer() -> None:
     prof = load_trace(DATA / "cpu_torch2.13.0_step.json.gz")
     assert "aten::linear" in prof.ops
+
+
+def test_modules_of_calls_that_differ_refuse_to_answer_for_call_0(tmp_path: Path) -> None:
+    from pytest_kernelprof import VariedProfileError
+
+    prof = load_trace(_cpu_trace_with_an_op_in_call(tmp_path, 1, "nn.Module: extra", "user_annotation"))
+    with pytest.raises(
+        VariedProfileError, match=r"call 1 ran nn.Module: extra, which call 0 did not\). Ask one call, "
+    ):
+        assert "extra" not in prof.modules
+    with pytest.raises(VariedProfileError, match=r"prof.calls\[1\].modules, or every call"):
+        prof.module("extra")
+    assert "extra" in prof.calls[1].modules
