@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         TraceError,
         TraceNotKeptError,
         UndecodedKernelWarning,
+        VariedProfileError,
     )
     from .model import KernelProfile
 
@@ -95,6 +96,7 @@ _HOMES: dict[str, str] = {
     "TraceError": "errors",
     "TraceNotKeptError": "errors",
     "UndecodedKernelWarning": "errors",
+    "VariedProfileError": "errors",
 }
 
 # Names that were public here and moved to ``pytest_kernelprof.types``: still importable from
@@ -160,6 +162,7 @@ __all__ = [
     "TraceError",
     "TraceNotKeptError",
     "UndecodedKernelWarning",
+    "VariedProfileError",
     "load_sweep",
     "load_trace",
     "profile",

@@ -169,3 +169,11 @@ class IncompleteProfileWarning(KernelProfError, UserWarning):
     profiled call, or have no launch record. Counts (kernels, launches, syncs) may be short; the
     message says how many records of how many. Under ``filterwarnings = error`` it fails the test;
     ``load_trace(..., check_complete=False)`` reads such a trace without it."""
+
+
+class VariedProfileError(KernelProfError, AssertionError):
+    """A question asked of a whole profile whose profiled calls differ in what it asks about:
+    ``prof.kernels`` where the calls launched different kernel sequences (``allow_variation=True``
+    let them through), ``prof.ops`` where they ran different ops. Answering for one call would
+    pass a test on the others' behalf; the message says how the calls differ and to ask
+    ``prof.calls[i]``, or every call, instead."""

@@ -29,6 +29,7 @@ import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ..decode import DTYPES, FAMILIES, KINDS, LAYOUTS
 from ..errors import CannotTellError, ForbiddenError, NoDeviceActivityError
@@ -58,7 +59,8 @@ _FIELD = re.compile(r"^([a-z_]+)=(.+)$")
 # A condition: a word, or a field whose value is in double quotes, one value that may hold
 # spaces and commas (a kernel name as the outputs show it: name="f<8, g<float> >").
 _WORD = re.compile(r'[a-z_]+="[^"]*"|\S+')
-_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
+# ASCII digits only: \d and float() take any script's digits, so "syncs>٣" would read as 3.
+_NUMBER = re.compile(r"^(-?[0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -236,7 +238,8 @@ def _parse_metric(rule: str, metric: str, comparison: str, text: str) -> tuple[s
     if number is None or unit not in _UNITS or (unit and not METRICS[metric].size):
         units = " (a size may end in KiB, MiB, GiB, KB, MB or GB)" if METRICS[metric].size else ""
         raise ValueError(f"rule {rule!r}: {metric}{comparison} takes a number, got {text!r}{units}")
-    limit = float(number.group(1)) * _UNITS[unit]
+    exact = Fraction(number.group(1)) * _UNITS[unit]  # 0.1KB is 100 bytes, not 100.00000000000001
+    limit = float(exact)
     # A rule that never or always breaks is a mistake: every metric counts or measures from 0.
     if limit < 0:
         raise ValueError(
@@ -247,6 +250,14 @@ def _parse_metric(rule: str, metric: str, comparison: str, text: str) -> tuple[s
         raise ValueError(
             f"rule {rule!r}: {metric}{comparison}{text} {'never breaks' if never else 'breaks on every profile'} "
             f"({metric} is never negative); did you mean {metric}>0, which any at all breaks?"
+        )
+    # Every metric is a whole number (a count, or bytes): syncs==0.5 would never break and
+    # syncs!=0.5 always; a size in units (1.5GiB) may be fractional where it is a bound.
+    if exact.denominator != 1 and (not METRICS[metric].size or comparison in ("==", "!=")):
+        what = "a number of bytes" if METRICS[metric].size else "a count"
+        raise ValueError(
+            f"rule {rule!r}: {metric}{comparison}{text}: {metric} is {what}, always a whole number; "
+            f"compare it with a whole number (such as {metric}{comparison}{int(limit)})"
         )
     return metric, comparison, limit
 

@@ -39,13 +39,13 @@ def case_facts(case: SweepCase) -> dict[str, str]:
     prof = case.profile
     facts: dict[str, str] = {}
     if prof.has_device_activity:
-        kernels = list(prof.kernels)
+        kernels = list(prof.call.kernels)
         facts["kernels"] = str(len(kernels))
         for kind in KINDS:
             facts[kind] = str(sum(k.kind == kind for k in kernels))
         facts["launches"] = str(prof.launches)
         facts["syncs"] = str(len(prof.syncs))
-    facts["ops"] = str(len(prof.ops.names))
+    facts["ops"] = str(len(prof.call.ops.names))
     facts["regions"] = str(prof.compile.regions)
     facts["compiled"] = UNKNOWN if case.compiled is None else str(case.compiled)
     try:
@@ -58,7 +58,7 @@ def case_facts(case: SweepCase) -> dict[str, str]:
 def family_names(prof: KernelProfile) -> dict[str, tuple[str, ...]]:
     """Each family's distinct kernel names, as shown, in launch order."""
     names: dict[str, dict[str, None]] = {}
-    for kernel in prof.kernels:
+    for kernel in prof.call.kernels:
         names.setdefault(kernel.family, {})[display_name(kernel.name, SIDE_NAME_WIDTH)] = None
     return {family: tuple(shown) for family, shown in names.items()}
 
@@ -146,7 +146,7 @@ def side_by_side(left: SweepCase, right: SweepCase) -> list[str]:
     a, b = left.profile, right.profile
     if not (a.has_device_activity and b.has_device_activity):
         return _ops_side_by_side(a, b)
-    before, after = list(a.kernels), list(b.kernels)
+    before, after = list(a.call.kernels), list(b.call.kernels)
     at_a = {id(k): i for i, k in enumerate(before)}
     at_b = {id(k): i for i, k in enumerate(after)}
     rows = []
@@ -234,7 +234,9 @@ def failure_message(
     near = nearest_other(sweep, worst, passed)
     if near is None:
         lines.append(f"no case passed; the kernels of {case.label}:")
-        lines.append(case.profile.kernels.table() if case.profile.has_device_activity else case.profile.ops.table())
+        lines.append(
+            case.profile.call.kernels.table() if case.profile.has_device_activity else case.profile.call.ops.table()
+        )
     else:
         other = sweep.cases[near]
         lines.append(f"left: {other.label} (the nearest case that passed); right: {case.label}")

@@ -207,12 +207,12 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
             print(f"runtime calls: {_counts(dict(view.runtime))}")
         if ops:
             print(op_tree(view.ops))
-    if prof.has_device_activity and prof.kernels.unplaced():
+    if prof.has_device_activity and prof.call.kernels.unplaced():
         import shlex
 
         from ..model.unknowns import how_to_teach
 
-        unplaced = list({k.name: k for k in prof.kernels.unplaced()}.values())
+        unplaced = list({k.name: k for k in prof.call.kernels.unplaced()}.values())
         print(
             f"{plural(len(unplaced), 'kernel name')} no evidence could place (kind 'other'); teach them with --kernels:"
         )
@@ -251,7 +251,7 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
         # Neither recorded a kernel: nothing was compared, which is no "same" (a CI gate on two
         # traces both recorded without a GPU must not pass).
         raise KernelProfError("neither trace recorded GPU activity: no kernels to compare")
-    ka, kb = a.kernels, b.kernels
+    ka, kb = a.call.kernels, b.call.kernels
     result = diff_kernels(list(ka), list(kb), by=by)
     rows = [
         ("kernels per call", str(len(ka)), str(len(kb))),

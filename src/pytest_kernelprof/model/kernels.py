@@ -204,9 +204,24 @@ def kernel_table(
 class KernelNames(list[str]):
     """The names of a list's kernels (``prof.kernels.names``): a plain list, equal to one, that
     the assertion report knows to explain (the names as the kernel table shows them, where the
-    two lists part) rather than leave to pytest's diff of whole demangled names."""
+    two lists part) rather than leave to pytest's diff of whole demangled names.
+
+    ``in`` asks for an exact name, as on the kernels: a string that is no name here but, read as
+    a glob, matches some (``"triton_*" in prof.kernels.names``) is a :class:`QueryError`, where
+    ``assert "triton_*" not in prof.kernels.names`` would pass on the Triton kernels it forbids."""
 
     __slots__ = ()
+
+    def __contains__(self, item: object) -> bool:
+        __tracebackhide__ = True
+        if super().__contains__(item):
+            return True
+        if isinstance(item, str) and GLOB.search(item):
+            globbed = [name for name in self if name_matches(name, item)]
+            if globbed:
+                instead = f"prof.kernels.count({item!r}) > 0 (or == 0 for none)"
+                raise QueryError(glob_in_message(item, globbed, "kernel", instead))
+        return False
 
 
 class KernelList(_Records[Kernel]):

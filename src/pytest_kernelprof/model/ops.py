@@ -142,6 +142,13 @@ class _NamedTable(Mapping[str, V]):
                 raise QueryError(glob_in_message(name, globbed, self._noun, instead))
         return False
 
+    def get(self, name: str, default: Any = None) -> Any:
+        """``prof.ops.get("aten::mm")``: the op, or ``default`` where none of that exact name ran;
+        a pattern that names nothing here but matches names is a :class:`QueryError`, as in ``in``
+        (``get("aten::m*")`` returning None would read as "no such op")."""
+        __tracebackhide__ = True
+        return self[name] if name in self else default  # noqa: SIM401 (Mapping.get is what this replaces)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._loaded())
 

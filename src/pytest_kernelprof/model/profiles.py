@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import functools
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import VariedProfileError
 from ..health import (
     NO_READINGS,
     REGION_PREFIX,
@@ -21,9 +22,9 @@ from ..health import (
     memory_report,
     region_ids,
 )
-from ..tables import format_us, plural, printable
+from ..tables import display_name, format_us, plural, printable
 from .kernels import Kernel, KernelList, MemoryOp
-from .measured import needs_measurement
+from .measured import MODULE_RANGE_PREFIX, needs_measurement
 from .ops import ModuleTable, ModuleView, OpTable
 from .records import CopyList, RuntimeCalls, SyncList
 
@@ -227,6 +228,52 @@ class MedianOps(OpTable):
         self.calls = calls
 
 
+def _only_in(a: Sequence[str], b: Sequence[str]) -> str:
+    """Up to three names of ``a`` that ``b`` lacks, as the outputs show them."""
+    others = set(b)
+    missing = [display_name(n) for n in dict.fromkeys(a) if n not in others]
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    return ", ".join(missing[:3]) + more
+
+
+def _how_they_differ(verb: str, a: int, a_names: Sequence[str], b: int, b_names: Sequence[str]) -> str:
+    extra, lost = _only_in(b_names, a_names), _only_in(a_names, b_names)
+    parts = [f"call {b} {verb} {extra}, which call {a} did not"] if extra else []
+    parts += [f"call {a} {verb} {lost}, which call {b} did not"] if lost else []
+    return "; ".join(parts) or f"call {b} {verb} the same ones in another order or number"
+
+
+def _varied_kernels(calls: Sequence[CallProfile]) -> str:
+    first = calls[0]
+    counts = ", ".join(f"call {c.index}: {plural(len(c.kernels), 'kernel')}" for c in calls[:8])
+    counts += ", ..." if len(calls) > 8 else ""
+    other = next((c for c in calls[1:] if c.kernels.names != first.kernels.names), calls[-1])
+    how = _how_they_differ("launched", first.index, first.kernels.names, other.index, other.kernels.names)
+    return (
+        f"prof.kernels has no one answer: the profiled calls launched different kernel sequences ({counts}; "
+        f"{how}), which allow_variation=True let through. Ask one call, prof.calls[{other.index}].kernels, "
+        'or every call, such as all(c.kernels.count(kind="gemm") == 1 for c in prof.calls). '
+        f"prof.table() shows call {first.index}'s kernels."
+    )
+
+
+def _names_differ(calls: Sequence[CallProfile], what: str, keep: Callable[[str], bool]) -> str | None:
+    """How the first call's op names that ``keep`` keeps differ from another call's (None where
+    every call's are the same): ``what`` names them (``"ops"``, ``"modules"``)."""
+    first = [n for n in calls[0].ops.names if keep(n)]
+    for call in calls[1:]:
+        names = [n for n in call.ops.names if keep(n)]
+        if set(names) != set(first):
+            how = _how_they_differ("ran", calls[0].index, first, call.index, names)
+            example = f'all("{"aten::mm" if what == "ops" else "model.mlp"}" not in c.{what} for c in prof.calls)'
+            return (
+                f"prof.{what} has no one answer: the {len(calls)} profiled calls ran different {what} ({how}). Ask "
+                f"one call, prof.calls[{call.index}].{what}, or every call, such as "
+                f"{example}."
+            )
+    return None
+
+
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
 
 
@@ -258,6 +305,14 @@ class KernelProfile:
 
     @property
     def kernels(self) -> KernelList:
+        """The representative call's kernels, each duration its median over the calls. Where the
+        calls launched different kernel sequences (``varied``, let through by
+        ``allow_variation=True``) no one list answers for them all, and answering for the first
+        call would pass a test on the others' behalf: a :class:`VariedProfileError` that says how
+        they differ and to ask ``calls[i].kernels``, or every call."""
+        __tracebackhide__ = True
+        if self.varied:
+            raise VariedProfileError(_varied_kernels(self.calls))
         return self.call.kernels
 
     @functools.cached_property
@@ -290,10 +345,29 @@ class KernelProfile:
 
     @property
     def ops(self) -> OpTable:
-        """The representative call's CPU ops: each op's times its median over the calls."""
+        """The representative call's CPU ops: each op's times its median over the calls. Where the
+        calls ran different ops (by name), a :class:`VariedProfileError`: ``"aten::x" not in
+        prof.ops`` must not pass on the first call's word while another call ran it."""
+        __tracebackhide__ = True
+        if self._ops_differ is not None:
+            raise VariedProfileError(self._ops_differ)
         if len(self.calls) == 1:
             return self.call.ops
         return MedianOps(self.call.ops, len(self.calls))
+
+    @functools.cached_property
+    def _ops_differ(self) -> str | None:
+        """How the calls' op names differ (None where every call ran the same ops): worked out
+        once, as it loads every call's op table."""
+        return _names_differ(self.calls, "ops", lambda name: True)
+
+    @functools.cached_property
+    def _modules_differ(self) -> str | None:
+        """How the calls' modules differ (None where every call ran the same ones): module ranges
+        are ops, so only where the ops differ."""
+        if self._ops_differ is None:
+            return None
+        return _names_differ(self.calls, "modules", lambda name: name.startswith(MODULE_RANGE_PREFIX))
 
     @property
     def runtime(self) -> RuntimeCalls:
@@ -380,14 +454,17 @@ class KernelProfile:
 
     @property
     def modules(self) -> ModuleTable:
-        """The ``nn.Module``s of the representative call (recorded with ``modules=True``)."""
+        """The ``nn.Module``s of the representative call (recorded with ``modules=True``); where the
+        calls ran different modules, a :class:`VariedProfileError`, as ``ops``."""
         __tracebackhide__ = True
+        if self._modules_differ is not None:
+            raise VariedProfileError(self._modules_differ)
         return self.call.modules
 
     def module(self, name: str) -> ModuleView:
         """One module by name: ``prof.module("model.layers.3.mlp").kernels``."""
         __tracebackhide__ = True
-        return self.call.module(name)
+        return self.modules[name]
 
     def overlap(self) -> Overlap:
         """Communication time hidden under compute, the median over the calls (by fraction).
@@ -434,9 +511,11 @@ class KernelProfile:
         launches = f"{median.launches} launch{'' if median.launches == 1 else 'es'}"
         which = "" if len(self.calls) == 1 else f" (call {median.index}, the median of {len(self.calls)} by host span)"
         kernels = f"{format_us(median.kernels.total_us)}us in kernels"
-        table_us = format_us(self.kernels.total_us)
+        table_us = format_us(self.call.kernels.total_us)
         if len(self.calls) > 1 and table_us != format_us(median.kernels.total_us):
-            table = "the table's medians add" if self.kernels.times else f"the table, call {self.call.index}'s, adds"
+            table = (
+                "the table's medians add" if self.call.kernels.times else f"the table, call {self.call.index}'s, adds"
+            )
             kernels += f" ({table} to {table_us}us)"
         line = f"per call{which}: {launches}{graphs}, {kernels}, {gpu_time_line(median)}"
         syncs, whose = self._summary_syncs(median)

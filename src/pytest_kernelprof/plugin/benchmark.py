@@ -61,7 +61,7 @@ def benchmark_profile(benchmark: Any, prof: KernelProfile, *, wall_us: list[floa
         wall = statistics.median(wall_us)
         benchmark.extra_info["host_wall_median_us"] = round(wall, 3)
         benchmark.extra_info["host_wall_min_us"] = round(min(wall_us), 3)
-        benchmark.extra_info["host_overhead_median_us"] = round(wall - prof.kernels.total_us, 3)
+        benchmark.extra_info["host_overhead_median_us"] = round(wall - prof.call.kernels.total_us, 3)
     benchmark.pedantic(clock.tick, rounds=len(figures), iterations=1)
     return prof
 
@@ -76,8 +76,8 @@ def kernel_info(prof: KernelProfile) -> dict[str, Any]:
         "timer": "gpu kernel time (pytest-kernelprof)",
         "device": prof.device,
         "arch": prof.arch,
-        "kernel_count": len(prof.kernels),
-        "kernel_names": prof.kernels.names,
+        "kernel_count": len(prof.call.kernels),
+        "kernel_names": prof.call.kernels.names,
         "kernel_median_us": {name: round(statistics.median(v), 3) for name, v in per_kernel.items()},
         "calls_varied": prof.varied,
     }

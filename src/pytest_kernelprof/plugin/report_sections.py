@@ -49,7 +49,7 @@ def report_sections(
         first = max(1, len(captures) - SHOWN_PROFILES + 1)
         for number, capture in enumerate(captures[-SHOWN_PROFILES:], start=first):
             prof = capture.profile
-            above = any(prof.kernels is kernels for kernels in shown)
+            above = any(prof.call.kernels is kernels for kernels in shown)
             text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
             sections.append((f"{PROFILE_SECTION}{number} of {len(captures)}", text))
     if trace_dir is not None and save_from is not None:
@@ -99,7 +99,7 @@ def unplaced_kernels(captures: Sequence[Capture]) -> list[Unplaced]:
         prof = capture.profile
         if not prof.has_device_activity:
             continue
-        for kernel in prof.kernels:
+        for kernel in (k for call in prof.calls for k in call.kernels) if prof.varied else prof.call.kernels:
             if kernel.unplaced:
                 seen = found.get(kernel.name) or Unplaced(kernel.name, kernel.op or "", 0)
                 found[kernel.name] = Unplaced(seen.name, seen.op, seen.count + 1)

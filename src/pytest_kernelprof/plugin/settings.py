@@ -94,16 +94,23 @@ def _ini_int(config: pytest.Config, key: str, default: int) -> int:
     except ValueError:
         return default
     try:
-        return default if value in (None, "") else int(value)
+        return default if value in (None, "") else _ascii_int(value)
     except (TypeError, ValueError):
         return default
+
+
+def _ascii_int(value: str | int) -> int:
+    """``int()`` of ASCII digits only: ``int("٣")`` is 3, which no one typed as a number."""
+    if isinstance(value, str) and not value.isascii():
+        raise ValueError(f"not an ASCII integer: {value!r}")
+    return int(value)
 
 
 def parse_count(option: str, value: str | int, minimum: int) -> int:
     """A count of calls (warm-up or profiled) from an option or ini value, or a UsageError
     that names the option and the bound (at most ``MAX_CALLS``)."""
     try:
-        number = int(value)
+        number = _ascii_int(value)
     except (TypeError, ValueError):
         raise pytest.UsageError(f"{option} takes an integer, got {value!r}") from None
     if number < minimum:

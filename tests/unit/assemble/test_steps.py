@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof import IncompleteProfileError, IncompleteProfileWarning, KernelSequenceMismatchError, load_trace
+from pytest_kernelprof import (
+    IncompleteProfileError,
+    IncompleteProfileWarning,
+    KernelSequenceMismatchError,
+    VariedProfileError,
+    load_trace,
+)
 from tests.helpers import DATA, Stream, build
 
 
@@ -98,7 +104,9 @@ def test_different_sequences_fail_with_a_diff_unless_allowed() -> None:
     prof = build(s, allow_variation=True)
     assert prof.varied
     assert [len(c.kernels) for c in prof.calls] == [1, 2]
-    assert len(prof.kernels) == 1  # the first call, not an average
+    assert len(prof.call.kernels) == 1  # the table's: the first call, not an average
+    with pytest.raises(VariedProfileError, match="call 0: 1 kernel, call 1: 2 kernels"):
+        len(prof.kernels)  # no one answer for calls that differ
 
 
 def test_memory_ops_are_kept_apart_from_kernels() -> None:

@@ -241,3 +241,34 @@ def test_count_rules_break_on_any_call_of_a_profile_whose_calls_differ() -> None
         broken = violation(prof, parse_rule(rule))
         assert broken is not None
         assert broken.startswith(f"{rule.split(': ')[1][:-2]} = 5")
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "r: syncs==0.5",
+        "r: syncs!=0.5",
+        "r: kernels>2.5",
+        "r: launches<=1.25",
+        "r: peak_bytes==1.5",
+        "r: peak_bytes!=0.0001KB",
+    ],
+)
+def test_a_limit_that_is_no_whole_number_is_refused(rule: str) -> None:
+    # An adversarial probe: syncs==0.5 never broke and syncs!=0.5 always did (counts are whole).
+    metric = re.split(r"[<>=!]", rule.split(": ")[1])[0]
+    with pytest.raises(ValueError, match=f"{metric} is a (count|number of bytes), always a whole number"):
+        parse_rule(rule)
+
+
+def test_a_size_in_units_may_be_fractional_as_a_bound() -> None:
+    assert parse_rule("r: peak_bytes>1.5GiB").limit == 1.5 * 2**30
+    assert parse_rule("r: syncs==1.0").limit == 1
+    assert parse_rule("r: peak_bytes==0.1KB").limit == 100
+
+
+@pytest.mark.parametrize("digits", ["\u0663", "\uff13", "\u09e9", "1\u0660"])
+def test_a_limit_of_other_scripts_digits_is_refused(digits: str) -> None:
+    # An adversarial probe: syncs>٣ (an Arabic-Indic 3) was read as syncs>3.
+    with pytest.raises(ValueError, match="takes a number"):
+        parse_rule(f"r: syncs>{digits}")

@@ -406,3 +406,17 @@ def test_a_dtype_question_takes_a_torch_dtype_and_hints_torch_names(trace: Trace
     ]:
         with pytest.raises(ValueError, match=rf"unknown dtype {name!r} \(did you mean {meant!r}\?\)"):
             kernels.count(dtype=name)
+
+
+def test_names_refuse_a_glob_in_as_the_kernels_do() -> None:
+    # An adversarial probe: `"triton_*" not in prof.kernels.names` passed on the Triton kernels
+    # it forbids (plain list membership), where `in prof.kernels` refuses the glob.
+    from pytest_kernelprof import QueryError, load_trace
+    from tests.helpers import DATA
+
+    names = load_trace(DATA / "h200_geglu_compiled.json.gz").kernels.names
+    with pytest.raises(QueryError, match=r"prof\.kernels\.count\('triton_\*'\) > 0"):
+        assert "triton_*" not in names
+    assert names[0] in names
+    assert "cutlass_*" not in names  # a glob that matches none is False, as either reading says
+    assert "nothing" not in names

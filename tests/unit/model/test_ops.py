@@ -115,3 +115,17 @@ def test_a_missing_op_names_the_ops_near_it_without_the_namespace(trace: str, as
     with pytest.raises(OpNotFoundError) as raised:
         ops[asked]
     assert str(raised.value) == f"op {asked!r} did not run in the profiled call; nearest: {nearest}"
+
+
+def test_get_refuses_a_glob_as_in_does() -> None:
+    # An adversarial probe: prof.ops.get("aten::m*") returned None (read as "no such op") while
+    # `"aten::m*" in prof.ops` raised.
+    from pytest_kernelprof import QueryError, load_trace
+    from tests.helpers import DATA
+
+    ops = load_trace(DATA / "h200_geglu_eager.json.gz").ops
+    with pytest.raises(QueryError):
+        ops.get("aten::m*")
+    assert ops.get("aten::mm") is ops["aten::mm"]
+    assert ops.get("aten::nothing") is None
+    assert ops.get("aten::nothing*", 1) == 1

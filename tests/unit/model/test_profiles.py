@@ -82,3 +82,100 @@ def test_the_per_call_line_gives_the_kernel_tables_sum_where_the_call_differs() 
         "per call (call 1, the median of 3 by host span): 4 launches, 222.8us in kernels "
         "(the table's medians add to 221.6us), host 371.0us"
     )
+
+
+def _gemm_in_calls(*kernels: int) -> kp.KernelProfile:
+    """A profile (allow_variation=True) whose call i launched ``kernels[i]`` GEMMs under one mm."""
+    from tests.helpers import Stream, build
+
+    s = Stream()
+    for i, count in enumerate(kernels):
+        t = 100.0 * i
+        s.step(i, t, 60)
+        mm = s.op("aten::mm", t + 1, 50)
+        for n in range(count):
+            s.launch(mm, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", t + 2 + 5 * n)
+    return build(s, allow_variation=True)
+
+
+@pytest.mark.parametrize("kernels", [(0, 1, 1), (1, 1, 0)])
+def test_kernels_of_calls_that_differ_refuse_to_answer_for_call_0(kernels: tuple[int, ...]) -> None:
+    # An adversarial probe: where call 0 lost its GEMM, len(prof.kernels) == 0 and
+    # count(kind="gemm") == 0 answered for call 0 alone, silently, while calls 1 and 2 ran it.
+    from pytest_kernelprof import VariedProfileError
+
+    prof = _gemm_in_calls(*kernels)
+    assert prof.varied
+    with pytest.raises(VariedProfileError) as raised:
+        prof.kernels.count(kind="gemm")
+    message = str(raised.value)
+    counts = ", ".join(f"call {i}: {n} kernel{'' if n == 1 else 's'}" for i, n in enumerate(kernels))
+    assert counts in message
+    assert "launched nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT, which call" in message
+    assert ".kernels, or every call" in message
+    assert 'all(c.kernels.count(kind="gemm") == 1 for c in prof.calls)' in message
+    assert isinstance(raised.value, AssertionError)
+    # Each call still answers for itself, and the profile's table and repr still say the calls differ.
+    assert [c.kernels.count(kind="gemm") for c in prof.calls] == list(kernels)
+    assert "calls launched different kernel sequences" in prof.table()
+    assert "3 calls" in repr(prof)
+    assert prof.host_summary().startswith("per call")
+
+
+def test_kernels_of_calls_alike_still_answer() -> None:
+    prof = _gemm_in_calls(1, 1, 1)
+    assert not prof.varied
+    assert prof.kernels.count(kind="gemm") == 1
+
+
+def _cpu_trace_with_an_op_in_call(
+    tmp_path: Path, call: int, name: str = "aten::_scaled_dot_product_attention_math", cat: str = "cpu_op"
+) -> Path:
+    """The recorded CPU trace with one more op inside call ``call``'s ProfilerStep range."""
+    import gzip
+    import json
+
+    trace = json.loads(gzip.decompress((DATA / "cpu_torch2.13.0_step.json.gz").read_bytes()))
+    events = trace["traceEvents"]
+    step = sorted((e for e in events if str(e.get("name", "")).startswith("ProfilerStep")), key=lambda e: e["ts"])[call]
+    op = {"ph": "X", "cat": cat, "name": name, "pid": step["pid"]}
+    events.append({**op, "tid": step["tid"], "ts": step["ts"] + step["dur"] - 2, "dur": 1.0, "args": {}})
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(trace))
+    return path
+
+
+@pytest.mark.parametrize("call", [0, 1])
+def test_ops_of_calls_that_differ_refuse_to_answer_for_call_0(tmp_path: Path, call: int) -> None:
+    # An adversarial probe: an op that ran in call 1 alone was not `in prof.ops`, so
+    # `assert "aten::x" not in prof.ops` passed; one that ran in call 0 alone was in it.
+    from pytest_kernelprof import VariedProfileError
+
+    name = "aten::_scaled_dot_product_attention_math"
+    prof = load_trace(_cpu_trace_with_an_op_in_call(tmp_path, call))
+    with pytest.raises(VariedProfileError) as raised:
+        assert name not in prof.ops
+    message = str(raised.value)
+    assert "the 3 profiled calls ran different ops" in message
+    assert f"call {call} ran {name}, which call {1 - call} did not" in message
+    assert "prof.calls[1].ops, or every call" in message
+    assert [name in c.ops for c in prof.calls] == [i == call for i in range(3)]
+    assert "KernelProfile from" in prof.table()
+
+
+def test_recorded_cpu_trace_ops_still_answer() -> None:
+    prof = load_trace(DATA / "cpu_torch2.13.0_step.json.gz")
+    assert "aten::linear" in prof.ops
+
+
+def test_modules_of_calls_that_differ_refuse_to_answer_for_call_0(tmp_path: Path) -> None:
+    from pytest_kernelprof import VariedProfileError
+
+    prof = load_trace(_cpu_trace_with_an_op_in_call(tmp_path, 1, "nn.Module: extra", "user_annotation"))
+    with pytest.raises(
+        VariedProfileError, match=r"call 1 ran nn.Module: extra, which call 0 did not\). Ask one call, "
+    ):
+        assert "extra" not in prof.modules
+    with pytest.raises(VariedProfileError, match=r"prof.calls\[1\].modules, or every call"):
+        prof.module("extra")
+    assert "extra" in prof.calls[1].modules
