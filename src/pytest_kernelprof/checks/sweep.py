@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, overload
 
-from ..errors import NoDeviceActivityError, SweepError, TraceError
+from ..errors import NoDeviceActivityError, SweepError, TraceError, VariedProfileError
 from ..model import KernelProfile
 from .staging import staging_folder
 from .sweep_cases import MAX_CASES, TOO_MANY, case_label, clashing_labels, same_value, value_repr
@@ -230,11 +230,13 @@ def _refuse_deferred(check: Check, result: object) -> None:
 
 def run_check(check: Check, profile: KernelProfile) -> Outcome:
     """Whether ``check`` holds for ``profile``, and what it said where it did not. A read of what
-    was not measured (``NoDeviceActivityError``) is no answer: it propagates."""
+    was not measured (``NoDeviceActivityError``), or of a profile whose calls differ where the
+    question has no one answer (``VariedProfileError``), is no answer: it propagates (both are
+    ``AssertionError``s, which would read as "does not hold", and ``none(...)`` would pass)."""
     __tracebackhide__ = True
     try:
         result = check(profile)
-    except NoDeviceActivityError:
+    except (NoDeviceActivityError, VariedProfileError):
         raise
     except AssertionError as exc:
         text = str(exc).strip()

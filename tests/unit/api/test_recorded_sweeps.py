@@ -125,6 +125,19 @@ def test_an_error_that_is_no_assertion_propagates() -> None:
         sweep.every("not a check")  # type: ignore[arg-type]
 
 
+def test_a_question_a_varied_profile_cannot_answer_is_no_answer() -> None:
+    # VariedProfileError is an AssertionError (a test fails on it): taken for "does not hold",
+    # none(check) passed on cases whose calls differed.
+    from pytest_kernelprof import VariedProfileError
+
+    def asks_a_varied_profile(prof: KernelProfile) -> bool:
+        raise VariedProfileError("prof.kernels has no one answer: the profiled calls launched different kernels")
+
+    sweep = load_sweep(SDPA)
+    with pytest.raises(VariedProfileError, match="no one answer"):
+        sweep.none(asks_a_varied_profile)
+
+
 def test_a_case_named_by_arguments_that_match_none_lists_the_cases() -> None:
     sweep = load_sweep(SDPA)
     with pytest.raises(KeyError, match=r"0 cases have seq_len=5; the cases:\\n  seq_len=1\\n  seq_len=2"):
