@@ -159,3 +159,29 @@ def test_setup_and_teardown_errors_baseline_paths_and_junit_messages(
     assert "kernelprof assertion" in (failure.text or "")
     # The terminal keeps its pointer: there the section is below.
     result.stdout.fnmatch_lines(["*(the rest, * lines, is in the 'kernelprof assertion' section below; -vv*"])
+
+
+def test_a_check_name_of_a_megabyte_is_cut_in_the_terminal(cpu_pytester: pytest.Pytester) -> None:
+    # Before: "written ...: sm90/nnn..." and "... unused baseline entry" lines of 1,000,067 characters.
+    cpu_pytester.makepyfile(
+        test_n=f"""
+from pathlib import Path
+from pytest_kernelprof import load_trace
+
+def test_named(kernel_baseline):
+    name = "n" * 1_000_000 if not Path("second.txt").exists() else "short"
+    kernel_baseline.check(load_trace({str(DATA / "h200_linear_eager.json.gz")!r}), name=name)
+"""
+    )
+    result = cpu_pytester.runpytest("--kernelprof-update")
+    result.assert_outcomes(passed=1)
+    written = [line for line in result.outlines if line.startswith("written ")]
+    assert len(written) == 1
+    assert len(written[0]) < MAX_TEXT + 200, len(written[0])
+    assert "chars...]" in written[0]
+    (cpu_pytester.path / "second.txt").write_text("")
+    result = cpu_pytester.runpytest("--kernelprof-update")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*kernelprof: 1 unused baseline entry*"])
+    assert max(len(line) for line in result.outlines) < MAX_TEXT + 200
+    assert any("nnn[..." in line for line in result.outlines)
