@@ -146,7 +146,8 @@ class BaselineSession:
             return []
         lines = [f"kernelprof: {_plural(len(self.improved), 'baseline metric')} improved"]
         for note in sorted(self.improved, key=_fields):
-            test = printable(clip(name_in_module(note.nodeid) + ("" if note.check == "default" else f" ({note.check})")))
+            test = name_in_module(note.nodeid) + ("" if note.check == "default" else f" ({note.check})")
+            test = printable(clip(test))
             lines.append(
                 f"improved: {test} {note.metric} {note.stored:,} -> {note.current:,}; "
                 f"lock it in with {update_command(note.nodeid)}"
