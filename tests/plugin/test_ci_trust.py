@@ -5,6 +5,7 @@ Actions, and JUnit's message for a failure whose explanation the terminal cut.""
 from __future__ import annotations
 
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -159,3 +160,105 @@ def test_setup_and_teardown_errors_baseline_paths_and_junit_messages(
     assert "kernelprof assertion" in (failure.text or "")
     # The terminal keeps its pointer: there the section is below.
     result.stdout.fnmatch_lines(["*(the rest, * lines, is in the 'kernelprof assertion' section below; -vv*"])
+
+
+def test_a_check_name_of_a_megabyte_is_cut_in_the_terminal(cpu_pytester: pytest.Pytester) -> None:
+    # Before: "written ...: sm90/nnn..." and "... unused baseline entry" lines of 1,000,067 characters.
+    cpu_pytester.makepyfile(
+        test_n=f"""
+from pathlib import Path
+from pytest_kernelprof import load_trace
+
+def test_named(kernel_baseline):
+    name = "n" * 1_000_000 if not Path("second.txt").exists() else "short"
+    kernel_baseline.check(load_trace({str(DATA / "h200_linear_eager.json.gz")!r}), name=name)
+"""
+    )
+    result = cpu_pytester.runpytest("--kernelprof-update")
+    result.assert_outcomes(passed=1)
+    written = [line for line in result.outlines if line.startswith("written ")]
+    assert len(written) == 1
+    assert len(written[0]) < MAX_TEXT + 200, len(written[0])
+    assert "chars...]" in written[0]
+    (cpu_pytester.path / "second.txt").write_text("")
+    result = cpu_pytester.runpytest("--kernelprof-update")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*kernelprof: 1 unused baseline entry*"])
+    assert max(len(line) for line in result.outlines) < MAX_TEXT + 200
+    assert any("nnn[..." in line for line in result.outlines)
+
+
+GROUP_CONFTEST = f"""
+import pytest
+from pathlib import Path
+
+DATA = Path({str(DATA)!r})
+
+
+@pytest.fixture
+def pointwise_after(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz")
+    yield prof
+    prof.kernels.one(kind="pointwise")  # CONFTEST_LINE
+
+
+@pytest.fixture
+def breaks_after():
+    yield
+    raise RuntimeError("the other fixture's teardown")
+"""
+
+GROUP_SUITE = """
+import asyncio
+from conftest import DATA
+
+
+def test_alone(pointwise_after):
+    pass
+
+
+def test_with_another(breaks_after, pointwise_after):
+    pass
+
+
+def test_task_group(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_sync_item_stacks.json.gz")
+
+    async def check():
+        assert not prof.syncs
+
+    async def main():
+        async with asyncio.TaskGroup() as group:
+            group.create_task(check())
+
+    asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="asyncio.TaskGroup, and pytest's grouped teardown errors")
+def test_profile_failures_inside_exception_groups_and_a_conftests_fixture_are_told(
+    cpu_pytester: pytest.Pytester, off_ci: None
+) -> None:
+    # Before: the teardown whose errors pytest grouped, and the TaskGroup's assertion, were in no
+    # summary entry and no annotation; a conftest fixture's error was placed at the test's file.
+    cpu_pytester.makeconftest(cpu_pytester.path.joinpath("conftest.py").read_text() + GROUP_CONFTEST)
+    cpu_pytester.makepyfile(test_g=GROUP_SUITE)
+    line = (
+        cpu_pytester.path.joinpath("conftest.py")
+        .read_text()
+        .splitlines()
+        .index('    prof.kernels.one(kind="pointwise")  # CONFTEST_LINE')
+        + 1
+    )
+    result = cpu_pytester.runpytest("--kernelprof-summary", "summary.md", "--kernelprof-annotations", "on")
+    result.assert_outcomes(passed=2, failed=1, errors=2)
+    text = (cpu_pytester.path / "summary.md").read_text()
+    assert "<code>test_g.py::test_task_group</code> failed on host syncs" in text
+    for test in ("test_alone", "test_with_another"):
+        what = f"<code>test_g.py::{test}</code> errored in teardown on a kernel assertion"
+        assert f"{what} at <code>conftest.py:{line}</code>" in text
+    entry = text.split("<code>test_g.py::test_with_another</code>")[1].split("</details>")[0]
+    assert "pointwise" in entry
+    found = [line for line in result.outlines if line.startswith("::error ")]
+    assert sum(f.startswith(f"::error file=conftest.py,line={line},") for f in found) == 2, found
+    assert any(f.startswith("::error file=test_g.py,") and "test_task_group" in f for f in found), found

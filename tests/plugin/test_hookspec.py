@@ -73,3 +73,72 @@ def test_hooks_add_junit_properties_per_profile_and_summary_lines(
     # summary holds its title and the hook's lines.
     text = (cpu_pytester.path / "summary.md").read_text()
     assert text == "## pytest-kernelprof\n\n### Runner notes\n\nexit status 0\n"
+
+
+FAILING_HOOKS = f"""
+from pathlib import Path
+
+DATA = Path({str(DATA)!r})
+
+
+def pytest_kernelprof_junit_properties(item, profile):
+    raise ValueError("no team here")
+
+
+def pytest_kernelprof_summary(config, exitstatus):
+    raise ValueError("no notes today")
+"""
+
+# A plugin of the user's beside the conftest: an endless iterator of pairs (read past 100,000, it
+# says so), and a summary as one string.
+OTHER_PLUGIN = """
+import itertools
+
+
+def pytest_kernelprof_junit_properties(item, profile):
+    for n in itertools.count():
+        if n > 100_000:
+            raise RuntimeError("read past the bound")
+        yield (f"mine.{n}", n)
+
+
+def pytest_kernelprof_summary(config, exitstatus):
+    return "### Mine\\n\\nall **fine**"
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
+def test_a_hook_that_fails_is_told_and_the_plugins_own_outputs_are_written(
+    cpu_pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    if workers:
+        pytest.importorskip("xdist")
+    cpu_pytester.makeconftest(cpu_pytester.path.joinpath("conftest.py").read_text() + FAILING_HOOKS)
+    cpu_pytester.makepyfile(test_h=SUITE, other_plugin=OTHER_PLUGIN)
+
+    result = cpu_pytester.runpytest(
+        *workers, "-p", "other_plugin", "--junitxml", "out.xml", "--kernelprof-summary", "summary.md"
+    )
+
+    # Before: the summary hook's error ended the session with a traceback and no summary; the
+    # properties hook's error dropped the plugin's own properties, and the endless one was read whole.
+    result.assert_outcomes(passed=2)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "kernelprof: the pytest_kernelprof_summary hook of conftest.py raised ValueError: no notes today: "
+            "its lines are left out of the job summary",
+            "kernelprof: the pytest_kernelprof_junit_properties hook of conftest.py raised ValueError: no team here: "
+            "its JUnit properties are left out",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*Traceback*")
+    props = dict(_properties(cpu_pytester.path / "out.xml")["test_two_profiles"])
+    assert props["kernelprof.profiles"] == "2"
+    assert "kernelprof.2.kernels" in props
+    assert "mine.0" in props
+    assert "kernelprof.properties_left_out" in props
+    assert len(props) == 2_001
+    # The string is its lines, not one character a line.
+    text = (cpu_pytester.path / "summary.md").read_text()
+    assert text == "## pytest-kernelprof\n\n### Mine\n\nall **fine**\n"

@@ -51,8 +51,9 @@ def session_started() -> None:
 
 def _kept_folder() -> str:
     """The process's folder of kept traces (``TMPDIR``'s ``kernelprof-kept-PID-XXXXXXXX``), made on
-    the first keep and removed at exit, and on SIGTERM where no handler of the user's is set: a
-    CI job's timeout sends one, and a big model's traces are hundreds of MB. A folder that a
+    the first keep and removed at exit, and on SIGTERM and SIGHUP where no handler of the user's is
+    set: a CI job's timeout sends SIGTERM, a closed terminal or SSH session SIGHUP, and a big model's
+    traces are hundreds of MB. A folder that a
     process killed otherwise (SIGKILL, the OOM killer) left is removed by the next process that
     keeps a trace: one whose process is gone and whose lock no process holds."""
     global _folder, _lock
@@ -63,7 +64,7 @@ def _kept_folder() -> str:
             os.close(_lock)
         _lock = _hold(_folder)
         atexit.register(shutil.rmtree, _folder, ignore_errors=True)
-        _remove_on_sigterm()
+        _remove_on_signals()
     return _folder
 
 
@@ -71,7 +72,7 @@ _PREFIX = "kernelprof-kept-"
 _STALE = re.compile(re.escape(_PREFIX) + r"(\d+)-[A-Za-z0-9_]{8}")  # mkdtemp's 8 characters
 _LOCK_NAME = ".owner"
 _lock: int | None = None  # the open lock of this process's folder, held while it lives
-_owner = 0  # the process that set the SIGTERM handler: a forked child inherits it, not the folder
+_owner = 0  # the process that set the signal handlers: a forked child inherits it, not the folder
 
 
 def _hold(folder: str) -> int | None:
@@ -123,24 +124,30 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _remove_on_sigterm() -> None:
-    """Remove the folder on SIGTERM, then end as SIGTERM ends a process, where SIGTERM still does
-    that (its default action): a handler of the user's (or one that ignores it) is theirs, left
-    alone; the folder then goes at exit, or at the next process's start."""
+def _remove_on_signals() -> None:
+    """Remove the folder on SIGTERM or SIGHUP, then end as the signal ends a process, for each
+    signal that still does that (its default action): a handler of the user's (or one that ignores
+    it, as ``nohup`` does SIGHUP) is theirs, left alone; the folder then goes at exit, or at the
+    next process's start."""
     global _owner
     if fcntl is None or threading.current_thread() is not threading.main_thread():
         return
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        return
-    _owner = os.getpid()
-    signal.signal(signal.SIGTERM, _terminated)
+    for number in _SIGNALS:
+        if signal.getsignal(number) is signal.SIG_DFL:
+            _owner = os.getpid()
+            signal.signal(number, _terminated)
+
+
+# The signals that end a process by default and that a run is commonly ended by (SIGINT is
+# pytest's KeyboardInterrupt: the run ends through its exit, and the folder with it).
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _terminated(signum: int, frame: object) -> None:
     if os.getpid() == _owner and _folder is not None:  # not a forked child's (a DataLoader worker's)
         shutil.rmtree(_folder, ignore_errors=True)
     signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)  # ends the process as SIGTERM would have: its exit status says so
+    os.kill(os.getpid(), signum)  # ends the process as the signal would have: its exit status says so
 
 
 def _remove(path: str) -> None:

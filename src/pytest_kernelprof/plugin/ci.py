@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 # The report attribute that carries a setup's or teardown's profile error (a Failure, as JSON)
 # to the controller: the books' record is the call's.
 ERROR_ATTRIBUTE = "kernelprof_phase_error"
+# The report attribute that carries the lines of the plugin's hooks' implementations that failed
+# where the test ran (a list of str) to the controller's terminal summary.
+HOOK_ERRORS_ATTRIBUTE = "kernelprof_hook_errors"
+# Of those lines, the terminal summary shows this many different ones.
+MAX_HOOK_ERRORS = 10
 
 
 def annotations_on(config: pytest.Config) -> bool:
@@ -81,6 +86,8 @@ class ReportHooks:
         self.junit = bool(getattr(config.option, "xmlpath", None))
         self.pages = config.getoption("kernelprof_trace_dir", None) is not None
         self.summary_errors: list[str] = []
+        # The lines of hook implementations that failed, each once, with how many times.
+        self.hook_errors: dict[str, int] = {}
         # The profile errors of tests' setups and teardowns, by node id, as their reports arrive.
         self.errors: dict[str, list[Failure]] = {}
 
@@ -98,15 +105,23 @@ class ReportHooks:
         pages beside the failed test's traces. (A setup or teardown error is this class's own
         hook's: :meth:`pytest_runtest_makereport`.)"""
         if self.junit and profiles:
-            from ..reports.junit import bounded, properties
+            from ..reports.junit import MAX_PROPERTIES, bounded, properties
+            from .user_hooks import junit_pairs
 
             # As record_property does: junitxml writes the properties of the teardown report,
             # which pytest makes from the item's.
             pairs = properties(profiles)
+            more = 0
+            told: list[str] = []
             for prof in profiles:
-                for added in item.config.hook.pytest_kernelprof_junit_properties(item=item, profile=prof):
-                    pairs.extend(added)
-            item.user_properties.extend(bounded(pairs))
+                added, left_out, errors = junit_pairs(item, prof, MAX_PROPERTIES - len(pairs))
+                pairs += added
+                more += left_out
+                told += [error for error in errors if error not in told]
+            item.user_properties.extend(bounded(pairs, more))
+            if told:
+                report.sections.append(("kernelprof CI outputs", "\n".join(told)))
+                setattr(report, HOOK_ERRORS_ATTRIBUTE, told)
         if not self.summaries and not self.annotations and not self.pages:
             return None, ()
         if not report.failed or call.excinfo is None or report.when != "call":
@@ -148,6 +163,11 @@ class ReportHooks:
             from ..reports.records import Failure
 
             self.errors.setdefault(report.nodeid, []).append(Failure(**json.loads(text)))
+        told = getattr(report, HOOK_ERRORS_ATTRIBUTE, None)
+        if isinstance(told, list):
+            for line in told:
+                if line in self.hook_errors or len(self.hook_errors) <= MAX_HOOK_ERRORS:
+                    self.hook_errors[str(line)] = self.hook_errors.get(str(line), 0) + 1
 
     def _baseline_sections(self, tests: dict[str, ReportRecord]) -> list[list[str]]:
         if not any(record.baselines for record in tests.values()):
@@ -159,16 +179,18 @@ class ReportHooks:
         if not self.summaries or not self.books.controller():
             return
         from ..reports.summary import SUMMARY_BYTES, render_summary
+        from .user_hooks import summary_lines
 
         tests = self.books.by_test()
-        extra = self.config.hook.pytest_kernelprof_summary(config=self.config, exitstatus=int(exitstatus))
+        extra, failed = summary_lines(self.config, int(exitstatus))
+        self.summary_errors += failed
         baselines = self._baseline_sections(tests)
         for path in self.summaries:
             text = render_summary(
                 tests,
                 baselines,
                 rootpath=self.config.rootpath,
-                extra=[str(line) for lines in extra for line in lines or ()],
+                extra=extra,
                 errors=self.errors,
                 budget=SUMMARY_BYTES - _size_of(path),
             )
@@ -184,7 +206,7 @@ class ReportHooks:
                 self.summary_errors.append(f"kernelprof: the job summary was not written to {path}: {exc}")
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        for error in self.summary_errors:
+        for error in self.summary_errors + self._hook_error_lines():
             terminalreporter.ensure_newline()
             terminalreporter.write_line(error, yellow=True, bold=True)
         if not self.annotations or not self.books.controller():
@@ -193,6 +215,13 @@ class ReportHooks:
 
         for line in workflow_commands(self.books.by_test(), workspace=_workspace(self.config), errors=self.errors):
             terminalreporter.write_line(line)
+
+    def _hook_error_lines(self) -> list[str]:
+        shown = list(self.hook_errors.items())[:MAX_HOOK_ERRORS]
+        lines = [line + (f" ({count} times)" if count > 1 else "") for line, count in shown]
+        if len(self.hook_errors) > MAX_HOOK_ERRORS:
+            lines.append("kernelprof: more hook implementations failed: the tests' reports say which")
+        return lines
 
 
 def _appending(path: Path) -> TextIO:

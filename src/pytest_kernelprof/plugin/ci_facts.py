@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import ForbiddenError, KernelProfError
-from ..reports.categories import of_error
+from ..reports.categories import leaves, of_error, worst
 from .books import COMPARED_KEY, EXPLAINED_KEY
 
 if TYPE_CHECKING:
@@ -217,6 +217,53 @@ def _syncs(profiles: Sequence[Any]) -> tuple[SyncSite, ...]:
     return tuple(seen.values())
 
 
+def _found(
+    item: pytest.Item,
+    excinfo: pytest.ExceptionInfo[BaseException],
+    report: pytest.TestReport,
+    profiles: Sequence[Any],
+) -> list[tuple[BaseException, str, pytest.ExceptionInfo[BaseException]]]:
+    """The profile failures of a failed phase, each with its category and its own traceback: the
+    error, or the errors inside its exception group (an ``asyncio.TaskGroup``'s, pytest's of
+    several fixtures' teardowns) that were about a profile."""
+    call = report.when == "call"
+    compared = item.stash.get(COMPARED_KEY, []) if call else []
+    errors = leaves(excinfo.value)
+    found = []
+    for error in errors:
+        info = excinfo
+        if error is not excinfo.value:
+            if error.__traceback__ is None:
+                continue
+            info = pytest.ExceptionInfo.from_exception(error)
+        about = compared[-1] if compared else None
+        if about is None and profiles and isinstance(error, AssertionError):
+            about = asserted(info)
+        what = category(error, bool(profiles), about)
+        if what is not None:
+            found.append((error, what, info))
+    return found
+
+
+# This package's own files: a fixture's error is placed at its user's line, not inside the plugin.
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def fixture_line(excinfo: pytest.ExceptionInfo[BaseException], rootpath: Path) -> tuple[Path, int] | None:
+    """Where in the checkout a setup's or teardown's error was raised (1-based): the last frame
+    under the rootdir that is neither this package's nor an installed one's (a fixture of a
+    ``conftest.py``, say)."""
+    place = None
+    for entry in excinfo.traceback:
+        path = Path(str(entry.path))
+        if not path.is_absolute() or {"site-packages", "dist-packages"} & set(path.parts):
+            continue
+        if path.is_relative_to(_PACKAGE) or not path.is_relative_to(rootpath):
+            continue
+        place = (path, entry.lineno + 1)
+    return place
+
+
 def failure_of(
     item: pytest.Item,
     excinfo: pytest.ExceptionInfo[BaseException],
@@ -225,39 +272,45 @@ def failure_of(
 ) -> tuple[Failure | None, tuple[SyncSite, ...]]:
     """A failed phase's failure where it was about a profile (None where not), and the syncs to
     point at. A setup or teardown error (a fixture's) has no comparison of the call's to read:
-    its category is its error's type."""
-    error = excinfo.value
-    call = report.when == "call"
-    compared = item.stash.get(COMPARED_KEY, []) if call else []
-    about = compared[-1] if compared else None
-    if about is None and profiles and isinstance(error, AssertionError):
-        about = asserted(excinfo)
-    what = category(error, bool(profiles), about)
-    if what is None:
+    its category is its error's type, and its place the fixture's line. An exception group's
+    failure is that of the profile failures inside it, listed."""
+    found = _found(item, excinfo, report, profiles)
+    if not found:
         return None, ()
     from ..reports.records import Failure
 
-    path = Path(str(item.path))
+    call = report.when == "call"
+    what = worst([name for _, name, _ in found])
     explained = item.stash.get(EXPLAINED_KEY, []) if call else []
-    lines = failure_text(error, explained).splitlines()
+    lines: list[str] = []
+    for error, _, _ in found:
+        lines += [*([""] if lines else []), *failure_text(error, explained).splitlines()]
     kept = kept_message(lines)
     tables = profile_tables(report.sections) if what in TABLED else []
     if what in RECORDS and not explained:  # `assert not prof.syncs`: one line, no table
         tables = record_tables(profiles, what)
     # The tables in what the message left of the summary's limits for one failure.
     kept_tables = kept_lines(tables, MESSAGE_LINES - len(kept), MESSAGE_CHARS - len("\n".join(kept)))
+    first = found[0][2]
+    path = Path(str(item.path))
+    line = test_line(first, path)
+    if not call:
+        place = fixture_line(first, item.config.rootpath)
+        if place is not None:
+            path, line = place
     failure = Failure(
         category=what,
         message="\n".join(kept),
         more_lines=len(lines) - len(kept) + len(tables) - len(kept_tables),
         file=str(path),
-        line=test_line(excinfo, path),
+        line=line,
         tables="\n".join(kept_tables),
         when=report.when,
     )
     # The syncs to point at: those of a failed assertion on syncs, or of a rule on syncs or DtoH
     # copies (not those of a profile that broke a rule on kernels).
     syncs: tuple[SyncSite, ...] = ()
-    if what == "syncs" or (isinstance(error, ForbiddenError) and SYNC_METRICS & set(error.metrics)):
+    rules = [e for e, _, _ in found if isinstance(e, ForbiddenError)]
+    if what == "syncs" or any(SYNC_METRICS & set(e.metrics) for e in rules):
         syncs = _syncs(profiles)
     return failure, syncs

@@ -22,8 +22,12 @@ def pytest_kernelprof_junit_properties(item: pytest.Item, profile: KernelProfile
 
     Called once per profile of the test's call phase, in the order the test took them, where the
     test ran (an xdist worker, or the one process). ``item.user_properties`` already holds the
-    plugin's figures of every profile; the pairs returned are added as ``record_property`` adds
-    them, names and values as given.
+    plugin's figures of every profile; the pairs returned (a list, or any iterable of pairs) are
+    added as ``record_property`` adds them, names and values as given, within the bounds of
+    ``reports/junit.py`` (an iterator is read no further than them). An implementation that raises,
+    or returns what is not pairs, adds nothing: the plugin's own properties and the other
+    implementations' are still written, and the terminal says which hook of which plugin or
+    ``conftest.py`` failed, and how.
     """
     raise NotImplementedError
 
@@ -36,6 +40,9 @@ def pytest_kernelprof_summary(config: pytest.Config, exitstatus: int) -> list[st
     Called once, at the end of the session, in the process that writes the summary (the xdist
     controller: implement it in a plugin or in a ``conftest.py`` the controller loads, such as
     the one at the root of the tests). Where the plugin has nothing to say and the
-    implementations return lines, the summary holds its title and those lines.
+    implementations return lines, the summary holds its title and those lines. A ``str``
+    returned is taken as its lines (Markdown text), None as none. An implementation that raises,
+    or returns what is not lines, adds nothing: the summary is still written, and the terminal
+    says which hook of which plugin or ``conftest.py`` failed, and how.
     """
     raise NotImplementedError

@@ -28,10 +28,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from ..tables import plural
+from ..tables import clip, plural
 from .categories import ORDER, words
 from .records import Failure, ReportRecord
-from .summary import actions_at_end, clip, natural, relative_paths
+from .summary import actions_at_end, natural, relative_paths
 
 MAX_ERRORS = 10  # GitHub keeps this many error annotations of a step
 MESSAGE_LINES = 12

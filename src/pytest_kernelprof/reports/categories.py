@@ -10,6 +10,8 @@ A category comes from types, never from a message's words: the error's type
 
 from __future__ import annotations
 
+import builtins
+import importlib
 from dataclasses import dataclass
 
 from ..errors import (
@@ -78,6 +80,44 @@ _ERRORS: tuple[tuple[type[BaseException], str], ...] = (
     (QueryError, "query"),
     (KernelProfError, "error"),
 )
+
+
+def _group_types() -> tuple[type[BaseException], ...]:
+    found = getattr(builtins, "BaseExceptionGroup", None)
+    if found is None:  # Python 3.10: pytest's backport, which anyio and trio raise too
+        try:
+            found = getattr(importlib.import_module("exceptiongroup"), "BaseExceptionGroup", None)
+        except ImportError:
+            return ()
+    return (found,) if isinstance(found, type) and issubclass(found, BaseException) else ()
+
+
+_GROUPS = _group_types()
+
+# The most errors read inside one exception group, and how deep (a group is any user's value).
+MAX_LEAVES = 100
+MAX_DEPTH = 50
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The errors inside an exception group, in order, those of the groups inside it too (an
+    ``asyncio.TaskGroup``'s, pytest's of several fixtures' teardowns); an error that is no group,
+    itself. At most ``MAX_LEAVES`` of them, ``MAX_DEPTH`` groups deep."""
+    found: list[BaseException] = []
+    stack: list[tuple[BaseException, int]] = [(error, 0)]
+    while stack and len(found) < MAX_LEAVES:
+        current, depth = stack.pop()
+        inner = getattr(current, "exceptions", None) if isinstance(current, _GROUPS) else None
+        if isinstance(inner, tuple | list) and depth < MAX_DEPTH:
+            stack.extend((e, depth + 1) for e in reversed(inner[:MAX_LEAVES]) if isinstance(e, BaseException))
+        else:
+            found.append(current)
+    return found
+
+
+def worst(names: list[str]) -> str:
+    """Of categories, the one the summary puts first."""
+    return min(names, key=lambda name: ORDER.get(name, len(ORDER)))
 
 
 def of_error(error: BaseException) -> str | None:

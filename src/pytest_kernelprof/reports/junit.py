@@ -28,8 +28,9 @@ call's memory-op time, nor ``gpu_busy_us`` above ``gpu_work_us``).
 
 A test's properties are bounded (:func:`bounded`): the figures of its first ``MAX_PROFILES``
 profiles, ``MAX_PROPERTIES`` properties in all (``kernelprof.properties_left_out`` counts the rest,
-what ``pytest_kernelprof_junit_properties`` added included), each name and text value cut to
-``MAX_NAME`` and ``MAX_VALUE`` characters.
+what ``pytest_kernelprof_junit_properties`` added included: of an implementation that returned an
+iterator, which is read no further than the bound, 1 for all it had past it), each name and text
+value cut to ``MAX_NAME`` and ``MAX_VALUE`` characters.
 """
 
 from __future__ import annotations
@@ -112,9 +113,10 @@ def properties(profiles: Sequence[KernelProfile]) -> list[tuple[str, object]]:
     return pairs
 
 
-def bounded(pairs: Sequence[tuple[str, object]]) -> list[tuple[str, object]]:
+def bounded(pairs: Sequence[tuple[str, object]], more: int = 0) -> list[tuple[str, object]]:
     """``pairs`` within the bounds above: the first ``MAX_PROPERTIES`` (then ``kernelprof.properties_left_out``
-    counts the rest), a name or a value's text past its bound cut, with ``...`` (a number is kept as it is)."""
+    counts the rest, and ``more`` that were not gathered), a name or a value's text past its bound cut, with
+    ``...`` (a number is kept as it is)."""
     kept: list[tuple[str, object]] = []
     for name, value in pairs[:MAX_PROPERTIES]:
         shown = str(name)
@@ -124,6 +126,7 @@ def bounded(pairs: Sequence[tuple[str, object]]) -> list[tuple[str, object]]:
             text = str(value)
             value = text[:MAX_VALUE] + "..." if len(text) > MAX_VALUE else text
         kept.append((shown, value))
-    if len(pairs) > MAX_PROPERTIES:
-        kept.append((LEFT_OUT, len(pairs) - MAX_PROPERTIES))
+    left_out = max(len(pairs) - MAX_PROPERTIES, 0) + more
+    if left_out:
+        kept.append((LEFT_OUT, left_out))
     return kept

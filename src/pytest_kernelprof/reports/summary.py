@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..tables import display_name, printable
+from ..tables import CLIP_TEXT, clip, display_name, printable
 from .categories import ORDER, words
 from .records import Failure, ReportRecord
 
@@ -35,7 +35,7 @@ MAX_NAMED = 300  # failed tests past MAX_FAILURES named in one line
 MAX_NAMES = 15
 MAX_BASELINE_LINES = 20
 # A user's text on one line (a parametrised test id can be any length): its start and its end.
-MAX_TEXT = 300
+MAX_TEXT = CLIP_TEXT
 # A failure's message and tables in the summary (plugin/ci.py keeps about as much of them).
 FAILURE_CHARS = 60_000
 # What one run may append to the step's summary file, in bytes: GitHub refuses a step's summary
@@ -61,17 +61,6 @@ def actions_at_end(lines: Sequence[str]) -> int:
         elif text:
             break
     return count
-
-
-def clip(text: str, most: int = MAX_TEXT) -> str:
-    """``text`` within ``most`` characters: its start and its end (a test id's parameters end
-    it) around a ``[...N chars...]`` that says how much was left out."""
-    if len(text) <= most:
-        return text
-    mark = f"[...{len(text) - most} chars...]"
-    keep = max(most - len(mark), 2)
-    head = keep * 2 // 3
-    return text[:head] + mark + text[len(text) - (keep - head) :]
 
 
 def _fence(text: str) -> str:

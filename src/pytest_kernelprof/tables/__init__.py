@@ -208,6 +208,21 @@ def printable(text: str) -> str:
     return shown
 
 
+# A user's text on one line of an output (a test id, a check name, a sweep's bucket: any length).
+CLIP_TEXT = 300
+
+
+def clip(text: str, most: int = CLIP_TEXT) -> str:
+    """``text`` within ``most`` characters: its start and its end (a test id's parameters end
+    it) around a ``[...N chars...]`` that says how much was left out."""
+    if len(text) <= most:
+        return text
+    mark = f"[...{len(text) - most} chars...]"
+    keep = max(most - len(mark), 2)
+    head = keep * 2 // 3
+    return text[:head] + mark + text[len(text) - (keep - head) :]
+
+
 def changed_parts(a: str, b: str, most: int = 3) -> str:
     """What changed between two names, token by token, each change once with how often it
     came: ``c10::BFloat16 -> float (2 places)``."""

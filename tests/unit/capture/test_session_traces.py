@@ -199,8 +199,9 @@ def test_a_trace_that_cannot_be_kept_leaves_the_profile_whole_and_its_export_say
 # -- a process killed before its exit (an adversarial review: SIGTERM left the kept traces) --
 
 KEEPS_THEN_WAITS = """
-import sys, time, torch
+import signal, sys, time, torch
 import pytest_kernelprof as kp
+signal.signal(signal.SIGHUP, signal.SIG_DFL)  # as a terminal's process has it (not nohup's ignore)
 from pytest_kernelprof.capture import session_traces
 profiler = kp.Profiler(keep_traces=True)
 profiler(torch.relu, torch.randn(4))
@@ -222,13 +223,16 @@ def _keeping_process(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
 
 
 @posix
-def test_sigterm_removes_the_kept_traces_and_still_ends_the_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_sigterm_removes_the_kept_traces_and_still_ends_the_process(tmp_path: Path, name: str) -> None:
     # `pytest --kernelprof-trace-dir=tr --kernelprof-save=all` killed by a CI timeout's SIGTERM
-    # left $TMPDIR/kernelprof-kept-*/session-PID-N.json, hundreds of MB for a big model.
+    # (or a closed terminal's SIGHUP) left $TMPDIR/kernelprof-kept-*/session-PID-N.json, hundreds
+    # of MB for a big model.
+    number = getattr(signal, name)
     process, folder = _keeping_process(tmp_path)
     with process:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=60) == -signal.SIGTERM  # killed by it, as without the plugin
+        process.send_signal(number)
+        assert process.wait(timeout=60) == -number  # killed by it, as without the plugin
     assert not folder.exists()
     assert list(tmp_path.glob("kernelprof-kept-*")) == []
 
@@ -266,16 +270,20 @@ def test_a_folder_a_killed_process_left_is_removed_by_the_next_that_keeps_one(
 
 
 @posix
-def test_a_sigterm_handler_of_the_users_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_sigterm_handler_of_the_users_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
     def users(signum: int, frame: object) -> None:
         raise SystemExit(0)
 
-    previous = signal.signal(signal.SIGTERM, users)
+    number = getattr(signal, name)
+    previous = signal.signal(number, users)
     try:
         monkeypatch.setattr(session_traces.tempfile, "tempdir", str(tmp_path))
         monkeypatch.setattr(session_traces, "_folder", None)
         monkeypatch.setattr(session_traces, "_lock", None)
         session_traces._kept_folder()
-        assert signal.getsignal(signal.SIGTERM) is users
+        assert signal.getsignal(number) is users
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(number, previous)

@@ -3,14 +3,16 @@ its words; each category has the words the job summary says it in."""
 
 from __future__ import annotations
 
+import builtins
 import inspect
+import sys
 
 import pytest
 
 import pytest_kernelprof.errors as errors
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.model.explain import _SUBJECTS
-from pytest_kernelprof.reports.categories import CATEGORIES, of_error, words
+from pytest_kernelprof.reports.categories import CATEGORIES, MAX_LEAVES, leaves, of_error, words
 from tests.helpers import DATA
 
 COMPILED = DATA / "h200_geglu_compiled.json.gz"
@@ -69,3 +71,18 @@ def test_an_op_lookup_is_not_called_a_kernel_assertion() -> None:
     assert words("op-lookup").what == "failed on an op lookup"
     assert words("kernels").what == "failed on a kernel assertion"
     assert words("a category of a newer version").what == "failed on its profile"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="ExceptionGroup is Python 3.11's")
+def test_the_errors_inside_exception_groups_are_read_in_order_and_bounded() -> None:
+    group, base = vars(builtins)["ExceptionGroup"], vars(builtins)["BaseExceptionGroup"]  # 3.11's
+    a, b, c = ValueError("a"), KeyError("b"), RuntimeError("c")
+    nested = base("outer", [a, group("inner", [b, group("deep", [c])])])
+    assert leaves(nested) == [a, b, c]
+    assert leaves(a) == [a]
+    many = group("many", [ValueError(str(n)) for n in range(10 * MAX_LEAVES)])
+    assert len(leaves(many)) == MAX_LEAVES
+    deep: BaseException = ValueError("bottom")
+    for _ in range(10_000):  # no recursion
+        deep = group("level", [deep])
+    assert len(leaves(deep)) == 1

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...errors import BaselineError
 from ...paths import name_in_module
-from ...tables import printable
+from ...tables import clip, printable
 from .check import shell_word, update_command
 from .files import (
     UNCHANGED,
@@ -38,7 +38,7 @@ class Unused:
     def __str__(self) -> str:
         if self.arch is None:
             return f"{self.path} ({self.note})"
-        return f"{self.path}: {printable(f'{self.arch}/{self.name}')}"
+        return f"{self.path}: {_entry(self.arch, self.name)}"
 
 
 class BaselineSession:
@@ -138,7 +138,7 @@ class BaselineSession:
             if isinstance(note, Renamed):
                 changed.append(f"renamed {note.old} -> {note.new}")
             elif note.outcome != UNCHANGED:
-                changed.append(f"{note.outcome} {note.path}: {printable(f'{note.arch}/{note.name}')}")
+                changed.append(f"{note.outcome} {note.path}: {_entry(note.arch, note.name)}")
         return [title, *changed]
 
     def _improved_section(self) -> list[str]:
@@ -147,6 +147,7 @@ class BaselineSession:
         lines = [f"kernelprof: {_plural(len(self.improved), 'baseline metric')} improved"]
         for note in sorted(self.improved, key=_fields):
             test = name_in_module(note.nodeid) + ("" if note.check == "default" else f" ({note.check})")
+            test = printable(clip(test))
             lines.append(
                 f"improved: {test} {note.metric} {note.stored:,} -> {note.current:,}; "
                 f"lock it in with {update_command(note.nodeid)}"
@@ -165,6 +166,11 @@ class BaselineSession:
                 lines.extend(f"  into {path}" for path in sorted(new))
         lines.append("or run pytest --kernelprof-update, which moves each file as it records it")
         return lines
+
+
+def _entry(arch: str | None, name: str | None) -> str:
+    """An entry as one line shows it: a check's name (a sweep's bucket) may be any length."""
+    return printable(clip(f"{arch}/{name}"))
 
 
 def _update_order(note: Recorded | Renamed) -> tuple[str, ...]:
