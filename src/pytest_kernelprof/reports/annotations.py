@@ -29,9 +29,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ..tables import clip, plural
-from .categories import ORDER, words
+from .categories import words
 from .records import Failure, ReportRecord
-from .summary import actions_at_end, natural, relative_paths
+from .summary import Place, actions_at_end, place, relative_paths
 
 MAX_ERRORS = 10  # GitHub keeps this many error annotations of a step
 MESSAGE_LINES = 12
@@ -114,12 +114,14 @@ def _lines_of(category: str) -> int:
 def collect(
     tests: Mapping[str, ReportRecord], workspace: Path, errors: Mapping[str, Sequence[Failure]] | None = None
 ) -> list[tuple[str, int | None, str, str]]:
-    """(file, line, title, message) of each annotation, worst first (the summary's order: rules,
-    baselines, ..., syncs, copies, kernel assertions, ..., then the setup and teardown errors of
-    tests whose call did not fail on a profile). A sync is annotated where it was called only
+    """(file, line, title, message) of each annotation, worst first, in the summary's order
+    (``summary.place``: rules, baselines, ..., syncs, copies, kernel assertions, ..., each by file
+    and line; then the setup and teardown errors of tests whose call did not fail on a profile). A sync is annotated where it was called only
     where that file is in the checkout: a loaded trace's syncs name files of the machine that
     recorded it."""
-    found: list[tuple[int, str, tuple[str, int | None, str, str]]] = []
+    # The summary's order: its failures, then its errors (each test's annotations together, in
+    # the order made), so that past MAX_ERRORS the tests annotated are those it lists first.
+    found: list[tuple[bool, Place, tuple[str, int | None, str, str]]] = []
     for nodeid, phases in (errors or {}).items():
         test = tests.get(nodeid)
         if not phases or (test is not None and test.failure is not None):
@@ -130,12 +132,14 @@ def collect(
             f"{clip(nodeid)} errored in {error.when} on {words(error.category).one}\n"
             f"{_short(error.message, error.more_lines, workspace, _lines_of(error.category))}"
         )
-        found.append((len(ORDER) + 1, nodeid, (relative(error.file, workspace), error.line, title, message)))
+        found.append(
+            (True, place(nodeid, error, workspace), (relative(error.file, workspace), error.line, title, message))
+        )
     for nodeid, test in tests.items():
         failure = test.failure
         if failure is None:
             continue
-        rank = ORDER.get(failure.category, len(ORDER))
+        at = place(nodeid, failure, workspace)
         syncs = [s for s in test.syncs if s.file and _in_checkout(s.file, workspace)]
         broke = "a kernelprof_forbid rule" if failure.category == "rule" else "an assertion on host syncs"
         for sync in syncs:
@@ -143,14 +147,14 @@ def collect(
             times = f" ({sync.count} calls)" if sync.count > 1 else ""
             op = f" from {sync.op}" if sync.op else ""
             message = clip(f"host sync {sync.call}{op}{inside}{times} broke {broke} of {clip(nodeid)}", LINE_CHARS * 2)
-            found.append((rank, nodeid, (relative(sync.file, workspace), sync.line, "kernelprof: host sync", message)))
+            found.append((False, at, (relative(sync.file, workspace), sync.line, "kernelprof: host sync", message)))
         if failure.category in ("rule", "baseline") or not syncs:
             message = (
                 f"{clip(nodeid)}\n{_short(failure.message, failure.more_lines, workspace, _lines_of(failure.category))}"
             )
             title = _TITLES.get(failure.category) or f"kernelprof: {words(failure.category).what}"
-            found.append((rank, nodeid, (relative(failure.file, workspace), failure.line, title, message)))
-    found.sort(key=lambda item: (item[0], natural(item[1])))
+            found.append((False, at, (relative(failure.file, workspace), failure.line, title, message)))
+    found.sort(key=lambda item: (item[0], item[1]))
     return [item[2] for item in found]
 
 

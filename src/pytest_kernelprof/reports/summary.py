@@ -108,17 +108,23 @@ _DIGITS = re.compile(r"(\d+)")
 Block = list[str]  # lines the budget keeps or leaves out together (a failure's <details>, a table)
 
 
-def _order(rootpath: Path) -> Callable[[tuple[str, Failure]], tuple[int, str, int, list[str | int]]]:
-    def place(item: tuple[str, Failure]) -> tuple[int, str, int, list[str | int]]:
-        nodeid, failure = item
-        return (
-            ORDER.get(failure.category, len(ORDER)),
-            _location(failure, rootpath, line=False),
-            failure.line or 0,
-            natural(nodeid),
-        )
+Place = tuple[int, str, int, list[str | int]]
 
-    return place
+
+def place(nodeid: str, failure: Failure, rootpath: Path) -> Place:
+    """Where a failure is listed: its category's rank, then its file and line, then its test's
+    id. The summary's order, and the annotations' (reports/annotations.py): past their caps, both
+    keep the same tests."""
+    return (
+        ORDER.get(failure.category, len(ORDER)),
+        _location(failure, rootpath, line=False),
+        failure.line or 0,
+        natural(nodeid),
+    )
+
+
+def _order(rootpath: Path) -> Callable[[tuple[str, Failure]], Place]:
+    return lambda item: place(item[0], item[1], rootpath)
 
 
 def _body(failure: Failure, rootpath: Path) -> str:

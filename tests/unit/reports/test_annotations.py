@@ -4,6 +4,7 @@ every failure about a profile is annotated, a kernel assertion with its head (is
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -11,6 +12,7 @@ from pytest_kernelprof.plugin.ci_facts import MESSAGE_LINES as RECORD_LINES
 from pytest_kernelprof.plugin.ci_facts import kept_message
 from pytest_kernelprof.reports.annotations import MAX_ERRORS, MESSAGE_LINES, collect, workflow_commands
 from pytest_kernelprof.reports.records import Failure, ReportRecord
+from pytest_kernelprof.reports.summary import render_summary
 
 UPDATE = "if the change is intended: pytest --kernelprof-update 't.py::test_b'"
 
@@ -111,3 +113,35 @@ def test_the_record_keeps_the_update_command_of_a_long_diff() -> None:
     # And the annotation made of that record says it, after what the record left out.
     shown = _message("baseline", kept, more_lines=len(lines) - len(kept))
     assert shown[-2:] == [f"(+{len(lines) - MESSAGE_LINES} lines in the job log)", UPDATE]
+
+
+def test_annotations_come_in_the_summary_order_by_file_and_line() -> None:
+    # A user's trial: a test that loaded a trace (its id sorts last) at a line before the others'
+    # was annotated last, where the summary lists it by its line.
+    def failure(line: int, file: str = "t.py") -> ReportRecord:
+        return ReportRecord(failure=Failure("kernels", "assert 1 == 2", 0, file, line))
+
+    tests = {
+        "t.py::test_a": failure(11),
+        "t.py::test_b": failure(23),
+        "t.py::test_c": failure(29),
+        "t.py::test_loaded": failure(17),
+        "s.py::test_z": failure(40, "s.py"),
+    }
+    lines = [line for _, line, _, _ in collect(tests, Path("."))]
+    assert lines == [40, 11, 17, 23, 29]
+    summary = render_summary(tests, [], rootpath=Path("."))
+    assert [line for _, line, _, _ in collect(tests, Path("."))] == [
+        int(m) for m in re.findall(r"at <code>\w+\.py:(\d+)</code>", summary)
+    ]
+
+
+def test_past_the_cap_the_annotated_tests_are_those_the_summary_lists_first() -> None:
+    tests = {
+        f"t.py::test_k{i:02}": ReportRecord(failure=Failure("kernels", "assert 1 == 2", 0, "t.py", 100 - i))
+        for i in range(12)
+    }
+    annotated = [line for _, line, _, _ in collect(tests, Path("."))][:MAX_ERRORS]
+    summary = render_summary(tests, [], rootpath=Path("."))
+    listed = [int(m) for m in re.findall(r"at <code>t\.py:(\d+)</code>", summary)]
+    assert annotated == listed == sorted(annotated)
