@@ -116,9 +116,9 @@ def collect(
 ) -> list[tuple[str, int | None, str, str]]:
     """(file, line, title, message) of each annotation, worst first, in the summary's order
     (``summary.place``: rules, baselines, ..., syncs, copies, kernel assertions, ..., each by file
-    and line; then the setup and teardown errors of tests whose call did not fail on a profile). A sync is annotated where it was called only
-    where that file is in the checkout: a loaded trace's syncs name files of the machine that
-    recorded it."""
+    and line; then the setup and teardown errors of tests whose call did not fail on a profile).
+    A sync is annotated where it was called only where that file is in the checkout: a loaded
+    trace's syncs name files of the machine that recorded it."""
     # The summary's order: its failures, then its errors (each test's annotations together, in
     # the order made), so that past MAX_ERRORS the tests annotated are those it lists first.
     found: list[tuple[bool, Place, tuple[str, int | None, str, str]]] = []
