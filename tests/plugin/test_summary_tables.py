@@ -93,3 +93,32 @@ def test_a_failure_without_a_table_gets_its_profiles_table_in_the_summary(
     count = _failure(text, "test_count")
     assert "kernelprof profile" not in count
     assert count.count("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT") == 2
+
+
+def test_the_annotations_and_the_junit_message_write_no_address(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A user's trial: the summary wrote `at 0x...` where the annotation and the JUnit message of
+    # the same failure kept the address, which changes every run.
+    for name in ("CI", "BUILD_NUMBER", "GITHUB_WORKSPACE", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    cpu_pytester.makepyfile(
+        test_s=SUITE
+        + """
+
+def test_not_profiled():
+    assert all(x == 1 for x in [2])
+"""
+    )
+    result = cpu_pytester.runpytest("--junitxml", "out.xml")
+    result.assert_outcomes(failed=5)
+    [annotation] = [line for line in result.outlines if line.startswith("::error file=test_s.py,line=14,")]
+    assert "genexpr> at 0x...>" in annotation, annotation
+    assert not re.search(r" at 0x[0-9a-f]{4,}", annotation), annotation
+    xml = (cpu_pytester.path / "out.xml").read_text()
+    [dtype] = re.findall(r'<testcase [^>]*name="test_dtype".*?<failure message="([^"]*)"', xml, re.S)
+    assert "genexpr&gt; at 0x...&gt;" in dtype, dtype
+    # A test that took no profile: its message is pytest's.
+    [plain] = re.findall(r'<testcase [^>]*name="test_not_profiled".*?<failure message="([^"]*)"', xml, re.S)
+    assert re.search(r" at 0x[0-9a-f]{4,}", plain), plain

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import pytest
 
 from ..errors import KernelProfError
-from .ci_facts import failure_of
+from .ci_facts import about_profile, failure_of
 from .fixtures import PROFILERS_KEY
 from .settings import SETTINGS_KEY
 
@@ -141,10 +141,10 @@ class ReportHooks:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         try:
-            if self.junit and report.failed:
-                junit_message(report)
+            profiles = [c.profile for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
+            if self.junit and report.failed and call.excinfo is not None:
+                junit_message(report, about_profile(item, call.excinfo, report, profiles))
             if report.when != "call" and report.failed and call.excinfo is not None and self._told():
-                profiles = [c.profile for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
                 failure, _ = failure_of(item, call.excinfo, report, profiles)
                 if failure is not None:
                     setattr(report, ERROR_ATTRIBUTE, json.dumps(asdict(failure)))
@@ -254,14 +254,23 @@ def _size_of(path: Path) -> int:
         return 0
 
 
-def junit_message(report: pytest.TestReport) -> None:
+def junit_message(report: pytest.TestReport, about_profile: bool) -> None:
     """The terminal points at the rest of a long explanation in a report section "below"; JUnit's
     ``message`` attribute (pytest's crash message) goes where that section is in the failure's
-    own text: the pointer says so there."""
+    own text: the pointer says so there. The message of a failure about a profile has its memory
+    addresses written ``at 0x...``, as the summary and the annotations write them (a dashboard
+    compares it between runs); another test's message is pytest's."""
+    from ..reports.summary import without_addresses
+
     crash = getattr(report.longrepr, "reprcrash", None)
     message = getattr(crash, "message", None)
-    if isinstance(message, str) and POINTER_END in message:
-        setattr(crash, "message", _POINTER.sub(JUNIT_POINTER, message))  # noqa: B010 (an Any, maybe None)
+    if not isinstance(message, str):
+        return
+    if POINTER_END in message:
+        message = _POINTER.sub(JUNIT_POINTER, message)
+    elif not about_profile:
+        return
+    setattr(crash, "message", without_addresses(message))  # noqa: B010 (an Any, maybe None)
 
 
 # The end of the terminal's pointer (model/explain.py), and what JUnit's message says instead.

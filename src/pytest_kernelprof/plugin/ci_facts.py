@@ -245,6 +245,16 @@ def _found(
     return found
 
 
+def about_profile(
+    item: pytest.Item,
+    excinfo: pytest.ExceptionInfo[BaseException],
+    report: pytest.TestReport,
+    profiles: Sequence[Any],
+) -> bool:
+    """Whether a failed phase failed on a profile: the summary and the annotations tell it."""
+    return bool(_found(item, excinfo, report, profiles))
+
+
 # This package's own files: a fixture's error is placed at its user's line, not inside the plugin.
 _PACKAGE = Path(__file__).resolve().parents[1]
 

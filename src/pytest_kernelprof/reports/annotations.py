@@ -31,7 +31,7 @@ from pathlib import Path
 from ..tables import clip, plural
 from .categories import words
 from .records import Failure, ReportRecord
-from .summary import Place, actions_at_end, place, relative_paths
+from .summary import Place, actions_at_end, place, relative_paths, without_addresses
 
 MAX_ERRORS = 10  # GitHub keeps this many error annotations of a step
 MESSAGE_LINES = 12
@@ -93,7 +93,7 @@ def _without_lone_header(lines: list[str]) -> list[str]:
 def _short(message: str, more_lines: int, workspace: Path, most: int = MESSAGE_LINES) -> str:
     """The message's first lines and the lines it ends with that say what to do, ``most`` in
     all, each within ``LINE_CHARS``; ``more_lines``: those the record had already left out."""
-    lines = message.splitlines()
+    lines = without_addresses(message).splitlines()
     if len(lines) > most:
         actions = lines[len(lines) - actions_at_end(lines) :][-(most // 2) :] if most > 1 else []
         head = _without_lone_header(lines[: most - len(actions)])

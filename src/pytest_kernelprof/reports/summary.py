@@ -91,8 +91,14 @@ def _location(failure: Failure, rootpath: Path, *, line: bool = True) -> str:
 
 
 # ``<generator object test_x.<locals>.<genexpr> at 0x7efe0cef4e10>``: an address that changes
-# every run, in a summary one compares between runs.
+# every run, in outputs one compares between runs.
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def without_addresses(text: str) -> str:
+    """``text`` with each object's memory address written ``at 0x...``: the summary's, the
+    annotations' and the JUnit message's text of a failure, the same from one run to the next."""
+    return _ADDRESS.sub(" at 0x...", text)
 
 
 def natural(text: str) -> list[str | int]:
@@ -144,7 +150,7 @@ def _body(failure: Failure, rootpath: Path) -> str:
         cut = text[:FAILURE_CHARS]
         more += text.count("\n") - cut.count("\n") + 1
         text = cut.rsplit("\n", 1)[0] if "\n" in cut else cut + "..."
-    text = relative_paths(_ADDRESS.sub(" at 0x...", text), rootpath)
+    text = relative_paths(without_addresses(text), rootpath)
     actions = relative_paths(actions, rootpath)
     return text + (f"\n... {more} more lines in the job log" if more else "") + (f"\n{actions}" if actions else "")
 
