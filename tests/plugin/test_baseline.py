@@ -371,7 +371,7 @@ def test_a_kernel_that_moved_dtype_fails_its_baseline_as_a_mismatch(cpu_pytester
         ]
     )
     result.stdout.no_fnmatch_line("*ValueError*")
-    assert "1 test failed on its kernel baseline" in (cpu_pytester.path / "summary.md").read_text()
+    assert "1 test failed: kernel baseline" in (cpu_pytester.path / "summary.md").read_text()
 
 
 def test_a_missing_baselines_table_is_shown_once(project: pytest.Pytester) -> None:

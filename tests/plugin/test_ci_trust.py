@@ -130,12 +130,12 @@ def test_setup_and_teardown_errors_baseline_paths_and_junit_messages(
     text = (project.path / "summary.md").read_text()
     # Setup and teardown errors, as errors; the test that failed in its call and errored in its
     # teardown counted once, among the failures, its teardown's error told in its entry.
-    assert "### 3 tests failed: 1 on its kernel baseline, 2 on kernel assertions\n" in text
-    assert "### 2 tests errored in setup or teardown on kernel assertions\n" in text
-    assert "<code>test_s.py::test_setup_raises</code> errored in setup on a kernel assertion at" in text
-    assert "<code>test_s.py::test_teardown_raises</code> errored in teardown on a kernel assertion at" in text
+    assert "### 3 tests failed: kernel baseline (1), kernel assertion (2)\n" in text
+    assert "### 2 tests errored in setup or teardown: kernel assertion\n" in text
+    assert "<code>test_s.py::test_setup_raises</code> errored in setup (kernel assertion) at" in text
+    assert "<code>test_s.py::test_teardown_raises</code> errored in teardown (kernel assertion) at" in text
     entry = text.split("<code>test_s.py::test_call_fails_and_teardown_raises</code>")[1].split("</details>")[0]
-    assert "Its teardown then errored on a kernel assertion at" in entry
+    assert "Its teardown then errored (kernel assertion) at" in entry
     assert text.count("test_call_fails_and_teardown_raises</code>") == 1
     # The baseline's path, relative to the rootdir (no GITHUB_WORKSPACE here): not the machine's.
     assert str(project.path) not in text
@@ -143,7 +143,7 @@ def test_setup_and_teardown_errors_baseline_paths_and_junit_messages(
     found = [line for line in result.outlines if line.startswith("::error ")]
     assert not any(str(project.path) in line for line in found), found
     assert any("in __kernelprof__/test_s/test_like_compiled.json" in line for line in found), found
-    errors = [line for line in found if "title=kernelprof%3A setup error" in line or "teardown error" in line]
+    errors = [line for line in found if "setup error)::" in line or "teardown error)::" in line]
     assert len(errors) == 2, found  # not the teardown of the test whose call failed: it is counted there
     assert any(
         line.startswith("::error file=test_s.py,") and "test_setup_raises errored in setup" in line for line in errors
@@ -253,9 +253,9 @@ def test_profile_failures_inside_exception_groups_and_a_conftests_fixture_are_to
     result = cpu_pytester.runpytest("--kernelprof-summary", "summary.md", "--kernelprof-annotations", "on")
     result.assert_outcomes(passed=2, failed=1, errors=2)
     text = (cpu_pytester.path / "summary.md").read_text()
-    assert "<code>test_g.py::test_task_group</code> failed on host syncs" in text
+    assert "<code>test_g.py::test_task_group</code> failed (host syncs)" in text
     for test in ("test_alone", "test_with_another"):
-        what = f"<code>test_g.py::{test}</code> errored in teardown on a kernel assertion"
+        what = f"<code>test_g.py::{test}</code> errored in teardown (kernel assertion)"
         assert f"{what} at <code>conftest.py:{line}</code>" in text
     entry = text.split("<code>test_g.py::test_with_another</code>")[1].split("</details>")[0]
     assert "pointwise" in entry

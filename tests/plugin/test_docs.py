@@ -278,10 +278,9 @@ def test_the_summary_picture_is_made_from_a_run_that_fails_as_its_caption_says()
     working here (the pictures themselves need Chromium)."""
     summary = _tool("doc_images").summary_markdown()
     assert (
-        "### 4 tests failed: 1 on a kernelprof_forbid rule, 1 on its kernel baseline, 1 on host syncs, "
-        "1 on a kernel assertion"
+        "### 4 tests failed: kernelprof_forbid rule (1), kernel baseline (1), host syncs (1), kernel assertion (1)"
     ) in summary
-    assert "<details><summary><code>test_ci.py::test_two_gemms</code> failed on a kernel assertion" in summary
+    assert "<details><summary><code>test_ci.py::test_two_gemms</code> failed (kernel assertion)" in summary
     caption = "a rule break, a baseline regression, a sync and a kernel count, the count's failure unfolded"
     assert f"{caption}](images/ci-summary.png)" in (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
 

@@ -54,5 +54,5 @@ def test_a_comparison_of_kernel_names_is_explained_by_the_plugin(
     text = summary.read_text()
     assert "-v" not in re.sub(r"kernelprof profile.*", "", text, flags=re.S)
     assert "void at::native" not in text
-    assert "failed on a kernel assertion" in text
+    assert "failed (kernel assertion)" in text
     pytest.LineMatcher(text.splitlines()).fnmatch_lines(EXPLAINED, consecutive=True)

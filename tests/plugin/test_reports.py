@@ -100,7 +100,7 @@ def project(cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> p
 
 def _summary_of_the_failures(text: str) -> None:
     """What the Markdown summary of a run of SUITE says about its failures."""
-    assert "### 3 tests failed: 1 on a kernelprof_forbid rule, 1 on its kernel baseline, 1 on host syncs\n" in text
+    assert "### 3 tests failed: kernelprof_forbid rule (1), kernel baseline (1), host syncs (1)\n" in text
     rule, baseline, syncs = (
         text.index(f"test_ci.py::{name}")
         for name in ("test_rule_broken", "test_baseline_regression", "test_sync_assert")
@@ -144,9 +144,12 @@ def _annotations(output: list[str]) -> list[str]:
 
 def _annotations_of_the_failures(found: list[str]) -> None:
     """The GitHub annotations of a run of SUITE: the failing tests' lines and the sync's."""
-    rule = f"::error file=test_ci.py,line={RULE_LINE},title=kernelprof%3A rule broken::test_ci.py::test_rule_broken%0A"
+    rule = (
+        f"::error file=test_ci.py,line={RULE_LINE},title=kernelprof%3A kernelprof_forbid rule::"
+        "test_ci.py::test_rule_broken%0A"
+    )
     assert any(line.startswith(rule) for line in found), found
-    baseline = f"::error file=test_ci.py,line={BASELINE_LINE},title=kernelprof%3A baseline regression::"
+    baseline = f"::error file=test_ci.py,line={BASELINE_LINE},title=kernelprof%3A kernel baseline::"
     assert any(line.startswith(baseline) for line in found), found
     # The sync's own line, from the recorded stack (the profiler names the function's def line).
     sync = "::error file=main_ace.py,line=40,title=kernelprof%3A host sync::host sync cudaStreamSynchronize"
@@ -288,11 +291,11 @@ def test_everything_under_xdist_with_paths_relative_to_the_workspace(
     result = project.runpytest("-n", "2", "--junitxml", "out.xml", "--kernelprof-summary", "summary.md")
     result.assert_outcomes(passed=2, failed=4)
     text = (project.path / "summary.md").read_text()
-    assert "### 3 tests failed: 1 on a kernelprof_forbid rule, 1 on its kernel baseline, 1 on host syncs\n" in text
+    assert "### 3 tests failed: kernelprof_forbid rule (1), kernel baseline (1), host syncs (1)\n" in text
     assert "_geglu_tanh_forward_kernel" in text
     found = _annotations(result.outlines)
     # Annotation paths are relative to $GITHUB_WORKSPACE, the checkout.
-    rule = f"::error file={project.path.name}/test_ci.py,line={RULE_LINE},title=kernelprof%3A rule broken::"
+    rule = f"::error file={project.path.name}/test_ci.py,line={RULE_LINE},title=kernelprof%3A kernelprof_forbid rule::"
     assert any(line.startswith(rule) for line in found), found
     # The trace's main_ace.py is not at the checkout's top (the workspace is the folder above):
     # no annotation points there (a trial saw ones at the recording machine's file); the failed
@@ -516,19 +519,19 @@ def test_categories_come_from_types_whatever_the_messages_say(cpu_pytester: pyte
     result.assert_outcomes(failed=9)
     text = (cpu_pytester.path / "summary.md").read_text()
     assert (
-        "### 8 tests failed: 1 on a kernelprof_forbid rule, 2 on their kernel baselines, 2 on host syncs, "
-        "1 on a copy assertion, 1 on a kernel assertion, 1 on an assertion on its profile\n"
+        "### 8 tests failed: kernelprof_forbid rule (1), kernel baseline (2), host syncs (2), copies (1), "
+        "kernel assertion (1), profile assertion (1)\n"
     ) in text
-    said = dict(re.findall(r"<code>test_rw\.py::(test_r\d)</code> ([\w ]+?) at", text))
+    said = dict(re.findall(r"<code>test_rw\.py::(test_r\d)</code> ([\w ()]+?) at", text))
     assert said == {
-        "test_r1": "broke a kernelprof_forbid rule",
-        "test_r2": "differs from its kernel baseline",
-        "test_r3": "differs from its kernel baseline",
-        "test_r4": "failed on host syncs",
-        "test_r5": "failed on a kernel assertion",
-        "test_r6": "failed on host syncs",
-        "test_r7": "failed on an assertion on its profile",  # prof.launches == 0
-        "test_r9": "failed on a copy assertion",  # a trial's: it read "host syncs", the profile having none
+        "test_r1": "failed (kernelprof_forbid rule)",
+        "test_r2": "failed (kernel baseline)",
+        "test_r3": "failed (kernel baseline)",
+        "test_r4": "failed (host syncs)",
+        "test_r5": "failed (kernel assertion)",
+        "test_r6": "failed (host syncs)",
+        "test_r7": "failed (profile assertion)",  # prof.launches == 0
+        "test_r9": "failed (copies)",  # a trial's: it read "host syncs", the profile having none
     }
     # Each message without the profile tables folded under a plain assertion's (whose words are the tables').
     messages = [m.split("\n\nkernelprof profile ")[0] for m in re.findall(r"```text\n(.*?)\n```", text, re.S)]

@@ -86,20 +86,20 @@ def _line(test: str) -> int:
 
 # (test, what the summary says it failed on), in the order the summary lists them.
 EXPECTED = [
-    ("test_no_gpu_activity", "found no GPU activity in its profile"),
-    ("test_names_equal", "failed on a kernel assertion"),
-    ("test_one_bare", "failed on a kernel assertion"),
-    ("test_one_in_assert", "failed on a kernel assertion"),
-    ("test_one_named", "failed on a kernel assertion"),
-    ("test_all_dtypes", "failed on a kernel assertion"),  # a part of the profile, read in a generator
-    ("test_op_count", "failed on an op assertion"),
-    ("test_op_missing", "failed on an op lookup"),
-    ("test_launches", "failed on an assertion on its profile"),
-    ("test_bad_dtype", "failed on an invalid profile query"),
+    ("test_no_gpu_activity", "failed (no GPU activity)"),
+    ("test_names_equal", "failed (kernel assertion)"),
+    ("test_one_bare", "failed (kernel assertion)"),
+    ("test_one_in_assert", "failed (kernel assertion)"),
+    ("test_one_named", "failed (kernel assertion)"),
+    ("test_all_dtypes", "failed (kernel assertion)"),  # a part of the profile, read in a generator
+    ("test_op_count", "failed (op assertion)"),
+    ("test_op_missing", "failed (op lookup)"),
+    ("test_launches", "failed (profile assertion)"),
+    ("test_bad_dtype", "failed (invalid profile query)"),
 ]
 HEADING = (
-    "### 10 tests failed: 1 on a profile with no GPU activity, 5 on kernel assertions, 1 on an op assertion, "
-    "1 on an op lookup, 1 on an assertion on its profile, 1 on an invalid profile query"
+    "### 10 tests failed: no GPU activity (1), kernel assertion (5), op assertion (1), op lookup (1), "
+    "profile assertion (1), invalid profile query (1)"
 )
 
 

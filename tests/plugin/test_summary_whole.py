@@ -161,23 +161,21 @@ def test_the_summary_holds_the_whole_failure_whatever_the_terminal_shows(
     # at its line with the assertion's head.
     errors = [line for line in result.outlines if line.startswith("::error ")]
     assert len(errors) == 3, errors
-    assert errors[0].startswith(
-        f"::error file=test_s.py,line={BASELINE_LINE},title=kernelprof%3A baseline regression::"
-    )
+    assert errors[0].startswith(f"::error file=test_s.py,line={BASELINE_LINE},title=kernelprof%3A kernel baseline::")
     assert POINTER not in errors[0]
     assert errors[0].endswith(
         "%0A(+4 lines in the job log)%0A  if the change is intended: pytest --kernelprof-update "
         "'test_s.py::test_like_compiled'"
     )
-    kernels = "title=kernelprof%3A failed on a kernel assertion::"
+    kernels = "title=kernelprof%3A kernel assertion::"
     two, zero = (LINES[f'assert prof.kernels.count(kind="gemm") == {n}'] for n in (2, 0))
-    # (by test id: test_resnet_gemms, then test_two_gemms)
-    assert errors[1].startswith(f"::error file=test_s.py,line={zero},{kernels}test_s.py::test_resnet_gemms%0A")
-    assert errors[1].endswith(f"%0A(+{282 + 3 - 2} lines in the job log)")
-    assert errors[2] == (
+    # (by line, as the summary lists them: test_two_gemms, then test_resnet_gemms)
+    assert errors[1] == (
         f"::error file=test_s.py,line={two},{kernels}"
         f"test_s.py::test_two_gemms%0A{GEMMS[0]}%0A{GEMMS[1]}%0A(+6 lines in the job log)"
     )
+    assert errors[2].startswith(f"::error file=test_s.py,line={zero},{kernels}test_s.py::test_resnet_gemms%0A")
+    assert errors[2].endswith(f"%0A(+{282 + 3 - 2} lines in the job log)")
 
 
 def test_the_summary_of_a_long_table_stays_far_from_githubs_limit() -> None:

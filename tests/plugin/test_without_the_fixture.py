@@ -53,7 +53,7 @@ def test_profiles_taken_without_the_fixture_feed_the_tests_reports(pytester: pyt
     result.stdout.fnmatch_lines(["*- kernelprof profile 1 of 1 -*", "KernelProfile from *h200_bf16_mlp_fp32_linear*"])
     # The job summary tells the failure on the profile.
     summary = (pytester.path / "summary.md").read_text()
-    assert "<code>test_w.py::test_module_load_trace_fails</code> failed on a kernel assertion" in summary
+    assert "<code>test_w.py::test_module_load_trace_fails</code> failed (kernel assertion)" in summary
     # JUnit: each profile a test took once, whichever way it took it; none for one read at import.
     props = _properties(pytester.path / "out.xml")
     assert props["test_module_load_trace_fails"]["kernelprof.kernels"] == ["7"]

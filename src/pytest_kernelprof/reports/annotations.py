@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ..tables import clip, plural
-from .categories import words
+from .categories import noun
 from .records import Failure, ReportRecord
 from .summary import Place, actions_at_end, place, relative_paths, without_addresses
 
@@ -44,13 +44,6 @@ WHOLE = ("rule", "baseline", "syncs", "copies")
 # The first cell of a table's header (tables.render_table's callers): a kernel, sync or copy
 # table ("#  kind", "#  call"), an op table ("op  count"), a module's or a compile's.
 _HEADER = re.compile(r"^\s*(#|op|module|compile)  +\S")
-
-_TITLES = {
-    "rule": "kernelprof: rule broken",
-    "baseline": "kernelprof: baseline regression",
-    "syncs": "kernelprof: host syncs",
-    "copies": "kernelprof: copies",
-}
 
 
 def escape_data(text: str) -> str:
@@ -127,9 +120,9 @@ def collect(
         if not phases or (test is not None and test.failure is not None):
             continue
         error = phases[0]
-        title = f"kernelprof: {error.when} error"
+        title = f"kernelprof: {noun(error.category)} ({error.when} error)"
         message = (
-            f"{clip(nodeid)} errored in {error.when} on {words(error.category).one}\n"
+            f"{clip(nodeid)} errored in {error.when} ({noun(error.category)})\n"
             f"{_short(error.message, error.more_lines, workspace, _lines_of(error.category))}"
         )
         found.append(
@@ -152,7 +145,7 @@ def collect(
             message = (
                 f"{clip(nodeid)}\n{_short(failure.message, failure.more_lines, workspace, _lines_of(failure.category))}"
             )
-            title = _TITLES.get(failure.category) or f"kernelprof: {words(failure.category).what}"
+            title = f"kernelprof: {noun(failure.category)}"
             found.append((False, at, (relative(failure.file, workspace), failure.line, title, message)))
     found.sort(key=lambda item: (item[0], item[1]))
     return [item[2] for item in found]

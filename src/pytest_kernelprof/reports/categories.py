@@ -1,5 +1,5 @@
 """What a failed test's failure was about: the categories of the job summary and the
-annotations, worst first, each with the words that say it, and the category of each error
+annotations, worst first, each with the one noun that names it in both, and the category of each error
 this package raises.
 
 A category comes from types, never from a message's words: the error's type
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import importlib
-from dataclasses import dataclass
 
 from ..errors import (
     BaselineMismatchError,
@@ -27,45 +26,32 @@ from ..errors import (
     UndecodedKernelWarning,
 )
 
-
-@dataclass(frozen=True)
-class Category:
-    one: str  # what one test failed on: "1 test failed on a kernel assertion"
-    several: str  # what several did: "3 tests failed on kernel assertions"
-    what: str  # after a test's id: "`t.py::test_x` failed on a kernel assertion"
-
-
-# Worst first: the summary's order, and the order of its heading's counts.
-CATEGORIES: dict[str, Category] = {
-    "rule": Category("a kernelprof_forbid rule", "kernelprof_forbid rules", "broke a kernelprof_forbid rule"),
-    "baseline": Category("its kernel baseline", "their kernel baselines", "differs from its kernel baseline"),
-    "nodevice": Category(
-        "a profile with no GPU activity", "profiles with no GPU activity", "found no GPU activity in its profile"
-    ),
-    "syncs": Category("host syncs", "host syncs", "failed on host syncs"),
-    "copies": Category("a copy assertion", "copy assertions", "failed on a copy assertion"),
-    "kernels": Category("a kernel assertion", "kernel assertions", "failed on a kernel assertion"),
-    "varied": Category(
-        "calls that launched different kernels",
-        "calls that launched different kernels",
-        "failed: its profiled calls launched different kernels",
-    ),
-    "ops": Category("an op assertion", "op assertions", "failed on an op assertion"),
-    "op-lookup": Category("an op lookup", "op lookups", "failed on an op lookup"),
-    "modules": Category("a module assertion", "module assertions", "failed on a module assertion"),
-    "module-lookup": Category("a module lookup", "module lookups", "failed on a module lookup"),
-    "compile": Category("a compile assertion", "compile assertions", "failed on a compile assertion"),
-    "memory": Category("a memory assertion", "memory assertions", "failed on a memory assertion"),
-    "profile": Category(
-        "an assertion on its profile", "assertions on their profiles", "failed on an assertion on its profile"
-    ),
-    "undecoded": Category("undecoded kernels", "undecoded kernels", "failed on undecoded kernels"),
-    "query": Category("an invalid profile query", "invalid profile queries", "failed on an invalid profile query"),
-    "error": Category("a kernelprof error", "kernelprof errors", "failed on a kernelprof error"),
+# Worst first: the summary's order, and the order of its heading's counts. Each category's noun
+# is its one name in every output: an annotation's title (``kernelprof: kernel baseline``), the
+# summary's heading (``3 tests failed: kernel baseline (1), kernel assertion (2)``) and its entries
+# (``t.py::test_x failed (kernel baseline) at t.py:12``).
+CATEGORIES: dict[str, str] = {
+    "rule": "kernelprof_forbid rule",
+    "baseline": "kernel baseline",
+    "nodevice": "no GPU activity",
+    "syncs": "host syncs",
+    "copies": "copies",
+    "kernels": "kernel assertion",
+    "varied": "different kernels per call",
+    "ops": "op assertion",
+    "op-lookup": "op lookup",
+    "modules": "module assertion",
+    "module-lookup": "module lookup",
+    "compile": "compile assertion",
+    "memory": "memory assertion",
+    "profile": "profile assertion",
+    "undecoded": "undecoded kernels",
+    "query": "invalid profile query",
+    "error": "kernelprof error",
 }
 ORDER = {name: rank for rank, name in enumerate(CATEGORIES)}
-# A category a record names that this version does not know (a newer worker's): its words.
-UNKNOWN = Category("its profile", "their profiles", "failed on its profile")
+# A category a record names that this version does not know (a newer worker's): its noun.
+UNKNOWN = "profile"
 
 # The category of each error type, the most derived first; any other KernelProfError is "error".
 _ERRORS: tuple[tuple[type[BaseException], str], ...] = (
@@ -128,5 +114,6 @@ def of_error(error: BaseException) -> str | None:
     return None
 
 
-def words(name: str) -> Category:
+def noun(name: str) -> str:
+    """A category's name in every output (``CATEGORIES``)."""
     return CATEGORIES.get(name, UNKNOWN)

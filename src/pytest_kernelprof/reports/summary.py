@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..tables import CLIP_TEXT, clip, display_name, printable
-from .categories import ORDER, words
+from .categories import ORDER, noun
 from .records import Failure, ReportRecord
 
 MAX_FAILURES = 10
@@ -168,7 +168,7 @@ def _failures(
     blocks = [[_heading([failure.category for _, failure in failed]), ""]]
     for nodeid, failure in failed[:MAX_FAILURES]:
         also = [line for error in errors.get(nodeid, ()) for line in _then(error, rootpath)]
-        blocks.append(_entry(nodeid, f"{words(failure.category).what}", failure, rootpath, also))
+        blocks.append(_entry(nodeid, f"failed ({noun(failure.category)})", failure, rootpath, also))
     blocks += _rest("failed tests", failed)
     return blocks
 
@@ -191,7 +191,7 @@ def _errors(tests: Mapping[str, ReportRecord], errors: Mapping[str, Sequence[Fai
     blocks = [[_heading([failure.category for _, failure in errored], verb), ""]]
     for nodeid, failure in errored[:MAX_FAILURES]:
         also = [line for error in errors[nodeid][1:] for line in _then(error, rootpath)]
-        what = f"errored in {failure.when} on {words(failure.category).one}"
+        what = f"errored in {failure.when} ({noun(failure.category)})"
         blocks.append(_entry(nodeid, what, failure, rootpath, also))
     blocks += _rest(f"tests {verb}", errored)
     return blocks
@@ -213,8 +213,7 @@ def _entry(nodeid: str, what: str, failure: Failure, rootpath: Path, also: Seque
 def _then(error: Failure, rootpath: Path) -> list[str]:
     """A later phase's error of a test already listed (its teardown's, after its call failed)."""
     return [
-        f"Its {error.when} then errored on {words(error.category).one} "
-        f"at <code>{_html(_location(error, rootpath))}</code>:",
+        f"Its {error.when} then errored ({noun(error.category)}) at <code>{_html(_location(error, rootpath))}</code>:",
         "",
         _fence(_body(error, rootpath)),
         "",
@@ -233,14 +232,13 @@ def _rest(which: str, listed: Sequence[tuple[str, Failure]]) -> list[Block]:
 
 
 def _heading(categories: Sequence[str], verb: str = "failed") -> str:
-    """``### 1 test failed on host syncs``; ``### 3 tests failed: 1 on a kernelprof_forbid rule, 2 on
-    kernel assertions``; ``### 1 test errored in setup on a kernel assertion``."""
+    """``### 1 test failed: host syncs``; ``### 3 tests failed: kernelprof_forbid rule (1), kernel
+    assertion (2)``; ``### 1 test errored in setup: kernel assertion``."""
     counts = {c: categories.count(c) for c in sorted(set(categories), key=lambda c: ORDER.get(c, len(ORDER)))}
-    said = [(n, words(c).several if n > 1 else words(c).one) for c, n in counts.items()]
     tests = f"{len(categories)} test{'s' if len(categories) != 1 else ''} {verb}"
-    if len(said) == 1:
-        return f"### {tests} on {said[0][1]}"
-    return f"### {tests}: " + ", ".join(f"{n} on {words}" for n, words in said)
+    if len(counts) == 1:
+        return f"### {tests}: {noun(categories[0])}"
+    return f"### {tests}: " + ", ".join(f"{noun(c)} ({n})" for c, n in counts.items())
 
 
 def relative_paths(text: str, base: Path) -> str:

@@ -8,9 +8,12 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
+import pytest
+
 from pytest_kernelprof.plugin.ci_facts import MESSAGE_LINES as RECORD_LINES
 from pytest_kernelprof.plugin.ci_facts import kept_message
 from pytest_kernelprof.reports.annotations import MAX_ERRORS, MESSAGE_LINES, collect, workflow_commands
+from pytest_kernelprof.reports.categories import noun
 from pytest_kernelprof.reports.records import Failure, ReportRecord
 from pytest_kernelprof.reports.summary import render_summary
 
@@ -83,7 +86,7 @@ def test_a_kernel_assertion_is_annotated_with_its_head() -> None:
     ]
     tests = {"t.py::test_fused": ReportRecord(failure=Failure("kernels", "\n".join(lines), 0, "t.py", 12))}
     [command] = workflow_commands(tests, workspace=Path("."))
-    assert command.startswith("::error file=t.py,line=12,title=kernelprof%3A failed on a kernel assertion::")
+    assert command.startswith("::error file=t.py,line=12,title=kernelprof%3A kernel assertion::")
     assert unquote(command.split("::", 2)[2]).splitlines() == [
         "t.py::test_fused",
         "assert 3 == 2",
@@ -145,3 +148,16 @@ def test_past_the_cap_the_annotated_tests_are_those_the_summary_lists_first() ->
     summary = render_summary(tests, [], rootpath=Path("."))
     listed = [int(m) for m in re.findall(r"at <code>t\.py:(\d+)</code>", summary)]
     assert annotated == listed == sorted(annotated)
+
+
+@pytest.mark.parametrize("category", ["rule", "baseline", "syncs", "copies", "kernels", "ops", "a newer one"])
+def test_a_failure_has_one_name_in_the_annotation_and_the_summary(category: str) -> None:
+    # A user's trial: the annotation said "baseline regression" where the summary said "differs
+    # from its kernel baseline", "copies" where it said "a copy assertion".
+    tests = {"t.py::test_x": ReportRecord(failure=Failure(category, "assert 1 == 2", 0, "t.py", 3))}
+    [(_, _, title, _)] = collect(tests, Path("."))
+    name = title.removeprefix("kernelprof: ")
+    assert name == noun(category)
+    summary = render_summary(tests, [], rootpath=Path("."))
+    assert f"### 1 test failed: {name}\n" in summary
+    assert f"<code>t.py::test_x</code> failed ({name}) at" in summary

@@ -12,7 +12,7 @@ import pytest
 import pytest_kernelprof.errors as errors
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.model.explain import _SUBJECTS
-from pytest_kernelprof.reports.categories import CATEGORIES, MAX_LEAVES, leaves, of_error, words
+from pytest_kernelprof.reports.categories import CATEGORIES, MAX_LEAVES, leaves, noun, of_error
 from tests.helpers import DATA
 
 COMPILED = DATA / "h200_geglu_compiled.json.gz"
@@ -68,9 +68,9 @@ def test_what_an_assertion_can_be_about_is_a_category() -> None:
 
 
 def test_an_op_lookup_is_not_called_a_kernel_assertion() -> None:
-    assert words("op-lookup").what == "failed on an op lookup"
-    assert words("kernels").what == "failed on a kernel assertion"
-    assert words("a category of a newer version").what == "failed on its profile"
+    assert noun("op-lookup") == "op lookup"
+    assert noun("kernels") == "kernel assertion"
+    assert noun("a category of a newer version") == "profile"
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="ExceptionGroup is Python 3.11's")

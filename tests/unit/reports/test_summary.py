@@ -20,16 +20,16 @@ def test_a_heading_says_what_the_tests_failed_on_in_words() -> None:
     def heading(*categories: str) -> str:
         return render_summary(_failed(*categories), [], rootpath=Path(".")).splitlines()[2]
 
-    assert heading("kernels") == "### 1 test failed on a kernel assertion"
-    assert heading("syncs", "syncs") == "### 2 tests failed on host syncs"
-    assert heading("baseline", "baseline") == "### 2 tests failed on their kernel baselines"
+    assert heading("kernels") == "### 1 test failed: kernel assertion"
+    assert heading("syncs", "syncs") == "### 2 tests failed: host syncs"
+    assert heading("baseline", "baseline") == "### 2 tests failed: kernel baseline"
     assert heading("kernels", "rule", "kernels", "syncs") == (
-        "### 4 tests failed: 1 on a kernelprof_forbid rule, 1 on host syncs, 2 on kernel assertions"
+        "### 4 tests failed: kernelprof_forbid rule (1), host syncs (1), kernel assertion (2)"
     )
     # An op lookup is no kernel assertion, nor an unknown dtype, nor a profile that measured nothing.
     assert heading("op-lookup", "query", "kernels", "nodevice", "profile") == (
-        "### 5 tests failed: 1 on a profile with no GPU activity, 1 on a kernel assertion, 1 on an op lookup, "
-        "1 on an assertion on its profile, 1 on an invalid profile query"
+        "### 5 tests failed: no GPU activity (1), kernel assertion (1), op lookup (1), profile assertion (1), "
+        "invalid profile query (1)"
     )
 
 
@@ -85,7 +85,7 @@ def test_names_from_a_trace_stay_in_their_row() -> None:
 def test_a_test_id_in_the_failures_is_text() -> None:
     tests = {"t.py::test_a[<b>\nx]": ReportRecord(failure=Failure("syncs", "m", 0, "t.py", 3))}
     text = render_summary(tests, [], rootpath=Path("."))
-    assert r"<summary><code>t.py::test_a[&lt;b&gt;\nx]</code> failed on host syncs at" in text
+    assert r"<summary><code>t.py::test_a[&lt;b&gt;\nx]</code> failed (host syncs) at" in text
 
 
 def test_a_long_diff_still_ends_with_its_update_command() -> None:

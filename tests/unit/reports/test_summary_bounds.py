@@ -89,8 +89,8 @@ def test_setup_and_teardown_errors_are_annotated_once() -> None:
     errors = {"t.py::test_a": [error], "t.py::test_b": [teardown]}
     found = list(workflow_commands(tests, workspace=ROOT, errors=errors))
     assert len(found) == 2, found  # test_b's teardown: its call's failure is annotated
-    assert found[1].startswith("::error file=t.py,line=5,title=kernelprof%3A setup error::")
-    assert "t.py::test_a errored in setup on a kernel assertion" in found[1]
+    assert found[1].startswith("::error file=t.py,line=5,title=kernelprof%3A kernel assertion (setup error)::")
+    assert "t.py::test_a errored in setup (kernel assertion)" in found[1]
 
 
 def test_junit_properties_are_bounded() -> None:
