@@ -151,3 +151,7 @@ def test_help_lists_the_options(pytester: pytest.Pytester) -> None:
     assert "kernelprof_forbid (linelist): Rules every profile" in text
     assert "(docs/rules.md)" in text
     assert "README" not in text
+    # Issue 32: the option writes a timeline page per failing test too, which its help said nowhere.
+    assert (
+        "into DIR (which tests: --kernelprof-save), and an .html timeline page beside each failing test's trace" in text
+    )

@@ -221,7 +221,10 @@ def add_options(parser: pytest.Parser) -> None:
         dest="kernelprof_trace_dir",
         default=None,
         metavar="DIR",
-        help="Write a gzipped Chrome trace per profiled test into DIR (see --kernelprof-save); default: none",
+        help=(
+            "Write a gzipped Chrome trace per profiled test into DIR (which tests: --kernelprof-save), "
+            "and an .html timeline page beside each failing test's trace; default: none"
+        ),
     )
     group.addoption(
         "--kernelprof-save",
