@@ -312,3 +312,16 @@ def test_the_profile_page_says_which_call_each_figure_comes_from() -> None:
     table = page.split("| figure | which call it comes from |", 1)[1].split("\n\n", 1)[0]
     for figure in ("kernels", "ops", "memory_ops", "copies", "syncs", "launches", "wall_us", "gpu_busy_us"):
         assert f"`{figure}`" in table, figure
+
+
+def test_the_pages_name_no_internal_module_for_users_to_call() -> None:
+    """Issue 32: docs/rules.md told users to pass ``pytest_kernelprof.checks.rules.parse_rules(...)``
+    to ``Profiler``, where its example (and the code) takes the rule lines as strings."""
+    internal = re.compile(r"pytest_kernelprof\.(checks|api|model|assemble|capture|reports|traces|health|tables)\b")
+    found = [
+        f"{page.relative_to(ROOT)}: {hit[0]}"
+        for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+        for hit in internal.finditer(page.read_text(encoding="utf-8"))
+    ]
+    assert not found
+    assert 'Profiler(forbid=["no-mm: op=aten::mm | use the fused op", ...])' in (ROOT / "docs" / "rules.md").read_text()
