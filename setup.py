@@ -1,11 +1,12 @@
-"""The package's long description (its page on a package index): README.md, with its relative
-links made text.
+"""The package's long description (its page on a package index, a wheel's METADATA): README.md,
+with its relative links made text.
 
 Everything else is in pyproject.toml. README.md links to docs/ and CONTRIBUTING.md by relative
 links, which resolve in a checkout and on a repository host but nowhere on an index's page (PyPI
-resolves no relative link), and the project has no public URL yet to make them absolute. On the
-page each reads as its text and the file it names: "failure reports (docs/failure-reports.md)".
-CONTRIBUTING.md, "A release", says what changes once there is a public URL.
+resolves no relative link), and the project has no public URL yet to make them absolute. A wheel
+carries no docs/: the sdist does (MANIFEST.in), so on the page each link reads as its text and the
+file of the source distribution it names: "failure reports (docs/failure-reports.md in the source
+distribution)". CONTRIBUTING.md, "A release", says what changes once there is a public URL.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ RELATIVE_LINK = re.compile(r"\[(?P<text>[^\]\n]+)\]\((?!https?://|mailto:|#)(?P<
 def long_description(readme: str) -> str:
     def text(link: re.Match[str]) -> str:
         shown, target = link["text"], link["target"]
-        return shown if shown.strip("`") == target else f"{shown} ({target})"
+        where = f"{target.split('#')[0]} in the source distribution"
+        return f"{shown} ({where})" if shown.strip("`") != target else f"{shown} (in the source distribution)"
 
     return RELATIVE_LINK.sub(text, readme)
 

@@ -176,7 +176,24 @@ def test_the_long_description_has_no_link_that_resolves_only_in_a_checkout(built
     assert metadata["Description-Content-Type"] == "text/markdown"
     relative = re.findall(r"\]\((?!https?://|#)[^)]*\)", description)
     assert not relative, relative
-    assert "failure reports (docs/failure-reports.md)" in description  # said, not dropped
+    # Said, not dropped, and where a wheel's user finds it (a wheel carries no docs/).
+    assert "failure reports (docs/failure-reports.md in the source distribution)" in description
     assert "## Quick start" in description
     for url in metadata.get_all("Project-URL") or []:
         assert ", https://" in url, url
+
+
+def test_each_file_the_long_description_names_is_in_the_sdist(built: tuple[Path, Path]) -> None:
+    """Issue 32: a wheel's user read links to docs/ that nothing they had holds: the sdist ships
+    the pages (and mkdocs.yml, to serve them) that the long description names."""
+    with zipfile.ZipFile(built[1]) as wheel:
+        description = email.message_from_bytes(wheel.read("pytest_kernelprof-0.1.0.dist-info/METADATA")).get_payload()
+    assert isinstance(description, str)
+    said = re.findall(r"`?([\w./-]+)`? \((?:([\w./-]+) )?in the source distribution\)", description)
+    named = {target or shown for shown, target in said}
+    assert {"docs/index.md", "docs/ci.md", "CONTRIBUTING.md"} <= named
+    with tarfile.open(built[0]) as sdist:
+        top = sdist.getnames()[0].split("/")[0]
+        files = {name.removeprefix(f"{top}/") for name in sdist.getnames()}
+    assert named <= files, sorted(named - files)
+    assert {"mkdocs.yml", "docs/images/ci-summary.png"} <= files
