@@ -203,7 +203,8 @@ def kernel_table(
         )
         for i, k in zip(numbers, kernels, strict=True)
     ]
-    headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], "median us" if medians else "us")
+    time = "median us" if medians else "us"
+    headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], time)
     return render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
 
 
