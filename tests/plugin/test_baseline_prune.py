@@ -36,7 +36,7 @@ def pytest_collection_modifyitems(items):
 """
 
 KEPT = [
-    "*- kernelprof: kept the baselines of 1 test that was collected but did not run -*",
+    "*- kernelprof: 1 test's baselines kept (collected, not run) -*",
     "deselected (-k, -m, --deselect) or left out by a conftest or plugin: --kernelprof-prune deletes nothing of theirs",
 ]
 

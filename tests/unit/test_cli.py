@@ -18,6 +18,7 @@ import pytest
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
 from pytest_kernelprof.cli import CLOSED_PIPE, OP_TREE_ROWS, main, op_tree
+from pytest_kernelprof.model.ops import OP_TIMES_NOTE
 from tests.helpers import DATA, Stream, user_kernel_trace, write
 
 Trace = Callable[[str], Path]
@@ -500,7 +501,19 @@ def test_show_refuses_a_trace_whose_kernels_no_call_took(tmp_path: Path, capsys:
 
 def _tree_names(tree: str) -> list[str]:
     """The op names of the tree's rows (a name may hold spaces: the last three columns are numbers)."""
-    return [line.rsplit(None, 3)[0].strip() for line in tree.splitlines()[1:]]
+    *rows, note = tree.splitlines()[1:]
+    assert note == OP_TIMES_NOTE
+    return [line.rsplit(None, 3)[0].strip() for line in rows]
+
+
+def test_the_op_tree_says_its_times_sum_each_ops_occurrences_and_children(trace: Trace) -> None:
+    # Issue 32: aten::linear's "cpu us" 122.3 was the sum of its 3 occurrences, its children
+    # within, which the header did not say; the page said "device us (subtree)", the CLI "device us".
+    tree = op_tree(load_trace(trace("geglu_eager")).ops).splitlines()
+    assert tree[0].split()[2:] == ["cpu", "us", "(all)", "device", "us", "(all)"]
+    linear = next(row.split() for row in tree if row.split()[0] == "aten::linear")
+    assert linear[1:3] == ["3", "122.3"]
+    assert tree[-1] == "(times: the sum over each op's occurrences in the call, its children included)"
 
 
 @pytest.mark.parametrize("name", ["train_compiled", "train_liger"])

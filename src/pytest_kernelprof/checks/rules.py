@@ -310,7 +310,7 @@ def _kernel_violation(prof: KernelProfile, rule: Rule) -> str | None:
         found = [(i, k) for i, k in enumerate(call.kernels) if rule.matches_kernel(k)]
         if found:
             where = f" in call {call.index}" if prof.varied else " per call"
-            table = kernel_table([k for _, k in found], [i for i, _ in found])
+            table = kernel_table([k for _, k in found], [i for i, _ in found], medians=call.kernels.times is not None)
             return f"{len(found)} of {len(call.kernels)} kernels{where} match:\n{table}"
         undecided.extend(k for k in call.kernels if rule.could_match_kernel(k))
     # Unbroken, but kernels of unknown kind or dtype could break it: a rule never passes

@@ -24,6 +24,7 @@ from ..checks.diff import count_changes, diff_kernels, dtype_changes, render_dif
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile, OpTable
+from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
 from ..model.profiles import gpu_time_line
 from ..tables import format_us, plural, printable, render_table
 from .files import STDIN, load, readable, shown
@@ -129,10 +130,10 @@ def op_tree(ops: OpTable) -> str:
         path.add(name)
         stack.append((name, depth, True))
         stack.extend((child, depth + 1, False) for child in reversed(children_of[name]) if child not in path)
-    table = render_table(("op", "count", "cpu us", "device us"), rows, right=(1, 2, 3))
+    table = render_table(("op", "count", *OP_TIME_HEADERS), rows, right=(1, 2, 3))
     if cut:
         table += f"\n... the op tree goes on past {OP_TREE_ROWS:,} rows (op names repeat under each other)"
-    return table
+    return f"{table}\n{OP_TIMES_NOTE}"
 
 
 def host_section(view: KernelProfile | CallProfile) -> str:

@@ -175,14 +175,20 @@ def kernel_cells(k: Kernel) -> tuple[str, str, str, str, str]:
 
 
 def kernel_table(
-    kernels: Sequence[Kernel], positions: Sequence[int] | None = None, marked: frozenset[int] = frozenset()
+    kernels: Sequence[Kernel],
+    positions: Sequence[int] | None = None,
+    marked: frozenset[int] = frozenset(),
+    *,
+    medians: bool = False,
 ) -> str:
     """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers),
     and rows whose number is in ``marked`` get a ``*`` before it. A kind that was not read from
     the name says where it came from: ``gemm (op)``, ``attention (user)``; a kernel generated from
     a template says so after its family (``inductor template``). ``dtype`` is ``?`` where no
     evidence gave it; a ``part of`` column names the work a helper kernel belongs to, in tables
-    that have one (cuBLAS's ``scal_kernel`` is ``part of gemm``)."""
+    that have one (cuBLAS's ``scal_kernel`` is ``part of gemm``). The time column says whose
+    times it holds: ``median us`` where ``medians`` (each kernel's median over the calls, which no
+    one call need have), ``us`` where they are one call's own."""
     numbers = range(len(kernels)) if positions is None else positions
     helpers = any(k.part_of for k in kernels)
     rows = [
@@ -197,7 +203,8 @@ def kernel_table(
         )
         for i, k in zip(numbers, kernels, strict=True)
     ]
-    headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], "us")
+    time = "median us" if medians else "us"
+    headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], time)
     return render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
 
 
@@ -446,7 +453,9 @@ class KernelList(_Records[Kernel]):
         not raise where nothing was measured, but never reads as "no kernels" there either."""
         if self._unavailable is not None:
             return UNMEASURED_TABLE
-        return kernel_table(self._items(), marked=marked) if self._loaded() else "(no kernels)"
+        if not self._loaded():
+            return "(no kernels)"
+        return kernel_table(self._items(), marked=marked, medians=self.times is not None)
 
     def __repr__(self) -> str:
         # One line: pytest shows reprs in an assertion's "where" lines, a newline there as "\n".

@@ -16,6 +16,13 @@ from .measured import MODULE_RANGE_PREFIX
 V = TypeVar("V")
 
 
+# An op table's time columns and what they hold, in every op table (OpTable.table, `kernelprof show
+# --ops`, the timeline page): an op's figures sum its occurrences and its children, which neither
+# "cpu us" nor "device us" said (aten::linear's 122.3 was three linears' time, their addmms within).
+OP_TIME_HEADERS = ("cpu us (all)", "device us (all)")
+OP_TIMES_NOTE = "(times: the sum over each op's occurrences in the call, its children included)"
+
+
 @dataclass(frozen=True)
 class Op:
     """A CPU op (or user range) of one call, aggregated over its occurrences in that call.
@@ -213,7 +220,8 @@ class OpTable(_NamedTable[Op]):
                     str(len(op.kernels)) if op.kernels.measured else "-",
                 )
             )
-        return render_table(("op", "count", "cpu us", "device us", "kernels"), rows, right=(1, 2, 3, 4))
+        table = render_table(("op", "count", *OP_TIME_HEADERS, "kernels"), rows, right=(1, 2, 3, 4))
+        return f"{table}\n{OP_TIMES_NOTE}"
 
     def __repr__(self) -> str:
         return f"OpTable({plural(len(self._loaded()), 'op')})"

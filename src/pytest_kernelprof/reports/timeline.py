@@ -46,6 +46,7 @@ from ..checks.diff import diff_kernels, render_diff
 from ..errors import KernelProfError
 from ..model import KernelList, KernelProfile
 from ..model.kernels import kernel_cells
+from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
 from ..paths import atomic_path
 from ..tables import display_name, plural
@@ -186,8 +187,8 @@ def _op_table(prof: KernelProfile, number: int) -> str:
         )
     more = f"<p>... and {len(names) - 300} more ops</p>" if len(names) > 300 else ""
     return (
-        f"{heading}<table><thead><tr><th>op</th><th>count</th><th>cpu us</th><th>device us (subtree)</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>{more}"
+        f"{heading}<table><thead><tr><th>op</th><th>count</th><th>{OP_TIME_HEADERS[0]}</th><th>{OP_TIME_HEADERS[1]}</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table><p>{OP_TIMES_NOTE}</p>{more}"
     )
 
 

@@ -245,6 +245,19 @@ def test_the_table_shows_each_kernels_dtype_and_the_work_a_helper_is_part_of(tra
     ]
 
 
+def test_the_time_column_says_whether_it_holds_medians_or_one_calls_times(trace: Trace) -> None:
+    # Issue 32: kernel #1 was 59.2 in prof.table() (its median over the calls) and 60.1 in
+    # `kernelprof show` (the median call's own), both under "us": the header says which.
+    prof = load_trace(trace("geglu_compiled"))
+    medians, own = prof.kernels.table().splitlines(), prof.calls[1].kernels.table().splitlines()
+    assert medians[0].split()[6:8] == ["median", "us"]
+    assert medians[2].split()[6] == "59.2"
+    assert own[0].split()[6:8] == ["us", "launched"]
+    assert own[2].split()[6] == "60.1"
+    # A selection keeps its list's times, and so its header.
+    assert prof.kernels.of_kind("gemm").table().splitlines()[0].split()[6:8] == ["median", "us"]
+
+
 def test_dtype_questions_count_and_explain_themselves(trace: Trace) -> None:
     from pytest_kernelprof.model.explain import explain
 

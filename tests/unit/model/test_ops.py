@@ -75,8 +75,9 @@ def test_a_lookup_does_not_scan_the_names() -> None:
 
 def test_a_cpu_only_profile_shows_no_kernel_count_as_it_shows_no_device_time() -> None:
     # A trial: `device us -` beside `kernels 0` read as a measured zero.
-    rows = load_trace(DATA / "cpu_torch2.13.0_calls.json.gz").ops.table().splitlines()[1:]
+    *rows, note = load_trace(DATA / "cpu_torch2.13.0_calls.json.gz").ops.table().splitlines()[1:]
     assert rows
+    assert note == "(times: the sum over each op's occurrences in the call, its children included)"
     assert all(row.split()[-2:] == ["-", "-"] for row in rows)
     assert load_trace(DATA / "h200_linear_eager.json.gz").ops.table().splitlines()[1].split()[-1].isdigit()
 

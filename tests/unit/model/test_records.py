@@ -12,6 +12,7 @@ import torch
 import pytest_kernelprof as kp
 from pytest_kernelprof import NoDeviceActivityError, load_trace
 from pytest_kernelprof.decode.sync_calls import memcpy_kind
+from pytest_kernelprof.model.profiles import gpu_time_line
 from pytest_kernelprof.types import KernelList, MemoryOp
 from tests.helpers import Stream, build
 
@@ -157,6 +158,16 @@ def test_busy_time_is_the_union_clipped_to_the_call() -> None:
     assert call.launches == 4
     # Issue 32 item 8: the whole of the call's GPU work is told beside it, the part after 100 too.
     assert call.gpu_work_us == pytest.approx(11 + 20 + 30)
+    # Issue 32 item 2: the line says how much of the work ran after the host returned, so that
+    # kernel time above "busy" does not read as a contradiction; a call whose work ended within
+    # its span says nothing of it.
+    assert gpu_time_line(call) == (
+        "host 100.0us, GPU busy 36.0us within it (idle 64%), GPU work 61.0us in all (25.0us after the host returned)"
+    )
+    s = Stream()
+    s.step(0, 0, 100)
+    s.launch(s.op("aten::mm", 1, 90), "a", 2, dur=10)
+    assert gpu_time_line(build(s).call) == "host 100.0us, GPU busy 10.0us within it (idle 90%), GPU work 10.0us in all"
 
 
 def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace) -> None:
@@ -170,7 +181,8 @@ def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace)
     assert prof.table().splitlines()[-1] == (
         "per call (call 1, the median of 3 by host span): 5 launches, 234.0us in kernels "
         "(the table's medians add to 232.7us), host 223.3us, "
-        "GPU busy 139.4us of it (idle 38%), GPU work 235.6us in all, no host syncs"
+        "GPU busy 139.4us within it (idle 38%), GPU work 235.6us in all (96.2us after the host returned), "
+        "no host syncs"
     )
 
 

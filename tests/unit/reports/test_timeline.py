@@ -212,6 +212,14 @@ def test_the_op_table_leaves_out_inductors_own_ranges(trace: str) -> None:
     assert not [op for op in ops if op.startswith(("## ", "triton_"))]
 
 
+def test_the_op_table_has_the_headers_and_note_of_kernelprof_show_ops() -> None:
+    # Issue 32: the page said "device us (subtree)", `kernelprof show --ops` "device us", and
+    # neither said the figures sum each op's occurrences in the call, its children included.
+    _, text = _page_data("geglu_eager")
+    assert "<th>cpu us (all)</th><th>device us (all)</th></tr>" in text
+    assert "<p>(times: the sum over each op's occurrences in the call, its children included)</p>" in text
+
+
 def test_the_page_shades_the_idle_spans_the_idle_share_counts() -> None:
     trace = DATA / "h200_geglu_eager.json.gz"
     prof = load_trace(trace)

@@ -138,14 +138,16 @@ class KernelBaseline:
         head, body = [summary], []
         if unplaced:
             head.append(f"({plural(len(unplaced), 'kernel')} of unknown kind in this run: their kinds say nothing)")
+        # The worse metrics first: between the signature's count changes and its diff they split
+        # the one from the other; in the head, unlike after the diff, a cut body never hides them.
+        if worse:
+            head.append(f"worse than the baseline {entry} in {path} (lower is better):")
+            head.extend(f"  {change}" for change in worse)
         if lines is not None:
             at = lines.index("--- baseline")
             head.append(f"kernel signature differs from the baseline {entry} in {path} (names compared: {self._names})")
             head.extend(lines[:at])
             body.extend(lines[at:])
-        if worse:
-            head.append(f"worse than the baseline {entry} in {path} (lower is better):")
-            head.extend(f"  {change}" for change in worse)
         body.append(f"if the change is intended: {update}")
         return Explanation(head, body)
 

@@ -114,10 +114,11 @@ class BaselineSession:
         kept = [n for n in self.not_run if any(p.exists() for p in _test_paths(rootpath, n))]
         if not kept:
             return []
-        were = "was" if len(kept) == 1 else "were"
+        # A heading on pytest's separator line: short enough to keep its dashes within 80 columns.
+        whose = f"{len(kept)} test's" if len(kept) == 1 else f"{len(kept):,} tests'"
         return [
             [
-                f"kernelprof: kept the baselines of {_plural(len(kept), 'test')} that {were} collected but did not run",
+                f"kernelprof: {whose} baselines kept (collected, not run)",
                 "deselected (-k, -m, --deselect) or left out by a conftest or plugin: --kernelprof-prune "
                 "deletes nothing of theirs",
             ]

@@ -228,7 +228,7 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
     if diff.same:
         return _dtype_moves(stored.kernels, current.kernels)
     return [
-        _per_call(len(stored.kernels), len(current.kernels)),
+        *_per_call(len(stored.kernels), len(current.kernels)),
         *(f"count change: {c}" for c in count_changes(stored.kernels, current.kernels)),
         *(f"dtype change: {c}" for c in dtype_changes(stored.kernels, current.kernels)),
         "--- baseline",
@@ -237,8 +237,10 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
     ]
 
 
-def _per_call(stored: int, current: int) -> str:
-    return f"kernels per call: {stored}" if stored == current else f"kernels per call: {stored} -> {current}"
+def _per_call(stored: int, current: int) -> list[str]:
+    # Left out when unchanged, as an unchanged count or metric is: "kernels per call: 1", with
+    # no arrow, read as a line cut short.
+    return [] if stored == current else [f"kernels per call: {stored} -> {current}"]
 
 
 def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKernel]) -> list[str] | None:
@@ -254,7 +256,7 @@ def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKer
     if not moved:
         return None
     return [
-        _per_call(len(stored), len(current)),
+        *_per_call(len(stored), len(current)),
         *(f"dtype change: {line}" for line in dtype_changes(stored, current)),
         "--- baseline",
         "+++ this run",

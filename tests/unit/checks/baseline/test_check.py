@@ -85,6 +85,28 @@ def test_an_added_copy_fails_as_worse_where_copies_are_compared(tmp_path: Path, 
     assert "(lower is better):\n  memcpys: 0 -> 1\nif the change is intended" in message
 
 
+def test_the_worse_metrics_come_before_the_signature_whose_count_changes_run_into_its_diff(
+    tmp_path: Path, trace: Trace
+) -> None:
+    # Issue 32: "worse than the baseline ... launches: 4 -> 5" sat between "count change:" and the
+    # "--- baseline" diff those lines head.
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", load_trace(trace("geglu_compiled")))
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
+    with pytest.raises(AssertionError) as info:
+        baseline.check(load_trace(trace("geglu_eager")))
+    lines = str(info.value).splitlines()
+    worse = next(i for i, line in enumerate(lines) if line.startswith("worse than the baseline"))
+    differs = next(i for i, line in enumerate(lines) if line.startswith("kernel signature differs"))
+    assert worse < differs
+    assert lines[worse + 1] == "  launches: 4 -> 5"
+    assert lines[differs + 1 : differs + 4] == [
+        "kernels per call: 4 -> 5",
+        "count change: pointwise: 1 -> 2",
+        "--- baseline",
+    ]
+
+
 # -- item 1: CUDA-graph kernels compare across processes --------------------------------
 
 GRAPH_CALL = "## Call CompiledFxGraph f5fynath66gguty3njil7xsajzoned6muqxhts2mxzo25ex2vxfg ##"
@@ -134,6 +156,8 @@ def test_a_diff_line_shows_the_field_that_differs(trace: Trace) -> None:
     moved = replace(sig, kernels=(replace(sig.kernels[0], op="aten::addmm"), *sig.kernels[1:]))
     lines = compare(sig, moved, "stable")
     assert lines is not None
+    # Issue 32: no "kernels per call: 4" where the count is unchanged (it read as a line cut short).
+    assert lines[:2] == ["--- baseline", "+++ this run"]
     at = lines.index("~ gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
     assert lines[at + 1] == "    op: aten::mm in baseline, aten::addmm in this run"
     assert "renamed" not in "\n".join(lines)  # the name is the same
