@@ -20,6 +20,7 @@ import os
 import re
 import stat
 import sys
+import time
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -79,10 +80,21 @@ def _too_big(name: str, cap: int) -> TraceError:
     )
 
 
-def _read_stream(handle: Any, name: str, cap: int) -> bytearray:
-    """A pipe or device, read in chunks up to the cap; a stream that cannot be a trace stops at once."""
+def _read_stream(handle: Any, name: str, cap: int, *, named_pipe: bool = False) -> bytearray:
+    """A pipe or device, read in chunks up to the cap; a stream that cannot be a trace stops at once.
+    A named pipe no process has opened to write yet reads as empty: its writer (``mkfifo`` and a
+    producer started after the reader) gets :data:`PIPE_WAIT_S` to come."""
     __tracebackhide__ = hide_trace_errors
     first = handle.read(_CHUNK)
+    deadline = time.monotonic() + PIPE_WAIT_S
+    while named_pipe and not first and time.monotonic() < deadline:
+        time.sleep(0.05)
+        first = handle.read(_CHUNK)
+    if named_pipe and not first:
+        raise TraceError(
+            f"{name}: a named pipe that no process wrote to within {PIPE_WAIT_S:g} s: start its writer first, "
+            "or give the trace's file"
+        )
     _check_start(first, name)
     return _read_on(handle, bytearray(first), name, cap)
 
@@ -226,6 +238,7 @@ def _open(name: str) -> Any:
 
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+PIPE_WAIT_S = 5.0  # how long a named pipe's writer may take to open it
 
 
 def _trace_bytes(name: str) -> bytes | bytearray:
@@ -238,7 +251,7 @@ def _trace_bytes(name: str) -> bytes | bytearray:
         with _open(name) as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
-                data = _read_stream(handle, name, cap)
+                data = _read_stream(handle, name, cap, named_pipe=stat.S_ISFIFO(info.st_mode))
             elif info.st_size > cap:
                 raise _too_big(name, cap)
             else:

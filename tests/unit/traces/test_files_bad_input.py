@@ -4,6 +4,7 @@ bad file really is; times no profiler writes are refused (issue 21)."""
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import json
@@ -12,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -378,7 +380,43 @@ def test_a_named_pipe_no_one_writes_to_is_refused_without_hanging(tmp_path: Path
     code = "from pytest_kernelprof import load_trace; load_trace(__import__('sys').argv[1])"
     run = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 1
-    assert f"TraceError: {fifo}: the file is empty, not a Chrome trace" in run.stderr
+    assert f"TraceError: {fifo}: a named pipe that no process wrote to within 5 s: start its writer first" in run.stderr
+
+
+def _wait_until_opened(pid: int, path: Path) -> None:
+    """Until process ``pid`` has ``path`` open (Linux's /proc; elsewhere, a few seconds)."""
+    fds = Path(f"/proc/{pid}/fd")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if not fds.exists():
+            time.sleep(3)
+            return
+        with contextlib.suppress(OSError):
+            if any(os.readlink(fd) == str(path) for fd in fds.iterdir()):
+                return
+        time.sleep(0.05)
+
+
+def test_a_named_pipe_whose_writer_comes_late_is_read(tmp_path: Path, trace: Callable[[str], Path]) -> None:
+    # `mkfifo p; (sleep 2; zcat t.json.gz > p) & kernelprof show p` said "the file is empty".
+    fifo = tmp_path / "trace.json"
+    os.mkfifo(fifo)
+    data = gzip.decompress(trace("linear_eager").read_bytes())
+    code = "import sys; from pytest_kernelprof import load_trace; print(len(load_trace(sys.argv[1]).kernels))"
+    reader = subprocess.Popen([sys.executable, "-c", code, str(fifo)], stdout=subprocess.PIPE, text=True)
+    with reader:
+        _wait_until_opened(reader.pid, fifo)  # the reader has the pipe open, with no writer yet
+        time.sleep(0.5)
+        try:  # not blocking: a reader that gave up already would leave a blocking open() hanging
+            sent = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # ENXIO: no reader has the pipe open any more
+            pytest.fail(f"the reader gave up before its writer came: {reader.communicate(timeout=60)}")
+        os.set_blocking(sent, True)
+        with open(sent, "wb") as pipe:
+            pipe.write(data)
+        out, _ = reader.communicate(timeout=60)
+    assert reader.returncode == 0
+    assert out.strip() == str(len(load_trace(trace("linear_eager")).kernels))
 
 
 @pytest.mark.parametrize("key", ["\n::error::keyinject", "\r\x1b[2Kerased", "\u2028::warning::x", "\ud800", "k" * 5000])
