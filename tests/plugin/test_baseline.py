@@ -23,6 +23,7 @@ from pytest_kernelprof.plugin.report_sections import SHOWN_ABOVE
 from pytest_kernelprof.tables import printable
 from pytest_kernelprof.traces.chrome import events_from_trace_file
 from tests.helpers import DATA
+from tests.unit.reports.test_summary import read_code_span
 
 MODULE = """
 from pathlib import Path
@@ -327,6 +328,30 @@ def test_odd_test_ids_and_check_names_reach_the_summary_whole(
         assert f"improved: test_odd[{shown}] (check {check}) peak_bytes 1,000,000 -> 800,000; " in text, odd
         command = f"pytest --kernelprof-update {shlex.quote(f'test_odd.py::test_odd[{shown}]')}"
         assert f"lock it in with {command}" in text, odd
+
+
+BACKTICK_IDS = ["a'b `x` c", "`edge`"]
+
+
+def test_the_summarys_update_command_is_the_terminals_backticks_and_all(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cpu_pytester.makepyfile(test_odd=ODD_MODULE.format(data=str(DATA), ids=BACKTICK_IDS))
+    monkeypatch.setenv("KERNELPROF_TEST_PEAK", str(PEAK))
+    cpu_pytester.runpytest("--kernelprof-update").assert_outcomes(passed=len(BACKTICK_IDS))
+    monkeypatch.setenv("KERNELPROF_TEST_PEAK", str(PEAK * 8 // 10))  # an improvement, to lock in
+
+    result = cpu_pytester.runpytest("--kernelprof-summary", "summary.md")
+
+    result.assert_outcomes(passed=len(BACKTICK_IDS))
+    said = [line.split("lock it in with ", 1)[1] for line in result.outlines if "lock it in with " in line]
+    wanted = [f"pytest --kernelprof-update {shlex.quote(f'test_odd.py::test_odd[{odd}]')}" for odd in BACKTICK_IDS]
+    assert sorted(said) == sorted(wanted)
+    # Before: the summary's code span had each backtick written ', a command for another test.
+    text = (cpu_pytester.path / "summary.md").read_text(encoding="utf-8")
+    spans = [line.removeprefix("- ") for line in text.splitlines() if "lock it in with " in line]
+    shown = [read_code_span(span).split("lock it in with ", 1)[1] for span in spans]
+    assert shown == said
 
 
 DTYPE_MOVED = """

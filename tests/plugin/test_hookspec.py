@@ -142,3 +142,51 @@ def test_a_hook_that_fails_is_told_and_the_plugins_own_outputs_are_written(
     # The string is its lines, not one character a line.
     text = (cpu_pytester.path / "summary.md").read_text()
     assert text == "## pytest-kernelprof\n\n### Mine\n\nall **fine**\n"
+
+
+BAD_STR = """
+class Bad:
+    def __str__(self):
+        raise RuntimeError("bad str")
+
+
+def pytest_kernelprof_junit_properties(item, profile):
+    return [("bad", Bad())]
+"""
+
+FAILING_SUITE = f"""
+from pathlib import Path
+
+DATA = Path({str(DATA)!r})
+
+
+def test_gemms(kernelprof):
+    assert kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz").kernels.count(kind="gemm") == 99
+"""
+
+
+def test_a_pair_whose_value_cannot_be_text_is_that_hooks_and_the_plugins_outputs_are_written(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    cpu_pytester.makeconftest(cpu_pytester.path.joinpath("conftest.py").read_text() + BAD_STR)
+    cpu_pytester.makepyfile(test_h=FAILING_SUITE)
+
+    result = cpu_pytester.runpytest("--junitxml", "out.xml", "--kernelprof-summary", "summary.md")
+
+    # Before: the str() that raised ran after the hook's guard, under one that dropped every
+    # CI output of the test: no properties of the plugin's, no annotation, no summary.
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "kernelprof: the pytest_kernelprof_junit_properties hook of conftest.py raised RuntimeError: bad str: "
+            "its JUnit properties are left out",
+        ]
+    )
+    props = dict(_properties(cpu_pytester.path / "out.xml")["test_gemms"])
+    assert props["kernelprof.profiles"] == "1"
+    assert "bad" not in props
+    assert any(line.startswith("::error ") and "test_gemms" in line for line in result.outlines)
+    text = (cpu_pytester.path / "summary.md").read_text()
+    assert "test_gemms" in text

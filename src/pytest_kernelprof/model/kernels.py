@@ -161,6 +161,8 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: s
 
 
 KERNEL_CELLS = ("kind", "family", "dtype", "layout", "ops")
+# Of the kernels of unknown kind or dtype that could answer a failed query, the indexes named.
+UNDECIDED_SHOWN = 20
 
 
 def kernel_cells(k: Kernel) -> tuple[str, str, str, str, str]:
@@ -351,7 +353,10 @@ class KernelList(_Records[Kernel]):
         undecided = self._undecided(pattern, kind, dtype)
         if not undecided:
             return []
-        rows = ", ".join(f"#{i}" for i in undecided)
+        # The line stays one line on a trace of thousands: the first few, the rest counted.
+        rows = ", ".join(f"#{i}" for i in undecided[:UNDECIDED_SHOWN])
+        if len(undecided) > UNDECIDED_SHOWN:
+            rows += f", ... and {len(undecided) - UNDECIDED_SHOWN} more"
         facts = " or ".join(sorted({missing(self._loaded()[i])[0] for i in undecided}))
         return [f"{plural(len(undecided), 'kernel')} of unknown {facts} ({rows}) could be it: teach the decoder"]
 

@@ -105,23 +105,10 @@ class ReportHooks:
         pages beside the failed test's traces. (A setup or teardown error is this class's own
         hook's: :meth:`pytest_runtest_makereport`.)"""
         if self.junit and profiles:
-            from ..reports.junit import MAX_PROPERTIES, bounded, properties
-            from .user_hooks import junit_pairs
-
-            # As record_property does: junitxml writes the properties of the teardown report,
-            # which pytest makes from the item's.
-            pairs = properties(profiles)
-            more = 0
-            told: list[str] = []
-            for prof in profiles:
-                added, left_out, errors = junit_pairs(item, prof, MAX_PROPERTIES - len(pairs))
-                pairs += added
-                more += left_out
-                told += [error for error in errors if error not in told]
-            item.user_properties.extend(bounded(pairs, more))
-            if told:
-                report.sections.append(("kernelprof CI outputs", "\n".join(told)))
-                setattr(report, HOOK_ERRORS_ATTRIBUTE, told)
+            try:
+                self._add_properties(item, report, profiles)
+            except Exception as exc:  # the properties' failure is theirs: the annotation and summary still come
+                report.sections.append(("kernelprof CI outputs", f"JUnit properties not written: {exc!r}"))
         if not self.summaries and not self.annotations and not self.pages:
             return None, ()
         if not report.failed or call.excinfo is None or report.when != "call":
@@ -132,6 +119,25 @@ class ReportHooks:
             if written:
                 report.sections.append(("kernelprof timeline pages", "\n".join(written)))
         return failure, syncs
+
+    def _add_properties(self, item: pytest.Item, report: pytest.TestReport, profiles: Sequence[Any]) -> None:
+        from ..reports.junit import MAX_PROPERTIES, bounded, properties
+        from .user_hooks import junit_pairs
+
+        # As record_property does: junitxml writes the properties of the teardown report,
+        # which pytest makes from the item's.
+        pairs = properties(profiles)
+        more = 0
+        told: list[str] = []
+        for prof in profiles:
+            added, left_out, errors = junit_pairs(item, prof, MAX_PROPERTIES - len(pairs))
+            pairs += added
+            more += left_out
+            told += [error for error in errors if error not in told]
+        item.user_properties.extend(bounded(pairs, more))
+        if told:
+            report.sections.append(("kernelprof CI outputs", "\n".join(told)))
+            setattr(report, HOOK_ERRORS_ATTRIBUTE, told)
 
     # trylast: inside the plugin's own wrapper (hooks.py), which lets the test's profilers go at
     # its teardown: a teardown's error is told with its profiles.

@@ -23,11 +23,12 @@ def pytest_kernelprof_junit_properties(item: pytest.Item, profile: KernelProfile
     Called once per profile of the test's call phase, in the order the test took them, where the
     test ran (an xdist worker, or the one process). ``item.user_properties`` already holds the
     plugin's figures of every profile; the pairs returned (a list, or any iterable of pairs) are
-    added as ``record_property`` adds them, names and values as given, within the bounds of
+    added as ``record_property`` adds them, each name as its ``str()``, each value as it is where
+    it is an ``int``, ``float`` or ``bool`` and as its ``str()`` otherwise, within the bounds of
     ``reports/junit.py`` (an iterator is read no further than them). An implementation that raises,
-    or returns what is not pairs, adds nothing: the plugin's own properties and the other
-    implementations' are still written, and the terminal says which hook of which plugin or
-    ``conftest.py`` failed, and how.
+    returns what is not pairs, or a name or value whose ``str()`` raises, adds nothing: the
+    plugin's own properties and the other implementations' are still written, and the terminal
+    says which hook of which plugin or ``conftest.py`` failed, and how.
     """
     raise NotImplementedError
 

@@ -120,9 +120,24 @@ def junit_pairs(item: pytest.Item, profile: object, room: int) -> tuple[list[tup
     return pairs, more, errors
 
 
-def _pair(value: object) -> tuple[str, object] | None:
-    """``value`` as a ``(name, value)`` pair, or None where it is none (read no further than 3)."""
+def _pair(value: object) -> tuple[str, str | int | float] | None:
+    """``value`` as a ``(name, value)`` pair, or None where it is none (read no further than 3):
+    the name as text, the value a number or text. Made text here, inside the implementation's
+    guard, so that a ``__str__`` that raises is that implementation's failure; what is returned
+    can no longer raise when the JUnit report writes it."""
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         return None
     found = tuple(itertools.islice(value, 3))
-    return (found[0], found[1]) if len(found) == 2 else None
+    return (_text(found[0]), _value(found[1])) if len(found) == 2 else None
+
+
+def _value(value: object) -> str | int | float:
+    # A subclass of int or float may write itself otherwise: of numbers, only the plain kinds stay.
+    if isinstance(value, int | float) and type(value) in (int, float, bool):
+        return value
+    return _text(value)
+
+
+def _text(value: object) -> str:
+    # str() of what returns a str subclass from __str__ gives that subclass; a slice of it is a plain str.
+    return str(value)[:]

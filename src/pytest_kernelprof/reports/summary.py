@@ -63,17 +63,33 @@ def actions_at_end(lines: Sequence[str]) -> int:
     return count
 
 
-def _fence(text: str) -> str:
+def _ticks(text: str, least: int) -> str:
     # One longer than the longest run of backticks in the text (found in one pass: a message of
     # backticks is a user's, and growing a fence until it fits is quadratic in it).
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
+    return "`" * max(least, longest + 1)
+
+
+def _fence(text: str) -> str:
+    ticks = _ticks(text, 3)
     return f"{ticks}text\n{text}\n{ticks}"
+
+
+def code_span(text: str) -> str:
+    """A Markdown code span of ``text`` as it is, backticks included (a command in it can be
+    pasted): delimited by a run of backticks longer than any in it, and padded with a space where
+    it starts or ends with a backtick, or with a space at both ends (CommonMark strips one)."""
+    if not text:
+        return "` `"
+    ticks = _ticks(text, 1)
+    edge = text[0] + text[-1]
+    pad = " " if "`" in edge or (edge == "  " and text.strip(" ")) else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def _code(text: str) -> str:
     """A Markdown code span: its text is shown as it is (no Markdown, no HTML), on one line."""
-    return "`" + printable(clip(text)).replace("`", "'") + "`"
+    return code_span(printable(clip(text)))
 
 
 def _cell(text: str) -> str:

@@ -221,6 +221,16 @@ def test_a_template_is_counted_by_what_it_computes_and_as_a_template() -> None:
         assert kernels.one("*addmm*", kind="template").kind == "gemm"
 
 
+def test_the_kernels_that_could_answer_a_query_are_named_on_a_line_that_stays_short() -> None:
+    kernels = KernelList([Kernel(name=f"my_kernel_{i}", kind="other", family="triton") for i in range(3_000)])
+    (line,) = kernels.undecided_lines(None, "gemm")
+    # Before: every index, a line of some 20,000 characters.
+    named = ", ".join(f"#{i}" for i in range(20))
+    assert line == f"3000 kernels of unknown kind ({named}, ... and 2980 more) could be it: teach the decoder"
+    (few,) = KernelList(list(kernels)[:20]).undecided_lines(None, "gemm")
+    assert few == f"20 kernels of unknown kind ({named}) could be it: teach the decoder"
+
+
 def test_tables_and_reprs_say_a_kernel_came_from_a_template() -> None:
     kernels = _compiled_mlp()
     rows = kernels.table().splitlines()
