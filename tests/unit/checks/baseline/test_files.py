@@ -149,7 +149,8 @@ def test_a_newer_baseline_format_says_to_upgrade(tmp_path: Path) -> None:
         ),
         (
             '{"format": 1, "archs": {"sm90": {"s[M<64]": {"bucket": {"case": []}}}}}',
-            "entry sm90/s[M<64]: bucket.case is not a field of a sweep's bucket; they are cases, counts, names, metrics",
+            "entry sm90/s[M<64]: bucket.case is not a field of a sweep's bucket; "
+            "they are cases, counts, names, metrics",
         ),
         # json keeps the last of a key given twice: a hand edit would silently drop the first.
         ('{"format": 1, "format": 1, "archs": {}}', "the key 'format' appears twice in one object"),
