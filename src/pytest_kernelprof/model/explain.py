@@ -97,7 +97,11 @@ CONTEXT = 3
 
 def _name_diff(a: Sequence[str], b: Sequence[str]) -> list[str]:
     """The lines of a diff of two name lists (``- a``, ``+ b``, ``  both``), in time linear in
-    their lengths past :data:`MAX_ALIGNED`, with long unchanged runs told by their length."""
+    their lengths past :data:`MAX_ALIGNED`, with long unchanged runs told by their length.
+
+    The whole names are compared, each shown as tables show it (:func:`display_name`) unless
+    another name of the two lists is shown alike: then whole, or the diff would say two names
+    differ and show the same line twice (``f(int)`` and ``f``, both ``f``)."""
     start = 0
     while start < min(len(a), len(b)) and a[start] == b[start]:
         start += 1
@@ -110,7 +114,16 @@ def _name_diff(a: Sequence[str], b: Sequence[str]) -> list[str]:
     else:
         middle = [f"- {name}" for name in middle_a] + [f"+ {name}" for name in middle_b]
     lines = [f"  {name}" for name in a[:start]] + middle + [f"  {name}" for name in a[len(a) - end :]]
-    return _runs(_fold_unchanged(lines))
+    shown = _shown_names({*a, *b})
+    return _runs(_fold_unchanged([line[:2] + shown[line[2:]] for line in lines]))
+
+
+def _shown_names(names: set[str]) -> dict[str, str]:
+    """Each name as a diff line shows it: its display name, or itself where that is another's too."""
+    alike: dict[str, list[str]] = {}
+    for name in names:
+        alike.setdefault(display_name(name), []).append(name)
+    return {name: name if len(group) > 1 else shown for shown, group in alike.items() for name in group}
 
 
 def _fold_unchanged(lines: list[str]) -> list[str]:
@@ -247,14 +260,31 @@ def _names(kernels: KernelList, expected: Sequence[object]) -> Explanation:
         if not kernels.measured:
             return Explanation([*head, "the kernels:"], [])
         return Explanation([*head, "the kernels:"], kernels.table().splitlines(), kernels)
-    names = [display_name(n) for n in kernels.names]
-    wanted = [display_name(str(n)) for n in expected]
+    names = list(kernels.names)
+    wanted = _as_ran([str(n) for n in expected], names)
     head = [
         f"{kernels!r} == {_short(list(expected))}",
         f"the kernel names differ: {len(wanted)} expected, {len(names)} ran (- expected, + this run)",
     ]
     diff = _name_diff(wanted, names)
     return Explanation(head, [*diff, "the kernels:", *kernels.table().splitlines()], kernels)
+
+
+def _as_ran(expected: Sequence[str], names: Sequence[str]) -> list[str]:
+    """Each expected name as the whole name of the kernel it names (:func:`name_is`: whole, or as
+    shown), that the diff of whole names pairs them: the one at its place, else the only one."""
+    named: dict[str, set[str]] = {}
+    for name in names:
+        for text in (name, name.removeprefix("void "), display_name(name)):
+            named.setdefault(text, set()).add(name)
+    out = []
+    for i, text in enumerate(expected):
+        if i < len(names) and name_is(names[i], text):
+            out.append(names[i])
+        else:
+            found = named.get(text, set())
+            out.append(next(iter(found)) if len(found) == 1 else text)
+    return out
 
 
 def _name_lists(left: object, right: object) -> Explanation | None:
@@ -264,7 +294,7 @@ def _name_lists(left: object, right: object) -> Explanation | None:
     sides = [side for side in (left, right) if isinstance(side, list | tuple)]
     if len(sides) != 2 or not all(isinstance(name, str) for side in sides for name in side):
         return None
-    a, b = ([display_name(str(name)) for name in side] for side in sides)
+    a, b = ([str(name) for name in side] for side in sides)
 
     def said(side: object, names: Sequence[str]) -> str:
         return f"[{plural(len(names), 'kernel name')}]" if isinstance(side, KernelNames) else _short(side)

@@ -55,11 +55,11 @@ def parse_gpu_spec(value: str) -> GpuSpec:
     try:
         if "," in text:
             parts = text.removesuffix(",").split(",")  # one trailing comma: the one-index form, 3,
-            indices = tuple(int(part) for part in parts)  # an empty part (0,1,,2) is no index
+            indices = tuple(_ascii_int(part) for part in parts)  # an empty part (0,1,,2) is no index
             if any(i < 0 for i in indices):
                 raise ValueError
         else:
-            count = int(text)
+            count = _ascii_int(text)
     except ValueError:
         raise GpuSpecError(f"takes auto, a count N or indices such as 0,2,5 (one index: 3,), got {value!r}") from None
     if "," in text:
@@ -72,6 +72,13 @@ def parse_gpu_spec(value: str) -> GpuSpec:
     return GpuSpec(count=count)
 
 
+def _ascii_int(text: str) -> int:
+    """``int()`` of ASCII only: it reads "٣" (an Arabic-Indic 3) as 3, which CUDA would not."""
+    if not text.isascii():
+        raise ValueError(text)
+    return int(text)
+
+
 def visible_gpus(cuda_visible_devices: str | None, device_count: int) -> list[str]:
     """The physical ids the caller made visible, as CUDA_VISIBLE_DEVICES entries: as CUDA reads
     the variable, up to the first entry that names no device (``-1`` hides every GPU)."""
@@ -79,7 +86,7 @@ def visible_gpus(cuda_visible_devices: str | None, device_count: int) -> list[st
         return [str(i) for i in range(device_count)]
     visible: list[str] = []
     for part in (part.strip() for part in cuda_visible_devices.split(",")):
-        if not (part.isdigit() or part.startswith(("GPU-", "MIG-"))) or part in visible:
+        if not ((part.isascii() and part.isdigit()) or part.startswith(("GPU-", "MIG-"))) or part in visible:
             break
         visible.append(part)
     return visible
@@ -88,7 +95,7 @@ def visible_gpus(cuda_visible_devices: str | None, device_count: int) -> list[st
 def worker_index(worker_id: str) -> int:
     """``gw3`` -> 3 (xdist's worker ids)."""
     digits = worker_id.lstrip("gw")
-    if not digits.isdigit():
+    if not (digits.isascii() and digits.isdigit()):
         raise GpuSpecError(f"unexpected xdist worker id {worker_id!r}")
     return int(digits)
 

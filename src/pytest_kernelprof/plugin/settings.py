@@ -173,6 +173,8 @@ def parse_percent(option: str, value: str) -> float:
     """A percentage ("5%" or "5") as a fraction, or a UsageError that names the option."""
     text = str(value).strip().removesuffix("%").strip()
     try:
+        if not text.isascii():  # float() reads "٥" (an Arabic-Indic 5) as 5, as _ascii_int refuses
+            raise ValueError(text)
         percent = float(text)
     except ValueError:
         raise pytest.UsageError(f"{option} takes a percentage such as 5%, got {value!r}") from None

@@ -261,3 +261,39 @@ def test_an_explanation_too_long_to_read_says_what_it_left_out() -> None:
     )
     (line,) = Explanation(["0 == 1"], ["a" * 10_000]).body
     assert line == "a" * (MAX_LINE_CHARS - 40) + "... (8,040 more characters)"
+
+
+# Trust (issue 34): both sides were shortened to display names before the diff, which then
+# said the names differ and showed one unmarked line.
+def test_names_that_differ_where_their_display_names_do_not_are_shown_whole() -> None:
+    kernels = load_trace(DATA / "h200_linear_eager.json.gz").kernels
+    ran = kernels.names[0]
+    assert "(" not in ran
+    wrong = f"{ran}(int)"
+    assert display_name(wrong) == display_name(ran)  # the parameter list is not shown
+    failed = explain("==", kernels, [wrong])
+    assert failed is not None
+    assert failed.head[1] == "the kernel names differ: 1 expected, 1 ran (- expected, + this run)"
+    assert failed.body[:3] == [f"- {wrong}", f"+ {ran}", "the kernels:"]
+    lists = explain("==", kernels.names, [wrong])
+    assert lists is not None
+    assert lists.body == [f"- {ran}", f"+ {wrong}"]
+    # Names past the length that is cut in the middle, differing in the cut part.
+    from pytest_kernelprof.model.kernels import KernelNames
+
+    long_a, long_b = "k" + "a" * 400 + "x" + "a" * 400, "k" + "a" * 400 + "y" + "a" * 400
+    assert display_name(long_a) == display_name(long_b)
+    cut = explain("==", KernelNames(["same", long_a]), ["same", long_b])
+    assert cut is not None
+    assert cut.head[1] == "the kernel names differ from #1: 2 on the left, 2 on the right (- left, + right)"
+    assert cut.body == ["  same", f"- {long_a}", f"+ {long_b}"]
+
+
+def test_expected_names_written_as_shown_pair_with_the_kernels_they_name(trace: Trace) -> None:
+    kernels = load_trace(trace("geglu_eager")).kernels
+    shown = [display_name(n) for n in kernels.names]
+    assert shown != list(kernels.names)  # some are shortened
+    failed = explain("==", kernels, [*shown[:-1], "nvjet_x"])
+    assert failed is not None
+    diff = failed.body[: failed.body.index("the kernels:")]
+    assert diff == [*(f"  {n}" for n in shown[:-1]), "- nvjet_x", f"+ {shown[-1]}"]

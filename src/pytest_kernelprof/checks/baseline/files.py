@@ -19,7 +19,12 @@ from ...errors import BaselineError
 from ...model import KernelProfile
 from ...paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
 from .buckets import BUCKET_KEY, BucketRanges
-from .signature import FORMAT_VERSION, MISSING, Signature, bad_value
+from .signature import FORMAT_VERSION, MISSING, Signature, bad_value, known_keys
+
+# The keys of a file, of an entry of a sweep's bucket and of its ranges (BucketRanges.to_json).
+FILE_KEYS = ("format", "archs")
+BUCKET_ENTRY_KEYS = ("device", BUCKET_KEY)
+BUCKET_FIELDS = ("cases", "counts", "names", "metrics")
 
 
 def read_baseline(path: Path) -> dict[str, Any]:
@@ -42,7 +47,7 @@ def read_baseline(path: Path) -> dict[str, Any]:
             f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {offset}); {fix}"
         ) from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicates(path, fix))
     except ValueError as exc:
         raise BaselineError(f"{path}: not valid JSON ({exc}); {fix}") from None
     except RecursionError:
@@ -61,6 +66,10 @@ def read_baseline(path: Path) -> dict[str, Any]:
         raise BaselineError(
             f"{path}: unknown baseline format {version!r} (this pytest-kernelprof reads format {FORMAT_VERSION}); {fix}"
         )
+    try:
+        known_keys(data, FILE_KEYS, "", "a key of a baseline file")
+    except ValueError as exc:
+        raise BaselineError(f"{path}: {exc}; {fix}") from None
     if not isinstance(data.get("archs"), dict):
         raise BaselineError(f"{path}: {bad_value('archs', data.get('archs', MISSING), 'an object')}; {fix}")
     for arch, entries in data["archs"].items():
@@ -71,12 +80,30 @@ def read_baseline(path: Path) -> dict[str, Any]:
                 raise BaselineError(f"{path}: entry {arch}/{name} is not an object; {fix}")
             try:
                 if BUCKET_KEY in entry:
+                    known_keys(entry, BUCKET_ENTRY_KEYS, "", "a key of a sweep's baseline entry")
+                    if isinstance(entry[BUCKET_KEY], dict):
+                        known_keys(entry[BUCKET_KEY], BUCKET_FIELDS, BUCKET_KEY, "a field of a sweep's bucket")
                     BucketRanges.from_json(entry[BUCKET_KEY])
                 else:
                     Signature.from_json(entry)
             except ValueError as exc:
                 raise BaselineError(f"{path}: entry {arch}/{name}: {exc}; {fix}") from None
     return data
+
+
+def _no_duplicates(path: Path, fix: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """An object_pairs_hook that refuses a key twice in one object: json keeps the last, so a
+    hand edit that adds a key (or an arch) beside the one there would silently drop that one."""
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in data:
+                raise BaselineError(f"{path}: the key {key!r} appears twice in one object; {fix}")
+            data[key] = value
+        return data
+
+    return hook
 
 
 def write_baseline(path: Path, data: Mapping[str, Any]) -> None:

@@ -44,6 +44,8 @@ TOLERANT_METRICS = frozenset(("peak_bytes",))
 # The kernel fields a baseline file stores. A fixed list, not every KernelName field: a
 # field added to the decoder must not change every stored baseline.
 STORED_FIELDS = ("name", "kind", "family", "layout", "fused_ops", "op", "dtype")
+# The keys of an entry of one profile (Signature.to_json).
+ENTRY_KEYS = ("device", "kernels", "memcpy", "memset", "metrics")
 
 
 # Dynamo numbers its compiled regions in the order it compiles them in the process
@@ -86,6 +88,9 @@ class BaselineKernel(KernelName):
         kernel's own, ``kernels[3]``) that holds a value no kernel can have."""
         if not isinstance(data, Mapping):
             raise bad_value(where, data, "an object")
+        # A misspelt field ("dtpye") would otherwise be ignored and the field it meant read as
+        # missing, which an older file's kernels are, so compared as nothing: the check passes.
+        known_keys(data, STORED_FIELDS, where, "a baseline kernel field")
         fields = {f: data.get(f, MISSING) for f in STORED_FIELDS}
         name, op, fused_ops = fields["name"], fields["op"], fields["fused_ops"]
         if not isinstance(name, str):
@@ -123,6 +128,15 @@ def bad_value(where: str, value: object, expected: str) -> ValueError:
         return ValueError(f"{where} is missing")
     text = repr(value)
     return ValueError(f"{where} is {text if len(text) <= 60 else text[:57] + '...'}, not {expected}")
+
+
+def known_keys(data: Mapping[str, Any], known: Sequence[str], where: str, what: str) -> None:
+    """A ValueError for the first key of ``data`` (the object at ``where``, "" for an entry's
+    own keys) that is not one of ``known``, in the words of an unknown metric's."""
+    for key in data:
+        if key not in known:
+            field = f"{where}.{key}" if where else str(key)
+            raise ValueError(f"{field} is not {what}; they are {', '.join(known)}")
 
 
 def _choice(value: object, choices: Sequence[str], where: str, other: str = "") -> str:
@@ -192,6 +206,7 @@ class Signature:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Signature:
         """The stored entry ``data``; a ValueError naming the field that holds an impossible value."""
+        known_keys(data, ENTRY_KEYS, "", "a key of a baseline entry")
         stored = data.get("kernels", MISSING)
         if not isinstance(stored, list):
             raise bad_value("kernels", stored, "a list")

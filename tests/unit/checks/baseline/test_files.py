@@ -50,6 +50,16 @@ def _drop(*keys: str | int) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _rename(*keys: str | int, to: str) -> Callable[[dict[str, Any]], None]:
+    def change(entry: dict[str, Any]) -> None:
+        target: Any = entry
+        for key in keys[:-1]:
+            target = target[key]
+        target[to] = target.pop(keys[-1])
+
+    return change
+
+
 EDITS = [
     (_set("kernels", 0, "kind", value="gemmm"), "kernels[0].kind", "'gemmm', not one of gemm, convolution"),
     (_set("kernels", 1, "family", value="cu blas"), "kernels[1].family", "'cu blas', not a family name"),
@@ -69,6 +79,15 @@ EDITS = [
     (_set("metrics", "peak_bytes", value=2**60), "metrics.peak_bytes", "not a size from 0 to 1 PiB"),
     (_set("metrics", "synx", value=0), "metrics.synx", "not a baseline metric; they are syncs, dtoh_copies"),
     (_set("metrics", value=[]), "metrics", "[], not an object"),
+    # A misspelt or made-up key is no field: read as absent, "dtpye" would leave the dtype
+    # uncompared (as an older file's is) and the check would pass.
+    (
+        _rename("kernels", 0, "dtype", to="dtpye"),
+        "kernels[0].dtpye",
+        "not a baseline kernel field; they are name, kind, family, layout, fused_ops, op, dtype",
+    ),
+    (_set("kernels", 1, "grid", value=[1, 2]), "kernels[1].grid", "not a baseline kernel field; they are name"),
+    (_set("memcpys", value=0), "memcpys", "not a key of a baseline entry; they are device, kernels, memcpy"),
 ]
 
 
@@ -123,6 +142,19 @@ def test_a_newer_baseline_format_says_to_upgrade(tmp_path: Path) -> None:
         ('{"format": 1, "archs": []}', "archs is [], not an object"),
         ('{"format": 1, "archs": {"sm90": []}}', "entry 'sm90' is not an object"),
         ('{"format": 1, "archs": {"sm90": {"default": 3}}}', "entry sm90/default is not an object"),
+        ('{"format": 1, "archs": {}, "arch": {}}', "arch is not a key of a baseline file; they are format, archs"),
+        (
+            '{"format": 1, "archs": {"sm90": {"s[M<64]": {"bucket": {}, "case": []}}}}',
+            "entry sm90/s[M<64]: case is not a key of a sweep's baseline entry; they are device, bucket",
+        ),
+        (
+            '{"format": 1, "archs": {"sm90": {"s[M<64]": {"bucket": {"case": []}}}}}',
+            "entry sm90/s[M<64]: bucket.case is not a field of a sweep's bucket; "
+            "they are cases, counts, names, metrics",
+        ),
+        # json keeps the last of a key given twice: a hand edit would silently drop the first.
+        ('{"format": 1, "format": 1, "archs": {}}', "the key 'format' appears twice in one object"),
+        ('{"format": 1, "archs": {"sm90": {}, "sm90": {}}}', "the key 'sm90' appears twice in one object"),
     ],
 )
 def test_other_formats_say_what_is_wrong(tmp_path: Path, content: str, said: str) -> None:
@@ -168,3 +200,11 @@ def test_a_family_the_file_could_hold_but_this_run_does_not_give_is_a_change_not
     baseline = KernelBaseline(recorded, "t.py::test_m", update=False, names="stable", notes=[])
     with pytest.raises(AssertionError, match=r"(?s)differs from the baseline.*- gemm/cublass"):
         baseline.check(load_trace(trace("geglu_compiled")))
+
+
+def test_a_kernel_field_given_twice_is_refused_not_the_last_kept(recorded: Path) -> None:
+    text = recorded.read_text()
+    assert text.count('"kind": "gemm"') >= 1
+    recorded.write_text(text.replace('"kind": "gemm"', '"kind": "gemm", "kind": "pointwise"', 1))
+    with pytest.raises(BaselineError, match=r"test_m\.json: the key 'kind' appears twice in one object; fix it"):
+        read_baseline(recorded)
