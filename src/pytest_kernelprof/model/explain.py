@@ -42,6 +42,7 @@ from .profiles import MedianOps
 # The most lines and characters a line an explanation holds (kernel tables of large models
 # included: a table of more rows than this is not read line by line).
 MAX_BODY_LINES = 2000
+MATCHES_SHOWN = 20  # indexes on a count's head line (the table below marks every match)
 MAX_LINE_CHARS = 2000
 
 
@@ -244,7 +245,9 @@ def _short(value: object) -> str:
 def _count(op: str, count: KernelCount, other: object, flipped: bool) -> Explanation:
     head_line = f"{_short(other)} {op} {count!r}" if flipped else f"{count!r} {op} {_short(other)}"
     kernels = count.kernels
-    which = f": {', '.join(f'#{i}' for i in count.matched)}" if count.matched else ""
+    shown = ", ".join(f"#{i}" for i in count.matched[:MATCHES_SHOWN])
+    more = f", ... and {len(count.matched) - MATCHES_SHOWN} more" if len(count.matched) > MATCHES_SHOWN else ""
+    which = f": {shown}{more}" if count.matched else ""  # the table marks each match
     times = f" (times: {kernels.times})" if kernels.times else ""
     head = [head_line, f"kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}{times}"]
     if not count.matched:
