@@ -219,15 +219,21 @@ def test_a_trace_that_lost_gpu_records_is_shown_with_a_warning(
     assert "launched different" not in captured.out
 
 
-def test_a_trace_whose_calls_took_few_of_its_records_is_shown_without_the_refusal(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _relu_calls(outside: int = 0) -> Stream:
+    """Three calls of one relu each, and ``outside`` relus launched after each call's step: in no call."""
     s = Stream()
     for i in range(3):
         s.step(i, 100.0 * i, 50)
         s.launch(s.op("aten::relu", 100.0 * i + 1, 5), "relu_kernel", 100.0 * i + 2)
-        for j in range(2):  # launched between the steps: in no call
+        for j in range(outside):
             s.launch(s.op("aten::relu", 100.0 * i + 60 + 10 * j, 5), "relu_kernel", 100.0 * i + 61 + 10 * j)
+    return s
+
+
+def test_a_trace_whose_calls_took_few_of_its_records_is_shown_without_the_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = _relu_calls(outside=2)
     path = write(tmp_path, s)
     assert main(["show", str(path)]) == 0
     err = capsys.readouterr().err
@@ -241,10 +247,7 @@ def test_a_trace_with_a_lost_step_range_warns_as_a_line_of_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The warning came out as Python prints one: "<frozen runpy>:88: IncompleteProfileWarning: ...".
-    s = Stream()
-    for i in range(3):
-        s.step(i, 100.0 * i, 50)
-        s.launch(s.op("aten::relu", 100.0 * i + 1, 5), "relu_kernel", 100.0 * i + 2)
+    s = _relu_calls()
     s.events = [e for e in s.events if e["name"] != "ProfilerStep#1"]
     path = write(tmp_path, s)
     assert main(["show", str(path)]) == 0
