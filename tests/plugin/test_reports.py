@@ -360,8 +360,9 @@ def test_baseline_table_aligns_the_diff() -> None:
     moved = [replace(k, dtype="fp32") if k.kind == "pointwise" else k for k in eager]
     side = baseline_table(list(eager), moved)
     assert re.findall(r'<tr class="(\w+)">', side) == ["same", "chg", "same", "chg", "same"]
-    assert "pointwise/aten bf16 at::native::vectorized_elementwise_kernel" in side
-    assert "pointwise/aten fp32 at::native::vectorized_elementwise_kernel" in side
+    # Each side as the text diff's line shows it, fused ops included.
+    assert "pointwise/aten bf16 [gelu]  at::native::vectorized_elementwise_kernel" in side
+    assert "pointwise/aten fp32 [gelu]  at::native::vectorized_elementwise_kernel" in side
     unknown = [replace(k, dtype=None) for k in eager]  # a dtype one side does not know is no change
     assert baseline_table(list(eager), unknown).count('<tr class="same">') == len(eager)
 

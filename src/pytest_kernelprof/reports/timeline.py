@@ -26,7 +26,8 @@ has the syncs only.
 
 For a test that failed on its kernel baseline, the page also has the stored baseline and
 the run side by side (:func:`baseline_table`), aligned by the diff ``kernelprof diff`` prints,
-with its ``fused:`` lines and each kernel a fusion took over marked as fused into its kernel.
+with its ``fused:`` lines and each kernel a fusion took over marked as fused into its kernel,
+each kernel in the words of its line there.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ..assemble.optree import is_graph_call, is_launch_range
+from ..checks.diff import _describe as describe_kernel
 from ..checks.diff import diff_kernels, render_diff
 from ..errors import KernelProfError
 from ..model import KernelList, KernelProfile
@@ -216,14 +218,12 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     """The stored baseline's kernels and the run's side by side, aligned by their diff;
     each a ``KernelName`` (``BaselineKernel`` or ``Kernel``). The diff is the one the text
     diff renders (:func:`diff_kernels`), so the page tells what it tells: its ``fused:`` and
-    ``split:`` lines above the table, and a kernel a fusion took over as fused into the run's
-    kernel, not as removed or renamed."""
+    ``split:`` lines above the table, a kernel a fusion took over as fused into the run's
+    kernel, not as removed or renamed, and each kernel in the words of its line there (kind,
+    family, dtype, layout, fused ops, name: ``pointwise/aten bf16 [gelu]  at::native::...``)."""
 
     def key(k: Any) -> str:
         return f"{k.kind}/{k.family} {display_name(k.name)}"
-
-    def shown(k: Any) -> str:  # as the diff shows it: the dtype too, "?" where none is known
-        return f"{k.kind}/{k.family} {k.dtype or '?'} {display_name(k.name)}"
 
     def moved(x: Any, y: Any) -> bool:  # a dtype both sides know, changed (as check() compares)
         return bool(x.dtype and y.dtype and x.dtype != y.dtype)
@@ -242,7 +242,9 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     classes: set[str] = set()
     for change in diff.changes:
         x, y = change.before, change.after
-        cells = [html.escape(shown(k)) if k is not None else "" for k in (x, y)]
+        # The text diff's own words for a kernel, not a copy of them: a copy here drifted (the rows
+        # lost the layout and the fused ops that `kernelprof diff` and a baseline failure print).
+        cells = [html.escape(describe_kernel(k)) if k is not None else "" for k in (x, y)]
         if x is not None and y is not None:
             cls = "same" if change.mark == "=" and not moved(x, y) else "chg"
         elif x is not None and id(x) in into:

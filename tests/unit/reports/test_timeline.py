@@ -270,6 +270,34 @@ def test_the_baseline_table_tells_a_fusion_as_the_text_diff_does() -> None:
     assert [a for cls, a, _ in rows if cls == "add"] == [f"part of {triton}"] * 2
 
 
+def test_each_row_reads_as_the_text_diffs_line_for_its_kernel() -> None:
+    # Trial report: the rows said `pointwise/aten bf16 at::native::...` where `kernelprof diff` and
+    # the baseline failure say `- pointwise/aten bf16 [gelu]  at::native::...`: no layout, and no
+    # sign of which ops the fused Triton kernel took over.
+    eager = [BaselineKernel.of(k) for k in load_trace(DATA / "h200_geglu_eager.json.gz").kernels]
+    compiled = list(load_trace(DATA / "h200_geglu_compiled.json.gz").kernels)
+    for before, after in ((eager, compiled), (compiled, eager)):
+        diff = diff_kernels(before, after, by=lambda k: (k.kind, k.family, display_name(k.name)))  # as the page aligns
+        lines = render_diff(diff, "baseline", "this run")
+        told = [line[2:] for line in lines if line[:2] in ("= ", "- ", "+ ", "~ ")]
+        rows = _side_rows(baseline_table(before, after))
+        # Each kernel's cell is its line of the text diff without the mark, in the same order.
+        assert [b if cls in ("same", "add") else a for cls, a, b in rows] == told
+        assert all(a == b for cls, a, b in rows if cls == "same")
+    rows = _side_rows(baseline_table(eager, compiled))
+    gemm = "gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"
+    assert rows[0] == ("same", gemm, gemm)
+    triton = "triton_poi_fused__unsafe_view_gelu_mul_0"
+    gelu = "pointwise/aten bf16 [gelu]  at::native::vectorized_elementwise_kernel<8, GeluCUDAKernelImpl(...), "
+    gelu += "array<char*, 2ul> >"
+    assert rows[1] == ("fus", gelu, f"fused into {triton}")
+    assert rows[3][1].startswith("pointwise/aten bf16 [mul]  at::native::")
+    fused = f"pointwise/inductor ? [_unsafe_view,gelu,mul]  {triton}"
+    assert rows[4] == ("add", "fuses gelu + mul", fused)
+    split = _side_rows(baseline_table([BaselineKernel.of(k) for k in compiled], eager))
+    assert split[3] == ("spl", fused, "split into gelu + mul")
+
+
 def test_the_baseline_table_keeps_names_as_text() -> None:
     # Each name reaches the table as text, in its cells, its "fused:" line and its "fused into" notes.
     eager = [BaselineKernel.of(k) for k in load_trace(DATA / "h200_geglu_eager.json.gz").kernels]

@@ -20,14 +20,16 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pytest_kernelprof import load_trace
+from pytest_kernelprof.checks.baseline.signature import BaselineKernel
 from pytest_kernelprof.model.kernels import KERNEL_CELLS, kernel_cells
 from pytest_kernelprof.model.records import copy_cells, sync_cells
-from pytest_kernelprof.reports.timeline import shown_call
+from pytest_kernelprof.reports.timeline import baseline_table, render_page, shown_call
 from pytest_kernelprof.tables import display_name, format_us
 from tests.helpers import DATA
 
@@ -391,12 +393,13 @@ def test_the_note_under_the_timeline_is_short_sentences(tmp_path: Path, median: 
     assert (f"the per-call figures of call {opened}, the median call by host span" in said) == (not median)
 
 
-def laid_out(page: Path, width: int) -> dict[str, float]:
-    """Where the kernel table's name cells land in a window ``width`` pixels wide: a copy of
-    the page measures them after its own script has drawn, into the body's ``data-layout``."""
+def laid_out(page: Path, width: int, cells: str = "#kt td.n") -> dict[str, float]:
+    """Where the ``cells`` (a CSS selector; the kernel table's name cells) land in a window
+    ``width`` pixels wide: a copy of the page measures them after its own script has drawn,
+    into the body's ``data-layout``."""
     measure = (
         "<script>{const W=document.documentElement.clientWidth,"
-        'r=[...document.querySelectorAll("#kt td.n")].map(e=>e.getBoundingClientRect());'
+        f'r=[...document.querySelectorAll("{cells}")].map(e=>e.getBoundingClientRect());'
         "document.body.dataset.layout=JSON.stringify({width:W,cells:r.length,"
         "right:Math.max(...r.map(b=>b.right)),narrowest:Math.min(...r.map(b=>b.width))})}</script>"
     )
@@ -430,3 +433,20 @@ def test_kernel_names_are_readable_at_1400_pixels(tmp_path: Path, recorded: str)
     assert layout["cells"] > 0
     assert layout["right"] <= layout["width"], layout  # every name within the window
     assert layout["narrowest"] >= 250, layout  # and in a column wide enough to read
+
+
+@needs_browser
+def test_the_side_by_side_rows_wrap_at_1400_pixels(tmp_path: Path) -> None:
+    # A row is the text diff's line: fused ops, layout and name, a long unbroken stretch on each
+    # side of a renamed kernel. Both sides must stay within the window, each wide enough to read.
+    trace = synthetic_trace(tmp_path / "long.json.gz", 4, names=LONG_NAMES)
+    prof = load_trace(trace)
+    stored = [BaselineKernel.of(replace(k, name=f"{k.name}_of_the_baseline_{'x' * 60}")) for k in prof.kernels]
+    side = baseline_table(stored, list(prof.kernels))
+    assert side.count('<tr class="chg">') == 4  # each kernel renamed: both cells of every row filled
+    page = tmp_path / "page.html"
+    page.write_text(render_page(prof, title="long names", baselines=[("baseline", side)]), encoding="utf-8")
+    layout = laid_out(page, 1400, ".side td")
+    assert layout["cells"] == 8
+    assert layout["right"] <= layout["width"], layout
+    assert layout["narrowest"] >= 400, layout
