@@ -161,7 +161,8 @@ def _ops(kernel: KernelName) -> frozenset[str]:
     return frozenset({_GEMM_WORK, *(_EPILOGUE_OPS.get(op, op) for op in ops)})
 
 
-def _describe(kernel: KernelName) -> str:
+def describe_kernel(kernel: KernelName) -> str:
+    """One kernel as the text diff shows it (the timeline page's side-by-side rows too)."""
     # An unknown dtype is "?", as the kernel tables print it: left out, a kernel of unknown dtype
     # reads like one of no dtype, and a line beside it with one reads as the only typed kernel.
     dtype = f" {kernel.dtype or '?'}"
@@ -212,7 +213,7 @@ def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> lis
     lines.extend(f"split: {name} -> {shown}{_times(count)}" for (name, shown), count in splits.items())
     fused_away = {id(kernel) for covered, _ in diff.fusions for kernel in covered}
     unfused = Counter(
-        _describe(change.before)
+        describe_kernel(change.before)
         for change in diff.changes
         if change.mark == "-" and change.before is not None and id(change.before) not in fused_away
     )
@@ -230,16 +231,16 @@ def _change_lines(change: Change, label_a: str, label_b: str) -> tuple[str, ...]
         assert change.before is not None
         assert change.after is not None
         told = _differences(change.before, change.after, label_a, label_b)
-        return (f"~ {_describe(change.before)}", *(f"    {line}" for line in told))
+        return (f"~ {describe_kernel(change.before)}", *(f"    {line}" for line in told))
     if change.mark == "=" and change.before is not None and change.after is not None:
         # Aligned without names (by shape, or a baseline that ignores library names): the
         # name this run has is the one to read, the other one is told below it.
         if change.before.name != change.after.name:
-            return (f"= {_describe(change.after)}", f"    named in {label_a}: {display_name(change.before.name)}")
-        return (f"= {_describe(change.after)}",)
+            return (f"= {describe_kernel(change.after)}", f"    named in {label_a}: {display_name(change.before.name)}")
+        return (f"= {describe_kernel(change.after)}",)
     kernel = change.before if change.before is not None else change.after
     assert kernel is not None
-    return (f"{change.mark} {_describe(kernel)}",)
+    return (f"{change.mark} {describe_kernel(kernel)}",)
 
 
 def _repeats_folded(entries: Sequence[tuple[str, ...]]) -> list[str]:

@@ -43,8 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ..assemble.optree import is_graph_call, is_launch_range
-from ..checks.diff import _describe as describe_kernel
-from ..checks.diff import diff_kernels, render_diff
+from ..checks.diff import describe_kernel, diff_kernels, render_diff
 from ..errors import KernelProfError
 from ..model import KernelList, KernelProfile
 from ..model.kernels import kernel_cells
