@@ -14,7 +14,18 @@ class KernelProfError(Exception):
     """Base class of every error this package raises on purpose."""
 
 
-class NoDeviceActivityError(KernelProfError, AssertionError):
+class NoAnswerError(KernelProfError, AssertionError):
+    """A question this profile has no answer to: not "the answer is no", but no answer at all.
+    :class:`NoDeviceActivityError` (nothing was measured) and :class:`VariedProfileError` (the
+    profiled calls differ in what was asked) are its kinds; ``except NoAnswerError`` catches each.
+
+    An ``AssertionError``, so that a test that asks fails (not errors). Where an assertion's
+    failure is itself an answer, this one is not: a sweep's check that meets it propagates it
+    rather than read it as "does not hold", where ``sweep.none(check)`` would pass.
+    """
+
+
+class NoDeviceActivityError(NoAnswerError):
     """A kernel query on a profile that recorded no GPU activity.
 
     An ``AssertionError`` so that a test asserting on kernels fails (not errors) where no
@@ -171,7 +182,7 @@ class IncompleteProfileWarning(KernelProfError, UserWarning):
     ``load_trace(..., check_complete=False)`` reads such a trace without it."""
 
 
-class VariedProfileError(KernelProfError, AssertionError):
+class VariedProfileError(NoAnswerError):
     """A question asked of a whole profile whose profiled calls differ in what it asks about:
     ``prof.kernels`` where the calls launched different kernel sequences (``allow_variation=True``
     let them through), ``prof.ops`` where they ran different ops. Answering for one call would

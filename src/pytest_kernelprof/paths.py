@@ -1,6 +1,7 @@
 """The files the plugin writes: names made from test ids (readable, unique, safe on every
 filesystem), and atomic writes, so that a reader never sees half a file and a failure
-never loses the file that was there."""
+never loses the file that was there. And the plugin's own files, whose frames a warning or a
+failure skips to point at the user's line."""
 
 from __future__ import annotations
 
@@ -15,6 +16,17 @@ from collections.abc import Iterator
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 MAX_STEM = 100
+
+# The package's folder as Python and pytest spell its frames' files: made absolute, links kept
+# (not resolved), as ``co_filename`` and a traceback entry's path are.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def is_own_file(filename: str | os.PathLike[str]) -> bool:
+    """Whether ``filename`` (a frame's ``co_filename``, a traceback entry's path) is one of this
+    package's files: the whole of pytest_kernelprof, so that the user's line is found however deep
+    the plugin's own calls went (a rule in checks/ warns through model/)."""
+    return os.path.abspath(filename).startswith(_PACKAGE)
 
 
 def _short_hash(text: str) -> str:

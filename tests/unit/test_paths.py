@@ -122,3 +122,18 @@ def test_show_html_at_a_folder_is_one_line_naming_it(
     captured = capsys.readouterr()
     assert captured.err == "kernelprof: error: --html dd is a folder; name a file, such as dd/timeline.html\n"
     assert captured.out == ""  # said before the report, not after it
+
+
+def test_the_packages_own_files_are_told_from_the_users(tmp_path: Path) -> None:
+    import pytest_kernelprof
+    from pytest_kernelprof import paths
+    from pytest_kernelprof.model import unknowns
+    from pytest_kernelprof.paths import is_own_file
+
+    package = Path(pytest_kernelprof.__file__).parent
+    assert is_own_file(paths.__file__)
+    assert is_own_file(unknowns.__file__)  # a module a level down: the whole package, not paths' folder
+    assert is_own_file(package / "plugin" / ".." / "checks" / "sweep.py")  # spelled as a frame may be
+    assert not is_own_file(__file__)
+    assert not is_own_file(f"{package}_extra/sweep.py")  # a sibling folder whose name starts alike
+    assert not is_own_file(package)

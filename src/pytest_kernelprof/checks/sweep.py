@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, overload
 
-from ..errors import NoDeviceActivityError, SweepError, TraceError, VariedProfileError
+from ..errors import NoAnswerError, SweepError, TraceError
 from ..model import KernelProfile
 from .staging import staging_folder
 from .sweep_cases import MAX_CASES, TOO_MANY, case_label, clashing_labels, same_value, value_repr
@@ -65,8 +65,9 @@ class ProfileSweep:
     ``sweep.every(check)`` fails unless ``check(profile)`` holds in every case; ``sweep.none(check)``
     unless it holds in none. A check holds where it returns None or a true value; it breaks
     where it raises ``AssertionError`` (an ``assert`` in it) or returns a false value. Any other
-    error, ``NoDeviceActivityError`` included, propagates: a check that reads kernels of a sweep
-    that ran none fails as that read does anywhere else.
+    error propagates, and so does a ``NoAnswerError`` (``NoDeviceActivityError``,
+    ``VariedProfileError``): a check that reads kernels of a sweep that ran none fails as that
+    read does anywhere else.
 
     ``table()`` shows the facts that differ between the cases (kernels by kind, the names of each
     family, launches, syncs, what torch.compile compiled); ``sweep[i]`` is a :class:`SweepCase`,
@@ -229,14 +230,14 @@ def _refuse_deferred(check: Check, result: object) -> None:
 
 
 def run_check(check: Check, profile: KernelProfile) -> Outcome:
-    """Whether ``check`` holds for ``profile``, and what it said where it did not. A read of what
-    was not measured (``NoDeviceActivityError``), or of a profile whose calls differ where the
-    question has no one answer (``VariedProfileError``), is no answer: it propagates (both are
-    ``AssertionError``s, which would read as "does not hold", and ``none(...)`` would pass)."""
+    """Whether ``check`` holds for ``profile``, and what it said where it did not. A question the
+    profile has no answer to (a ``NoAnswerError``: a read of what was not measured, of a profile
+    whose calls differ in what was asked) propagates: it is an ``AssertionError``, which would read
+    as "does not hold", and ``none(...)`` would pass."""
     __tracebackhide__ = True
     try:
         result = check(profile)
-    except (NoDeviceActivityError, VariedProfileError):
+    except NoAnswerError:
         raise
     except AssertionError as exc:
         text = str(exc).strip()

@@ -36,7 +36,7 @@ from . import (
     Sync,
     SyncList,
 )
-from .kernels import KernelNames
+from .kernel_text import KernelNames
 from .profiles import MedianOps
 
 # The most lines and characters a line an explanation holds (kernel tables of large models

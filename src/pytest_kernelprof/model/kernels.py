@@ -1,4 +1,4 @@
-"""Kernels and memory ops of one call, and the queries on them."""
+"""Kernels and memory ops of one call, and the queries on them (their table and names are ``kernel_text.py``'s)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ from typing import Any, Protocol
 
 from ..decode import KINDS, KernelName
 from ..errors import KernelMatchError, QueryError, QueryTypeError
-from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable, render_table
+from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable
 from .counts import KernelCount, query_text
+from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table
+from .kernel_text import KERNEL_CELLS as KERNEL_CELLS  # the timeline's table and tests import them from here
+from .kernel_text import kernel_cells as kernel_cells
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
 from .query_args import check_dtype, check_kind, check_pattern
 from .unknowns import could_match, missing, warn_undecided
@@ -127,21 +130,6 @@ class MemoryOp:
     bytes: int | None = None
 
 
-GLOB = re.compile(r"[*?[]")  # what makes a string a glob to fnmatch
-
-
-def glob_in_message(text: str, matched: Sequence[str], noun: str, instead: str) -> str:
-    """Why ``text in ...`` has no answer: no ``noun`` is named ``text``, and as a glob it
-    matches those named ``matched``; ``instead`` is what to write for the pattern."""
-    distinct = list(dict.fromkeys(matched))
-    more = f", ... ({len(distinct)} in all)" if len(distinct) > 3 else ""
-    names = ", ".join(printable(display_name(name)) for name in distinct[:3]) + more
-    return (
-        f"{text!r} is no {noun}'s name, but as a glob it matches {plural(len(distinct), f'{noun} name')} "
-        f"({names}): `in` asks for a whole name, and never reads a pattern as one. For the pattern, write {instead}"
-    )
-
-
 def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
     """A glob matches the whole name, without its leading ``void `` or as every output shows it
     (a name copied from a table, a failure or a diff matches its kernel); a regex is searched."""
@@ -160,77 +148,8 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: s
     return _name_matches(kernel, pattern)
 
 
-KERNEL_CELLS = ("kind", "family", "dtype", "layout", "ops")
 # Of the kernels of unknown kind or dtype that could answer a failed query, the indexes named.
 UNDECIDED_SHOWN = 20
-
-
-def kernel_cells(k: Kernel) -> tuple[str, str, str, str, str]:
-    """A kernel's ``KERNEL_CELLS`` as every kernel table shows them (see ``kernel_table``)."""
-    return (
-        k.kind if k.evidence.kind in (None, "name") else f"{k.kind} ({k.evidence.kind})",
-        f"{k.family} template" if k.template else k.family,
-        k.dtype or "?",
-        k.layout or "-",
-        ",".join(k.fused_ops) or "-",
-    )
-
-
-def kernel_table(
-    kernels: Sequence[Kernel],
-    positions: Sequence[int] | None = None,
-    marked: frozenset[int] = frozenset(),
-    *,
-    medians: bool = False,
-) -> str:
-    """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers),
-    and rows whose number is in ``marked`` get a ``*`` before it. A kind that was not read from
-    the name says where it came from: ``gemm (op)``, ``attention (user)``; a kernel generated from
-    a template says so after its family (``inductor template``). ``dtype`` is ``?`` where no
-    evidence gave it; a ``part of`` column names the work a helper kernel belongs to, in tables
-    that have one (cuBLAS's ``scal_kernel`` is ``part of gemm``). The time column says whose
-    times it holds: ``median us`` where ``medians`` (each kernel's median over the calls, which no
-    one call need have), ``us`` where they are one call's own."""
-    numbers = range(len(kernels)) if positions is None else positions
-    helpers = any(k.part_of for k in kernels)
-    rows = [
-        (
-            f"*{i}" if i in marked else str(i),
-            *(cells := kernel_cells(k))[:1],
-            *((k.part_of or "-",) if helpers else ()),
-            *cells[1:],
-            format_us(k.duration_us),
-            k.op or "-",
-            display_name(k.name),
-        )
-        for i, k in zip(numbers, kernels, strict=True)
-    ]
-    time = "median us" if medians else "us"
-    headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], time)
-    return render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
-
-
-class KernelNames(list[str]):
-    """The names of a list's kernels (``prof.kernels.names``): a plain list, equal to one, that
-    the assertion report knows to explain (the names as the kernel table shows them, where the
-    two lists part) rather than leave to pytest's diff of whole demangled names.
-
-    ``in`` asks for an exact name, as on the kernels: a string that is no name here but, read as
-    a glob, matches some (``"triton_*" in prof.kernels.names``) is a :class:`QueryError`, where
-    ``assert "triton_*" not in prof.kernels.names`` would pass on the Triton kernels it forbids."""
-
-    __slots__ = ()
-
-    def __contains__(self, item: object) -> bool:
-        __tracebackhide__ = True
-        if super().__contains__(item):
-            return True
-        if isinstance(item, str) and GLOB.search(item):
-            globbed = [name for name in self if name_matches(name, item)]
-            if globbed:
-                instead = f"prof.kernels.count({item!r}) > 0 (or == 0 for none)"
-                raise QueryError(glob_in_message(item, globbed, "kernel", instead))
-        return False
 
 
 class KernelList(_Records[Kernel]):

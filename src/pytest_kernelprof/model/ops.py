@@ -10,7 +10,8 @@ from typing import Any, TypeVar
 
 from ..errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError, QueryError
 from ..tables import format_us, nearest, plural, printable, render_table
-from .kernels import GLOB, KernelList, glob_in_message
+from .kernel_text import GLOB, glob_in_message
+from .kernels import KernelList
 from .measured import MODULE_RANGE_PREFIX
 
 V = TypeVar("V")

@@ -10,7 +10,6 @@ pytest, no torch.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import warnings
@@ -20,6 +19,7 @@ from contextvars import ContextVar
 
 from ..decode import KernelName
 from ..errors import UndecodedKernelWarning
+from ..paths import is_own_file
 from ..tables import display_name, name_matches, plural, printable
 from ..tables.template_arguments import depths
 
@@ -145,15 +145,11 @@ def describe(kernels: Sequence[KernelName]) -> list[str]:
     return lines
 
 
-# The whole of pytest_kernelprof, not model/ alone: a rule (checks/) or a baseline warns too.
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
 def _callers_level() -> int:
     """The ``stacklevel`` of the first frame outside pytest_kernelprof: the user's line that asked
     (a count, a profile checked against the rules or a baseline), however deep the plugin's own calls."""
     frame, level = sys._getframe(2), 2
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+    while frame is not None and is_own_file(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1  # type: ignore[assignment]
     return level
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import ForbiddenError, KernelProfError
+from ..paths import is_own_file
 from ..reports.categories import leaves, of_error, worst
 from .books import COMPARED_KEY, EXPLAINED_KEY
 
@@ -255,10 +256,6 @@ def about_profile(
     return bool(_found(item, excinfo, report, profiles))
 
 
-# This package's own files: a fixture's error is placed at its user's line, not inside the plugin.
-_PACKAGE = Path(__file__).resolve().parents[1]
-
-
 def fixture_line(excinfo: pytest.ExceptionInfo[BaseException], rootpath: Path) -> tuple[Path, int] | None:
     """Where in the checkout a setup's or teardown's error was raised (1-based): the last frame
     under the rootdir that is neither this package's nor an installed one's (a fixture of a
@@ -268,7 +265,7 @@ def fixture_line(excinfo: pytest.ExceptionInfo[BaseException], rootpath: Path) -
         path = Path(str(entry.path))
         if not path.is_absolute() or {"site-packages", "dist-packages"} & set(path.parts):
             continue
-        if path.is_relative_to(_PACKAGE) or not path.is_relative_to(rootpath):
+        if is_own_file(path) or not path.is_relative_to(rootpath):
             continue
         place = (path, entry.lineno + 1)
     return place

@@ -112,6 +112,10 @@ class BucketRanges:
         return cls(tuple(cases), spans, tuple(names), dict(metrics))
 
 
+# The fields a file's bucket may hold: those ``to_json`` writes, in its order.
+BUCKET_FIELDS = tuple(BucketRanges(cases=(), counts={}, names=(), metrics={}).to_json())
+
+
 def compare_bucket(
     stored: BucketRanges, cases: Sequence[tuple[str, KernelProfile]], mode: str, tolerance: float
 ) -> list[str]:

@@ -18,13 +18,12 @@ from typing import Any
 from ...errors import BaselineError
 from ...model import KernelProfile
 from ...paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
-from .buckets import BUCKET_KEY, BucketRanges
+from .buckets import BUCKET_FIELDS, BUCKET_KEY, BucketRanges
 from .signature import FORMAT_VERSION, MISSING, Signature, bad_value, known_keys
 
-# The keys of a file, of an entry of a sweep's bucket and of its ranges (BucketRanges.to_json).
+# The keys of a file and of an entry of a sweep's bucket (its ranges' are BUCKET_FIELDS).
 FILE_KEYS = ("format", "archs")
 BUCKET_ENTRY_KEYS = ("device", BUCKET_KEY)
-BUCKET_FIELDS = ("cases", "counts", "names", "metrics")
 
 
 def read_baseline(path: Path) -> dict[str, Any]:

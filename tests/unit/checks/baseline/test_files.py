@@ -208,3 +208,15 @@ def test_a_kernel_field_given_twice_is_refused_not_the_last_kept(recorded: Path)
     recorded.write_text(text.replace('"kind": "gemm"', '"kind": "gemm", "kind": "pointwise"', 1))
     with pytest.raises(BaselineError, match=r"test_m\.json: the key 'kind' appears twice in one object; fix it"):
         read_baseline(recorded)
+
+
+def test_a_file_holds_every_field_a_buckets_ranges_write(tmp_path: Path) -> None:
+    from pytest_kernelprof import load_sweep
+    from pytest_kernelprof.checks.baseline.buckets import BucketRanges
+
+    ranges = BucketRanges.of([(case.label, case.profile) for case in load_sweep(DATA / "h100_sweep_geglu")], "stable")
+    stored = json.loads(json.dumps(ranges.to_json()))
+    assert all(stored.values())  # every field written, none empty: each is read and checked
+    path = tmp_path / "test_s.json"
+    path.write_text(json.dumps({"format": 1, "archs": {"sm90": {"s[all]": {"device": "H100", "bucket": stored}}}}))
+    assert read_baseline(path)["archs"]["sm90"]["s[all]"]["bucket"] == stored
