@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import io
 import json
 import os
@@ -135,10 +136,11 @@ def _failed_assertion(test: str, test_name: str) -> str:
     return "\n".join(line for line in failure.splitlines() if line.startswith("E")) + "\n"
 
 
-def failed_syncs() -> str:
-    """docs/guide/syncs.md: ``assert not prof.syncs`` on a training step whose ``.item()`` syncs,
-    recorded with stacks on an H200."""
-    return _failed_assertion(
+@functools.cache
+def _syncs_failure() -> str:
+    """The failure section of ``assert not prof.syncs`` on a training step whose ``.item()``
+    syncs, recorded with stacks on an H200."""
+    return _pytest(
         """\
         from pytest_kernelprof import load_trace
 
@@ -146,8 +148,21 @@ def failed_syncs() -> str:
             prof = load_trace("tests/data/h200_sync_item_stacks.json.gz")
             assert not prof.syncs
         """,
-        "test_training_step_never_waits_for_the_gpu",
+        test_name="test_training_step_never_waits_for_the_gpu",
     )
+
+
+def failed_syncs() -> str:
+    """docs/guide/syncs.md: what ``assert not prof.syncs`` says (the ``E`` lines)."""
+    return "\n".join(line for line in _syncs_failure().splitlines() if line.startswith("E")) + "\n"
+
+
+def failed_syncs_section() -> str:
+    """docs/guide/syncs.md: how the same failure's ``kernelprof profile`` section ends: the
+    per-call line, the sync table and what would remove the sync."""
+    lines = _syncs_failure().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("per call"))
+    return "\n".join(lines[start:]) + "\n"
 
 
 def failed_copies() -> str:
@@ -271,6 +286,7 @@ SAMPLES: dict[str, Callable[[], str]] = {
     "failed-count": failed_count,
     "broken-rule": broken_rule,
     "failed-syncs": failed_syncs,
+    "failed-syncs-section": failed_syncs_section,
     "failed-copies": failed_copies,
     "worse-baseline": worse_baseline,
     "junit-properties": junit_properties,

@@ -294,15 +294,17 @@ def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.P
     result.assert_outcomes(passed=1, failed=3)
     result.stdout.fnmatch_lines(
         [
-            "*assert not SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_; to fix*",
+            "*assert not SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_",
             "*assert 1 == 0",
             "*copies.count(direction='DtoH') counted 1 of 1 copies (times: each one's median over the 3 calls)",
             "*#  direction  host mem    bytes  gpu us  op           name",
             "*0  DtoH       pageable  4194304   211.6  aten::copy_  Memcpy DtoH (Device -> Pageable)",
             "*assert SyncList of 2 == []",
             "*SyncList of 2: cudaMemcpyAsync in aten::copy_*",
-            "*#  call                   kind                host us  ops                                      where",
-            "*1  cudaStreamSynchronize  stream                  3.6  aten::to > aten::_to_copy > aten::copy_  -",
+            "*#  call                   kind    copy           host us  ops                                      where",
+            "*1  cudaStreamSynchronize  stream  -                  3.6  aten::to > aten::_to_copy > aten::copy_  -",
+            "*to fix: a copy to or from pageable memory blocks the host: *",
+            "*to fix: a DtoH copy reads GPU results on the host: *",
         ]
     )
 

@@ -203,7 +203,10 @@ def explain(op: str, left: object, right: object) -> Explanation | None:
             return Explanation([f"{left!r} {op} {right!r}", lines[0]], lines[1:])
         if isinstance(side, SyncList | CopyList):
             times = f" (times: {side.times})" if isinstance(side, CopyList) and side.times and side.measured else ""
-            return Explanation([compared, side.headline() + times], side.table().splitlines() if side.measured else [])
+            # The table, and what would remove the records: said here, where the failure is read
+            # (the profile's section under it leaves out what this said).
+            body = [*side.table().splitlines(), *side.fix_lines()] if side.measured else []
+            return Explanation([compared, side.headline() + times], body)
         if isinstance(side, list) and side and all(isinstance(item, GraphBreak) for item in side):
             return Explanation([compared, "the graph breaks:"], [str(item) for item in side])
     if op == "==" and any(isinstance(side, KernelNames) for side in (left, right)):

@@ -26,7 +26,7 @@ from ..tables import display_name, format_us, plural, printable
 from .kernels import Kernel, KernelList, MemoryOp
 from .measured import MODULE_RANGE_PREFIX, needs_measurement
 from .ops import ModuleTable, ModuleView, OpTable
-from .records import CopyList, RuntimeCalls, SyncList
+from .records import CopyList, RuntimeCalls, SyncList, advice
 
 
 @dataclass(frozen=True)
@@ -505,7 +505,8 @@ class KernelProfile:
 
     def host_summary(self) -> str:
         """Launches, kernel time, host span, GPU idle share and the host syncs, as the profile
-        table ends: one call's figures, the median call's, named where there are several.
+        table ends: one call's figures, the median call's, named where there are several; then
+        a ``to fix:`` line per cause of the syncs and the copies.
 
         The kernel table above it is ``prof.kernels``, each kernel's median over the calls (or
         the first call's, where they varied), whose sum is no call's kernel time: where the two
@@ -524,9 +525,12 @@ class KernelProfile:
             kernels += f" ({table} to {table_us}us)"
         line = f"per call{which}: {launches}{graphs}, {kernels}, {gpu_time_line(median)}"
         syncs, whose = self._summary_syncs(median)
+        # What would remove the syncs and the copies' cost, said here once: under the table the
+        # failure's report shows, not in the reprs pytest prints twice (``assert not prof.syncs``).
+        fixes = "".join(f"\n{fix}" for fix in advice(syncs, self.copies))
         if not syncs:
-            return f"{line}, no host syncs"
-        return f"{line}, {plural(len(syncs), 'host sync')}{whose}:\n{syncs.table()}"
+            return f"{line}, no host syncs{fixes}"
+        return f"{line}, {plural(len(syncs), 'host sync')}{whose}:\n{syncs.table()}{fixes}"
 
     def _summary_syncs(self, median: CallProfile) -> tuple[SyncList, str]:
         """The syncs under the line that names ``median``: its own where the calls synced alike

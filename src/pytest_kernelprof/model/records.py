@@ -75,8 +75,11 @@ class Count(int):
         return [head, *self.table.splitlines(), *_fix_lines(self.fixes)]
 
 
+FIX_PREFIX = "to fix: "  # what each line that says what would remove records starts with
+
+
 def _fix_lines(fixes: Sequence[str]) -> list[str]:
-    return [f"to fix: {fix}" for fix in fixes]
+    return [FIX_PREFIX + fix for fix in fixes]
 
 
 @dataclass(frozen=True)
@@ -161,18 +164,20 @@ def _filters(**given: Any) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None)
 
 
-SYNC_COLUMNS = ("call", "kind", "host us", "ops", "where")
+# ``kind`` is ``Sync.kind`` as ``count(kind=...)`` takes it; a copy's direction and host memory
+# have a column of their own (a trial read "copy DtoH pageable" and asked for that kind).
+SYNC_COLUMNS = ("call", "kind", "copy", "host us", "ops", "where")
 
 
 def sync_cells(s: Sync) -> tuple[str, ...]:
     """A sync's ``SYNC_COLUMNS`` as every sync table shows them (the timeline page's too)."""
-    kind = s.kind if s.memcpy is None else " ".join((s.kind, *filter(None, memcpy_kind(s.memcpy))))
-    return (s.call, kind, format_us(s.duration_us), " > ".join(s.ops) or "-", s.where or "-")
+    copy = " ".join(filter(None, memcpy_kind(s.memcpy))) if s.memcpy is not None else ""
+    return (s.call, s.kind, copy or "-", format_us(s.duration_us), " > ".join(s.ops) or "-", s.where or "-")
 
 
 def sync_table(syncs: Sequence[Sync]) -> str:
     rows = [(str(i), *sync_cells(s)) for i, s in enumerate(syncs)]
-    return render_table(("#", *SYNC_COLUMNS), rows, right=(0, 3))
+    return render_table(("#", *SYNC_COLUMNS), rows, right=(0, 4))
 
 
 # Ops in which the host reads a GPU value: the sync is the read itself.
@@ -181,32 +186,17 @@ _HOST_READS = frozenset(
 )
 _HOST_COPIES = frozenset(("aten::copy_", "aten::_to_copy"))
 _PINNED_COPY = "copy into pinned host memory (t.pin_memory(), or pin_memory=True) with non_blocking=True"
-# (the whole fix for tables, the short one for the one-line headline) by cause
+_PAGEABLE_COPY = f"a copy to or from pageable memory blocks the host: {_PINNED_COPY}"
+# What would remove a sync, by cause. A copy's is said as the copies' failures say it: a copy of
+# pageable host memory blocks the host whether it was asked non_blocking or not (a trial read
+# "copy non_blocking=True" for a copy that already was).
 _SYNC_FIXES = {
-    # One cause, said as the copies' failures say it: a copy of pageable host memory blocks the
-    # host whether it was asked non_blocking or not (a trial read "copy non_blocking=True" for a
-    # copy that already was).
-    "copy": (
-        f"a copy to or from pageable memory blocks the host: {_PINNED_COPY}",
-        "pin the host buffer: non_blocking needs pinned memory",
-    ),
-    "read": (
-        "the host read a GPU value (.item(), bool(t), nonzero, boolean-mask indexing): keep it on the GPU "
-        "(torch.where, masks as multipliers) or read it once per step",
-        "keep values on the GPU, no .item()/bool()/nonzero",
-    ),
-    "device": (
-        "torch.cuda.synchronize() waits for the whole GPU: drop it from the step (time with CUDA events)",
-        "drop torch.cuda.synchronize() from the step",
-    ),
-    "event": (
-        "event.synchronize() blocks the host: make a stream wait instead (stream.wait_event(event))",
-        "stream.wait_event(event), not event.synchronize()",
-    ),
-    "stream": (
-        "a stream synchronize: profile with stacks=True to see the line that waits",
-        "stacks=True shows the line that waits",
-    ),
+    "copy": _PAGEABLE_COPY,
+    "read": "the host read a GPU value (.item(), bool(t), nonzero, boolean-mask indexing): keep it on the GPU "
+    "(torch.where, masks as multipliers) or read it once per step",
+    "device": "torch.cuda.synchronize() waits for the whole GPU: drop it from the step (time with CUDA events)",
+    "event": "event.synchronize() blocks the host: make a stream wait instead (stream.wait_event(event))",
+    "stream": "a stream synchronize: profile with stacks=True to see the line that waits",
 }
 
 
@@ -226,17 +216,30 @@ def _sync_causes(syncs: Sequence[Sync]) -> list[str]:
 
 def sync_fixes(syncs: Sequence[Sync]) -> list[str]:
     """What would remove the syncs, one line per cause, for failure messages."""
-    return [_SYNC_FIXES[cause][0] for cause in _sync_causes(syncs)]
+    return [_SYNC_FIXES[cause] for cause in _sync_causes(syncs)]
+
+
+_DTOH_COPY = "a DtoH copy reads GPU results on the host: keep them on the GPU, or read them once per step"
 
 
 def copy_fixes(copies: Sequence[MemoryOp]) -> list[str]:
     """What would remove the copies' cost to the host, for failure messages."""
     fixes: list[str] = []
     if any(c.host_memory == "pageable" for c in copies):
-        fixes.append(f"a copy to or from pageable memory blocks the host: {_PINNED_COPY}")
+        fixes.append(_PAGEABLE_COPY)
     if any(c.direction == "DtoH" for c in copies):
-        fixes.append("a DtoH copy reads GPU results on the host: keep them on the GPU, or read them once per step")
+        fixes.append(_DTOH_COPY)
     return fixes
+
+
+def advice(syncs: Sequence[Sync] = (), copies: Sequence[MemoryOp] = ()) -> list[str]:
+    """What would remove ``syncs`` and the cost of ``copies``, a ``to fix:`` line per cause, each
+    said once: the lines a failure prints under their tables."""
+    fixes = sync_fixes(syncs)
+    said = set(fixes)
+    if _SYNC_FIXES["read"] in said:  # the host's read of a GPU value is its DtoH copy: said already
+        said.add(_DTOH_COPY)
+    return _fix_lines([*fixes, *(fix for fix in copy_fixes(copies) if fix not in said)])
 
 
 class SyncList(_Records[Sync]):
@@ -261,12 +264,10 @@ class SyncList(_Records[Sync]):
         table = self._table(found) if found else self.table()
         return Count(len(found), query, "host syncs", len(self._loaded()), table, sync_fixes(found))
 
-    def headline(self) -> str:
-        """The base headline, and what would remove the syncs: ``assert not prof.syncs`` shows
-        only this line."""
-        causes = _sync_causes(self._loaded()) if self._unavailable is None else []
-        fixes = " / ".join(_SYNC_FIXES[cause][1] for cause in causes)
-        return super().headline() + (f"; to fix: {fixes}" if fixes else "")
+    def fix_lines(self) -> list[str]:
+        """What would remove the syncs, a ``to fix:`` line per cause: printed under their table
+        (the repr, which pytest prints twice for ``assert not prof.syncs``, says none)."""
+        return advice(syncs=self._items())
 
     def _table(self, items: Sequence[Sync]) -> str:
         return sync_table(items)
@@ -325,6 +326,13 @@ class CopyList(_Records[MemoryOp]):
     def _table(self, items: Sequence[MemoryOp]) -> str:
         return copy_table(items)
 
+    def fix_lines(self) -> list[str]:
+        """What would remove the copies' cost to the host, a ``to fix:`` line per cause (see
+        ``SyncList.fix_lines``)."""
+        return advice(copies=self._items())
+
     def _summary(self, item: MemoryOp) -> str:
+        # Short, as a sync's: direction and host memory say what the record's name says.
+        what = " ".join(filter(None, (item.direction, item.host_memory))) or item.name
         size = "" if item.bytes is None else f" {item.bytes} B"
-        return f"{item.name}{size} by {item.op or 'no op'}"
+        return f"{what}{size} by {item.op or 'no op'}"

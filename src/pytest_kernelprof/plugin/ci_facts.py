@@ -127,20 +127,21 @@ def profile_tables(sections: Sequence[tuple[str, str]]) -> list[str]:
 
 
 def record_tables(profiles: Sequence[Any], what: str) -> list[str]:
-    """The syncs or copies of a failed test's profiles as tables, for a failure whose message
-    named them in one line (``assert not prof.syncs``): the op chain and the times a CI reader
-    would otherwise find only in the log's profile section."""
+    """The syncs or copies of a failed test's profiles as tables, each with its ``to fix:``
+    lines, for a failure whose message named them in one line (``assert not prof.syncs``): the
+    op chain, the times and what would remove them, which a CI reader would otherwise find only
+    in the log's profile section (the one line, printed twice by pytest, says no fix)."""
     from .report_sections import PROFILE_SECTION
 
     lines: list[str] = []
     for number, prof in enumerate(profiles, 1):
         try:
             records = prof.syncs if what == "syncs" else prof.copies
-            table = records.table()
+            table = [*records.table().splitlines(), *records.fix_lines()]
         except KernelProfError:  # no GPU activity: the message says so
             continue
         title = f"{PROFILE_SECTION}{number} of {len(profiles)}, its {RECORDS[what]}:"
-        lines += [*([""] if lines else []), title, *table.splitlines()]
+        lines += [*([""] if lines else []), title, *table]
     return lines
 
 

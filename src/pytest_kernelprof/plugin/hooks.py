@@ -365,7 +365,7 @@ def pytest_runtest_makereport(
     if phases is not None:
         phases.failed = phases.failed or report.failed
     if phases is not None and phases.captures(item):
-        _add_sections(item, report, phases, call.excinfo.value if call.excinfo else None, tabled)
+        _add_sections(item, report, phases, call.excinfo.value if call.excinfo else None, tabled, explained)
     compared.clear()
     explained.clear()
     tabled.clear()
@@ -378,10 +378,11 @@ def _add_sections(
     phases: PhaseBooks,
     error: BaseException | None,
     tabled: list[tuple[tuple[str, ...], object]],
+    explained: list[tuple[tuple[str, ...], tuple[str, ...]]],
 ) -> None:
     """The sections of the report of the phase that profiled or failed: a fixture's setup or
     teardown fails with the test's profiles so far, and saves their traces, as a call does."""
-    from .report_sections import report_sections, tables_shown
+    from .report_sections import advice_shown, report_sections, tables_shown
 
     settings = item.config.stash[SETTINGS_KEY]
     captures = phases.captures(item)
@@ -397,6 +398,7 @@ def _add_sections(
             trace_dir=settings.trace_dir,
             save_from=save_from,
             shown=tables_shown(error, tabled) if report.failed else (),
+            advised=advice_shown(error, explained) if report.failed else frozenset(),
         )
     )
 

@@ -7,7 +7,7 @@ Plain functions that the hooks in ``hooks.py`` hand off to; no pytest here.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,13 +37,16 @@ def report_sections(
     trace_dir: Path | None,
     save_from: int | None,
     shown: Sequence[object] = (),
+    advised: Collection[str] = frozenset(),
 ) -> list[tuple[str, str]]:
     """(title, text) sections for the report of a test's phase (``captures``: the test's profiles
     so far): the kernel tables of its last profiles when the phase ``failed``, and the traces of
     ``captures[save_from:]`` where they are to be saved (None: none in this phase; the caller
     weighs ``--kernelprof-save``), each named by its index in the test.
     ``shown``: the kernel lists whose whole table the failure showed (a failed count's
-    explanation, a failed ``one()``): a profile whose kernels those are says so in one line."""
+    explanation, a failed ``one()``): a profile whose kernels those are says so in one line.
+    ``advised``: the ``to fix:`` lines the failure showed (a failed count's): a profile's table
+    leaves them out, so that each is printed once."""
     sections = []
     if failed:
         first = max(1, len(captures) - SHOWN_PROFILES + 1)
@@ -51,6 +54,8 @@ def report_sections(
             prof = capture.profile
             above = any(prof.call.kernels is kernels for kernels in shown)
             text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
+            if advised:
+                text = "\n".join(line for line in text.splitlines() if line not in advised)
             sections.append((f"{PROFILE_SECTION}{number} of {len(captures)}", text))
     if trace_dir is not None and save_from is not None:
         lines = save_traces(trace_dir, nodeid, captures[save_from:], start=save_from)
@@ -72,6 +77,28 @@ def tables_shown(error: BaseException | None, tabled: Sequence[tuple[Sequence[st
         message = str(error)
         shown += [kernels for lines, kernels in tabled if restore(message, lines, lines) is not None]
     return shown
+
+
+def advice_shown(
+    error: BaseException | None, explained: Sequence[tuple[Sequence[str], Sequence[str]]]
+) -> frozenset[str]:
+    """The ``to fix:`` lines of the explanations (``explained``: the lines pytest was given,
+    the whole) that a test's failed assertion (``error``) showed, its message or its
+    'kernelprof assertion' section: a failed ``syncs.count(...) == 0`` says what would remove
+    the syncs it counted, and the profile's table under it need not say it again."""
+    if not explained or not isinstance(error, AssertionError):
+        return frozenset()
+    from ..model.explain import restore
+    from ..model.records import FIX_PREFIX
+
+    message = str(error)
+    return frozenset(
+        line
+        for shown, whole in explained
+        if restore(message, shown, shown) is not None
+        for line in whole
+        if line.startswith(FIX_PREFIX)
+    )
 
 
 def save_traces(directory: Path, nodeid: str, captures: Sequence[Capture], *, start: int = 0) -> list[str]:

@@ -202,8 +202,10 @@ def test_failure_reprs_name_each_sync(trace: Trace) -> None:
     # Short (issue 21 item 13): pytest prints it twice, the assertion and its "where"; the table has the rest.
     assert first.startswith("SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_")
     assert len(first) < 160
-    assert table[0].split() == ["#", "call", "kind", "host", "us", "ops", "where"]
+    assert "to fix" not in first  # said once, under the table the failure's report shows
+    assert table[0].split() == ["#", "call", "kind", "copy", "host", "us", "ops", "where"]
     assert table[1].split()[:5] == ["0", "cudaMemcpyAsync", "copy", "DtoH", "pageable"]
+    assert table[2].split()[:4] == ["1", "cudaStreamSynchronize", "stream", "-"]
     count = syncs.count(kind="stream")
     assert count == 1
     assert count.explain()[0] == "syncs.count(kind='stream') counted 1 of 2 host syncs"
@@ -216,29 +218,34 @@ def test_the_profile_table_ends_with_the_syncs(trace: Trace) -> None:
     text = load_trace(trace("sync_mask_index")).table()
     assert "the median of 3 by host span): 5 launches, " in text
     assert "1 host sync:" in text
-    assert text.splitlines()[-1].split()[:3] == ["0", "cudaStreamSynchronize", "stream"]
+    # The sync table, then what would remove the sync: the host's read of the nonzero count (its
+    # DtoH copy is that read: no second line for it).
+    assert text.splitlines()[-2].split()[:4] == ["0", "cudaStreamSynchronize", "stream", "-"]
+    assert text.splitlines()[-1].startswith("to fix: the host read a GPU value")
     assert load_trace(trace("copy_dtod")).table().endswith("no host syncs")
 
 
 @pytest.mark.parametrize(
-    ("name", "headline_fix", "count_fix"),
+    ("name", "count_fix"),
     [
-        ("sync_item_stacks", "keep values on the GPU, no .item()/bool()/nonzero", "the host read a GPU value"),
-        (
-            "sync_cpu_copy",
-            "pin the host buffer: non_blocking needs pinned memory",
-            "a copy to or from pageable memory blocks the host",  # as the copies' failures say it
-        ),
-        ("sync_device", "drop torch.cuda.synchronize() from the step", "torch.cuda.synchronize() waits"),
-        ("sync_event", "stream.wait_event(event), not event.synchronize()", "event.synchronize() blocks"),
+        ("sync_item_stacks", "the host read a GPU value"),
+        ("sync_cpu_copy", "a copy to or from pageable memory blocks the host"),  # as the copies' failures say it
+        ("sync_device", "torch.cuda.synchronize() waits"),
+        ("sync_event", "event.synchronize() blocks"),
     ],
 )
-def test_sync_failures_say_what_would_remove_them(trace: Trace, name: str, headline_fix: str, count_fix: str) -> None:
-    syncs = load_trace(trace(name)).syncs
-    assert repr(syncs).endswith(f"; to fix: {headline_fix}")  # all that `assert not prof.syncs` shows
-    fixes = [line for line in syncs.count().explain() if line.startswith("to fix: ")]
+def test_sync_failures_say_what_would_remove_them(trace: Trace, name: str, count_fix: str) -> None:
+    prof = load_trace(trace(name))
+    syncs = prof.syncs
+    # `assert not prof.syncs` prints the repr twice (the assertion, its "where"): no fix in it; the
+    # profile's table under the failure says it once (a trial read it twice on long lines).
+    assert "to fix" not in repr(syncs)
+    fixes = syncs.fix_lines()
     assert len(fixes) == 1
     assert fixes[0].startswith(f"to fix: {count_fix}")
+    tabled = [line for line in prof.table().splitlines() if line.startswith("to fix: ")]
+    assert tabled[: len(fixes)] == fixes  # the copies' own, if any, after them
+    assert [line for line in syncs.count().explain() if line.startswith("to fix: ")] == fixes
 
 
 def test_copy_counts_say_what_would_remove_the_copies(trace: Trace) -> None:

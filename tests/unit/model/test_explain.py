@@ -312,3 +312,16 @@ def test_a_count_of_many_matches_names_the_first_twenty_on_its_line() -> None:
     line = next(line for line in explanation.head if "matched" in line)
     listed = ", ".join(f"#{i}" for i in range(MATCHES_SHOWN))
     assert f"matched 3000 of 5 kernels: {listed}, ... and 2980 more" in line
+
+
+def test_a_records_comparison_ends_with_what_would_remove_them(trace: Trace) -> None:
+    # `assert prof.syncs == []`: the head names the records (no fix: the repr says none), the body
+    # is their table and a `to fix:` line per cause, said there once.
+    prof = load_trace(trace("sync_cpu_copy"))
+    for records in (prof.syncs, prof.copies):
+        explanation = explain("==", records, [])
+        assert explanation is not None
+        assert "to fix" not in "".join(explanation.head)
+        fixes = records.fix_lines()
+        assert fixes
+        assert explanation.body == [*records.table().splitlines(), *fixes]

@@ -95,7 +95,8 @@ def test_copy_count_fails_with_the_copies(trace: Trace) -> None:
     )
     assert lines[1].split() == ["#", "direction", "host", "mem", "bytes", "gpu", "us", "op", "name"]
     assert lines[2].split()[:4] == ["0", "DtoH", "pageable", "4194304"]
-    assert repr(copies) == "CopyList of 1: Memcpy DtoH (Device -> Pageable) 4194304 B by aten::copy_"
+    # Short, and no fix (a trial): pytest prints `assert not prof.copies` with it twice.
+    assert repr(copies) == "CopyList of 1: DtoH pageable 4194304 B by aten::copy_"
     with pytest.raises(ValueError, match="unknown direction 'D2H'; the directions are: HtoD, DtoH, DtoD, HtoH"):
         copies.count("D2H")
     with pytest.raises(ValueError, match="unknown host memory 'managed'; the host memories are: pinned, pageable"):
@@ -276,3 +277,69 @@ def test_names_from_the_trace_stay_on_the_line_of_each_repr(trace: Trace, tmp_pa
         assert "\n" not in line, line
     assert r"aten::copy_\n::error::op" in shown[0]
     assert r"op=aten::mul_\n::error::op" in shown[3]
+
+
+def test_the_sync_tables_kind_is_the_kind_count_takes(trace: Trace) -> None:
+    # A trial: the kind column read "copy DtoH pageable", which count(kind=...) refused; Sync.kind
+    # is "copy". The kind column holds Sync.kind, the copy's direction and host memory their own.
+    from pytest_kernelprof.model.records import SYNC_COLUMNS, sync_cells
+
+    syncs = load_trace(trace("sync_cpu_copy")).syncs
+    assert SYNC_COLUMNS == ("call", "kind", "copy", "host us", "ops", "where")
+    lines = syncs.table().splitlines()
+    assert lines[0].split() == ["#", "call", "kind", "copy", "host", "us", "ops", "where"]
+    kind_at, copy_at = lines[0].index("kind"), lines[0].index("copy")
+    kinds = [line[kind_at:copy_at].strip() for line in lines[1:]]
+    copies = [line[copy_at:].split("  ")[0] for line in lines[1:]]
+    assert kinds == [s.kind for s in syncs] == ["copy", "stream"]
+    assert copies == ["DtoH pageable", "-"]
+    for kind in kinds:  # every kind the table shows is one count() takes, and counts
+        assert syncs.count(kind=kind) == kinds.count(kind)
+    assert [sync_cells(s)[1:3] for s in syncs] == [("copy", "DtoH pageable"), ("stream", "-")]
+    assert all(len(sync_cells(s)) == len(SYNC_COLUMNS) for s in syncs)
+
+
+def test_a_copy_syncs_copy_cell_is_its_direction_and_host_memory(trace: Trace) -> None:
+    from pytest_kernelprof.model.records import sync_cells
+
+    copy, stream = load_trace(trace("copy_htod_pageable")).syncs
+    assert sync_cells(copy)[1:3] == ("copy", "HtoD pageable")
+    assert sync_cells(stream)[1:3] == ("stream", "-")
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("copy_dtoh_pageable_nonblocking", "CopyList of 1: DtoH pageable 4194304 B by aten::copy_"),
+        ("copy_dtod", "CopyList of 1: DtoD 4194304 B by aten::copy_"),
+    ],
+)
+def test_a_copy_lists_repr_is_short_and_says_no_fix(trace: Trace, name: str, shown: str) -> None:
+    copies = load_trace(trace(name)).copies
+    assert repr(copies) == shown
+    assert "to fix" not in repr(copies)
+
+
+def test_the_profile_table_says_each_fix_once_under_the_syncs(trace: Trace) -> None:
+    # The fixes of the syncs, then those of the copies not said already: a pageable DtoH copy's
+    # sync and the copy itself have one cause; the host's read of a GPU value is its DtoH copy.
+    copied = load_trace(trace("copy_dtoh_pageable_nonblocking")).table().splitlines()
+    fixes = [line for line in copied if line.startswith("to fix: ")]
+    assert fixes == [
+        "to fix: a copy to or from pageable memory blocks the host: copy into pinned host memory "
+        "(t.pin_memory(), or pin_memory=True) with non_blocking=True",
+        "to fix: a DtoH copy reads GPU results on the host: keep them on the GPU, or read them once per step",
+    ]
+    assert copied[-len(fixes) - 1].split()[:4] == ["0", "cudaMemcpyAsync", "copy", "DtoH"]
+    read = load_trace(trace("sync_item_stacks")).table().splitlines()
+    assert [line for line in read if line.startswith("to fix: ")] == [
+        "to fix: the host read a GPU value (.item(), bool(t), nonzero, boolean-mask indexing): keep it on the GPU "
+        "(torch.where, masks as multipliers) or read it once per step"
+    ]
+    # No sync, but a DtoH copy: its fix follows the line that says so.
+    pinned = load_trace(trace("copy_dtoh_pinned_nonblocking")).table().splitlines()
+    assert pinned[-2].endswith(", no host syncs")
+    assert pinned[-1] == (
+        "to fix: a DtoH copy reads GPU results on the host: keep them on the GPU, or read them once per step"
+    )
+    assert load_trace(trace("copy_dtod")).table().endswith(", no host syncs")  # nothing to fix

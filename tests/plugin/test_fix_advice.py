@@ -1,0 +1,124 @@
+"""What would remove a failure's host syncs or copies (``to fix: ...``) is printed once, where the
+failure is read: a user's trial read it twice on long lines, in the repr that pytest prints twice
+for ``assert not prof.syncs`` (the assertion and its "where" line).
+
+The profile's report section says it under its sync table; a failed count or comparison, whose
+explanation says it, leaves it out there. The job summary says it under the record tables of
+``assert not prof.syncs``. On CI pytest's short summary repeats each failure's message whole
+(pytest's own echo, also of every kernel count's table): a count's advice is in it a second time,
+the advice of ``assert not prof.syncs`` never."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.helpers import DATA
+
+SUITE = """
+from pathlib import Path
+
+DATA = Path({data!r})
+CPU_COPY = DATA / "h200_sync_cpu_copy.json.gz"  # x.cpu(): a pageable DtoH copy, then a stream sync
+
+
+def test_no_syncs(kernelprof):
+    assert not kernelprof.load_trace(CPU_COPY).syncs
+
+
+def test_no_copies(kernelprof):
+    assert not kernelprof.load_trace(DATA / "h200_copy_dtoh_pageable_nonblocking.json.gz").copies
+
+
+def test_sync_count(kernelprof):
+    assert kernelprof.load_trace(CPU_COPY).syncs.count(kind="copy") == 0
+
+
+def test_syncs_equal(kernelprof):
+    assert kernelprof.load_trace(CPU_COPY).syncs == []
+"""
+
+PAGEABLE = (
+    "to fix: a copy to or from pageable memory blocks the host: copy into pinned host memory "
+    "(t.pin_memory(), or pin_memory=True) with non_blocking=True"
+)
+DTOH = "to fix: a DtoH copy reads GPU results on the host: keep them on the GPU, or read them once per step"
+TESTS = ("test_no_syncs", "test_no_copies", "test_sync_count", "test_syncs_equal")
+# The tests whose failure message (an explanation) carries the advice: pytest's CI short summary
+# repeats those messages.
+EXPLAINED = ("test_sync_count", "test_syncs_equal")
+
+
+def _parts(lines: list[str]) -> tuple[dict[str, str], str]:
+    """Each test's failure section, and the short test summary."""
+    text = "\n".join(lines)
+    end = text.index("short test summary info")
+    failures = text[:end]
+    starts = {test: failures.index(f"_ {test} _") for test in TESTS}
+    ordered = sorted(starts.values())
+    sections = {}
+    for test, start in starts.items():
+        later = [at for at in ordered if at > start]
+        sections[test] = failures[start : later[0] if later else end]
+    return sections, text[end:]
+
+
+@pytest.mark.parametrize(
+    ("options", "ci"),
+    [([], False), (["-v"], False), ([], True), (["-v"], True)],
+    ids=["default", "-v", "CI=true", "CI=true -v"],
+)
+def test_the_advice_is_printed_once_per_failure(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, options: list[str], ci: bool
+) -> None:
+    if ci:
+        monkeypatch.setenv("CI", "true")
+    cpu_pytester.makepyfile(test_s=SUITE.format(data=str(DATA)))
+    result = cpu_pytester.runpytest_subprocess("-p", "no:randomly", *options)
+    result.assert_outcomes(failed=4)
+    output = result.stdout.str()
+    sections, short = _parts(result.outlines)
+    for test in TESTS:
+        assert sections[test].count(PAGEABLE) == 1, (test, sections[test])
+    # The reprs of `assert not prof.syncs` and `assert not prof.copies`: short, no fix.
+    assert "SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_ = " in output
+    assert "CopyList of 1: DtoH pageable 4194304 B by aten::copy_ = " in output
+    # A count's advice is that of what it counted (the copy sync); the profile's table adds the
+    # copies' own, which the count did not say.
+    for test in TESTS:
+        assert sections[test].count(DTOH) == 1, (test, sections[test])
+    echoed = [test for test in TESTS if PAGEABLE in _short_line(short, test)]
+    assert echoed == (list(EXPLAINED) if ci else [])
+    assert short.count("to fix") == len(echoed)
+    assert output.count(PAGEABLE) == len(TESTS) + len(echoed)
+    assert output.count(DTOH) == len(TESTS)
+
+
+def _short_line(short: str, test: str) -> str:
+    """What pytest's short summary says of ``test``: its line, and on CI the message's lines after it."""
+    found = re.search(rf"^FAILED \S+::{test} - (.*?)(?=^FAILED |^=)", short, re.M | re.S)
+    assert found, short
+    return found[1]
+
+
+def test_the_job_summary_says_the_advice_under_the_record_tables(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cpu_pytester.makepyfile(test_s=SUITE.format(data=str(DATA)))
+    result = cpu_pytester.runpytest_subprocess("-p", "no:randomly", "--kernelprof-summary", "summary.md")
+    result.assert_outcomes(failed=4)
+    summary = (cpu_pytester.path / "summary.md").read_text()
+    for test in TESTS:
+        found = re.search(rf"<code>test_s\.py::{test}</code>.*?```text\n(.*?)\n```", summary, re.S)
+        assert found, summary
+        text = found[1]
+        assert text.count(PAGEABLE) == 1, (test, text)
+        if test in EXPLAINED:
+            continue
+        # `assert not prof.syncs`: the message is its one line; the table, then its advice.
+        lines = text.splitlines()
+        title = lines.index(f"kernelprof profile 1 of 1, its {'host syncs' if test == 'test_no_syncs' else 'copies'}:")
+        assert lines[title + 1].startswith("#  ")
+        assert lines.index(PAGEABLE) > title + 1
+        assert "to fix" not in "\n".join(lines[:title])
