@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -169,15 +170,16 @@ def parse_kernels(lines: list[str]) -> Decoder | None:
         raise pytest.UsageError(str(exc)) from None
 
 
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
 def parse_percent(option: str, value: str) -> float:
     """A percentage ("5%" or "5") as a fraction, or a UsageError that names the option."""
     text = str(value).strip().removesuffix("%").strip()
-    try:
-        if not text.isascii():  # float() reads "٥" (an Arabic-Indic 5) as 5, as _ascii_int refuses
-            raise ValueError(text)
-        percent = float(text)
-    except ValueError:
-        raise pytest.UsageError(f"{option} takes a percentage such as 5%, got {value!r}") from None
+    # Plain decimal digits only: float() also reads "٥" (an Arabic-Indic 5), "1_0" (10), "1e1" and "nan".
+    if not _DECIMAL.fullmatch(text):
+        raise pytest.UsageError(f"{option} takes a percentage such as 5%, got {value!r}")
+    percent = float(text)
     if not 0 <= percent <= 1000:
         raise pytest.UsageError(f"{option} must be between 0% and 1000%, got {value!r}")
     return percent / 100

@@ -39,3 +39,15 @@ def test_other_scripts_digits_name_no_visible_gpu_nor_worker() -> None:
     with pytest.raises(GpuSpecError, match="unexpected xdist worker id"):
         worker_index("gw\u0663")
     assert worker_index("gw3") == 3
+
+
+@pytest.mark.parametrize("text", ["1_0", "1e1", "nan", "inf", "0x5", "5.5.5", "%"])
+def test_a_percentage_that_is_not_plain_decimal_digits_is_refused(text: str) -> None:
+    # float() reads "1_0" as 10 and "1e1" as 10: a typo would set a tolerance nobody wrote.
+    with pytest.raises(pytest.UsageError, match="takes a percentage such as 5%"):
+        parse_percent("--kernelprof-memory-tolerance", text)
+
+
+@pytest.mark.parametrize(("text", "fraction"), [(".5", 0.005), ("5.", 0.05), ("+5%", 0.05), ("007", 0.07)])
+def test_a_plain_decimal_percentage_is_read(text: str, fraction: float) -> None:
+    assert parse_percent("--kernelprof-memory-tolerance", text) == pytest.approx(fraction)
