@@ -24,8 +24,8 @@ from ..checks.diff import count_changes, diff_kernels, dtype_changes, render_dif
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile, OpTable
+from ..model.gpu_time import gpu_time_line
 from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
-from ..model.profiles import gpu_time_line
 from ..tables import format_us, plural, printable, render_table
 from .files import STDIN, load, readable, shown
 

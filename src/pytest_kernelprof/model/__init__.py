@@ -7,11 +7,12 @@ the builder beyond the explicit ``Kernel.chains``, which resolves ``Kernel.ops``
 from __future__ import annotations
 
 from .counts import KernelCount
+from .gpu_time import Overlap, overlap_of
 from .kernel_text import kernel_table
 from .kernels import Kernel, KernelList, MemoryOp, OpChains, Pattern
 from .measured import needs_measurement
 from .ops import ModuleTable, ModuleView, Op, OpLoader, OpTable
-from .profiles import CallProfile, KernelProfile, Overlap, overlap_of
+from .profiles import CallProfile, KernelProfile
 from .records import (
     CopyList,
     Count,

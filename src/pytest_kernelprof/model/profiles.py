@@ -1,11 +1,9 @@
-"""The profile of a callable: each profiled call, the representative call, and the overlap
-of communication with compute."""
+"""The profile of a callable: each profiled call and the representative call."""
 
 from __future__ import annotations
 
 import functools
 import statistics
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,89 +20,13 @@ from ..health import (
     memory_report,
     region_ids,
 )
-from ..tables import display_name, format_us, plural, printable
-from .kernels import Kernel, KernelList, MemoryOp
+from ..tables import format_us, plural, printable
+from .gpu_time import Overlap, gpu_time_line, overlap_of
+from .kernels import KernelList, MemoryOp
 from .measured import MODULE_RANGE_PREFIX, needs_measurement
 from .ops import ModuleTable, ModuleView, OpTable
 from .records import CopyList, RuntimeCalls, SyncList, advice
-
-
-@dataclass(frozen=True)
-class Overlap:
-    """How much communication time ran while compute kernels ran on the GPU."""
-
-    communication_us: float
-    hidden_us: float
-
-    @property
-    def exposed_us(self) -> float:
-        return self.communication_us - self.hidden_us
-
-    @property
-    def fraction(self) -> float:
-        """Hidden share of communication time, 0 to 1 (1.0 when there was no communication)."""
-        return self.hidden_us / self.communication_us if self.communication_us > 0 else 1.0
-
-    def __repr__(self) -> str:
-        return (
-            f"Overlap({format_us(self.hidden_us)} of {format_us(self.communication_us)}us communication "
-            f"hidden under compute: {self.fraction:.0%})"
-        )
-
-
-def gpu_time_line(view: CallProfile | KernelProfile) -> str:
-    """``host 223.3us, GPU busy 139.4us within it (idle 38%), GPU work 235.6us in all (96.2us after
-    the host returned)``: the host span, the GPU's busy time within it, and all the GPU time of the
-    call's work, which runs on after the host returns where the call ends by launching (so
-    back-to-back kernels can read as idle). The part after the host returned is said where there
-    is one: without it, kernel time above the host span and "busy" below kernel time read as
-    contradictions."""
-    after = view.gpu_work_us - view.gpu_busy_us
-    ran_on = f" ({format_us(after)}us after the host returned)" if round(after, 1) > 0 else ""
-    return (
-        f"host {format_us(view.wall_us)}us, GPU busy {format_us(view.gpu_busy_us)}us within it "
-        f"(idle {view.gpu_idle_fraction:.0%}), GPU work {format_us(view.gpu_work_us)}us in all{ran_on}"
-    )
-
-
-def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    merged: list[tuple[float, float]] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def overlap_of(kernels: Sequence[Kernel]) -> Overlap:
-    """Communication kernels' time, and the part of it covered by other kernels' time."""
-    __tracebackhide__ = True
-    comm = _union(
-        [
-            (k.start_us, k.start_us + k.duration_us)
-            for k in kernels
-            if k.kind == "communication" and k.start_us is not None
-        ]
-    )
-    compute = _union(
-        [
-            (k.start_us, k.start_us + k.duration_us)
-            for k in kernels
-            if k.kind != "communication" and k.start_us is not None
-        ]
-    )
-    total = sum(end - start for start, end in comm)
-    hidden = 0.0
-    j = 0
-    for start, end in comm:
-        while j < len(compute) and compute[j][1] <= start:
-            j += 1
-        k = j
-        while k < len(compute) and compute[k][0] < end:
-            hidden += min(end, compute[k][1]) - max(start, compute[k][0])
-            k += 1
-    return Overlap(total, hidden)
+from .varied import names_differ, varied_kernels
 
 
 @dataclass(frozen=True)
@@ -233,52 +155,6 @@ class MedianOps(OpTable):
         self.calls = calls
 
 
-def _only_in(a: Sequence[str], b: Sequence[str]) -> str:
-    """Up to three names of ``a`` that ``b`` lacks, as the outputs show them."""
-    others = set(b)
-    missing = [display_name(n) for n in dict.fromkeys(a) if n not in others]
-    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-    return ", ".join(missing[:3]) + more
-
-
-def _how_they_differ(verb: str, a: int, a_names: Sequence[str], b: int, b_names: Sequence[str]) -> str:
-    extra, lost = _only_in(b_names, a_names), _only_in(a_names, b_names)
-    parts = [f"call {b} {verb} {extra}, which call {a} did not"] if extra else []
-    parts += [f"call {a} {verb} {lost}, which call {b} did not"] if lost else []
-    return "; ".join(parts) or f"call {b} {verb} the same ones in another order or number"
-
-
-def _varied_kernels(calls: Sequence[CallProfile]) -> str:
-    first = calls[0]
-    counts = ", ".join(f"call {c.index}: {plural(len(c.kernels), 'kernel')}" for c in calls[:8])
-    counts += ", ..." if len(calls) > 8 else ""
-    other = next((c for c in calls[1:] if c.kernels.names != first.kernels.names), calls[-1])
-    how = _how_they_differ("launched", first.index, first.kernels.names, other.index, other.kernels.names)
-    return (
-        f"prof.kernels has no one answer: the profiled calls launched different kernel sequences ({counts}; "
-        f"{how}), which allow_variation=True let through. Ask one call, prof.calls[{other.index}].kernels, "
-        'or every call, such as all(c.kernels.count(kind="gemm") == 1 for c in prof.calls). '
-        f"prof.table() shows call {first.index}'s kernels."
-    )
-
-
-def _names_differ(calls: Sequence[CallProfile], what: str, keep: Callable[[str], bool]) -> str | None:
-    """How the first call's op names that ``keep`` keeps differ from another call's (None where
-    every call's are the same): ``what`` names them (``"ops"``, ``"modules"``)."""
-    first = [n for n in calls[0].ops.names if keep(n)]
-    for call in calls[1:]:
-        names = [n for n in call.ops.names if keep(n)]
-        if set(names) != set(first):
-            how = _how_they_differ("ran", calls[0].index, first, call.index, names)
-            example = f'all("{"aten::mm" if what == "ops" else "model.mlp"}" not in c.{what} for c in prof.calls)'
-            return (
-                f"prof.{what} has no one answer: the {len(calls)} profiled calls ran different {what} ({how}). Ask "
-                f"one call, prof.calls[{call.index}].{what}, or every call, such as "
-                f"{example}."
-            )
-    return None
-
-
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
 
 
@@ -317,7 +193,7 @@ class KernelProfile:
         they differ and to ask ``calls[i].kernels``, or every call."""
         __tracebackhide__ = True
         if self.varied:
-            raise VariedProfileError(_varied_kernels(self.calls))
+            raise VariedProfileError(varied_kernels(self.calls))
         return self.call.kernels
 
     @functools.cached_property
@@ -364,7 +240,7 @@ class KernelProfile:
     def _ops_differ(self) -> str | None:
         """How the calls' op names differ (None where every call ran the same ops): worked out
         once, as it loads every call's op table."""
-        return _names_differ(self.calls, "ops", lambda name: True)
+        return names_differ(self.calls, "ops", lambda name: True)
 
     @functools.cached_property
     def _modules_differ(self) -> str | None:
@@ -372,7 +248,7 @@ class KernelProfile:
         are ops, so only where the ops differ."""
         if self._ops_differ is None:
             return None
-        return _names_differ(self.calls, "modules", lambda name: name.startswith(MODULE_RANGE_PREFIX))
+        return names_differ(self.calls, "modules", lambda name: name.startswith(MODULE_RANGE_PREFIX))
 
     @property
     def runtime(self) -> RuntimeCalls:

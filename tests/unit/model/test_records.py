@@ -12,7 +12,7 @@ import torch
 import pytest_kernelprof as kp
 from pytest_kernelprof import NoDeviceActivityError, load_trace
 from pytest_kernelprof.decode.sync_calls import memcpy_kind
-from pytest_kernelprof.model.profiles import gpu_time_line
+from pytest_kernelprof.model.gpu_time import gpu_time_line
 from pytest_kernelprof.types import KernelList, MemoryOp
 from tests.helpers import Stream, build
 

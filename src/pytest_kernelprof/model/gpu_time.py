@@ -1,0 +1,92 @@
+"""What the GPU did while a call's host code ran: the one-line account of host span, busy and
+work time, and how much communication ran under compute (``Overlap``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..tables import format_us
+from .kernels import Kernel
+
+if TYPE_CHECKING:
+    from .profiles import CallProfile, KernelProfile
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How much communication time ran while compute kernels ran on the GPU."""
+
+    communication_us: float
+    hidden_us: float
+
+    @property
+    def exposed_us(self) -> float:
+        return self.communication_us - self.hidden_us
+
+    @property
+    def fraction(self) -> float:
+        """Hidden share of communication time, 0 to 1 (1.0 when there was no communication)."""
+        return self.hidden_us / self.communication_us if self.communication_us > 0 else 1.0
+
+    def __repr__(self) -> str:
+        return (
+            f"Overlap({format_us(self.hidden_us)} of {format_us(self.communication_us)}us communication "
+            f"hidden under compute: {self.fraction:.0%})"
+        )
+
+
+def gpu_time_line(view: CallProfile | KernelProfile) -> str:
+    """``host 223.3us, GPU busy 139.4us within it (idle 38%), GPU work 235.6us in all (96.2us after
+    the host returned)``: the host span, the GPU's busy time within it, and all the GPU time of the
+    call's work, which runs on after the host returns where the call ends by launching (so
+    back-to-back kernels can read as idle). The part after the host returned is said where there
+    is one: without it, kernel time above the host span and "busy" below kernel time read as
+    contradictions."""
+    after = view.gpu_work_us - view.gpu_busy_us
+    ran_on = f" ({format_us(after)}us after the host returned)" if round(after, 1) > 0 else ""
+    return (
+        f"host {format_us(view.wall_us)}us, GPU busy {format_us(view.gpu_busy_us)}us within it "
+        f"(idle {view.gpu_idle_fraction:.0%}), GPU work {format_us(view.gpu_work_us)}us in all{ran_on}"
+    )
+
+
+def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    merged: list[tuple[float, float]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def overlap_of(kernels: Sequence[Kernel]) -> Overlap:
+    """Communication kernels' time, and the part of it covered by other kernels' time."""
+    __tracebackhide__ = True
+    comm = _union(
+        [
+            (k.start_us, k.start_us + k.duration_us)
+            for k in kernels
+            if k.kind == "communication" and k.start_us is not None
+        ]
+    )
+    compute = _union(
+        [
+            (k.start_us, k.start_us + k.duration_us)
+            for k in kernels
+            if k.kind != "communication" and k.start_us is not None
+        ]
+    )
+    total = sum(end - start for start, end in comm)
+    hidden = 0.0
+    j = 0
+    for start, end in comm:
+        while j < len(compute) and compute[j][1] <= start:
+            j += 1
+        k = j
+        while k < len(compute) and compute[k][0] < end:
+            hidden += min(end, compute[k][1]) - max(start, compute[k][0])
+            k += 1
+    return Overlap(total, hidden)
