@@ -125,11 +125,12 @@ def _read(names: set[str], modules: Iterable[Any], autotuner: type) -> dict[str,
 
 
 class _Read:
-    """What the autotuners of each name read showed, while ``sys.modules`` holds as many
-    modules as it did then: a new graph's modules may hold more of a name."""
+    """What the autotuners of each name read showed (the facts they agree on, and whether they
+    differ), while ``sys.modules`` holds as many modules as it did then: a new graph's modules
+    may hold more of a name."""
 
     modules: int | None = None
-    facts: dict[str, list[IrFacts | None]] = {}
+    facts: dict[str, tuple[IrFacts | None, bool]] = {}
 
 
 def inductor_ir_facts(
@@ -142,24 +143,26 @@ def inductor_ir_facts(
     autotuner = _autotuner_type()
     if not names or autotuner is None:
         return {}
-    loaded = list(sys.modules.items()) if modules is None else modules
-    if _Read.modules != len(loaded):
-        _Read.modules, _Read.facts = len(loaded), {}
+    count = len(sys.modules) if modules is None else len(modules)
+    if _Read.modules != count:
+        _Read.modules, _Read.facts = count, {}
     wanted = names - _Read.facts.keys()
+    loaded: Sequence[tuple[str, Any]] = ()
     if wanted:
-        found = _read(wanted, _generated(loaded), autotuner)
-        _Read.facts.update((name, found.get(name, [])) for name in wanted)
-    facts = {name: agreed(_Read.facts[name]) for name in names}
-    differ = {
-        name
-        for name, found in facts.items()
-        if (found is None or found.dtype is None) and len(set(_Read.facts[name])) > 1
-    }
-    if differ and len(loaded) > since:
+        loaded = list(sys.modules.items()) if modules is None else modules
+        for name, read in _read(wanted, _generated(loaded), autotuner).items():
+            _Read.facts[name] = (agreed(read), len(set(read)) > 1)
+        for name in wanted - _Read.facts.keys():
+            _Read.facts[name] = (None, False)
+    facts = {name: _Read.facts[name][0] for name in names}
+    differ = {name for name in names if _Read.facts[name][1] and not getattr(facts[name], "dtype", None)}
+    if differ and count > since:
         graphs = launching_graphs(events, differ)
         alone = {name for name in differ if len(graphs.get(name, ())) == 1 and None not in graphs[name]}
-        for name, read in _read(alone, _generated(loaded[since:]), autotuner).items():
-            facts[name] = agreed(read)
+        if alone:
+            loaded = loaded or (list(sys.modules.items()) if modules is None else modules)
+            for name, read in _read(alone, _generated(loaded[since:]), autotuner).items():
+                facts[name] = agreed(read)
     return {name: found for name, found in facts.items() if found is not None}
 
 
