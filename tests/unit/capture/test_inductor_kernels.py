@@ -5,17 +5,22 @@ statically launched compile results that keep no TTIR), and on ones that lack th
 from __future__ import annotations
 
 import gzip
+import json
 import sys
 import types
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import torch
 
+import pytest_kernelprof as kp
 from pytest_kernelprof.capture import inductor_kernels
 from pytest_kernelprof.capture.inductor_kernels import HEURISTICS_MODULE, inductor_ir_facts, launching_graphs
 from pytest_kernelprof.decode.triton_ir import IrFacts
 from pytest_kernelprof.traces import KERNEL, OP, RUNTIME, RawEvent
+from tests import fake_gpu
 from tests.helpers import DATA
 
 GELU = "triton_poi_fused_gelu_mul_0"
@@ -48,15 +53,16 @@ def _signature(*pointers: str) -> dict[str, str]:
     }
 
 
+REAL_AUTOTUNER_TYPE = inductor_kernels._autotuner_type
+
+
 @pytest.fixture(autouse=True)
-def heuristics(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    """Inductor's runtime, imported; nothing read yet."""
-    module = types.ModuleType(HEURISTICS_MODULE)
-    module.CachingAutotuner = CachingAutotuner  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, HEURISTICS_MODULE, module)
+def heuristics(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inductor's runtime, imported, with the fake autotuners; nothing read yet. (Not a fake
+    runtime module in sys.modules: torch's profiler may import from the real one.)"""
+    monkeypatch.setattr(inductor_kernels, "_autotuner_type", lambda: CachingAutotuner)
     monkeypatch.setattr(inductor_kernels._Read, "modules", None)
     monkeypatch.setattr(inductor_kernels._Read, "facts", {})
-    return module
 
 
 def _graph_events(*graphs: tuple[str, list[str]]) -> list[RawEvent]:
@@ -134,8 +140,18 @@ def test_the_kernel_name_comes_from_inductor_meta_where_the_function_has_none() 
     assert inductor_ir_facts({GELU}, [], 0, [_module("a", k=tuner)]) == {}
 
 
+def test_the_autotuner_type_is_inductors_where_its_runtime_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    runtime = types.ModuleType(HEURISTICS_MODULE)
+    runtime.CachingAutotuner = CachingAutotuner  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, HEURISTICS_MODULE, runtime)
+    assert REAL_AUTOTUNER_TYPE() is CachingAutotuner
+    runtime.CachingAutotuner = "renamed"  # type: ignore[attr-defined]
+    assert REAL_AUTOTUNER_TYPE() is None
+
+
 def test_without_inductors_runtime_nothing_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(sys.modules, HEURISTICS_MODULE)
+    monkeypatch.setattr(inductor_kernels, "_autotuner_type", REAL_AUTOTUNER_TYPE)
+    monkeypatch.delitem(sys.modules, HEURISTICS_MODULE, raising=False)
     tuner = CachingAutotuner(GELU, _signature("bf16", "bf16"))
     assert inductor_ir_facts({GELU}, [], 0, [_module("a", k=tuner)]) == {}
     assert HEURISTICS_MODULE not in sys.modules  # and nothing imported it
@@ -217,3 +233,37 @@ def test_each_kernel_is_placed_under_the_graph_call_around_its_launch() -> None:
 
 def _fields(event: RawEvent) -> dict[str, Any]:
     return {name: getattr(event, name) for name in RawEvent.__slots__}
+
+
+@pytest.mark.usefixtures("fake_gpu_sessions")
+def test_capture_reads_inductors_kernels_and_writes_them_into_the_trace(
+    fake_gpu_sessions: type[fake_gpu.Counts], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The session plays a compiled training step recorded on an H200 (tests/fake_gpu.py), whose
+    Inductor kernels the generated module's autotuners read as bf16."""
+    fake_gpu_sessions.started = fake_gpu.RECORDED.index("train_compiled")
+    forward, backward = (
+        "triton_poi_fused__unsafe_view_gelu_mul_0",
+        "triton_poi_fused__unsafe_view_gelu_gelu_backward_mul_view_0",
+    )
+    name, module = _module(
+        "fake",
+        fwd=CachingAutotuner(forward, {"in_ptr0": "*bf16", "in_ptr1": "*bf16", "out_ptr0": "*bf16", "xnumel": "i32"}),
+        bwd=CachingAutotuner(backward, {"in_out_ptr0": "*bf16", "in_ptr0": "*bf16", "xnumel": "i32"}),
+    )
+    monkeypatch.setitem(sys.modules, name, module)
+    profiler = kp.Profiler()
+    prof = profiler(lambda: torch.ones(4).sum())
+    expected = {forward: {"kind": "pointwise", "dtype": "bf16"}, backward: {"kind": "pointwise", "dtype": "bf16"}}
+    assert profiler.captures[-1].learned["triton_ir"] == expected
+    assert {k.name: (k.dtype, k.evidence.dtype) for k in prof.kernels if k.name in expected} == {
+        forward: ("bf16", "ir"),
+        backward: ("bf16", "ir"),
+    }
+    path = tmp_path / "compiled.json.gz"
+    profiler.captures[-1].export_trace(path)
+    assert json.loads(gzip.decompress(path.read_bytes()))["kernelprof"]["triton_ir"] == expected
+    offline = kp.load_trace(path).kernels
+    assert {k.name: k.dtype for k in offline if k.name in expected} == {forward: "bf16", backward: "bf16"}
+    # the third Inductor kernel has no autotuner here: no dtype, and it is not in the trace's key
+    assert offline.one("triton_poi_fused_add_view_1").dtype is None

@@ -67,6 +67,9 @@ def test_a_loss_kernel_is_the_dtype_of_its_data_not_of_its_targets() -> None:
         ([("in_ptr0", "*i64"), ("in_ptr1", "*fp16"), ("out_ptr0", "*fp16")], "fp16"),
         # an argmax: int64 out of fp32 in
         ([("in_ptr0", "*fp32"), ("out_ptr0", "*i64"), ("xnumel", "i32"), ("r0_numel", "i32")], "fp32"),
+        # what it loads before what it stores, wherever the signature lists them
+        ([("out_ptr0", "*fp32"), ("in_ptr0", "*bf16")], "bf16"),
+        ([("out_ptr0", "*i64"), ("in_ptr0", "*i32")], "int32"),
         # a fill that loads nothing: what it stores
         ([("out_ptr0", "*fp32"), ("xnumel", "i32")], "fp32"),
         # integers only: the first it loads
