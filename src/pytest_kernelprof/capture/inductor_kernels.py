@@ -32,8 +32,9 @@ from .triton_kernels import agreed
 
 HEURISTICS_MODULE = "torch._inductor.runtime.triton_heuristics"
 # Where Inductor's code cache puts the modules it loads (the generated kernels, the graphs'
-# wrappers): ``torch._inductor.runtime.compile_tasks.<key>`` (``torch._inductor.codecache.<key>``
-# in older torch). Scanning these alone took 2.9 ms where every module took 17 ms (H100).
+# wrappers): ``torch._inductor.runtime.compile_tasks.<key>`` in torch 2.11 and 2.13; the package's
+# prefix, not that module's, allows for where an older torch's loader lived. Scanning these alone
+# took 2.9 ms where every module took 17 ms (257 of 2830 modules, H100).
 GENERATED_PREFIX = "torch._inductor."
 GRAPH_CALL_PREFIX = "## Call CompiledFxGraph "  # the range Inductor opens around a compiled graph's call
 
