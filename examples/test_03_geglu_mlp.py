@@ -42,6 +42,7 @@ def test_compiled_fuses_gelu_and_mul(kernelprof, mlp, x):
     fused = prof.kernels.one(kind="pointwise")
     assert {"gelu", "mul"} <= set(fused.fused_ops)
     assert fused.family == "inductor"
+    assert fused.dtype == "bf16"  # read from the signature Inductor compiled it with (evidence "ir")
     assert len(prof.kernels) == 4
     assert prof.kernels.of_kind("gemm").names == eager.kernels.of_kind("gemm").names
 

@@ -3,9 +3,10 @@
 ``run.py`` runs the calls, ``profiler.py`` starts, stops and reads the torch session,
 ``session_traces.py`` writes its trace (kept as it ends, or only while no later one started),
 ``meter.py`` reads the allocator around each call, ``sync_lines.py`` finds the user's line of
-each sync, ``guards.py`` words what went wrong. ``api/`` builds the profile from the
-``CapturedSession`` a capture ends with (``record_block``'s ``Block`` holds it once the block
-has ended).
+each sync, ``guards.py`` words what went wrong, ``triton_kernels.py`` learns which kernels are
+Triton's and reads their IR, ``inductor_kernels.py`` the dtypes of Inductor's. ``api/`` builds
+the profile from the ``CapturedSession`` a capture ends with (``record_block``'s ``Block`` holds
+it once the block has ended).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ nothing: ``api/`` builds the profile from the session.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,7 @@ from ..traces import KERNEL, STEP_PREFIX, RawEvent, Source
 from ..traces.records import paused_gc
 from .compile_watch import watch_compiles
 from .guards import annotate, check_callable, check_result, check_steps, interrupted
+from .inductor_kernels import inductor_ir_facts
 from .meter import AllocatorMeter, meter_for
 from .module_ranges import module_ranges, resolve_model
 from .profiler import (
@@ -92,6 +94,17 @@ def _learned_triton(events: list[RawEvent], launched: set[str]) -> frozenset[str
     return learn_triton_kernels(launched, unaccounted)
 
 
+def _read_ir(events: list[RawEvent], triton: frozenset[str], since: int) -> dict[str, IrFacts]:
+    """What the compiled IR of the session's Triton kernels shows: for a user's own and Liger's,
+    read from Triton's JIT caches once per kernel name in the process; for Inductor's, whose
+    names say their kind but no dtype, from Inductor's autotuners (``inductor_kernels.py``;
+    ``since``: the modules loaded when the capture began)."""
+    ir = ir_facts(name for name in sorted(triton) if not name.startswith(INDUCTOR_PREFIX))
+    names = {e.name for e in events if e.category == KERNEL}
+    generated = {n for n in names if (d := parse_kernel_name(n)).family == "inductor" and d.dtype is None}
+    return ir | inductor_ir_facts(generated, events, since) if generated else ir
+
+
 def capture_callable(
     fn: Callable[..., Any],
     args: tuple[Any, ...] = (),
@@ -110,6 +123,7 @@ def capture_callable(
     check_callable(fn)
     warmup, calls, stacks = options.warmup, options.calls, options.stacks
     torch = import_torch()
+    since = len(sys.modules)  # the modules loaded after it are those of the graphs the warm-up compiles
     model = resolve_model(fn, options.modules, torch)
     kw = dict(kwargs or {})
     grad = torch.no_grad() if options.no_grad else contextlib.nullcontext()
@@ -148,7 +162,9 @@ def capture_callable(
                 if not profiler_running():
                     raise interrupted(f"profiled call {i + 1} of {calls}")
     label = getattr(fn, "__qualname__", None) or type(fn).__name__
-    return _finished(prof, stacks, calls, tritons.names, label, meter, watch.facts(), lines, keep=options.keep_traces)
+    return _finished(
+        prof, stacks, calls, tritons.names, label, meter, watch.facts(), lines, keep=options.keep_traces, since=since
+    )
 
 
 def _finished(
@@ -162,6 +178,7 @@ def _finished(
     lines: SyncLines | None,
     *,
     keep: bool,
+    since: int,
 ) -> CapturedSession:
     """The session of a stopped profiler: its events (read with the collector paused, as a
     build runs) and what was read beside them. Its trace is kept now (exported before any later
@@ -174,9 +191,7 @@ def _finished(
     with paused_gc():
         events = raw_events(prof, python_frames=stacks)
         triton = _learned_triton(events, launched)
-        # Inductor names its kernels for what they do; the IR says it for the rest (a user's own,
-        # Liger's), read once per kernel name in the process.
-        ir = ir_facts(name for name in sorted(triton) if not name.startswith(INDUCTOR_PREFIX))
+        ir = _read_ir(events, triton, since)
     check_steps(events, calls)
     learned: dict[str, Any] = {"triton_kernels": sorted(triton)}
     if ir:
@@ -245,6 +260,7 @@ def record_block(options: ProfileOptions = DEFAULTS) -> Iterator[Block]:
     block, ``block.session`` holds what it recorded. Of the options, ``stacks`` and ``modules``
     (the nn.Module whose module calls to record) apply: the block is neither warmed up nor repeated."""
     torch = import_torch()
+    since = len(sys.modules)
     model = resolve_model(None, options.modules, torch)
     block = Block(torch)
     synchronize()
@@ -270,4 +286,5 @@ def record_block(options: ProfileOptions = DEFAULTS) -> Iterator[Block]:
         watch.facts(),
         lines,
         keep=options.keep_traces,
+        since=since,
     )

@@ -182,12 +182,14 @@ def ir_facts(names: Iterable[str], scan: Callable[[], Iterator[tuple[str, Any]]]
                 text = _ttir(compiled)
                 compiled_by_name.setdefault(name, []).append(facts_from_ttir(text) if text else None)
         for name in wanted:  # one not found stays unread: a later capture does not scan for it again
-            _IR_READ[name] = _agreed(compiled_by_name.get(name, []))
+            _IR_READ[name] = agreed(compiled_by_name.get(name, []))
     found = {name: _IR_READ[name] for name in names if name in _IR_READ}
     return {name: facts for name, facts in found.items() if facts is not None}
 
 
-def _agreed(read: list[IrFacts | None]) -> IrFacts | None:
+def agreed(read: list[IrFacts | None]) -> IrFacts | None:
+    """The facts every compilation of one name shows: None where one shows none or their kinds
+    differ; no dtype where their dtypes differ."""
     if not read or any(facts is None for facts in read):
         return None
     kinds = {facts.kind for facts in read if facts is not None}

@@ -18,11 +18,17 @@ The kind, from the strongest operation present:
 The dtype of a kernel that is no GEMM is the element type of the first floating-point tensor it
 loads (what it reads, as the template dtype of an ATen kernel is; integer loads are mostly
 indices and targets), else of the first it stores, else of the first integer tensor it loads.
+
+Inductor's kernels whose TTIR capture cannot reach (launched through Inductor's static CUDA
+launcher, which keeps no IR) are read from the signature they were compiled with
+(``dtype_from_signature``), by the same rule: Inductor names the pointers a kernel loads
+``in_ptr<n>``, those it stores ``out_ptr<n>``, and one it does both with ``in_out_ptr<n>``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # MLIR element types -> the decoder's dtypes (facts.DTYPES); others (i16, f8 variants spelled
@@ -38,6 +44,21 @@ _ELEMENT_TYPES = {
 }
 _FP8 = re.compile(r"^f8E\d")
 _FLOATING = frozenset(("fp64", "fp32", "fp16", "bf16", "fp8"))
+# Triton's spelling of a pointer argument's element type in a kernel signature (``*bf16``);
+# unsigned and boolean pointers are spelled apart there, unlike in TTIR.
+_SIGNATURE_TYPES = {
+    "fp64": "fp64",
+    "fp32": "fp32",
+    "fp16": "fp16",
+    "bf16": "bf16",
+    "i64": "int64",
+    "i32": "int32",
+    "i8": "int8",
+    "u64": "uint64",
+    "u32": "uint32",
+    "u8": "uint8",
+    "i1": "bool",
+}
 
 _DOT = re.compile(r"\btt\.dot(?:_scaled)?\b[^\n]*?:\s*tensor<(?:\d+x)+([A-Za-z]\w*)>\s*\*")
 _TF32 = re.compile(r"inputPrecision\s*=\s*tf32")
@@ -88,7 +109,30 @@ def facts_from_ttir(ttir: str) -> IrFacts | None:
         kind = "pointwise"
     loaded = [_dtype(element) for element in _LOAD.findall(ttir)]
     stored = [_dtype(element) for element in _STORE.findall(ttir)]
+    return IrFacts(kind, _what_it_reads(loaded, stored))
+
+
+def _what_it_reads(loaded: Sequence[str | None], stored: Sequence[str | None]) -> str | None:
     # The data, not its indices: a loss kernel loads its int64 targets beside its bf16 logits.
     floating = [dtype for dtype in (*loaded, *stored) if dtype in _FLOATING]
     read = floating or loaded or stored
-    return IrFacts(kind, read[0] if read else None)
+    return read[0] if read else None
+
+
+def dtype_from_signature(signature: Sequence[tuple[str, str]]) -> str | None:
+    """The dtype of an Inductor kernel from its compiled signature, ``(argument, type)`` in order
+    (``("in_ptr0", "*bf16")``, ``("xnumel", "i32")``): the rule of ``facts_from_ttir`` over its
+    pointers, those named ``out_ptr<n>`` stored, ``in_out_ptr<n>`` loaded and stored, the others
+    (``in_ptr<n>``, a template's ``arg_A``) loaded."""
+    loaded: list[str | None] = []
+    stored: list[str | None] = []
+    for argument, spelled in signature:
+        if not spelled.startswith("*"):
+            continue  # a size, a stride, a constexpr
+        element = spelled[1:]
+        dtype = "fp8" if element.startswith("fp8") else _SIGNATURE_TYPES.get(element)
+        if not argument.startswith("out_ptr"):
+            loaded.append(dtype)
+        if argument.startswith(("out_ptr", "in_out_ptr")):
+            stored.append(dtype)
+    return _what_it_reads(loaded, stored)

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from ..decode import KernelName
+from ..decode.inductor import INDUCTOR_KINDS
 from ..errors import UndecodedKernelWarning
 from ..paths import is_own_file
 from ..tables import display_name, name_matches, plural, printable
@@ -47,15 +48,29 @@ _ANONYMOUS = "(anonymous namespace)::"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+# Inductor's ``triton_<category>_fused_<origin ops>_<n>``: the index of a kernel in its graph, and
+# before Triton 3.0 Triton's argument specialisation after it (decode/inductor.py). One greedy
+# ``\w*``, which backtracks once over the name: no nested repeats for a hostile name to blow up.
+_INDUCTOR_INDEX = re.compile(
+    rf"(triton_(?:{'|'.join((*INDUCTOR_KINDS, 'tem'))})_fused__?[A-Za-z]\w*_)\d+(?:_0[a-z\d]*)?"
+)
+
+
 def teaching_glob(name: str) -> str:
     """A glob for ``name``'s kernel and its template siblings, and no other: the function's own
     name, with ``*`` for its namespaces and its arguments (``*::fill_index_and_segment_kernel(*``,
-    ``*::tiled_matmul<*``); a plain name stays as it is.
+    ``*::tiled_matmul<*``); a plain name stays as it is, except an Inductor kernel's index in its
+    graph, which a change to the graph renumbers: ``triton_poi_fused_gelu_mul_[0-9]*`` (not
+    ``triton_poi_fused_gelu_mul_mul_0``). A kernel whose name names no op keeps its index:
+    ``triton_poi_fused_[0-9]*`` would teach every such kernel at once.
 
     The line is pasted into the ini, where taught rules come before the built-in ones, so a
     glob that matched more than the kernel relabels other kernels of the suite: a name without
     a plain name of its own (``void <lambda>(int)``), or whose own name is no identifier, is
     taught by its whole name, escaped for a glob."""
+    inductor = _INDUCTOR_INDEX.fullmatch(name)
+    if inductor is not None:
+        return f"{inductor.group(1)}[0-9]*"  # a name of word characters: nothing to escape
     text = name
     while text.startswith("void "):
         text = text[len("void ") :]

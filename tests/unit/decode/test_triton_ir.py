@@ -7,7 +7,7 @@ import gzip
 
 import pytest
 
-from pytest_kernelprof.decode.triton_ir import IrFacts, facts_from_ttir
+from pytest_kernelprof.decode.triton_ir import IrFacts, dtype_from_signature, facts_from_ttir
 from tests.helpers import DATA
 
 IR_FILES = sorted((DATA / "triton_ir").glob("*.ttir.gz"))
@@ -54,3 +54,47 @@ def test_a_loss_kernel_is_the_dtype_of_its_data_not_of_its_targets() -> None:
         "}\n"
     )
     assert facts_from_ttir(ttir) == IrFacts("reduction", "bf16")
+
+
+@pytest.mark.parametrize(
+    ("signature", "dtype"),
+    [
+        # torch 2.11's gelu(x @ w) * 2.0 in bf16 (H100): the kernel updates the matmul's output in place
+        ([("in_out_ptr0", "*bf16"), ("xnumel", "i32"), ("XBLOCK", "constexpr")], "bf16"),
+        # sigmoid(x).float(): reads bf16, writes fp32; what it reads, as for TTIR
+        ([("in_ptr0", "*bf16"), ("out_ptr0", "*fp32"), ("xnumel", "i32")], "bf16"),
+        # an embedding's gather: the int64 indices first, the fp16 table is the data
+        ([("in_ptr0", "*i64"), ("in_ptr1", "*fp16"), ("out_ptr0", "*fp16")], "fp16"),
+        # an argmax: int64 out of fp32 in
+        ([("in_ptr0", "*fp32"), ("out_ptr0", "*i64"), ("xnumel", "i32"), ("r0_numel", "i32")], "fp32"),
+        # what it loads before what it stores, wherever the signature lists them
+        ([("out_ptr0", "*fp32"), ("in_ptr0", "*bf16")], "bf16"),
+        ([("out_ptr0", "*i64"), ("in_ptr0", "*i32")], "int32"),
+        # a fill that loads nothing: what it stores
+        ([("out_ptr0", "*fp32"), ("xnumel", "i32")], "fp32"),
+        # integers only: the first it loads
+        ([("in_ptr0", "*i32"), ("in_ptr1", "*u8"), ("out_ptr0", "*i1")], "int32"),
+        ([("in_ptr0", "*u8"), ("out_ptr0", "*i1")], "uint8"),
+        ([("in_ptr0", "*fp8e4nv"), ("out_ptr0", "*bf16")], "fp8"),
+        # a template's operands are named for the template, not in_ptr
+        ([("arg_A", "*bf16"), ("arg_B", "*bf16"), ("out_ptr0", "*bf16")], "bf16"),
+        ([("in_ptr0", "*i16"), ("out_ptr0", "*i16")], None),  # no int16 among the decoder's dtypes
+        ([("xnumel", "i32"), ("XBLOCK", "constexpr")], None),  # no pointer at all
+        ([], None),
+    ],
+)
+def test_an_inductor_signature_reads_by_the_rule_of_ttir(signature: list[tuple[str, str]], dtype: str | None) -> None:
+    assert dtype_from_signature(signature) == dtype
+
+
+def test_the_signature_and_the_ttir_of_one_kernel_agree() -> None:
+    ttir = (
+        "tt.func public @k(%a: !tt.ptr<i64>, %b: !tt.ptr<bf16>, %c: !tt.ptr<fp32>) {\n"
+        "  %0 = tt.load %a : tensor<8x!tt.ptr<i64>>\n"
+        "  %1 = tt.load %b : tensor<8x!tt.ptr<bf16>>\n"
+        "  tt.store %c, %1 : tensor<8x!tt.ptr<f32>>\n"
+        "}\n"
+    )
+    signature = [("in_ptr0", "*i64"), ("in_ptr1", "*bf16"), ("out_ptr0", "*fp32"), ("xnumel", "i32")]
+    assert facts_from_ttir(ttir) == IrFacts("pointwise", "bf16")
+    assert dtype_from_signature(signature) == "bf16"

@@ -71,6 +71,10 @@ def test_a_teaching_glob_names_the_function_not_its_namespace() -> None:
 
 # Kernels a suite runs beside the one taught: a glob that matches any of them relabels it too.
 OTHER_KERNELS = (
+    "triton_poi_fused_gelu_mul_mul_0",
+    "triton_poi_fused_gelu_backward_1",
+    "triton_red_fused__softmax_backward_data_1",
+    "triton_poi_fused_1",
     "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"
     "(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
     "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT",
@@ -98,6 +102,14 @@ OTHER_KERNELS = (
         ('"k"<1>', "?k?<1>"),  # a glob line takes no double quote (decode/teach.py)
         ("_geglu_tanh_forward_kernel", "_geglu_tanh_forward_kernel"),
         ("my_ext::tiled_matmul<float>(float*)", "*::tiled_matmul<*"),
+        # Inductor's: without the index in its graph, which a change to the graph renumbers
+        ("triton_poi_fused_gelu_mul_0", "triton_poi_fused_gelu_mul_[0-9]*"),
+        ("triton_red_fused__softmax_1", "triton_red_fused__softmax_[0-9]*"),
+        ("triton_per_fused_native_layer_norm_12", "triton_per_fused_native_layer_norm_[0-9]*"),
+        ("triton_tem_fused_addmm_gelu_t_0", "triton_tem_fused_addmm_gelu_t_[0-9]*"),
+        ("triton_poi_fused_gelu_0_0d1d2de", "triton_poi_fused_gelu_[0-9]*"),  # before Triton 3.0
+        ("triton_poi_fused_0", "triton_poi_fused_0"),  # no op named: its index is all it has
+        ("triton__0d1d2d", "triton__0d1d2d"),  # PyTorch 2.0's, no category
     ],
 )
 def test_a_teaching_glob_matches_its_kernel_and_none_of_the_others(name: str, glob: str) -> None:
@@ -112,6 +124,19 @@ def test_a_teaching_glob_matches_its_kernel_and_none_of_the_others(name: str, gl
     assert parse_teaching(f"{glob}: kind=gemm", "hint").pattern == glob
     assert name_matches(name, glob)
     assert [other for other in OTHER_KERNELS if name_matches(other, glob)] == []
+
+
+@pytest.mark.parametrize("index", ["0", "3", "17"])
+def test_an_inductor_kernels_taught_line_holds_when_its_graph_renumbers_it(index: str) -> None:
+    from pytest_kernelprof.decode.teach import parse_teaching
+    from pytest_kernelprof.model.unknowns import how_to_teach
+    from pytest_kernelprof.types import parse_kernel_name
+
+    line = how_to_teach([parse_kernel_name("triton_poi_fused_gelu_mul_0")])[1].strip()
+    assert line == "triton_poi_fused_gelu_mul_[0-9]*: dtype=..."
+    taught = Decoder().teach(parse_teaching(line.replace("...", "bf16"), "hint").pattern, dtype="bf16")
+    assert taught.decode(f"triton_poi_fused_gelu_mul_{index}").dtype == "bf16"
+    assert taught.decode("triton_poi_fused_gelu_mul_mul_0").dtype is None
 
 
 def test_one_says_which_unknown_kernels_could_be_the_answer(tmp_path: Path) -> None:
