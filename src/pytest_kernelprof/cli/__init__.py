@@ -211,7 +211,7 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
     if prof.has_device_activity and prof.call.kernels.unplaced():
         import shlex
 
-        from ..model.unknowns import how_to_teach
+        from ..model.unknowns import how_to_teach, teaching_values
 
         unplaced = list({k.name: k for k in prof.call.kernels.unplaced()}.values())
         print(
@@ -219,6 +219,7 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         )
         for line in how_to_teach(unplaced)[1:]:  # a glob from a kernel name: quoted for the shell
             print(f"  --kernels {shlex.quote(line.strip())}")
+        print(f"  ({teaching_values(unplaced)})")
     if html:
         from ..reports.timeline import write_page
 

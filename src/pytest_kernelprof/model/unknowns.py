@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from ..decode import KernelName
+from ..decode.facts import DTYPES, KINDS
 from ..decode.inductor import INDUCTOR_KINDS
 from ..errors import UndecodedKernelWarning
 from ..paths import is_own_file
@@ -149,6 +150,18 @@ def how_to_teach(kernels: Iterable[KernelName]) -> list[str]:
     return ["kernelprof_kernels =", *(f"    {glob}: {facts}" for glob, facts in lines.items())]
 
 
+def teaching_values(kernels: Iterable[KernelName]) -> str:
+    """What each ``...`` of :func:`how_to_teach`'s lines may be, for the facts they ask: a
+    pasted ``dtype=...`` is refused, and the user should not have to look the values up."""
+    asked = dict.fromkeys(fact for kernel in kernels for fact in missing(kernel))
+    values = {
+        "kind": f"kind is one of {', '.join(k for k in KINDS if k != 'template')}",
+        "family": "family a name of your choosing (letters, digits, '_', '-', '.'; e.g. family=flash-attn)",
+        "dtype": f"dtype is one of {', '.join(DTYPES)}",
+    }
+    return "where " + "; ".join(values[fact] for fact in asked)
+
+
 def describe(kernels: Sequence[KernelName]) -> list[str]:
     lines = []
     for kernel in kernels[:SHOWN]:
@@ -187,6 +200,14 @@ def decode_strictness(strict: bool) -> Iterator[None]:
         _STRICT.reset(token)
 
 
+# A trace recorded without the plugin (or before it read Inductor's signatures) has no dtype for
+# Inductor's kernels: teaching each generated name is the lesser remedy.
+_INDUCTOR_NOTE = (
+    "Inductor's kernels: the plugin reads their dtype from Inductor's compiled signatures when it "
+    "profiles live, and keeps it in the traces it saves (docs/decoding.md); this profile has none for these",
+)
+
+
 def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
     """Warn, at the user's line, that ``kernels`` could change the answer to ``question``
     (under :func:`decode_strictness`, raise it); nothing when there are none."""
@@ -200,6 +221,8 @@ def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
         *describe(distinct),
         "Teach the decoder what they are (pytest.ini), or kernelprof.teach(GLOB, ...) in the test:",
         *(f"  {line}" for line in how_to_teach(distinct[:SHOWN])),
+        f"  ({teaching_values(distinct[:SHOWN])})",
+        *_INDUCTOR_NOTE * any(k.family == "inductor" and k.dtype is None for k in distinct),
         "(an error under --kernelprof-strict-decode)",
     ]
     if _STRICT.get():
@@ -224,4 +247,5 @@ def unplaced_summary(seen: Mapping[str, tuple[str, str]]) -> list[str]:
     lines.append("Kind and dtype questions warn about them. Teach the decoder what they are (ini):")
     taught = [KernelName(name, "other", "unknown") for name in names[:UNPLACED_SHOWN]]
     lines.extend(f"  {line}" for line in how_to_teach(taught))
+    lines.append(f"  ({teaching_values(taught)})")
     return lines

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof.decode import BUILT_IN, Decoder, parse_kernel_name
+from pytest_kernelprof.decode import BUILT_IN, Decoder, KernelName, parse_kernel_name
+from pytest_kernelprof.errors import UndecodedKernelWarning
+from pytest_kernelprof.model.unknowns import warn_undecided
 from tests.helpers import user_kernel_trace
 
 NO_NAME = "mystery_kernel_v2"  # no rule knows it: whatever placed it was not its name
@@ -192,3 +194,27 @@ def test_strict_decode_raises_where_no_warning_filter_can_let_it_pass() -> None:
         warn_undecided("count(kind='gemm')", kernels)
     with pytest.warns(UndecodedKernelWarning):
         warn_undecided("count(kind='gemm')", kernels)
+
+
+def test_the_warning_says_what_each_taught_value_may_be() -> None:
+    kernels = [KernelName("my_norm_kernel", "other", "unknown"), KernelName("fast_gemm", "gemm", "x")]
+    with pytest.warns(UndecodedKernelWarning) as caught:
+        warn_undecided("count(kind='gemm')", kernels)
+    text = str(caught[0].message)
+    values = next(line.strip() for line in text.splitlines() if line.strip().startswith("(where "))
+    assert "kind is one of gemm, convolution, pointwise" in values
+    assert "template" not in values  # a query's word, no kernel's kind
+    assert "family a name of your choosing" in values
+    assert "dtype is one of fp64, fp32, tf32, bf16" in values
+    assert "Inductor's kernels" not in text
+
+
+def test_an_inductor_kernel_of_unknown_dtype_points_at_live_profiles() -> None:
+    kernels = [KernelName("triton_poi_fused_gelu_mul_0", "pointwise", "inductor")]
+    with pytest.warns(UndecodedKernelWarning) as caught:
+        warn_undecided("count(dtype='bf16')", kernels)
+    text = str(caught[0].message)
+    assert "triton_poi_fused_gelu_mul_[0-9]*: dtype=..." in text
+    assert "(where dtype is one of " in text
+    assert "kind is one of" not in text
+    assert "reads their dtype from Inductor's compiled signatures when it profiles live" in text
