@@ -450,7 +450,7 @@ def test_the_host_lane_is_drawn_as_its_legend_and_note_say(tmp_path: Path) -> No
     # The span: a thin dark line, on top where a sync's bar lies under it, as the note says.
     assert (lane["span_top"], lane["span_height"]) == ("span", 3), lane
     said = note_lines(browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri()))
-    span = "The span is the thin dark line along the foot of the host lane; the dark vertical line marks its end."
+    span = "The span is the thin dark line at the host lane's foot; the dark vertical line marks its end."
     assert span in said
     legend = dict(lane["legend"])  # type: ignore[call-overload]
     assert legend["kernel launch (host)"] == lane["launch_fill"] == "rgb(85, 102, 119)"
