@@ -95,6 +95,25 @@ def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: py
     assert "the kernels differ" in out
 
 
+def test_diff_compares_the_host_span_and_gpu_work_of_the_calls_too(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Trial report: only "GPU time in kernels" was compared; the compiled GeGLU's kernels are
+    # 4.8% faster, but its host span is 66% longer (show: host 223.3us, then 371.0us).
+    assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    kernels = next(i for i, line in enumerate(lines) if line.startswith("GPU time in kernels"))
+    assert lines[kernels + 1 : kernels + 3] == [
+        "host span, the same calls: 223.3us -> 371.0us (+66.1%); GPU idle within it 38% -> 66%",
+        "GPU work in all, the same calls: 235.6us -> 224.4us (-4.7%)",
+    ]
+    # The figures show gives for each side's median call.
+    for name, host, work in (("geglu_eager", "223.3", "235.6"), ("geglu_compiled", "371.0", "224.4")):
+        assert main(["show", str(trace(name))]) == 0
+        assert f"host {host}us, GPU busy" in (out := capsys.readouterr().out)
+        assert f"GPU work {work}us in all" in out
+
+
 def test_diff_compiled_and_eager_geglu_shows_the_lost_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", str(trace("geglu_compiled")), str(trace("geglu_eager"))]) == 1
     out = capsys.readouterr().out.splitlines()

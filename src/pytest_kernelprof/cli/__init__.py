@@ -20,7 +20,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from ..checks.diff import count_changes, diff_kernels, dtype_changes, render_diff, time_change, unknown_dtypes
+from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile, OpTable
@@ -163,6 +163,16 @@ def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
     return f"GPU time in kernels, the median call by host span ({calls})"
 
 
+def _call_times(a: CallProfile, b: CallProfile) -> list[str]:
+    """The host span and GPU work of the calls compared, which ``show`` leads with beside the kernel
+    time: a compiled step whose kernels got faster can still take the host longer."""
+    idle = f"GPU idle within it {a.gpu_idle_fraction:.0%} -> {b.gpu_idle_fraction:.0%}"
+    return [
+        f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}; {idle}",
+        f"GPU work in all, the same calls: {time_change(a.gpu_work_us, b.gpu_work_us)}",
+    ]
+
+
 def _missing_folder(path: str) -> str | None:
     """The outermost folder on the way to ``path`` that does not exist yet, named as ``path``
     is (relative where it is), or None."""
@@ -261,15 +271,9 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     ]
     print(render_table(("", "a", "b"), rows, right=(1, 2)))
     print(f"{_median_calls(a, b)}: {time_change(a.median_call.kernels.total_us, b.median_call.kernels.total_us)}")
-    changed_kinds = count_changes(list(ka), list(kb))
-    if changed_kinds:
-        print("count changes: " + "; ".join(changed_kinds))
-    changed_dtypes = dtype_changes(list(ka), list(kb))
-    if changed_dtypes:
-        print("dtype changes: " + "; ".join(changed_dtypes))
-    unknown_dtype = unknown_dtypes(list(ka), list(kb))
-    if unknown_dtype:
-        print("dtype unknown, not compared: " + "; ".join(unknown_dtype))
+    print("\n".join(_call_times(a.median_call, b.median_call)))
+    for line in summary_lines(list(ka), list(kb)):
+        print(line)
     unplaced = sum(k.unplaced for k in ka) + sum(k.unplaced for k in kb)
     if unplaced:  # "other" on both sides whatever they are: the kind counts cannot show them change
         unknown = plural(unplaced, "kernel")

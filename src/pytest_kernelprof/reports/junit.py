@@ -15,7 +15,9 @@ call's memory-op time, nor ``gpu_busy_us`` above ``gpu_work_us``).
 ``kernelprof.kernels``      kernels per call (``len(prof.kernels)``)
 ``kernelprof.launches``     kernel launch calls per call (a graph launch counts one)
 ``kernelprof.kernel_us``    GPU time in kernels of the median call, microseconds (one decimal)
+``kernelprof.wall_us``      host span of the call, microseconds: what the busy time and idle share are of
 ``kernelprof.gpu_busy_us``  GPU busy time per call within its host span (kernels and memory ops), microseconds
+``kernelprof.gpu_idle_fraction`` share of the host span with no GPU work, ``1 - gpu_busy_us / wall_us`` (3 decimals)
 ``kernelprof.gpu_work_us``  GPU busy time per call wherever it ran: with the work that ran on after the host
                             returned, so never below ``kernel_us`` unless kernels overlapped
 ``kernelprof.syncs``        host syncs per call
@@ -40,7 +42,7 @@ from collections.abc import Callable, Sequence
 
 from ..checks.metrics import read_metric
 from ..errors import CannotTellError, NoDeviceActivityError
-from ..model import KernelProfile
+from ..model import CallProfile, KernelProfile
 
 PREFIX = "kernelprof."
 PROFILES = f"{PREFIX}profiles"
@@ -53,22 +55,14 @@ MAX_VALUE = 2_000
 LEFT_OUT = f"{PREFIX}properties_left_out"
 
 
-def _kernel_us(prof: KernelProfile) -> float:
-    return round(prof.median_call.kernels.total_us, 1)
-
-
-def _gpu_busy_us(prof: KernelProfile) -> float:
-    return round(prof.gpu_busy_us, 1)
-
-
-def _gpu_work_us(prof: KernelProfile) -> float:
-    return round(prof.gpu_work_us, 1)
-
-
-_TIMES: dict[str, Callable[[KernelProfile], float]] = {
-    "kernel_us": _kernel_us,
-    "gpu_busy_us": _gpu_busy_us,
-    "gpu_work_us": _gpu_work_us,
+# Of one call, the median call by host span, so that no two of them contradict each other:
+# what every text output leads with (``host 223.3us, GPU busy 139.4us within it (idle 38%)``).
+_TIMES: dict[str, Callable[[CallProfile], float]] = {
+    "kernel_us": lambda call: round(call.kernels.total_us, 1),
+    "wall_us": lambda call: round(call.wall_us, 1),
+    "gpu_busy_us": lambda call: round(call.gpu_busy_us, 1),
+    "gpu_idle_fraction": lambda call: round(call.gpu_idle_fraction, 3),
+    "gpu_work_us": lambda call: round(call.gpu_work_us, 1),
 }
 
 # In the order they are written: the times here, the others metrics of checks/metrics.py by the same name.
@@ -76,7 +70,9 @@ FIGURES = (
     "kernels",
     "launches",
     "kernel_us",
+    "wall_us",
     "gpu_busy_us",
+    "gpu_idle_fraction",
     "gpu_work_us",
     "syncs",
     "dtoh_copies",
@@ -90,10 +86,13 @@ FIGURES = (
 def figures(prof: KernelProfile) -> dict[str, int | float]:
     """The figures ``prof`` can tell, by name (without the prefix)."""
     found: dict[str, int | float] = {}
+    # Read once: each time is of this call (a profile without GPU activity has none to tell).
+    call = prof.median_call if prof.has_device_activity else None
     for name in FIGURES:
         if name in _TIMES:
-            with contextlib.suppress(NoDeviceActivityError, CannotTellError):
-                found[name] = _TIMES[name](prof)
+            if call is not None:
+                with contextlib.suppress(NoDeviceActivityError, CannotTellError):
+                    found[name] = _TIMES[name](call)
             continue
         value = read_metric(prof, name)
         if value is not None:

@@ -26,7 +26,8 @@ has the syncs only.
 
 For a test that failed on its kernel baseline, the page also has the stored baseline and
 the run side by side (:func:`baseline_table`), aligned by the diff ``kernelprof diff`` prints,
-with its ``fused:`` lines and each kernel a fusion took over marked as fused into its kernel,
+with the lines it tells above its kernels (count and dtype changes, ``fused:``) and each
+kernel a fusion took over marked as fused into its kernel,
 each kernel in the words of its line there.
 """
 
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..assemble.optree import is_graph_call, is_launch_range
-from ..checks.diff import describe_kernel, diff_kernels, render_diff
+from ..checks.diff import describe_kernel, diff_kernels, render_diff, summary_lines
 from ..errors import KernelProfError
 from ..model import KernelList, KernelProfile
 from ..model.kernels import kernel_cells
@@ -216,8 +217,9 @@ SIDE_LEGEND = (
 def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     """The stored baseline's kernels and the run's side by side, aligned by their diff;
     each a ``KernelName`` (``BaselineKernel`` or ``Kernel``). The diff is the one the text
-    diff renders (:func:`diff_kernels`), so the page tells what it tells: its ``fused:`` and
-    ``split:`` lines above the table, a kernel a fusion took over as fused into the run's
+    diff renders (:func:`diff_kernels`), so the page tells what it tells: its count, dtype and
+    unknown-dtype lines (:func:`summary_lines`) and its ``fused:`` and ``split:`` lines above the
+    table, a kernel a fusion took over as fused into the run's
     kernel, not as removed or renamed, and each kernel in the words of its line there (kind,
     family, dtype, layout, fused ops, name: ``pointwise/aten bf16 [gelu]  at::native::...``)."""
 
@@ -261,13 +263,16 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
                 cells[0] = f"<i>part of {html.escape(display_name(splitting[id(y)].name))}</i>"
         classes.add(cls)
         rows.append(f'<tr class="{cls}"><td>{cells[0]}</td><td>{cells[1]}</td></tr>')
-    told = [line for line in render_diff(diff, "baseline", "this run") if line.startswith(("fused: ", "split: "))]
+    # Every line the text diff tells above its kernels, then its fused: and split: lines: a GEMM
+    # gone fp32 is told by the dtype line alone (its row is one more yellow row).
+    told = summary_lines(stored, current)
+    told += [line for line in render_diff(diff, "baseline", "this run") if line.startswith(("fused: ", "split: "))]
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in told)
     legend = "".join(f'<span class="{cls}"><i></i>{what}</span>' for cls, what in SIDE_LEGEND if cls in classes)
     return (
         f'<div class="told">{lines}</div><div class="sidelegend">{legend}</div>'
-        f'<table class="side"><thead><tr><th>baseline ({len(stored)} kernels)</th>'
-        f"<th>this run ({len(current)} kernels)</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f'<table class="side"><thead><tr><th>baseline ({plural(len(stored), "kernel")})</th>'
+        f"<th>this run ({plural(len(current), 'kernel')})</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 

@@ -251,9 +251,7 @@ def test_the_baseline_table_tells_a_fusion_as_the_text_diff_does() -> None:
     told = render_diff(diff_kernels(eager, compiled, by=lambda k: (k.kind, k.family, display_name(k.name))))
     fused = [line for line in told if line.startswith("fused: ")]
     assert fused == ["fused: gelu (aten pointwise) + mul (aten pointwise) -> triton_poi_fused__unsafe_view_gelu_mul_0"]
-    lines = re.search(r'<div class="told">(.*?)</div><div class="sidelegend">', side)
-    assert lines
-    assert [html.unescape(line) for line in re.findall(r"<div>(.*?)</div>", lines.group(1))] == fused
+    assert _told(side) == ["count changes: pointwise: 2 -> 1", *_unknown_dtype_line(), *fused]
     rows = _side_rows(side)
     assert [cls for cls, _, _ in rows] == ["same", "fus", "same", "fus", "add", "same"]
     triton = "triton_poi_fused__unsafe_view_gelu_mul_0"
@@ -268,6 +266,41 @@ def test_the_baseline_table_tells_a_fusion_as_the_text_diff_does() -> None:
     assert [cls for cls, _, _ in rows] == ["same", "add", "same", "spl", "add", "same"]
     assert rows[3][2] == "split into gelu + mul"
     assert [a for cls, a, _ in rows if cls == "add"] == [f"part of {triton}"] * 2
+
+
+def _told(side: str) -> list[str]:
+    """The lines above a side-by-side table."""
+    lines = re.search(r'<div class="told">(.*?)</div><div class="sidelegend">', side)
+    assert lines
+    return [html.unescape(line) for line in re.findall(r"<div>(.*?)</div>", lines.group(1))]
+
+
+def _unknown_dtype_line() -> list[str]:
+    return ["kernels of unknown dtype (dtype not compared): pointwise 0 -> 1"]
+
+
+def test_the_side_by_side_tells_every_line_the_text_diff_tells_above_its_kernels(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Trial report: a GEMM gone fp32 showed as one red and one green row, without the text diff's
+    # `dtype changes: gemm: bf16 1 -> 0, fp32 0 -> 1`, the line that says it; and the heading read
+    # `baseline (1 kernels)`.
+    from pytest_kernelprof.cli import main
+
+    bf16, fp32 = (DATA / f"h200_linear_{name}.json.gz" for name in ("eager", "fp32"))
+    side = baseline_table([BaselineKernel.of(k) for k in load_trace(bf16).kernels], list(load_trace(fp32).kernels))
+    assert _told(side) == ["dtype changes: gemm: bf16 1 -> 0, fp32 0 -> 1"]
+    assert "<th>baseline (1 kernel)</th><th>this run (1 kernel)</th>" in side
+    # Each of them, as `kernelprof diff` prints it (the lines before its kernels, after its figures).
+    for a, b in ((bf16, fp32), (DATA / "h200_decode_eager.json.gz", DATA / "h200_decode_compiled.json.gz")):
+        assert main(["diff", str(a), str(b)]) == 1
+        out = capsys.readouterr().out.splitlines()
+        told = [line for line in out if line.startswith(("count changes: ", "dtype changes: ", "kernels of unknown"))]
+        told += [line for line in out if line.startswith(("fused: ", "split: "))]
+        side = baseline_table([BaselineKernel.of(k) for k in load_trace(a).kernels], list(load_trace(b).kernels))
+        assert told
+        assert _told(side) == told
+    assert "<th>baseline (49 kernels)</th><th>this run (24 kernels)</th>" in side
 
 
 def test_each_row_reads_as_the_text_diffs_line_for_its_kernel() -> None:

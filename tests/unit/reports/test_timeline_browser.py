@@ -395,21 +395,66 @@ def test_the_note_under_the_timeline_is_short_sentences(tmp_path: Path, median: 
 
 def laid_out(page: Path, width: int, cells: str = "#kt td.n") -> dict[str, float]:
     """Where the ``cells`` (a CSS selector; the kernel table's name cells) land in a window
-    ``width`` pixels wide: a copy of the page measures them after its own script has drawn,
-    into the body's ``data-layout``."""
-    measure = (
-        "<script>{const W=document.documentElement.clientWidth,"
+    ``width`` pixels wide."""
+    layout: dict[str, float] = measured(
+        page,
+        width,
+        "{const W=document.documentElement.clientWidth,"
         f'r=[...document.querySelectorAll("{cells}")].map(e=>e.getBoundingClientRect());'
-        "document.body.dataset.layout=JSON.stringify({width:W,cells:r.length,"
-        "right:Math.max(...r.map(b=>b.right)),narrowest:Math.min(...r.map(b=>b.width))})}</script>"
+        "return {width:W,cells:r.length,"
+        "right:Math.max(...r.map(b=>b.right)),narrowest:Math.min(...r.map(b=>b.width))}}",
     )
+    return layout
+
+
+def measured(page: Path, width: int, body: str) -> dict[str, object]:
+    """What the function ``body`` returns, as JSON, in a window ``width`` pixels wide: a copy of
+    the page runs it after its own script has drawn, into the body's ``data-layout``."""
+    measure = f"<script>document.body.dataset.layout=JSON.stringify((()=>{body})())</script>"
     copy = page.with_name("measured-" + page.name)
     copy.write_text(page.read_text(encoding="utf-8").replace("</body>", measure + "</body>"), encoding="utf-8")
     dom = browser(f"--window-size={width},900", "--virtual-time-budget=5000", "--dump-dom", copy.as_uri())
     found = re.search(r'data-layout="([^"]*)"', dom)
     assert found, dom[-2000:]
-    layout: dict[str, float] = json.loads(html.unescape(found.group(1)))
+    layout: dict[str, object] = json.loads(html.unescape(found.group(1)))
     return layout
+
+
+# What the host lane shows, as a reader sees it: the element on top at the middle of the host span's
+# line and of its end line, their colours, the svg's right edge, and the legend's entries.
+_HOST_LANE = """{const q=s=>document.querySelector(s),box=e=>e.getBoundingClientRect(),
+ top=e=>{const b=box(e),t=document.elementFromPoint(b.x+b.width/2,b.y+b.height/2);return t&&t.getAttribute("class")};
+ const end=q("rect.spanend"),span=q("rect.span"),launch=q("path.launch");
+ return {svg_right:box(q("#tl")).right,end_right:box(end).right,end_top:top(end),end_fill:getComputedStyle(end).fill,
+  end_opacity:getComputedStyle(end).opacity,span_top:top(span),span_height:box(span).height,
+  launch_fill:launch&&getComputedStyle(launch).fill,
+  legend:[...document.querySelectorAll("#legend span")].map(
+   s=>[s.textContent,getComputedStyle(s.querySelector("i")).backgroundColor])}}"""
+
+
+@needs_browser
+def test_the_host_lane_is_drawn_as_its_legend_and_note_say(tmp_path: Path) -> None:
+    # Trial report: on the DtoH copy's page the host span's end fell at the timeline's right edge,
+    # out of view, and the red line where the host sync ended read as the end; the note said "the
+    # dark bar on the host lane" of a thin line that the sync's bar hid; the grey launch boxes had
+    # no legend entry.
+    trace = DATA / "h200_copy_dtoh_pageable_nonblocking.json.gz"
+    call = load_trace(trace).median_call
+    assert call.syncs[0].start_us + call.syncs[0].duration_us < call.wall_us  # its red line: not the end
+    page = tmp_path / "copy.html"
+    show_html(trace, page)
+    lane = measured(page, 1400, _HOST_LANE)
+    dark = "rgb(51, 51, 51)"
+    assert lane["end_right"] < lane["svg_right"] - 2, lane  # in view
+    assert (lane["end_top"], lane["end_fill"], lane["end_opacity"]) == ("spanend", dark, "1"), lane
+    # The span: a thin dark line, on top where a sync's bar lies under it, as the note says.
+    assert (lane["span_top"], lane["span_height"]) == ("span", 3), lane
+    said = note_lines(browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri()))
+    span = "The span is the thin dark line at the host lane's foot; the dark vertical line marks its end."
+    assert span in said
+    legend = dict(lane["legend"])  # type: ignore[call-overload]
+    assert legend["kernel launch (host)"] == lane["launch_fill"] == "rgb(85, 102, 119)"
+    assert legend["host span"] == legend["its end"] == dark
 
 
 LONG_NAMES = (
