@@ -122,3 +122,23 @@ def test_the_suggested_update_command_records_the_test_it_names_and_runs_nothing
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*kernelprof: 1 baseline written*"])
     assert not (cpu_pytester.path / "PWNED").exists()
+
+
+def test_a_baseline_failure_names_its_file_relative_to_the_rootdir(cpu_pytester: pytest.Pytester) -> None:
+    # A trial: the terminal named the file by its absolute path, the job summary and the docs'
+    # sample by __kernelprof__/...: one path, read the same in both.
+    cpu_pytester.makeini("[pytest]\n")
+    cpu_pytester.makepyfile(test_b=TAUGHT.format(data=str(DATA)))
+    cpu_pytester.runpytest("--kernelprof-update").assert_outcomes(passed=1)
+    cpu_pytester.makepyfile(
+        test_b=TAUGHT.format(data=str(DATA)).replace("h200_sync_device.json.gz", "h200_geglu_eager.json.gz")
+    )
+    result = cpu_pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "kernel_baseline = <kernel_baseline __kernelprof__/test_b/test_taught.json>",
+            "*kernel signature differs from the baseline sm90/default in __kernelprof__/test_b/test_taught.json *",
+        ]
+    )
+    result.stdout.no_fnmatch_line(f"*{cpu_pytester.path}*__kernelprof__*")

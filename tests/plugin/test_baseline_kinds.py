@@ -140,6 +140,8 @@ def test_an_entry_of_the_other_kind_fails_as_a_baseline_error_naming_it(cpu_pyte
     result = cpu_pytester.runpytest()
 
     result.assert_outcomes(failed=2)
+    # Each named relative to the rootdir, as the job summary names it.
+    single, swept = (path.relative_to(cpu_pytester.path) for path in (single, swept))
     result.stdout.fnmatch_lines_random(
         [
             f"E*BaselineError: {single}: entry sm90/cases holds a check_sweep bucket's ranges, not one profile's "

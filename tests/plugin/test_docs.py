@@ -254,7 +254,7 @@ def test_the_example_workflows_pytest_line_runs_and_fails_a_gpu_test_without_a_g
     args[args.index("-n") + 1] = "0"
     result = cpu_pytester.runpytest(*args)
     result.assert_outcomes(failed=1, errors=1)
-    result.stdout.fnmatch_lines(["kernelprof: no CUDA GPU, gpu tests fail (--kernelprof-require-gpu)*"])
+    result.stdout.fnmatch_lines(["kernelprof: no CUDA GPU, gpu tests error in setup (--kernelprof-require-gpu)*"])
     junit = (cpu_pytester.path / "junit.xml").read_text()
     assert '<property name="kernelprof.profiles" value="1"' in junit
     assert [p.name for p in (cpu_pytester.path / "kernelprof-traces").glob("*.json.gz")]

@@ -105,3 +105,35 @@ def test_default_counts_and_failure_reports(cpu_pytester: pytest.Pytester) -> No
     result.stdout.fnmatch_lines(["*RuntimeError: user code broke*"])
     assert not (cpu_pytester.path / "traces").exists()
     assert "kernelprof traces" not in result.stdout.str()
+
+
+def test_a_loaded_trace_reads_as_loaded_and_by_its_path_under_the_rootdir(pytester: pytest.Pytester) -> None:
+    # A trial: the fixture's repr said "0 profiles taken" or "1 profile taken" for a trace it
+    # loaded, and the report's head named the trace by its absolute path where the job summary
+    # names it relative to the rootdir.
+    trace = pytester.path / "data" / "x.json.gz"
+    trace.parent.mkdir()
+    trace.write_bytes((DATA / "h200_geglu_eager.json.gz").read_bytes())
+    pytester.makeini("[pytest]")
+    pytester.makepyfile(
+        f"""
+        def test_under_rootdir(kernelprof):
+            kernelprof.load_trace({str(trace)!r})
+            assert False
+
+        def test_outside(kernelprof):
+            kernelprof.load_trace({str(DATA / "h200_geglu_eager.json.gz")!r})
+            assert False
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "kernelprof = Profiler(warmup=2, calls=3, 1 profile loaded)",
+            "*- kernelprof profile 1 of 1 -*",
+            "KernelProfile from data/x.json.gz on NVIDIA H200 (sm90): 3 calls*",
+        ]
+    )
+    result.stdout.fnmatch_lines([f"KernelProfile from {DATA / 'h200_geglu_eager.json.gz'} on NVIDIA H200*"])
+    result.stdout.no_fnmatch_line(f"KernelProfile from {trace}*")

@@ -17,7 +17,7 @@ import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
-from pytest_kernelprof.cli import CLOSED_PIPE, OP_TREE_ROWS, main, op_tree
+from pytest_kernelprof.cli import CLOSED_PIPE, INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_ROWS, main, op_tree
 from pytest_kernelprof.model.ops import OP_TIMES_NOTE
 from tests.helpers import DATA, Stream, user_kernel_trace, write
 
@@ -41,6 +41,21 @@ def test_show_calls_and_ops(trace: Trace, capsys: pytest.CaptureFixture[str]) ->
     assert calls == ["call 0:", "call 1 (the median call by host span):", "call 2:"]  # a trial: unmarked
     assert "\n  aten::t " in out  # the tree is indented under aten::linear
     assert "\n    aten::transpose " in out
+
+
+def test_show_ops_marks_inductors_own_ranges(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # A trial: the graph call and the range named after its Triton kernel read as ops, which
+    # Kernel.op skips and the timeline's op table leaves out; the tree lists them, marked.
+    prof = load_trace(trace("geglu_compiled"))
+    graph = next(name for name in prof.ops if name.startswith("## Call CompiledFxGraph "))
+    kernel = "triton_poi_fused__unsafe_view_gelu_mul_0"
+    assert kernel in prof.ops
+    assert main(["show", str(trace("geglu_compiled")), "--ops"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith(f"  {graph}  (Inductor's range) ") for line in lines)
+    assert any(line.startswith(f"    {kernel}  (Inductor's range) ") for line in lines)
+    assert any(line.startswith("    aten::mm ") for line in lines)  # an op of the graph's: unmarked
+    assert not any("Torch-Compiled Region" in line and "Inductor's range" in line for line in lines)
 
 
 def test_show_gives_one_call_whole(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
@@ -523,9 +538,12 @@ def test_show_refuses_a_trace_whose_kernels_no_call_took(tmp_path: Path, capsys:
 
 def _tree_names(tree: str) -> list[str]:
     """The op names of the tree's rows (a name may hold spaces: the last three columns are numbers)."""
-    *rows, note = tree.splitlines()[1:]
+    rows = tree.splitlines()[1:]
+    if rows[-1] == INDUCTORS_NOTE:
+        rows.pop()
+    *rows, note = rows
     assert note == OP_TIMES_NOTE
-    return [line.rsplit(None, 3)[0].strip() for line in rows]
+    return [line.rsplit(None, 3)[0].strip().removesuffix(INDUCTORS_RANGE.strip()).strip() for line in rows]
 
 
 def test_the_op_tree_says_its_times_sum_each_ops_occurrences_and_children(trace: Trace) -> None:

@@ -138,7 +138,7 @@ class Profiler:
         for count, what in ((len(options.forbid), "forbid rule"), (len(self.decoder.taught), "taught rule")):
             if count:
                 parts.append(plural(count, what))
-        parts.append(f"{plural(len(self.captures), 'profile')} taken")
+        parts.append(_held(self.captures))
         return f"Profiler({', '.join(parts)})"
 
     @property
@@ -285,6 +285,16 @@ class Profiler:
         self.captures.append(TraceCapture(profile, None, path=path))
         check_rules(profile, self.options.forbid)
         return profile
+
+
+def _held(captures: Sequence[Capture]) -> str:
+    """``2 profiles taken``, ``1 profile loaded``, ``3 profiles: 2 taken, 1 loaded``: a trace that
+    ``load_trace`` read is no profile taken, though the test's reports show it as one."""
+    loaded = sum(isinstance(capture, TraceCapture) for capture in captures)
+    taken = len(captures) - loaded
+    if taken and loaded:
+        return f"{plural(len(captures), 'profile')}: {taken} taken, {loaded} loaded"
+    return f"{plural(len(captures), 'profile')} {'loaded' if loaded else 'taken'}"
 
 
 def _given(options: ProfileOptions, **settings: object) -> ProfileOptions:

@@ -79,6 +79,7 @@ BASELINE_NOTES_KEY: pytest.StashKey[list[BaselineNote]] = pytest.StashKey()
 def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
     """Compare a KernelProfile with its stored signature: ``kernel_baseline.check(prof)``."""
     from ..checks.baseline import KernelBaseline, baseline_paths
+    from ..reports.summary import relative_paths
 
     settings = request.config.stash.get(SETTINGS_KEY, Settings())
     path, legacy = baseline_paths(request.node.path, request.node.nodeid)
@@ -92,6 +93,7 @@ def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
         legacy_path=legacy,
         memory_tolerance=settings.memory_tolerance,
         command_id=_from_here(request.config.rootpath, request.node.nodeid),
+        shown=lambda path: relative_paths(str(path), request.config.rootpath),
     )
 
 

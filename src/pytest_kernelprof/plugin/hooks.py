@@ -399,6 +399,7 @@ def _add_sections(
             save_from=save_from,
             shown=tables_shown(error, tabled) if report.failed else (),
             advised=advice_shown(error, explained) if report.failed else frozenset(),
+            rootpath=item.config.rootpath,
         )
     )
 

@@ -15,6 +15,7 @@ from ..capture import device_facts, package_versions
 from ..errors import BaselineMismatchError, KernelMatchError, TraceNotKeptError
 from ..paths import trace_file_name
 from ..reports.records import Unplaced
+from ..reports.summary import relative_paths
 from ..tables import printable
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def report_sections(
     save_from: int | None,
     shown: Sequence[object] = (),
     advised: Collection[str] = frozenset(),
+    rootpath: Path | None = None,
 ) -> list[tuple[str, str]]:
     """(title, text) sections for the report of a test's phase (``captures``: the test's profiles
     so far): the kernel tables of its last profiles when the phase ``failed``, and the traces of
@@ -46,7 +48,8 @@ def report_sections(
     ``shown``: the kernel lists whose whole table the failure showed (a failed count's
     explanation, a failed ``one()``): a profile whose kernels those are says so in one line.
     ``advised``: the ``to fix:`` lines the failure showed (a failed count's): a profile's table
-    leaves them out, so that each is printed once."""
+    leaves them out, so that each is printed once. ``rootpath``: a trace's path under it is shown
+    relative to it, as the job summary shows it."""
     sections = []
     if failed:
         first = max(1, len(captures) - SHOWN_PROFILES + 1)
@@ -56,6 +59,9 @@ def report_sections(
             text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
             if advised:
                 text = "\n".join(line for line in text.splitlines() if line not in advised)
+            if rootpath is not None:
+                head, newline, rest = text.partition("\n")
+                text = relative_paths(head, rootpath) + newline + rest
             sections.append((f"{PROFILE_SECTION}{number} of {len(captures)}", text))
     if trace_dir is not None and save_from is not None:
         lines = save_traces(trace_dir, nodeid, captures[save_from:], start=save_from)
@@ -141,7 +147,7 @@ def device_line(require_gpu: bool) -> str:
     )
     device, arch = device_facts()
     if device is None:
-        mode = "fail (--kernelprof-require-gpu)" if require_gpu else "skip"
+        mode = "error in setup (--kernelprof-require-gpu)" if require_gpu else "skip"
         return f"kernelprof: no CUDA GPU, gpu tests {mode}; {versions}"
     import torch
 

@@ -193,7 +193,8 @@ def add_options(parser: pytest.Parser) -> None:
         action="store_true",
         dest="kernelprof_require_gpu",
         default=None,
-        help="Fail gpu-marked tests instead of skipping them where CUDA is missing; default: off",
+        help="Report gpu-marked tests where CUDA is missing as setup errors (the run fails) instead of skipping "
+        "them; default: off",
     )
     group.addoption(
         "--kernelprof-warmup",

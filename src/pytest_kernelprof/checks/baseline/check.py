@@ -29,7 +29,8 @@ class KernelBaseline:
     module. With ``--kernelprof-update`` it records the signature instead. ``legacy_path``
     is the file's name under pytest-kernelprof 0.1's naming: read where the file is missing,
     moved to ``path`` by an update. ``notes`` collects what it did (notes.py), for the
-    test's report.
+    test's report. ``shown`` names a baseline file in messages and the repr (the fixture's:
+    relative to the rootdir where the file is under it, as the job summary names it).
     """
 
     def __init__(
@@ -43,12 +44,15 @@ class KernelBaseline:
         legacy_path: Path | None = None,
         memory_tolerance: float = DEFAULT_MEMORY_TOLERANCE,
         command_id: str | None = None,
+        shown: Callable[[Path], str] = str,
     ) -> None:
         self.path = path
         self.legacy_path = legacy_path
         self._nodeid = nodeid
         # The test as a command typed where pytest runs names it (a node id is the rootdir's).
         self._command_id = command_id or nodeid
+        # How a message names a baseline file: the fixture's, relative to the rootdir under it.
+        self._shown = shown
         self._update = update
         self._names = names
         self._tolerance = memory_tolerance
@@ -120,10 +124,12 @@ class KernelBaseline:
         summary = "KernelProfile == kernel_baseline failed:"
         entry = printable(f"{arch}/{name}")  # a test's parameter, say: on its line in the output
         if stored is None:
-            head = [summary, f"no kernel baseline {entry} in {path}", f"record it with: {update}"]
+            head = [summary, f"no kernel baseline {entry} in {self._shown(path)}", f"record it with: {update}"]
             return Explanation(head, prof.kernels.table().splitlines(), prof.kernels)
         if BUCKET_KEY in stored:
-            raise _other_kind(path, entry, "a check_sweep bucket's ranges, not one profile's kernels", update)
+            raise _other_kind(
+                self._shown(path), entry, "a check_sweep bucket's ranges, not one profile's kernels", update
+            )
         recorded, current = Signature.from_json(stored), Signature.of(prof)
         lines = compare(recorded, current, self._names)
         worse, better = compare_metrics(recorded, current, self._tolerance, self._names)
@@ -141,11 +147,14 @@ class KernelBaseline:
         # The worse metrics first: between the signature's count changes and its diff they split
         # the one from the other; in the head, unlike after the diff, a cut body never hides them.
         if worse:
-            head.append(f"worse than the baseline {entry} in {path} (lower is better):")
+            head.append(f"worse than the baseline {entry} in {self._shown(path)} (lower is better):")
             head.extend(f"  {change}" for change in worse)
         if lines is not None:
             at = lines.index("--- baseline")
-            head.append(f"kernel signature differs from the baseline {entry} in {path} (names compared: {self._names})")
+            head.append(
+                f"kernel signature differs from the baseline {entry} in {self._shown(path)} "
+                f"(names compared: {self._names})"
+            )
             head.extend(lines[:at])
             body.extend(lines[at:])
         body.append(f"if the change is intended: {update}")
@@ -218,7 +227,9 @@ class KernelBaseline:
                 failed.append(f"bucket {bucket!r}: no entry {shown} for its cases ({labels})")
                 continue
             if BUCKET_KEY not in entry:
-                raise _other_kind(path, shown, "one profile's kernels, not a check_sweep bucket's ranges", update)
+                raise _other_kind(
+                    self._shown(path), shown, "one profile's kernels, not a check_sweep bucket's ranges", update
+                )
             lines = compare_bucket(BucketRanges.from_json(entry[BUCKET_KEY]), cases, self._names, self._tolerance)
             if lines:
                 failed.append(f"bucket {bucket!r} differs from {shown} (its cases: {labels}):")
@@ -233,7 +244,7 @@ class KernelBaseline:
             head = (
                 f"kernel_baseline.check_sweep failed: {differ} of {plural(len(buckets), 'bucket')} differ "
                 "from the baseline "
-                f"{printable(name)}[...] in {path} (names compared: {self._names})"
+                f"{printable(name)}[...] in {self._shown(path)} (names compared: {self._names})"
             )
             raise BaselineMismatchError("\n".join([head, *failed, f"if the change is intended: {update}"]))
 
@@ -251,7 +262,7 @@ class KernelBaseline:
         return self._last_failure
 
     def __repr__(self) -> str:
-        return f"<kernel_baseline {self.path}>"
+        return f"<kernel_baseline {self._shown(self.path)}>"
 
 
 # The bucket keys a by= function may give: those whose text is their value, the same in every
@@ -282,7 +293,7 @@ def _bucket(case: SweepCase, by: str | Callable[[SweepCase], object] | None) -> 
     return str(key), key
 
 
-def _other_kind(path: Path, entry: str, holds: str, update: str) -> BaselineError:
+def _other_kind(path: str, entry: str, holds: str, update: str) -> BaselineError:
     """The error for an entry written by the other method (check, check_sweep) than the one
     reading it: a hand edit, or a test rewritten from one to the other."""
     return BaselineError(
