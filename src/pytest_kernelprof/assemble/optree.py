@@ -210,6 +210,17 @@ def is_graph_call(range_name: str) -> bool:
     return range_name.startswith("## ") and range_name.endswith(" ##")
 
 
+def is_inductors_range(op: Op) -> bool:
+    """Whether ``op`` is a range Inductor opens itself, which ``Kernel.op`` skips, ``show --ops``
+    marks and the timeline page's op table leaves out: the call of a compiled graph (its hash
+    changes from run to run), or the range around one kernel's launch, named after it (where GPU
+    activity was recorded to tell). Their time is in the range around them."""
+    kernels = op.kernels
+    return is_graph_call(op.name) or (
+        kernels.measured and len(kernels) > 0 and all(is_launch_range(op.name, k.name) for k in kernels)
+    )
+
+
 class Chains:
     """The op chains of one call: each op's enclosing ranges, from one walk over all its ops.
 

@@ -20,11 +20,11 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from ..assemble.optree import is_graph_call, is_launch_range
+from ..assemble.optree import is_inductors_range
 from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
-from ..model import CallProfile, KernelProfile, Op, OpTable
+from ..model import CallProfile, KernelProfile, OpTable
 from ..model.gpu_time import gpu_time_line
 from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
 from ..tables import format_us, plural, printable, render_table
@@ -97,21 +97,11 @@ def _counts(counter: Counter[str] | dict[str, int]) -> str:
 # double the rows with each level: op n1 holding n2 to n30, n2 holding n3 to n30, ... is 2**29
 # rows from 450 events.
 OP_TREE_ROWS = 10_000
-# After the name of a range that Inductor opens itself (see ``inductors_range``).
+# After the name of a range that Inductor opens itself (see ``is_inductors_range``).
 INDUCTORS_RANGE = "  (Inductor's range)"
 INDUCTORS_NOTE = (
     "(Inductor's range: one Inductor opens itself; Kernel.op skips it, the timeline's op table leaves it out)"
 )
-
-
-def inductors_range(op: Op) -> bool:
-    """Whether ``op`` is a range Inductor opens itself, which ``Kernel.op`` skips and the
-    timeline page's op table leaves out: the call of a compiled graph, or the range around one
-    kernel's launch, named after it (where GPU activity was recorded to tell)."""
-    kernels = op.kernels
-    return is_graph_call(op.name) or (
-        kernels.measured and len(kernels) > 0 and all(is_launch_range(op.name, k.name) for k in kernels)
-    )
 
 
 def op_tree(ops: OpTable) -> str:
@@ -141,7 +131,7 @@ def op_tree(ops: OpTable) -> str:
             break
         op = ops[name]
         device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
-        shown_name = "  " * depth + name + (INDUCTORS_RANGE if inductors_range(op) else "")
+        shown_name = "  " * depth + name + (INDUCTORS_RANGE if is_inductors_range(op) else "")
         rows.append((shown_name, str(op.count), format_us(op.cpu_time_us), device))
         shown.add(name)
         path.add(name)

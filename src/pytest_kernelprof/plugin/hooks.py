@@ -51,7 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{GPU_MARKER}: the test needs a CUDA GPU ({GPU_MARKER}(count=N): N of them); it skips where fewer are "
-        "visible, or fails under --kernelprof-require-gpu",
+        "visible, or errors in setup under --kernelprof-require-gpu",
     )
     config.addinivalue_line(
         "markers",

@@ -43,10 +43,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..assemble.optree import is_graph_call, is_launch_range
+from ..assemble.optree import is_inductors_range
 from ..checks.diff import describe_kernel, diff_kernels, render_diff, summary_lines
 from ..errors import KernelProfError
-from ..model import KernelList, KernelProfile
+from ..model import KernelProfile
 from ..model.kernels import kernel_cells
 from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
@@ -176,7 +176,7 @@ def _op_table(prof: KernelProfile, number: int) -> str:
     try:
         ops = prof.calls[number].ops if prof.calls else prof.ops
         names = sorted(
-            (name for name in ops.names if not _inductors(name, ops[name].kernels)),
+            (name for name in ops.names if not is_inductors_range(ops[name])),
             key=lambda name: -(ops[name].subtree_device_us or 0.0),
         )
     except KernelProfError:
@@ -191,15 +191,6 @@ def _op_table(prof: KernelProfile, number: int) -> str:
     return (
         f"{heading}<table><thead><tr><th>op</th><th>count</th><th>{OP_TIME_HEADERS[0]}</th><th>{OP_TIME_HEADERS[1]}</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table><p>{OP_TIMES_NOTE}</p>{more}"
-    )
-
-
-def _inductors(name: str, kernels: KernelList) -> bool:
-    """Whether the range ``name`` is Inductor's own, as ``Kernel.op`` reads it: the call of a
-    compiled graph (its hash changes from run to run), or the range around one kernel's launch,
-    named after it. Neither is an op; their time is in the range around them."""
-    return is_graph_call(name) or (
-        kernels.measured and len(kernels) > 0 and all(is_launch_range(name, k.name) for k in kernels)
     )
 
 
