@@ -126,8 +126,8 @@ def _tables_cut_to_a_section_or_inline(result: pytest.RunResult) -> None:
     section(result, "test_count_small").fnmatch_lines(
         [
             f"E         kernels.count(kind='gemm') matched 1 of 1 kernels: #0{MEDIANS}",
-            "E          #  kind  family  dtype  layout  ops   median us  launched by  name",
-            "E         *0  gemm  nvjet   bf16   tn      bias        2.7  aten::addmm  "
+            "E          #  kind  family  dtype  layout  fused ops  median us  launched by  name",
+            "E         *0  gemm  nvjet   bf16   tn      bias             2.7  aten::addmm  "
             "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
         ]
     )
@@ -316,7 +316,7 @@ def test_a_dtype_failure_in_the_job_summary_shows_the_dtypes(project: pytest.Pyt
     text = (project.path / "summary.md").read_text()
     assert f"kernels.count(kind='gemm', dtype='fp32') matched 1 of 7 kernels: #3{MEDIANS}" in text
     rows = [line.split() for line in text.splitlines()]
-    header = ["#", "kind", "part", "of", "family", "dtype", "layout", "ops", "median", "us", "launched", "by", "name"]
+    header = ["#", "kind", "part", "of", "family", "dtype", "layout", "fused", "ops", "median", "us", "launched", "by", "name"]
     assert header in rows
     assert any(row[:5] == ["*3", "gemm", "-", "cutlass", "fp32"] for row in rows)
 
