@@ -316,7 +316,22 @@ def test_a_dtype_failure_in_the_job_summary_shows_the_dtypes(project: pytest.Pyt
     text = (project.path / "summary.md").read_text()
     assert f"kernels.count(kind='gemm', dtype='fp32') matched 1 of 7 kernels: #3{MEDIANS}" in text
     rows = [line.split() for line in text.splitlines()]
-    header = ["#", "kind", "part", "of", "family", "dtype", "layout", "fused", "ops", "median", "us", "launched", "by", "name"]
+    header = [
+        "#",
+        "kind",
+        "part",
+        "of",
+        "family",
+        "dtype",
+        "layout",
+        "fused",
+        "ops",
+        "median",
+        "us",
+        "launched",
+        "by",
+        "name",
+    ]
     assert header in rows
     assert any(row[:5] == ["*3", "gemm", "-", "cutlass", "fp32"] for row in rows)
 

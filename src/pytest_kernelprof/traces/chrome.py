@@ -39,8 +39,8 @@ from . import (
     typed_op_event,
 )
 from .files import TypedReader, read_trace
-from .records import UNNAMED_RUNTIME, unnamed_runtime_call
 from .json_reader import hide_trace_errors
+from .records import UNNAMED_RUNTIME, unnamed_runtime_call
 
 # -- one event ----------------------------------------------------------------------------
 
