@@ -178,7 +178,8 @@ def test_failures_show_whole_tables_at_the_tests_line_and_no_plugin_frames(proje
     section(result, "test_missing").fnmatch_lines(
         [
             '>       load_trace("nope.json.gz")',
-            "E       pytest_kernelprof.errors.TraceError: nope.json.gz: no such trace file",
+            "E       pytest_kernelprof.errors.TraceError: nope.json.gz: no such trace file "
+            f"(relative paths are read from the current directory, {project.path})",
         ]
     )
     section(result, "test_malformed").fnmatch_lines(
