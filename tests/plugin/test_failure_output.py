@@ -126,8 +126,8 @@ def _tables_cut_to_a_section_or_inline(result: pytest.RunResult) -> None:
     section(result, "test_count_small").fnmatch_lines(
         [
             f"E         kernels.count(kind='gemm') matched 1 of 1 kernels: #0{MEDIANS}",
-            "E          #  kind  family  dtype  layout  ops   median us  launched by  name",
-            "E         *0  gemm  nvjet   bf16   tn      bias        2.7  aten::addmm  "
+            "E          #  kind  family  dtype  layout  fused ops  median us  launched by  name",
+            "E         *0  gemm  nvjet   bf16   tn      bias             2.7  aten::addmm  "
             "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT",
         ]
     )
@@ -178,7 +178,8 @@ def test_failures_show_whole_tables_at_the_tests_line_and_no_plugin_frames(proje
     section(result, "test_missing").fnmatch_lines(
         [
             '>       load_trace("nope.json.gz")',
-            "E       pytest_kernelprof.errors.TraceError: nope.json.gz: no such trace file",
+            "E       pytest_kernelprof.errors.TraceError: nope.json.gz: no such trace file "
+            f"(relative paths are read from the current directory, {project.path})",
         ]
     )
     section(result, "test_malformed").fnmatch_lines(
@@ -297,8 +298,8 @@ def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.P
             "*assert not SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_",
             "*assert 1 == 0",
             "*copies.count(direction='DtoH') counted 1 of 1 copies (times: each one's median over the 3 calls)",
-            "*#  direction  host mem    bytes  gpu us  op           name",
-            "*0  DtoH       pageable  4194304   211.6  aten::copy_  Memcpy DtoH (Device -> Pageable)",
+            "*#  direction  host mem    bytes  median gpu us  op           name",
+            "*0  DtoH       pageable  4194304          211.6  aten::copy_  Memcpy DtoH (Device -> Pageable)",
             "*assert SyncList of 2 == []",
             "*SyncList of 2: cudaMemcpyAsync in aten::copy_*",
             "*#  call                   kind    copy           host us  ops                                      where",
@@ -316,7 +317,22 @@ def test_a_dtype_failure_in_the_job_summary_shows_the_dtypes(project: pytest.Pyt
     text = (project.path / "summary.md").read_text()
     assert f"kernels.count(kind='gemm', dtype='fp32') matched 1 of 7 kernels: #3{MEDIANS}" in text
     rows = [line.split() for line in text.splitlines()]
-    header = ["#", "kind", "part", "of", "family", "dtype", "layout", "ops", "median", "us", "launched", "by", "name"]
+    header = [
+        "#",
+        "kind",
+        "part",
+        "of",
+        "family",
+        "dtype",
+        "layout",
+        "fused",
+        "ops",
+        "median",
+        "us",
+        "launched",
+        "by",
+        "name",
+    ]
     assert header in rows
     assert any(row[:5] == ["*3", "gemm", "-", "cutlass", "fp32"] for row in rows)
 

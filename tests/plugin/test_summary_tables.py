@@ -95,6 +95,39 @@ def test_a_failure_without_a_table_gets_its_profiles_table_in_the_summary(
     assert count.count("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT") == 2
 
 
+PAGEABLE_DTOH = f"""
+from pathlib import Path
+
+DATA = Path({str(DATA)!r})
+
+
+def test_no_syncs(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_copy_dtoh_pageable_nonblocking.json.gz")
+    assert not prof.syncs
+"""
+
+
+def test_the_summary_keeps_every_fix_line_of_a_sync_once(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trial report: the terminal's profile section said two `to fix:` lines for a pageable DtoH
+    # copy's sync (pageable memory, and the DtoH read); the job summary kept only the first.
+    for name in ("CI", "BUILD_NUMBER", "GITHUB_WORKSPACE"):
+        monkeypatch.delenv(name, raising=False)
+    summary = cpu_pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    cpu_pytester.makepyfile(test_s=PAGEABLE_DTOH)
+    result = cpu_pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    terminal = sorted({line for line in result.outlines if line.startswith("to fix: ")})
+    assert len(terminal) == 2
+    assert any("pageable" in line for line in terminal)
+    assert any("DtoH" in line for line in terminal)
+    failure = _failure(summary.read_text(), "test_no_syncs").splitlines()
+    assert sorted(line for line in failure if line.startswith("to fix: ")) == terminal  # each once
+
+
 def test_the_annotations_and_the_junit_message_write_no_address(
     cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

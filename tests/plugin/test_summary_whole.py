@@ -47,14 +47,14 @@ def test_resnet_gemms(kernelprof):
 GEMMS = [
     "assert 3 == 2",
     f"  kernels.count(kind='gemm') matched 3 of 5 kernels: #0, #2, #4{MEDIANS}",
-    "   #  kind       family  dtype  layout  ops   median us  launched by  name",
-    "  [*]0  gemm       nvjet   bf16   tn      -          56.0  aten::mm     "
+    "   #  kind       family  dtype  layout  fused ops  median us  launched by  name",
+    "  [*]0  gemm       nvjet   bf16   tn      -               56.0  aten::mm     "
     "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
-    "   1  pointwise  aten    bf16   -       gelu       32.0  aten::gelu   *GeluCUDAKernelImpl*",
-    "  [*]2  gemm       nvjet   bf16   tn      -          56.5  aten::mm     "
+    "   1  pointwise  aten    bf16   -       gelu            32.0  aten::gelu   *GeluCUDAKernelImpl*",
+    "  [*]2  gemm       nvjet   bf16   tn      -               56.5  aten::mm     "
     "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
-    "   3  pointwise  aten    bf16   -       mul        36.5  aten::mul    *BinaryFunctor*",
-    "  [*]4  gemm       nvjet   bf16   tn      -          51.7  aten::mm     "
+    "   3  pointwise  aten    bf16   -       mul             36.5  aten::mul    *BinaryFunctor*",
+    "  [*]4  gemm       nvjet   bf16   tn      -               51.7  aten::mm     "
     "nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_TNT",
 ]
 # test_like_compiled's: the baseline's summary, its diff and how to update it.

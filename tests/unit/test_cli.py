@@ -200,7 +200,10 @@ def test_errors_exit_2_with_one_line_and_no_traceback(tmp_path: Path, command: l
         [sys.executable, "-m", "pytest_kernelprof", *command], cwd=tmp_path, capture_output=True, text=True
     )
     assert done.returncode == 2
-    assert done.stderr.strip() == "kernelprof: error: missing.json: no such trace file"
+    assert done.stderr.strip() == (
+        "kernelprof: error: missing.json: no such trace file "
+        f"(relative paths are read from the current directory, {os.path.realpath(tmp_path)})"
+    )
     assert "Traceback" not in done.stderr
 
 

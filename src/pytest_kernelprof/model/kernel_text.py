@@ -31,7 +31,10 @@ def glob_in_message(text: str, matched: Sequence[str], noun: str, instead: str) 
     )
 
 
-KERNEL_CELLS = ("kind", "family", "dtype", "layout", "ops")
+# "fused ops", the attribute's words: the cell is ``Kernel.fused_ops`` (what the name says the
+# kernel computes), not ``Kernel.ops``, its launch chain (a trial read "ops: gelu" and asserted
+# ``k.ops == ("gelu",)``).
+KERNEL_CELLS = ("kind", "family", "dtype", "layout", "fused ops")
 
 
 def kernel_cells(k: Kernel) -> tuple[str, str, str, str, str]:

@@ -279,7 +279,7 @@ class KernelProfile:
             times = f"each one's median over the {len(self.calls)} calls"
         else:
             times = f"call {self.memory_from}'s, the call with the most DtoH copies: the calls copied differently"
-        return CopyList(copies, times=times)
+        return CopyList(copies, times=times, medians=self.memory_from is None)
 
     @property
     def median_call(self) -> CallProfile:

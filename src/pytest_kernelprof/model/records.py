@@ -288,24 +288,36 @@ def copy_cells(c: MemoryOp) -> tuple[str, ...]:
     return (c.direction or "-", c.host_memory or "-", nbytes, format_us(c.duration_us), c.op or "-", c.name)
 
 
-def copy_table(copies: Sequence[MemoryOp]) -> str:
+def copy_table(copies: Sequence[MemoryOp], *, medians: bool = False) -> str:
+    """The copies as a table; its time column says whose times it holds, as a kernel table's
+    does: ``median gpu us`` where ``medians`` (each copy's median over the calls), ``gpu us``
+    where they are one call's own (a trial saw 205.7 in a failure and 211.3 in ``kernelprof
+    show`` for one copy, both under ``gpu us``)."""
     rows = [(str(i), *copy_cells(c)) for i, c in enumerate(copies)]
-    return render_table(("#", *COPY_COLUMNS), rows, right=(0, 3, 4))
+    columns = (*COPY_COLUMNS[:3], "median gpu us" if medians else COPY_COLUMNS[3], *COPY_COLUMNS[4:])
+    return render_table(("#", *columns), rows, right=(0, 3, 4))
 
 
 class CopyList(_Records[MemoryOp]):
     """The memcpys of one call, in launch order (memsets are in ``memory_ops`` only)."""
 
-    __slots__ = ("times",)
+    __slots__ = ("medians", "times")
     _noun = "copies"
 
     def __init__(
-        self, items: Sequence[MemoryOp] = (), *, unavailable: str | None = None, times: str | None = None
+        self,
+        items: Sequence[MemoryOp] = (),
+        *,
+        unavailable: str | None = None,
+        times: str | None = None,
+        medians: bool = False,
     ) -> None:
         super().__init__(items, unavailable=unavailable)
         # Whose times the copies are, where a profile of several calls gave them
-        # ("each one's median over the 3 calls"): a failure's table says so above it.
+        # ("each one's median over the 3 calls"): a failure's table says so above it, and
+        # its header says "median gpu us" where they are ``medians``.
         self.times = times
+        self.medians = medians
 
     def count(self, direction: str | None = None, *, host_memory: str | None = None) -> Count:
         """How many copies go in ``direction`` and touch ``host_memory``; all when both are None."""
@@ -324,7 +336,7 @@ class CopyList(_Records[MemoryOp]):
         return count
 
     def _table(self, items: Sequence[MemoryOp]) -> str:
-        return copy_table(items)
+        return copy_table(items, medians=self.medians)
 
     def fix_lines(self) -> list[str]:
         """What would remove the copies' cost to the host, a ``to fix:`` line per cause (see

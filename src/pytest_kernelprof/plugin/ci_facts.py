@@ -130,14 +130,18 @@ def record_tables(profiles: Sequence[Any], what: str) -> list[str]:
     """The syncs or copies of a failed test's profiles as tables, each with its ``to fix:``
     lines, for a failure whose message named them in one line (``assert not prof.syncs``): the
     op chain, the times and what would remove them, which a CI reader would otherwise find only
-    in the log's profile section (the one line, printed twice by pytest, says no fix)."""
+    in the log's profile section (the one line, printed twice by pytest, says no fix). The syncs'
+    fixes are the profile section's, the copies' included: a sync that is a pageable DtoH copy
+    has two causes, and the section says both (the summary kept only the sync's)."""
+    from ..model.records import advice
     from .report_sections import PROFILE_SECTION
 
     lines: list[str] = []
     for number, prof in enumerate(profiles, 1):
         try:
             records = prof.syncs if what == "syncs" else prof.copies
-            table = [*records.table().splitlines(), *records.fix_lines()]
+            fixes = advice(records, prof.copies) if what == "syncs" else records.fix_lines()
+            table = [*records.table().splitlines(), *fixes]
         except KernelProfError:  # no GPU activity: the message says so
             continue
         title = f"{PROFILE_SECTION}{number} of {len(profiles)}, its {RECORDS[what]}:"
@@ -160,20 +164,20 @@ def kept_lines(lines: Sequence[str], most: int = MESSAGE_LINES, chars: int = MES
     return kept
 
 
-def kept_message(lines: Sequence[str]) -> list[str]:
+def kept_message(lines: Sequence[str], most: int = MESSAGE_LINES, chars: int = MESSAGE_CHARS) -> list[str]:
     """A message's first lines, as :func:`kept_lines` keeps them, and where that cuts it, the
     lines it ends with that say what to do (a baseline's update command, ``to fix: ...``): a
-    baseline's diff of 300 lines still says how to accept it."""
-    kept = kept_lines(lines)
+    baseline's diff of 300 lines still says how to accept it, a table of 300 syncs its fixes."""
+    kept = kept_lines(lines, most, chars)
     if len(kept) == len(lines):
         return kept
     from ..reports.summary import actions_at_end
 
-    actions = kept_lines(lines[len(lines) - actions_at_end(lines) :], MESSAGE_LINES // 2, MESSAGE_CHARS // 2)
+    actions = kept_lines(lines[len(lines) - actions_at_end(lines) :], most // 2, chars // 2)
     if not actions:
         return kept
-    room = MESSAGE_CHARS - len("\n".join(actions)) - 1
-    return [*kept_lines(lines, MESSAGE_LINES - len(actions), room), *actions]
+    room = chars - len("\n".join(actions)) - 1
+    return [*kept_lines(lines, most - len(actions), room), *actions]
 
 
 def test_line(excinfo: pytest.ExceptionInfo[BaseException], path: Path) -> int | None:
@@ -298,7 +302,7 @@ def failure_of(
     if what in RECORDS and not explained:  # `assert not prof.syncs`: one line, no table
         tables = record_tables(profiles, what)
     # The tables in what the message left of the summary's limits for one failure.
-    kept_tables = kept_lines(tables, MESSAGE_LINES - len(kept), MESSAGE_CHARS - len("\n".join(kept)))
+    kept_tables = kept_message(tables, MESSAGE_LINES - len(kept), MESSAGE_CHARS - len("\n".join(kept)))
     first = found[0][2]
     path = Path(str(item.path))
     line = test_line(first, path)

@@ -40,6 +40,7 @@ from . import (
 )
 from .files import TypedReader, read_trace
 from .json_reader import hide_trace_errors
+from .records import UNNAMED_RUNTIME, unnamed_runtime_call
 
 # -- one event ----------------------------------------------------------------------------
 
@@ -83,6 +84,8 @@ def raw_event_from_chrome(ev: Mapping[str, Any]) -> RawEvent | None:
     correlation = args.get("correlation")
     correlation = int(correlation) if correlation else 0
     if category == RUNTIME:
+        if name == UNNAMED_RUNTIME:
+            name = sys.intern(unnamed_runtime_call(args.get("cbid")))
         return runtime_event(name, start, end, thread_id(ev.get("tid", 0)), correlation, external)
     stream = args.get("stream", ev.get("tid", 0))
     device = args.get("device")
@@ -154,6 +157,7 @@ def typed_reader() -> TypedReader[RawEvent] | None:
             ("external", int | None, None),
             ("external_lower", int | None, None),
             ("correlation", int | None, None),
+            ("cbid", int | None, None),
             ("stream", int | None | msgspec.UnsetType, unset),
             ("device", int | None, None),
             ("grid", dim, None),
@@ -237,6 +241,8 @@ def _typed_events(batch: list[Any], out: list[RawEvent], unset: object) -> bool:
             if category == RUNTIME:
                 tid = ev.tid
                 thread = tid if type(tid) is int else thread_id(tid)
+                if name == UNNAMED_RUNTIME:
+                    name = unnamed_runtime_call(None if args is None else args.cbid)
                 append(runtime_event(intern(name), start, end, thread, correlation, external))
             else:
                 has_args = args is not None

@@ -40,6 +40,7 @@ from .json_reader import (
     not_an_object,
     read_events_one_by_one,
 )
+from .missing import missing_trace_file
 
 T = TypeVar("T")
 
@@ -259,7 +260,7 @@ def _trace_bytes(name: str) -> bytes | bytearray:
                 if len(data) > info.st_size:  # it grew since: read on, counting
                     data = _read_on(handle, bytearray(data), name, cap)
     except FileNotFoundError:
-        raise TraceError(f"{name}: no such trace file") from None
+        raise missing_trace_file(name) from None
     except IsADirectoryError:
         raise TraceError(f"{name}: a directory, not a trace file") from None
     except OSError as exc:

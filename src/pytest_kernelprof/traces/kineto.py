@@ -24,6 +24,7 @@ from .records import (
     OP,
     PYTHON,
     RUNTIME,
+    UNNAMED_RUNTIME,
     Dim3,
     GpuEvent,
     HostEvent,
@@ -31,6 +32,7 @@ from .records import (
     RuntimeEvent,
     dim3,
     new_event,
+    unnamed_runtime_call,
 )
 
 
@@ -81,7 +83,7 @@ def _by_activity_type(events: list[Any]) -> list[RawEvent]:
             append(e)
         elif category is RUNTIME:
             e = new(runtime_class)
-            e.name = name
+            e.name = name if name != UNNAMED_RUNTIME else unnamed_runtime_call(_kineto_cbid(ev))
             e.start = start = ev.start_ns()
             e.end = start + ev.duration_ns()
             e.thread, e.correlation = ev.start_thread_id(), ev.correlation_id()
@@ -250,6 +252,19 @@ def _kineto_bytes(ev: Any) -> int | None:
         return None
     found = _BYTES.search(meta) if meta else None
     return int(found.group(1)) if found is not None else None
+
+
+def _kineto_cbid(ev: Any) -> int | None:
+    """A runtime call's CUPTI callback id, where the event's metadata has it (see ``_kineto_bytes``)."""
+    try:
+        meta = ev.metadata_json()
+    except AttributeError:
+        return None
+    found = _CBID.search(meta) if meta else None
+    return int(found.group(1)) if found is not None else None
+
+
+_CBID = re.compile(r'"cbid"\s*:\s*(\d+)')
 
 
 def _kineto_launch_shape(ev: Any) -> tuple[Dim3 | None, Dim3 | None]:

@@ -71,6 +71,18 @@ def is_kernel_launch(name: str) -> bool:
     return name in KERNEL_LAUNCHES or name.startswith(_LAUNCH_PREFIXES)
 
 
+# What Kineto names a runtime call whose CUPTI callback id (``cbid``) its table of names lacks
+# (one newer than the CUDA it was built with): the call is shown by its id instead, each id
+# counted apart ("INVALID x12" read as an error and lumped different calls together).
+UNNAMED_RUNTIME = "INVALID"
+
+
+def unnamed_runtime_call(cbid: object) -> str:
+    """The name shown for a runtime call Kineto recorded as ``INVALID``: ``unnamed (cbid 486)``;
+    the CUDA version's callback table (``cupti_runtime_cbid.h``) names the id."""
+    return f"unnamed (cbid {cbid})" if type(cbid) is int else "unnamed (no cbid recorded)"
+
+
 def is_graph_launch(name: str) -> bool:
     return name.startswith(("cudaGraphLaunch", "cuGraphLaunch"))
 

@@ -218,8 +218,10 @@ def test_a_copy_in_only_one_call_is_a_copy_of_the_profile() -> None:
     prof = build(s)
     assert [len(c.copies) for c in prof.calls] == [0, 0, 1]
     assert prof.copies.count(direction="DtoH") == 1
-    # Its table says whose copy it is (not "call 0's", which copied nothing).
+    # Its table says whose copy it is (not "call 0's", which copied nothing): one call's own time.
     assert prof.copies.times == "call 2's, the call with the most DtoH copies: the calls copied differently"
+    assert "  gpu us  " in prof.copies.table().splitlines()[0]
+    assert "median" not in prof.copies.table()
     assert [m.name for m in prof.memory_ops] == ["Memcpy DtoH (Device -> Pinned)"]
 
 

@@ -85,10 +85,10 @@ def test_a_forgotten_fp32_linear_breaks_the_fp32_gemm_rule(trace: Trace) -> None
     assert message.startswith(
         "kernelprof_forbid rule 'fp32-gemm' (kind=gemm dtype=fp32) is broken: bf16 models must not run fp32 GEMMs\n"
         "1 of 7 kernels per call match:\n"
-        "#  kind  family   dtype  layout  ops  median us  launched by  name"  # medians over the calls
+        "#  kind  family   dtype  layout  fused ops  median us  launched by  name"  # medians over the calls
     )
     assert (
-        "3  gemm  cutlass  fp32   tn      -          6.8  aten::addmm  "
+        "3  gemm  cutlass  fp32   tn      -                6.8  aten::addmm  "
         "cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>" in message
     )
     assert "nvjet" not in message  # the bf16 GEMMs are not listed

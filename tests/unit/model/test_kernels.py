@@ -20,6 +20,7 @@ from pytest_kernelprof import (
     UndecodedKernelWarning,
     load_trace,
 )
+from pytest_kernelprof.model.kernels import KERNEL_CELLS
 from pytest_kernelprof.tables import display_name
 from pytest_kernelprof.types import Kernel, KernelCount, KernelList
 
@@ -250,9 +251,21 @@ def test_the_table_shows_each_kernels_dtype_and_the_work_a_helper_is_part_of(tra
     # No helper, no "part of" column; an unknown dtype is "?".
     kernels = KernelList([Kernel(name="k", kind="pointwise", family="aten")])
     assert kernels.table().splitlines() == [
-        "#  kind       family  dtype  layout  ops   us  launched by  name",
-        "0  pointwise  aten    ?      -       -    0.0  -            k",
+        "#  kind       family  dtype  layout  fused ops   us  launched by  name",
+        "0  pointwise  aten    ?      -       -          0.0  -            k",
     ]
+
+
+def test_the_fused_ops_column_is_named_for_the_attribute_it_shows() -> None:
+    # Trial report: the column headed "ops" showed Kernel.fused_ops ("gelu"), and a user wrote
+    # `assert k.ops == ("gelu",)`, which is the launch chain (("aten::gelu",)): the header says
+    # whose words its cells are.
+    kernel = Kernel(name="k", kind="pointwise", family="inductor", fused_ops=("_unsafe_view", "gelu"))
+    header, row = KernelList([kernel]).table().splitlines()
+    assert "  fused ops  " in header
+    assert "  ops  " not in header
+    assert row[header.index("fused ops") :].startswith("_unsafe_view,gelu ")
+    assert KERNEL_CELLS[-1] == "fused ops"
 
 
 def test_the_time_column_says_whether_it_holds_medians_or_one_calls_times(trace: Trace) -> None:
@@ -260,12 +273,12 @@ def test_the_time_column_says_whether_it_holds_medians_or_one_calls_times(trace:
     # `kernelprof show` (the median call's own), both under "us": the header says which.
     prof = load_trace(trace("geglu_compiled"))
     medians, own = prof.kernels.table().splitlines(), prof.calls[1].kernels.table().splitlines()
-    assert medians[0].split()[6:8] == ["median", "us"]
+    assert medians[0].split()[7:9] == ["median", "us"]  # after "fused ops", two words in the header
     assert medians[2].split()[6] == "59.2"
-    assert own[0].split()[6:8] == ["us", "launched"]
+    assert own[0].split()[7:9] == ["us", "launched"]
     assert own[2].split()[6] == "60.1"
     # A selection keeps its list's times, and so its header.
-    assert prof.kernels.of_kind("gemm").table().splitlines()[0].split()[6:8] == ["median", "us"]
+    assert prof.kernels.of_kind("gemm").table().splitlines()[0].split()[7:9] == ["median", "us"]
 
 
 def test_dtype_questions_count_and_explain_themselves(trace: Trace) -> None:

@@ -75,6 +75,21 @@ def test_copy_durations_are_medians(trace: Trace) -> None:
     assert prof.copies[0].duration_us == pytest.approx(per_call[1])
 
 
+def test_a_copy_tables_time_column_says_whether_it_holds_medians(trace: Trace) -> None:
+    # Trial report: one copy showed "gpu us 205.7" in a failed count (its median over the calls)
+    # and "gpu us 211.3" in `kernelprof show` (the median call's own); the header says which, as
+    # a kernel table's "median us" does.
+    prof = load_trace(trace("copy_dtoh_pageable_nonblocking"))
+    medians = prof.copies.count(direction="DtoH").explain()[1:3]
+    assert "  median gpu us  " in medians[0]
+    assert medians[1].split()[4] == "205.7"
+    assert "  median gpu us  " in prof.copies.table().splitlines()[0]
+    own = prof.median_call.copies.table().splitlines()
+    assert "  gpu us  " in own[0]
+    assert "median" not in own[0]
+    assert own[1].split()[4] == "211.3"
+
+
 def test_a_copy_only_workload_is_device_activity(trace: Trace) -> None:
     prof = load_trace(trace("copy_htod_pageable"))  # x.to("cuda") from pageable memory, no kernel
     assert prof.has_device_activity
@@ -93,7 +108,7 @@ def test_copy_count_fails_with_the_copies(trace: Trace) -> None:
     assert (
         lines[0] == "copies.count(direction='DtoH') counted 1 of 1 copies (times: each one's median over the 3 calls)"
     )
-    assert lines[1].split() == ["#", "direction", "host", "mem", "bytes", "gpu", "us", "op", "name"]
+    assert lines[1].split() == ["#", "direction", "host", "mem", "bytes", "median", "gpu", "us", "op", "name"]
     assert lines[2].split()[:4] == ["0", "DtoH", "pageable", "4194304"]
     # Short, and no fix (a trial): pytest prints `assert not prof.copies` with it twice.
     assert repr(copies) == "CopyList of 1: DtoH pageable 4194304 B by aten::copy_"

@@ -118,6 +118,17 @@ def test_the_record_keeps_the_update_command_of_a_long_diff() -> None:
     assert shown[-2:] == [f"(+{len(lines) - MESSAGE_LINES} lines in the job log)", UPDATE]
 
 
+def test_a_cut_table_of_syncs_keeps_its_fix_lines() -> None:
+    # The summary's tables of a failure (`assert not prof.syncs`) are cut to what the message
+    # left of its limits: the `to fix:` lines they end with are kept, as a message's are.
+    fixes = ["to fix: a copy to or from pageable memory blocks the host", "to fix: a DtoH copy reads GPU results"]
+    tables = ["kernelprof profile 1 of 1, its host syncs:", *(f"{i}  cudaMemcpyAsync" for i in range(400)), *fixes]
+    kept = kept_message(tables, RECORD_LINES - 10, 50_000)
+    assert len(kept) == RECORD_LINES - 10
+    assert kept[-2:] == fixes
+    assert kept_message(tables, 0, 50_000) == []  # no room left: nothing, not the fixes alone
+
+
 def test_annotations_come_in_the_summary_order_by_file_and_line() -> None:
     # A user's trial: a test that loaded a trace (its id sorts last) at a line before the others'
     # was annotated last, where the summary lists it by its line.
