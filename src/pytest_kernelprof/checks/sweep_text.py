@@ -161,7 +161,7 @@ def side_by_side(left: SweepCase, right: SweepCase) -> list[str]:
                 *_cells(change.after, at_b),
             )
         )
-    headers = ("#", "kind", "family", "ops", "name", "", "#", "kind", "family", "ops", "name")
+    headers = ("#", "kind", "family", "fused ops", "name", "", "#", "kind", "family", "fused ops", "name")
     return render_table(headers, rows, right=(0, 6)).splitlines()
 
 
