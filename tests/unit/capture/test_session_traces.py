@@ -206,7 +206,10 @@ from pytest_kernelprof.capture import session_traces
 profiler = kp.Profiler(keep_traces=True)
 profiler(torch.relu, torch.randn(4))
 print(session_traces._folder, flush=True)
-time.sleep(120)
+# Short sleeps, as a running test's Python code is: a signal the kernel hands to one of torch's
+# threads interrupts no sleep of the main thread, whose handler would then wait out one long sleep.
+for _ in range(1200):
+    time.sleep(0.1)
 """
 
 
