@@ -8,6 +8,7 @@ Pure functions over strings, like ``extractors.py``.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 
 from .aten_op_names import ATEN_OP_NAMES
@@ -19,7 +20,6 @@ from .aten_op_names import ATEN_OP_NAMES
 # back against every name torch has (aten_op_names.py, read from torch by a tool: no torch
 # import here, traces are decoded without it). A name the list lacks (a custom op's, a newer
 # torch's) is kept whole, never cut into words, some of which are op names ("dot", "t").
-_SORTED_NAMES = sorted(ATEN_OP_NAMES)
 _LONGEST_NAME = max(map(len, ATEN_OP_NAMES))
 # Inductor names a kernel after its origins, a few dozen at most; the words past this many
 # are not split, so that a hostile name costs no more than a long real one.
@@ -62,12 +62,12 @@ def _split_fused(joined: str) -> tuple[str, ...]:
         end = cut[here]
         # A run from after any earlier position: the one whose cost, less where the run starts,
         # is least costs least for this end and every later one. Its order is judged on the
-        # rest of the text, which the run begins.
+        # rest of the text, which the run begins (as far as the op before it can tell).
         before = here - 1
         (unknown, order, chars, in_place, ops), from_ = known_best[before]
         start = cut[before] + 1
         previous = last_op(before, from_)
-        out_of_order = bool(previous) and previous >= joined[start:]
+        out_of_order = bool(previous) and previous >= joined[start : start + len(previous) + 1]
         key = (unknown, order + out_of_order, chars - start, in_place, ops)
         if key < run_key:
             run_key, run_from = key, before
@@ -102,13 +102,22 @@ def _split_fused(joined: str) -> tuple[str, ...]:
     return tuple(reversed(found))
 
 
+@functools.cache
+def _sorted_names() -> list[str]:
+    """The names in order, for a cut-off name's last op: sorted on first use, not at import."""
+    return sorted(ATEN_OP_NAMES)
+
+
 def _truncated_tail(joined: str) -> int:
     """Where the last op of a cut-off name starts: the longest tail, from after a "_", that
     begins a known name (``native_layer_norm_backw``); -1 where no tail does."""
+    names = _sorted_names()
     for start in (0, *(i + 1 for i in range(1, len(joined) - 1) if joined[i] == "_")):
+        if len(joined) - start > _LONGEST_NAME:
+            continue
         tail = joined[start:]
-        at = bisect.bisect_left(_SORTED_NAMES, tail)
-        if at < len(_SORTED_NAMES) and _SORTED_NAMES[at].startswith(tail):
+        at = bisect.bisect_left(names, tail)
+        if at < len(names) and names[at].startswith(tail):
             return start
     return -1
 
