@@ -9,9 +9,8 @@ is the sorted, deduplicated ``_overloadpacket.__name__`` of each origin's ATen o
 ``_unsafe_view``, ``_scaled_dot_product_cudnn_attention``) or ``name()`` of a higher-order op
 (``flex_attention``), joined with ``_``. decode/inductor.py splits that text back against these
 names without importing torch. The module only grows: a name a newer torch dropped still names
-kernels in traces recorded with an older one. Run it with each new torch (CONTRIBUTING: the
-release checklist); tests/unit/decode/test_aten_op_names.py fails while the module lags behind
-the installed torch.
+kernels in traces recorded with an older one. Run it with each new torch:
+tests/unit/decode/test_fused_ops.py fails while the module lags behind the installed torch.
 """
 
 from __future__ import annotations
