@@ -7,114 +7,119 @@ Pure functions over strings, like ``extractors.py``.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 
-# Inductor names a kernel "triton_<kind>_fused_<op>_<op>..._<n>" from its origin aten ops,
-# joined with "_". Op names contain "_" themselves, so the joined string is split back
-# by greedy longest match against known op names; an unknown word stays a word.
-_KNOWN_ATEN_OPS = frozenset(
-    (
-        "_unsafe_view",
-        "_to_copy",
-        "_softmax",
-        "_log_softmax",
-        "_softmax_backward_data",
-        "_log_softmax_backward_data",
-        "_scaled_dot_product_efficient_attention",
-        "_scaled_dot_product_flash_attention",
-        "_scaled_mm",
-        "_fused_rms_norm",
-        "_int_mm",
-        "_grouped_mm",
-        "_scaled_grouped_mm",
-        "flex_attention",
-        "flex_attention_backward",
-        "flex_decoding",
-        "native_layer_norm",
-        "native_layer_norm_backward",
-        "native_batch_norm_backward",
-        "native_group_norm",
-        "native_group_norm_backward",
-        "native_dropout",
-        "native_dropout_backward",
-        "gelu_backward",
-        "silu_backward",
-        "sigmoid_backward",
-        "tanh_backward",
-        "threshold_backward",
-        "hardtanh_backward",
-        "embedding_dense_backward",
-        "nll_loss_forward",
-        "nll_loss_backward",
-        "mse_loss",
-        "mse_loss_backward",
-        "var_mean",
-        "scatter_add",
-        "index_put",
-        "index_select",
-        "constant_pad_nd",
-        "clamp_min",
-        "clamp_max",
-        "masked_fill",
-        "full_like",
-        "zeros_like",
-        "ones_like",
-        "randn_like",
-        "empty_like",
-        "new_zeros",
-        "new_ones",
-        "convolution_backward",
-        "select_backward",
-        "slice_backward",
-        "as_strided_scatter",
-        "slice_scatter",
-        "select_scatter",
-        "addcmul",
-        "addcdiv",
-        "lerp",
-        "rsub",
-        "logical_not",
-        "bitwise_and",
-        "bitwise_or",
-    )
-)
+from .aten_op_names import ATEN_OP_NAMES
 
-
-def _words(joined: str) -> list[str]:
-    """The "_"-separated words of a joined string, a run of underscores kept on the next word."""
-    words: list[str] = []
-    pending_underscore = ""
-    for word in joined.split("_"):
-        if word == "":
-            pending_underscore += "_"
-            continue
-        words.append(pending_underscore + word)
-        pending_underscore = ""
-    return words
-
-
-# The most words a known op spans: no longer run can match one, so the split tries no more.
-_MOST_OP_WORDS = max(len(_words(op)) for op in _KNOWN_ATEN_OPS)
-# Inductor names a kernel after 10 ops at most (``kernel_name_max_ops``); the words past this
-# many are not split, so that a hostile name costs no more than a long real one.
+# Inductor names a kernel "triton_<kind>_fused_<ops>_<n>" (torch/_inductor/utils.py,
+# get_fused_kernel_name): <ops> is the sorted, deduplicated names of its origins' ATen ops
+# (OpOverloadPacket.__name__: "_unsafe_view", "avg_pool2d") and higher-order ops
+# ("flex_attention"), joined with "_". Op names contain "_" themselves, so the text is split
+# back against every name torch has (aten_op_names.py, read from torch by a tool: no torch
+# import here, traces are decoded without it). A name the list lacks (a custom op's, a newer
+# torch's) is kept whole, never cut into words, some of which are op names ("dot", "t").
+_LONGEST_NAME = max(map(len, ATEN_OP_NAMES))
+# Inductor names a kernel after its origins, a few dozen at most; the words past this many
+# are not split, so that a hostile name costs no more than a long real one.
 MAX_FUSED_WORDS = 256
+
+# What a split costs, compared in order:
+# - its runs of unknown text;
+# - its ops out of Inductor's order: the names are sorted and deduplicated, so "silu_and_mul" (a
+#   custom op) is not "silu", "and", "mul" ("and" would come first);
+# - the characters of its runs: a run is as short as the known names around it allow;
+# - its in-place ops: Inductor's graphs are functional, an origin op is in-place only where it is
+#   the copy back into a mutated input ("copy_"), so "_foreach_ceil__softmax" is "_foreach_ceil"
+#   and "_softmax", while "copy__div" is still "copy_" and "div" (no op is named "_div");
+# - its ops: a known name whole rather than cut into shorter known ones ("index_put", not "index"
+#   and "put").
+_Cost = tuple[int, int, int, int, int]
+_FREE: _Cost = (0, 0, 0, 0, 0)
+_NO_SPLIT: _Cost = (1 << 30, 0, 0, 0, 0)
 
 
 def _split_fused(joined: str) -> tuple[str, ...]:
-    words = _words(joined)[:MAX_FUSED_WORDS]
-    ops: list[str] = []
-    i = 0
-    while i < len(words):
-        for j in range(min(len(words), i + _MOST_OP_WORDS), i + 1, -1):
-            candidate = "_".join(words[i:j])
-            if candidate in _KNOWN_ATEN_OPS:
-                ops.append(candidate)
-                i = j
+    """The ops of ``joined``: known names and, between them, runs of unknown text, each run one
+    op; the split of least cost (``_Cost``), as far as the best split up to each "_" decides
+    (an op's order is judged against the op before it in that split). Linear in the text's
+    length (times the words of the longest name)."""
+    # Where an op may end: at a "_" between two ops (neither empty) or at the end; position 0
+    # is the start of the text (a virtual end at -1), the next op starts after an end's "_".
+    cut = [-1, *(i for i in range(1, len(joined) - 1) if joined[i] == "_"), len(joined)]
+    # Per position: the best split of the text before it whose last op is known (an unknown run
+    # may follow only such a split: two runs side by side are one) and the best of all, each
+    # with the position its last op starts after; the best says whether its last op is known.
+    known_best: list[tuple[_Cost, int]] = [(_FREE, 0)]
+    best: list[tuple[_Cost, int, bool]] = [(_FREE, 0, True)]
+
+    def last_op(here: int, start_from: int) -> str:
+        return joined[cut[start_from] + 1 : cut[here]] if here else ""
+
+    run_key, run_from = _NO_SPLIT, 0
+    for here in range(1, len(cut)):
+        end = cut[here]
+        # A run from after any earlier position: the one whose cost, less where the run starts,
+        # is least costs least for this end and every later one. Its order is judged on the
+        # rest of the text, which the run begins (as far as the op before it can tell).
+        before = here - 1
+        (unknown, order, chars, in_place, ops), from_ = known_best[before]
+        start = cut[before] + 1
+        previous = last_op(before, from_)
+        out_of_order = bool(previous) and previous >= joined[start : start + len(previous) + 1]
+        key = (unknown, order + out_of_order, chars - start, in_place, ops)
+        if key < run_key:
+            run_key, run_from = key, before
+        run_cost = (run_key[0] + 1, run_key[1], run_key[2] + end, run_key[3], run_key[4] + 1)
+        known_cost, known_from = _NO_SPLIT, 0
+        for before in range(here - 1, -1, -1):
+            start = cut[before] + 1
+            if end - start > _LONGEST_NAME:
                 break
+            op = joined[start:end]
+            if op in ATEN_OP_NAMES:
+                (unknown, order, chars, in_place, ops), from_, _ = best[before]
+                previous = last_op(before, from_)
+                out_of_order = bool(previous) and previous >= op
+                cost = (unknown, order + out_of_order, chars, in_place + op.endswith("_"), ops + 1)
+                if cost < known_cost:
+                    known_cost, known_from = cost, before
+        known_best.append((known_cost, known_from))
+        if known_cost <= run_cost:
+            best.append((known_cost, known_from, True))
         else:
-            ops.append(words[i])
-            i += 1
-    return tuple(ops)
+            best.append((run_cost, run_from, False))
+    found: list[str] = []
+    here, must_be_known = len(cut) - 1, False
+    while here > 0:
+        if must_be_known:
+            (_, before), known = known_best[here], True
+        else:
+            _, before, known = best[here]
+        found.append(last_op(here, before))
+        must_be_known, here = not known, before
+    return tuple(reversed(found))
+
+
+@functools.cache
+def _sorted_names() -> list[str]:
+    """The names in order, for a cut-off name's last op: sorted on first use, not at import."""
+    return sorted(ATEN_OP_NAMES)
+
+
+def _truncated_tail(joined: str) -> int:
+    """Where the last op of a cut-off name starts: the longest tail, from after a "_", that
+    begins a known name (``native_layer_norm_backw``); -1 where no tail does."""
+    names = _sorted_names()
+    for start in (0, *(i + 1 for i in range(1, len(joined) - 1) if joined[i] == "_")):
+        if len(joined) - start > _LONGEST_NAME:
+            continue
+        tail = joined[start:]
+        at = bisect.bisect_left(names, tail)
+        if at < len(names) and names[at].startswith(tail):
+            return start
+    return -1
 
 
 # The kind of each Inductor kernel category, by the three letters of its name's prefix
@@ -164,6 +169,23 @@ def inductor_ops(name: str) -> tuple[str, ...]:
     body = name[len("triton_xxx_") :]
     if body.startswith("fused"):
         body = body[len("fused") :]
-    body = _TRITON_SIGNATURE.sub("", body[1:] if body.startswith("_") else body)
-    body = re.sub(r"(?:^|_)\d+$", "", body)
-    return _split_fused(body) if body else ()
+    body = body[1:] if body.startswith("_") else body
+    ellipsis = next((mark for mark in ("…", "...") if body.endswith(mark)), "")
+    body = body.removesuffix(ellipsis)
+    body, signatures = _TRITON_SIGNATURE.subn("", body)
+    body, indexes = re.subn(r"(?:^|_)\d+$", "", body)
+    body = "_".join(body.split("_", MAX_FUSED_WORDS)[:MAX_FUSED_WORDS])
+    cut_off = bool(ellipsis) or not (signatures or indexes)
+    if cut_off:
+        # Cut off (a table's column, a log's line, a prefix to match): its last op is as far as
+        # the name goes, and a last "_" is the one before the next op.
+        body = body.removesuffix("_")
+    if not body:
+        return ()
+    if cut_off:
+        tail = _truncated_tail(body)
+        if tail > 0:
+            return (*_split_fused(body[: tail - 1]), body[tail:] + ellipsis)
+        if tail == 0:
+            return (body + ellipsis,)
+    return _split_fused(body)

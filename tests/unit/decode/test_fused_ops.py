@@ -1,0 +1,150 @@
+"""Inductor's fused ops, split back out of ``triton_<kind>_fused_<ops>_<n>``: the ops are the
+sorted, deduplicated ATen op names of the kernel's origins joined with "_" (torch/_inductor/utils.py,
+``get_fused_kernel_name``), so the split is against every name torch has
+(decode/aten_op_names.py, written by tools/aten_op_names.py), and a name it lacks stays whole."""
+
+from __future__ import annotations
+
+import gzip
+import random
+import re
+
+import pytest
+
+from pytest_kernelprof.decode import parse_kernel_name
+from pytest_kernelprof.decode.aten_op_names import ATEN_OP_NAMES
+from pytest_kernelprof.decode.inductor import inductor_ops
+from tests.helpers import DATA
+
+
+@pytest.mark.parametrize(
+    ("name", "fused_ops"),
+    [
+        # The names a user found cut into words ("dot", "attention" are no ops of these kernels).
+        (
+            "triton_poi_fused__scaled_dot_product_cudnn_attention__unsafe_view_add_cat_mul_neg_slice_transpose"
+            "_unsqueeze_view_1",
+            (
+                "_scaled_dot_product_cudnn_attention",
+                "_unsafe_view",
+                *("add", "cat", "mul", "neg", "slice", "transpose", "unsqueeze", "view"),
+            ),
+        ),
+        ("triton_poi_fused_scaled_dot_product_attention_0", ("scaled_dot_product_attention",)),
+        ("triton_poi_fused_avg_pool2d_0", ("avg_pool2d",)),
+        (
+            "triton_poi_fused_add_bitwise_and_bitwise_not_bitwise_or_ge_lt_mul_sub_0",
+            ("add", "bitwise_and", "bitwise_not", "bitwise_or", "ge", "lt", "mul", "sub"),
+        ),
+        ("triton_poi_fused_add_lift_fresh_0_0d1d2d3", ("add", "lift_fresh")),
+        # A known name whole, not cut into shorter known ones.
+        ("triton_poi_fused_index_put_lift_fresh_1", ("index_put", "lift_fresh")),
+        # The copy back into a mutated input is the one in-place op in Inductor's names.
+        (
+            "triton_poi_fused_add_addcmul_copy__div_fill_mul_0",
+            ("add", "addcmul", "copy_", "div", "fill", "mul"),
+        ),
+        ("triton_poi_fused__foreach_ceil__softmax_0", ("_foreach_ceil", "_softmax")),
+        ("triton_tem_fused_addmm_gelu_t_0", ("addmm", "gelu", "t")),
+        ("triton_poi_fused_0", ()),
+    ],
+)
+def test_fused_ops_are_whole_op_names(name: str, fused_ops: tuple[str, ...]) -> None:
+    assert parse_kernel_name(name).fused_ops == fused_ops
+
+
+@pytest.mark.parametrize(
+    ("name", "fused_ops"),
+    [
+        # A custom op's name (vLLM's fused MoE) is one op, not "moe" and "forward".
+        ("triton_poi_fused_constant_pad_nd_moe_forward_0", ("constant_pad_nd", "moe_forward")),
+        # An unknown name that contains op names ("dot") is not cut at them.
+        (
+            "triton_poi_fused__fancy_dot_product_attention__unsafe_view_add_0",
+            ("_fancy_dot_product_attention", "_unsafe_view", "add"),
+        ),
+        ("triton_poi_fused_mul_my_lib_dot_t_norm_0", ("mul", "my_lib_dot_t_norm")),
+        # Cut at its op words, vLLM's op would be out of Inductor's sorted order ("and" first).
+        ("triton_poi_fused_silu_and_mul_0", ("silu_and_mul",)),
+        ("triton_poi_fused__to_copy_silu_and_mul_0", ("_to_copy", "silu_and_mul")),
+    ],
+)
+def test_a_name_torch_lacks_stays_one_op(name: str, fused_ops: tuple[str, ...]) -> None:
+    assert parse_kernel_name(name).fused_ops == fused_ops
+
+
+@pytest.mark.parametrize(
+    ("name", "fused_ops"),
+    [
+        # A table cut the name short: the last op is kept as written, not completed or split.
+        ("triton_poi_fused_add_mul_native_layer_norm_backw…", ("add", "mul", "native_layer_norm_backw…")),
+        ("triton_red_fused__to_copy_add_mean_mul_po...", ("_to_copy", "add", "mean", "mul", "po...")),
+        ("triton_poi_fused_add_mul_nat", ("add", "mul", "nat")),
+        # A prefix to match (a page's pattern) ends at a "_": no op "add_" (in-place add) from it.
+        ("triton_poi_fused_gelu_mul_", ("gelu", "mul")),
+        ("triton_tem_fused_addmm_gelu_t_", ("addmm", "gelu", "t")),
+        ("triton_poi_...", ()),
+    ],
+)
+def test_a_cut_off_name_keeps_its_last_op_as_written(name: str, fused_ops: tuple[str, ...]) -> None:
+    assert parse_kernel_name(name).fused_ops == fused_ops
+
+
+_INDUCTOR_NAME = re.compile(rb"triton_(?:poi|red|per|tem|for|sca|spl|mix|unk)_fused_\w*_\d+\b")
+# Ops of recorded kernels that no torch names: vLLM's custom op.
+_NOT_TORCHS = {"moe_forward"}
+
+
+def _recorded_names() -> list[str]:
+    names: set[str] = set()
+    for path in DATA.rglob("*"):
+        if path.is_file() and path.suffix in (".gz", ".tsv", ".json"):
+            data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+            names.update(match.decode() for match in _INDUCTOR_NAME.findall(data))
+    return sorted(names)
+
+
+RECORDED = _recorded_names()
+
+
+def test_the_recorded_names_are_many() -> None:
+    assert len(RECORDED) > 40
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_recorded_names_split_into_torchs_ops_as_inductor_joined_them(name: str) -> None:
+    # Every kernel name of tests/data (recorded runs, the names corpus, the zoo): the ops are
+    # torch's op names, sorted and deduplicated, and joined they give the name back.
+    ops = parse_kernel_name(name).fused_ops
+    assert set(ops) <= ATEN_OP_NAMES | _NOT_TORCHS
+    assert list(ops) == sorted(set(ops))
+    body = re.sub(r"_\d+(?:_0[a-z\d]*)?$", "", name.split("_fused_", 1)[1])
+    assert "_".join(ops) == body
+
+
+def test_sorted_origins_of_torchs_ops_split_back() -> None:
+    # What Inductor would name a kernel of any origins: the split gives them back, but for a
+    # few that no split can tell apart ("_neg_view" and "copy", or "_neg_view_copy").
+    functional = sorted(name for name in ATEN_OP_NAMES if not name.endswith("_"))
+    rng = random.Random(0)
+    wrong = []
+    for _ in range(2000):
+        ops = tuple(sorted(set(rng.sample(functional, rng.randint(1, 8)))))
+        if inductor_ops("triton_poi_fused_" + "_".join(ops) + "_0") != ops:
+            wrong.append(ops)
+    assert len(wrong) <= 2, wrong
+
+
+def test_a_long_name_is_split_on_its_first_words() -> None:
+    ops = inductor_ops("triton_poi_fused_" + "_".join(["add", "mul"] * 1000) + "_0")
+    assert ops == ("add", "mul") * 128
+
+
+def test_the_op_names_are_those_of_the_installed_torch() -> None:
+    pytest.importorskip("torch")
+    from tools.aten_op_names import shipped_names, torch_names
+
+    missing = torch_names() - shipped_names()
+    assert not missing, f"run python tools/aten_op_names.py: {sorted(missing)[:20]}"
+    assert shipped_names() == ATEN_OP_NAMES
+    assert {"_scaled_dot_product_cudnn_attention", "avg_pool2d", "_unsafe_view", "flex_attention"} <= ATEN_OP_NAMES
