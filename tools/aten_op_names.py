@@ -9,7 +9,8 @@ is the sorted, deduplicated ``_overloadpacket.__name__`` of each origin's ATen o
 ``_unsafe_view``, ``_scaled_dot_product_cudnn_attention``) or ``name()`` of a higher-order op
 (``flex_attention``), joined with ``_``. decode/inductor.py splits that text back against these
 names without importing torch. The module only grows: a name a newer torch dropped still names
-kernels in traces recorded with an older one. Run it with each new torch:
+kernels in traces recorded with an older one. Run it with each new torch (and each torch the suite
+runs on: the module records the versions it read, FROM_TORCH):
 tests/unit/decode/test_fused_ops.py fails while the module lags behind the installed torch.
 """
 
@@ -50,14 +51,37 @@ def shipped_names() -> set[str]:
     raise SystemExit(f"{MODULE}: no _NAMES string")
 
 
-def render(names: set[str], torch_version: str) -> str:
+def shipped_versions() -> set[str]:
+    """The torch versions whose names the module holds (its ``FROM_TORCH``)."""
+    if not MODULE.exists():
+        return set()
+    tree = ast.parse(MODULE.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign):
+            target = node.target
+        elif isinstance(node, ast.Assign):
+            target = node.targets[0]
+        else:
+            continue
+        if getattr(target, "id", None) == "FROM_TORCH" and node.value is not None:
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:3] if part.isdigit())
+
+
+def render(names: set[str], versions: set[str]) -> str:
     lines = textwrap.wrap(" ".join(sorted(names)), 116, break_long_words=False, break_on_hyphens=False)
     body = "\n".join(lines)
+    quoted = ", ".join(f'"{version}"' for version in sorted(versions, key=_version_key))
     return (
         '"""The names of the ops Inductor joins into a kernel\'s name: every ATen overload packet and\n'
-        "higher-order op of torch up to "
-        f'{torch_version}. Written by tools/aten_op_names.py; do not edit."""\n\n'
+        "higher-order op of the torch versions in ``FROM_TORCH``. Written by tools/aten_op_names.py; "
+        'do not edit."""\n\n'
         "from __future__ import annotations\n\n"
+        f"FROM_TORCH: tuple[str, ...] = ({quoted}{',' if len(versions) == 1 else ''})\n\n"
         f'_NAMES = """\n{body}\n"""\n\n'
         "ATEN_OP_NAMES: frozenset[str] = frozenset(_NAMES.split())\n"
     )
@@ -74,7 +98,7 @@ def main(argv: list[str]) -> int:
             print("run: python tools/aten_op_names.py")
             return 1
         return 0
-    MODULE.write_text(render(shipped | current, torch.__version__.split("+")[0]))
+    MODULE.write_text(render(shipped | current, shipped_versions() | {torch.__version__.split("+")[0]}))
     print(f"{MODULE}: {len(shipped | current)} names ({len(missing)} new)")
     return 0
 

@@ -140,11 +140,24 @@ def test_a_long_name_is_split_on_its_first_words() -> None:
     assert ops == ("add", "mul") * 128
 
 
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:3] if part.isdigit())
+
+
 def test_the_op_names_are_those_of_the_installed_torch() -> None:
     pytest.importorskip("torch")
+    import torch
+
+    from pytest_kernelprof.decode.aten_op_names import FROM_TORCH
     from tools.aten_op_names import shipped_names, torch_names
 
-    missing = torch_names() - shipped_names()
-    assert not missing, f"run python tools/aten_op_names.py: {sorted(missing)[:20]}"
+    # The module holds the names of the torch versions it was written from: each of those, and any
+    # newer torch, must find all of its own there (else the module is stale). A torch between them
+    # may have had a name neither end has: kernels named after it keep that run as one op.
+    version = torch.__version__.split("+")[0]
+    newest = max(FROM_TORCH, key=_version_key)
+    if version in FROM_TORCH or _version_key(version) > _version_key(newest):
+        missing = torch_names() - shipped_names()
+        assert not missing, f"run python tools/aten_op_names.py: {sorted(missing)[:20]}"
     assert shipped_names() == ATEN_OP_NAMES
     assert {"_scaled_dot_product_cudnn_attention", "avg_pool2d", "_unsafe_view", "flex_attention"} <= ATEN_OP_NAMES
