@@ -71,7 +71,7 @@ def test_show_gives_one_call_whole(trace: Trace, capsys: pytest.CaptureFixture[s
     assert f"{median.syncs[0].duration_us:.1f}  aten::copy_" in out
     assert f"{median.copies[0].duration_us:.1f}  aten::copy_" in out
     assert f"{prof.copies[0].duration_us:.1f}  aten::copy_" not in out
-    assert f"host {median.wall_us:.1f}us, GPU busy {median.gpu_busy_us:.1f}us" in out
+    assert f"host span {median.wall_us:.1f}us, GPU busy {median.gpu_busy_us:.1f}us" in out
     assert op_tree(median.ops) in out
 
 
@@ -93,7 +93,7 @@ def test_show_words_the_call_figures_as_the_profile_line_does(
     out = capsys.readouterr().out
     for call in prof.calls:
         launches = f"{call.launches} launch{'' if call.launches == 1 else 'es'}"
-        assert f"\n{launches}, {call.kernels.total_us:.1f}us in kernels, host {call.wall_us:.1f}us, GPU busy" in out
+        assert f"\n{launches}, {call.kernels.total_us:.1f}us in kernels, host span {call.wall_us:.1f}us, GPU busy" in out
 
 
 def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,7 +114,7 @@ def test_diff_compares_the_host_span_and_gpu_work_of_the_calls_too(
     trace: Trace, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Trial report: only "GPU time in kernels" was compared; the compiled GeGLU's kernels are
-    # 4.8% faster, but its host span is 66% longer (show: host 223.3us, then 371.0us).
+    # 4.8% faster, but its host span is 66% longer (show: host span 223.3us, then 371.0us).
     assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
     lines = capsys.readouterr().out.splitlines()
     kernels = next(i for i, line in enumerate(lines) if line.startswith("GPU time in kernels"))
@@ -125,7 +125,7 @@ def test_diff_compares_the_host_span_and_gpu_work_of_the_calls_too(
     # The figures show gives for each side's median call.
     for name, host, work in (("geglu_eager", "223.3", "235.6"), ("geglu_compiled", "371.0", "224.4")):
         assert main(["show", str(trace(name))]) == 0
-        assert f"host {host}us, GPU busy" in (out := capsys.readouterr().out)
+        assert f"host span {host}us, GPU busy" in (out := capsys.readouterr().out)
         assert f"GPU work {work}us in all" in out
 
 
