@@ -556,7 +556,24 @@ def test_the_op_tree_says_its_times_sum_each_ops_occurrences_and_children(trace:
     assert tree[0].split()[2:] == ["cpu", "us", "(all)", "device", "us", "(all)"]
     linear = next(row.split() for row in tree if row.split()[0] == "aten::linear")
     assert linear[1:3] == ["3", "122.3"]
-    assert tree[-1] == "(times: the sum over each op's occurrences in the call, its children included)"
+    assert tree[-1] == OP_TIMES_NOTE
+
+
+def test_the_op_trees_note_says_device_time_counts_memory_ops_as_it_does(trace: Trace) -> None:
+    # Trial: aten::mm's device us 166.8 under a kernel table whose three GEMMs add to 165.2; the
+    # 1.6us is cuBLAS's two memsets, which the note did not say the device time counts.
+    call = load_trace(trace("geglu_eager")).median_call
+    tree = op_tree(call.ops).splitlines()
+    mm = next(row.split() for row in tree if row.split()[0] == "aten::mm")
+    gemms = sum(k.duration_us for k in call.ops["aten::mm"].kernels)
+    memsets = sum(m.duration_us for m in call.memory_ops if m.op == "aten::mm")
+    assert memsets > 0
+    assert float(mm[-1]) == pytest.approx(gemms + memsets, abs=0.05)
+    assert float(mm[-1]) != pytest.approx(gemms, abs=0.05)
+    assert tree[-1] == (
+        "(times: the sum over each op's occurrences in the call, its children included; "
+        "device time: its kernels and its memory ops, memcpys and memsets)"
+    )
 
 
 @pytest.mark.parametrize("name", ["train_compiled", "train_liger"])
