@@ -325,3 +325,20 @@ def test_the_pages_name_no_internal_module_for_users_to_call() -> None:
     ]
     assert not found
     assert 'Profiler(forbid=["no-mm: op=aten::mm | use the fused op", ...])' in (ROOT / "docs" / "rules.md").read_text()
+
+
+def test_no_object_is_documented_twice() -> None:
+    """Trial: docs/reference/api.md had ``::: pytest_kernelprof.types.KernelName`` under two
+    headings, 13 duplicate anchors in the built page that ``mkdocs build --strict`` lets pass:
+    one place per object, a link from any other."""
+    seen: dict[str, str] = {}
+    twice = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for found in re.finditer(r"^:::[ \t]+(\S+)", text, re.MULTILINE):
+            where = f"{page.relative_to(ROOT).as_posix()}:{text.count(chr(10), 0, found.start()) + 1}"
+            if found[1] in seen:
+                twice.append(f"{found[1]}: {seen[found[1]]} and {where}")
+            seen.setdefault(found[1], where)
+    assert len(seen) > 30
+    assert not twice, "documented twice (keep one, link to it from the other):\n" + "\n".join(twice)
