@@ -93,7 +93,9 @@ def test_show_words_the_call_figures_as_the_profile_line_does(
     out = capsys.readouterr().out
     for call in prof.calls:
         launches = f"{call.launches} launch{'' if call.launches == 1 else 'es'}"
-        assert f"\n{launches}, {call.kernels.total_us:.1f}us in kernels, host span {call.wall_us:.1f}us, GPU busy" in out
+        assert (
+            f"\n{launches}, {call.kernels.total_us:.1f}us in kernels, host span {call.wall_us:.1f}us, GPU busy" in out
+        )
 
 
 def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:

@@ -178,12 +178,16 @@ def test_busy_time_is_the_union_clipped_to_the_call() -> None:
     # kernel time above "busy" does not read as a contradiction; a call whose work ended within
     # its span says nothing of it.
     assert gpu_time_line(call) == (
-        "host span 100.0us, GPU busy 36.0us within it (idle 64%), GPU work 61.0us in all (25.0us after the host returned)"
+        "host span 100.0us, GPU busy 36.0us within it (idle 64%), "
+        "GPU work 61.0us in all (25.0us after the host returned)"
     )
     s = Stream()
     s.step(0, 0, 100)
     s.launch(s.op("aten::mm", 1, 90), "a", 2, dur=10)
-    assert gpu_time_line(build(s).call) == "host span 100.0us, GPU busy 10.0us within it (idle 90%), GPU work 10.0us in all"
+    assert (
+        gpu_time_line(build(s).call)
+        == "host span 100.0us, GPU busy 10.0us within it (idle 90%), GPU work 10.0us in all"
+    )
 
 
 def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace) -> None:

@@ -95,7 +95,8 @@ def test_the_per_call_figures_of_every_recorded_trace_could_all_be_one_calls(
                 ",", ""
             )
         )
-        host = re.findall(r"host span ([\d,.]+)us, GPU busy ([\d,.]+)us within it .*GPU work ([\d,.]+)us in all", out)[0]
+        line = r"host span ([\d,.]+)us, GPU busy ([\d,.]+)us within it .*GPU work ([\d,.]+)us in all"
+        host = re.findall(line, out)[0]
         wall, busy, work = (float(x.replace(",", "")) for x in host)
         shown = _contradictions(kernel, busy, work, wall, memory, overlapped)
         if junit or shown:
