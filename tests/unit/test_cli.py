@@ -4,6 +4,7 @@ input is odd: a trace that lost every kernel record is refused, not shown; ``-``
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import re
@@ -336,6 +337,23 @@ def test_what_standard_output_cannot_encode_is_printed_as_escapes(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert b"trace\\udcff.json: NVIDIA H200" in done.stdout
     assert b"_geglu_\\u03b1_kernel" in done.stdout
+
+
+class _Unseekable(io.TextIOWrapper):
+    """A standard output that cannot be reconfigured (a pipe that says it seeks, handed over)."""
+
+    def reconfigure(self, **_: object) -> None:
+        raise OSError(29, "Illegal seek")
+
+
+def test_show_prints_to_a_standard_output_that_cannot_be_reconfigured(monkeypatch: pytest.MonkeyPatch) -> None:
+    # tools/doc_images.py's `kernelprof show --html`, started by the suite's warm launcher, died
+    # in reconfigure() with "Illegal seek" before it wrote a byte.
+    out = _Unseekable(io.BytesIO(), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["show", str(DATA / "h200_geglu_eager.json.gz")]) == 0
+    out.flush()
+    assert b"tests/data/h200_geglu_eager.json.gz: NVIDIA H200" in out.buffer.getvalue()  # type: ignore[attr-defined]
 
 
 def test_deeply_nested_json_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
