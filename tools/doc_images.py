@@ -1,7 +1,8 @@
 """The screenshots of docs/ci.md, made again from the tool as it is now, so that no page shows
 an output the tool no longer writes. ::
 
-    python tools/doc_images.py     # rewrite docs/images/ci-summary.png and docs/images/ci-timeline.png
+    python tools/doc_images.py          # rewrite docs/images/ci-summary.png and docs/images/ci-timeline.png
+    python tools/doc_images.py --check  # exit 1 where a picture's source has changed since it was drawn
 
 - ``ci-summary.png``: the job summary (``--kernelprof-summary``) of a pytest run of four tests
   that fail on traces of ``tests/data/`` (a ``kernelprof_forbid`` rule broken, a kernel baseline
@@ -9,6 +10,12 @@ an output the tool no longer writes. ::
   count's failure unfolded;
 - ``ci-timeline.png``: the timeline page (``kernelprof show TRACE --html``) of the training step
   whose loss is read with ``.item()`` (``tests/data/h200_sync_item_stacks.json.gz``).
+
+Beside each picture goes what it was drawn from: ``ci-summary.txt``, the summary's Markdown, and
+``ci-timeline.sha256``, the hash of the timeline page. ``tests/plugin/test_docs.py`` makes both
+again (no browser needed) and fails where either differs: the pictures showed a kernel table
+headed ``ops`` for months after every output said ``fused ops``. ``python tools/doc_images.py
+--check`` does the same here.
 
 Needs headless Chromium (``chromium`` on PATH, or ``CHROMIUM=/path/to/it``) and Python-Markdown
 (the ``markdown`` module: the docs extra installs it, ``pip install -e ".[docs]"``). Runs from
@@ -19,6 +26,7 @@ themselves are made here only.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -29,6 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "docs" / "images"
 TIMELINE_TRACE = "tests/data/h200_sync_item_stacks.json.gz"
+# What each picture was drawn from, beside it: the summary's Markdown, the timeline page's hash.
+SUMMARY_SOURCE = IMAGES / "ci-summary.txt"
+TIMELINE_SOURCE = IMAGES / "ci-timeline.sha256"
 UNFOLDED = "test_two_gemms"  # the failure shown open in the summary's picture
 
 # The run of the summary: which trace the baseline test loads comes from the environment, so that
@@ -139,6 +150,28 @@ def timeline_page(out: Path) -> None:
         raise RuntimeError(f"kernelprof show --html exited {done.returncode}:\n{done.stderr[-2000:]}")
 
 
+def page_hash(page: Path) -> str:
+    """The line ``TIMELINE_SOURCE`` holds for the page: its SHA-256 and what it is of."""
+    return f"{hashlib.sha256(page.read_bytes()).hexdigest()}  kernelprof show {TIMELINE_TRACE} --html\n"
+
+
+def sources() -> dict[Path, str]:
+    """What the pictures would be drawn from now, by the file beside them that records it."""
+    with tempfile.TemporaryDirectory(prefix="kernelprof-images-") as tmp:
+        timeline = Path(tmp, "timeline.html")
+        timeline_page(timeline)
+        return {SUMMARY_SOURCE: summary_markdown(), TIMELINE_SOURCE: page_hash(timeline)}
+
+
+def stale() -> list[str]:
+    """The pictures whose source has changed since they were drawn (empty: none)."""
+    return [
+        f"docs/images/{path.name} is not what the tool writes now"
+        for path, text in sources().items()
+        if not path.exists() or path.read_text(encoding="utf-8") != text
+    ]
+
+
 def _chromium() -> str:
     found = os.environ.get("CHROMIUM") or next(
         filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
@@ -158,18 +191,29 @@ def screenshot(page: Path, png: Path, width: int, height: int) -> None:
         raise RuntimeError(f"chromium failed ({done.returncode}):\n{done.stderr[-2000:]}")
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    if argv == ["--check"]:
+        found = stale()
+        for line in found:
+            print(f"{line}: run python tools/doc_images.py", file=sys.stderr)
+        return 1 if found else 0
+    if argv:
+        raise SystemExit("usage: python tools/doc_images.py [--check]")
     with tempfile.TemporaryDirectory(prefix="kernelprof-images-") as tmp:
+        markdown_text = summary_markdown()
         summary = Path(tmp, "summary.html")
-        summary.write_text(summary_page(summary_markdown()), encoding="utf-8")
+        summary.write_text(summary_page(markdown_text), encoding="utf-8")
         screenshot(summary, IMAGES / "ci-summary.png", 1200, 560)
         timeline = Path(tmp, "timeline.html")
         timeline_page(timeline)
         screenshot(timeline, IMAGES / "ci-timeline.png", 1400, 900)
+        # Written after the pictures, so that a failed screenshot leaves the check failing.
+        SUMMARY_SOURCE.write_text(markdown_text, encoding="utf-8")
+        TIMELINE_SOURCE.write_text(page_hash(timeline), encoding="utf-8")
     for name in ("ci-summary.png", "ci-timeline.png"):
         print(f"wrote docs/images/{name} ({(IMAGES / name).stat().st_size // 1024} KB)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

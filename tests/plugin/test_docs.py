@@ -15,6 +15,7 @@ describes the convention.
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib.util
 import re
 import shlex
@@ -276,13 +277,42 @@ def test_the_summary_picture_is_made_from_a_run_that_fails_as_its_caption_says()
     """The trial: docs/images/ci-summary.png showed a kernel name shortened as no output does
     any more; tools/doc_images.py makes the pictures again from the tool, and its run is kept
     working here (the pictures themselves need Chromium)."""
-    summary = _tool("doc_images").summary_markdown()
+    doc_images = _tool("doc_images")
+    summary = _image_sources()[doc_images.SUMMARY_SOURCE]
     assert (
         "### 4 tests failed: kernelprof_forbid rule (1), kernel baseline (1), host syncs (1), kernel assertion (1)"
     ) in summary
     assert "<details><summary><code>test_ci.py::test_two_gemms</code> failed (kernel assertion)" in summary
     caption = "a rule break, a baseline regression, a sync and a kernel count, the count's failure unfolded"
     assert f"{caption}](images/ci-summary.png)" in (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.usefixtures("warm_subprocesses")
+def test_the_pictures_are_drawn_from_what_the_tool_writes_now() -> None:
+    """Trial: docs/images/ci-summary.png and ci-timeline.png headed their kernel tables ``ops``
+    long after every output said ``fused ops``. tools/doc_images.py writes beside each picture
+    what it drew it from (the summary's Markdown, the timeline page's hash); made again here."""
+    stale = {
+        path.name: difflib.unified_diff(
+            path.read_text(encoding="utf-8").splitlines(True) if path.exists() else [],
+            text.splitlines(True),
+            f"docs/images/{path.name}",
+            "the tool now",
+        )
+        for path, text in _image_sources().items()
+        if not path.exists() or path.read_text(encoding="utf-8") != text
+    }
+    assert not stale, (
+        "the pictures of docs/ci.md are stale: run python tools/doc_images.py (needs Chromium)\n"
+        + "".join("".join(diff) for diff in stale.values())
+    )
+
+
+@functools.cache
+def _image_sources() -> dict[Path, str]:
+    """What tools/doc_images.py would draw the pictures from now (two pytest runs and a page)."""
+    sources: dict[Path, str] = _tool("doc_images").sources()
+    return sources
 
 
 @pytest.mark.parametrize("name", ["ci-summary.png", "ci-timeline.png"])
@@ -325,3 +355,20 @@ def test_the_pages_name_no_internal_module_for_users_to_call() -> None:
     ]
     assert not found
     assert 'Profiler(forbid=["no-mm: op=aten::mm | use the fused op", ...])' in (ROOT / "docs" / "rules.md").read_text()
+
+
+def test_no_object_is_documented_twice() -> None:
+    """Trial: docs/reference/api.md had ``::: pytest_kernelprof.types.KernelName`` under two
+    headings, 13 duplicate anchors in the built page that ``mkdocs build --strict`` lets pass:
+    one place per object, a link from any other."""
+    seen: dict[str, str] = {}
+    twice = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for found in re.finditer(r"^:::[ \t]+(\S+)", text, re.MULTILINE):
+            where = f"{page.relative_to(ROOT).as_posix()}:{text.count(chr(10), 0, found.start()) + 1}"
+            if found[1] in seen:
+                twice.append(f"{found[1]}: {seen[found[1]]} and {where}")
+            seen.setdefault(found[1], where)
+    assert len(seen) > 30
+    assert not twice, "documented twice (keep one, link to it from the other):\n" + "\n".join(twice)

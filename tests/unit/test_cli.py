@@ -4,6 +4,7 @@ input is odd: a trace that lost every kernel record is refused, not shown; ``-``
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import re
@@ -71,7 +72,7 @@ def test_show_gives_one_call_whole(trace: Trace, capsys: pytest.CaptureFixture[s
     assert f"{median.syncs[0].duration_us:.1f}  aten::copy_" in out
     assert f"{median.copies[0].duration_us:.1f}  aten::copy_" in out
     assert f"{prof.copies[0].duration_us:.1f}  aten::copy_" not in out
-    assert f"host {median.wall_us:.1f}us, GPU busy {median.gpu_busy_us:.1f}us" in out
+    assert f"host span {median.wall_us:.1f}us, GPU busy {median.gpu_busy_us:.1f}us" in out
     assert op_tree(median.ops) in out
 
 
@@ -93,7 +94,9 @@ def test_show_words_the_call_figures_as_the_profile_line_does(
     out = capsys.readouterr().out
     for call in prof.calls:
         launches = f"{call.launches} launch{'' if call.launches == 1 else 'es'}"
-        assert f"\n{launches}, {call.kernels.total_us:.1f}us in kernels, host {call.wall_us:.1f}us, GPU busy" in out
+        assert (
+            f"\n{launches}, {call.kernels.total_us:.1f}us in kernels, host span {call.wall_us:.1f}us, GPU busy" in out
+        )
 
 
 def test_diff_eager_and_compiled_geglu_shows_the_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,7 +117,7 @@ def test_diff_compares_the_host_span_and_gpu_work_of_the_calls_too(
     trace: Trace, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Trial report: only "GPU time in kernels" was compared; the compiled GeGLU's kernels are
-    # 4.8% faster, but its host span is 66% longer (show: host 223.3us, then 371.0us).
+    # 4.8% faster, but its host span is 66% longer (show: host span 223.3us, then 371.0us).
     assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
     lines = capsys.readouterr().out.splitlines()
     kernels = next(i for i, line in enumerate(lines) if line.startswith("GPU time in kernels"))
@@ -125,7 +128,7 @@ def test_diff_compares_the_host_span_and_gpu_work_of_the_calls_too(
     # The figures show gives for each side's median call.
     for name, host, work in (("geglu_eager", "223.3", "235.6"), ("geglu_compiled", "371.0", "224.4")):
         assert main(["show", str(trace(name))]) == 0
-        assert f"host {host}us, GPU busy" in (out := capsys.readouterr().out)
+        assert f"host span {host}us, GPU busy" in (out := capsys.readouterr().out)
         assert f"GPU work {work}us in all" in out
 
 
@@ -334,6 +337,23 @@ def test_what_standard_output_cannot_encode_is_printed_as_escapes(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert b"trace\\udcff.json: NVIDIA H200" in done.stdout
     assert b"_geglu_\\u03b1_kernel" in done.stdout
+
+
+class _Unseekable(io.TextIOWrapper):
+    """A standard output that cannot be reconfigured (a pipe that says it seeks, handed over)."""
+
+    def reconfigure(self, **_: object) -> None:
+        raise OSError(29, "Illegal seek")
+
+
+def test_show_prints_to_a_standard_output_that_cannot_be_reconfigured(monkeypatch: pytest.MonkeyPatch) -> None:
+    # tools/doc_images.py's `kernelprof show --html`, started by the suite's warm launcher, died
+    # in reconfigure() with "Illegal seek" before it wrote a byte.
+    out = _Unseekable(io.BytesIO(), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["show", str(DATA / "h200_geglu_eager.json.gz")]) == 0
+    out.flush()
+    assert b"tests/data/h200_geglu_eager.json.gz: NVIDIA H200" in out.buffer.getvalue()  # type: ignore[attr-defined]
 
 
 def test_deeply_nested_json_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -556,7 +576,24 @@ def test_the_op_tree_says_its_times_sum_each_ops_occurrences_and_children(trace:
     assert tree[0].split()[2:] == ["cpu", "us", "(all)", "device", "us", "(all)"]
     linear = next(row.split() for row in tree if row.split()[0] == "aten::linear")
     assert linear[1:3] == ["3", "122.3"]
-    assert tree[-1] == "(times: the sum over each op's occurrences in the call, its children included)"
+    assert tree[-1] == OP_TIMES_NOTE
+
+
+def test_the_op_trees_note_says_device_time_counts_memory_ops_as_it_does(trace: Trace) -> None:
+    # Trial: aten::mm's device us 166.8 under a kernel table whose three GEMMs add to 165.2; the
+    # 1.6us is cuBLAS's two memsets, which the note did not say the device time counts.
+    call = load_trace(trace("geglu_eager")).median_call
+    tree = op_tree(call.ops).splitlines()
+    mm = next(row.split() for row in tree if row.split()[0] == "aten::mm")
+    gemms = sum(k.duration_us for k in call.ops["aten::mm"].kernels)
+    memsets = sum(m.duration_us for m in call.memory_ops if m.op == "aten::mm")
+    assert memsets > 0
+    assert float(mm[-1]) == pytest.approx(gemms + memsets, abs=0.05)
+    assert float(mm[-1]) != pytest.approx(gemms, abs=0.05)
+    assert tree[-1] == (
+        "(times: the sum over each op's occurrences in the call, its children included; "
+        "device time: its kernels and its memory ops, memcpys and memsets)"
+    )
 
 
 @pytest.mark.parametrize("name", ["train_compiled", "train_liger"])

@@ -371,7 +371,11 @@ def _escaping_output() -> Iterator[None]:
     if not isinstance(stream, io.TextIOWrapper) or errors is None:
         yield
         return
-    stream.reconfigure(errors="backslashreplace")
+    try:
+        stream.reconfigure(errors="backslashreplace")
+    except OSError:  # a stream that says it seeks and cannot (a pipe handed over as a file): as it is
+        yield
+        return
     try:
         yield
     finally:

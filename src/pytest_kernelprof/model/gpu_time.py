@@ -38,7 +38,7 @@ class Overlap:
 
 
 def gpu_time_line(view: CallProfile | KernelProfile) -> str:
-    """``host 223.3us, GPU busy 139.4us within it (idle 38%), GPU work 235.6us in all (96.2us after
+    """``host span 223.3us, GPU busy 139.4us within it (idle 38%), GPU work 235.6us in all (96.2us after
     the host returned)``: the host span, the GPU's busy time within it, and all the GPU time of the
     call's work, which runs on after the host returns where the call ends by launching (so
     back-to-back kernels can read as idle). The part after the host returned is said where there
@@ -47,7 +47,7 @@ def gpu_time_line(view: CallProfile | KernelProfile) -> str:
     after = view.gpu_work_us - view.gpu_busy_us
     ran_on = f" ({format_us(after)}us after the host returned)" if round(after, 1) > 0 else ""
     return (
-        f"host {format_us(view.wall_us)}us, GPU busy {format_us(view.gpu_busy_us)}us within it "
+        f"host span {format_us(view.wall_us)}us, GPU busy {format_us(view.gpu_busy_us)}us within it "
         f"(idle {view.gpu_idle_fraction:.0%}), GPU work {format_us(view.gpu_work_us)}us in all{ran_on}"
     )
 

@@ -20,8 +20,13 @@ V = TypeVar("V")
 # An op table's time columns and what they hold, in every op table (OpTable.table, `kernelprof show
 # --ops`, the timeline page): an op's figures sum its occurrences and its children, which neither
 # "cpu us" nor "device us" said (aten::linear's 122.3 was three linears' time, their addmms within).
+# The device time holds the op's memcpys and memsets too: aten::mm's 166.8 over GEMMs adding to
+# 165.2 read as a miscount where the note said nothing of cuBLAS's memsets.
 OP_TIME_HEADERS = ("cpu us (all)", "device us (all)")
-OP_TIMES_NOTE = "(times: the sum over each op's occurrences in the call, its children included)"
+OP_TIMES_NOTE = (
+    "(times: the sum over each op's occurrences in the call, its children included; "
+    "device time: its kernels and its memory ops, memcpys and memsets)"
+)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import pytest
 
 from pytest_kernelprof import ModuleNotRecordedError, OpNotFoundError, QueryError, load_trace
 from pytest_kernelprof.model import Op, OpTable
+from pytest_kernelprof.model.ops import OP_TIMES_NOTE
 from tests.helpers import DATA, Stream, build
 
 HOSTILE_OP = "aten::mul_\n::error::nearest"
@@ -77,7 +78,7 @@ def test_a_cpu_only_profile_shows_no_kernel_count_as_it_shows_no_device_time() -
     # A trial: `device us -` beside `kernels 0` read as a measured zero.
     *rows, note = load_trace(DATA / "cpu_torch2.13.0_calls.json.gz").ops.table().splitlines()[1:]
     assert rows
-    assert note == "(times: the sum over each op's occurrences in the call, its children included)"
+    assert note == OP_TIMES_NOTE
     assert all(row.split()[-2:] == ["-", "-"] for row in rows)
     assert load_trace(DATA / "h200_linear_eager.json.gz").ops.table().splitlines()[1].split()[-1].isdigit()
 

@@ -81,7 +81,7 @@ def test_the_per_call_line_gives_the_kernel_tables_sum_where_the_call_differs() 
     assert f"{table_us:.1f}" == "221.6" != f"{prof.median_call.kernels.total_us:.1f}"
     assert lines[-1].startswith(
         "per call (call 1, the median of 3 by host span): 4 launches, 222.8us in kernels "
-        "(the table's medians add to 221.6us), host 371.0us"
+        "(the table's medians add to 221.6us), host span 371.0us"
     )
 
 

@@ -178,12 +178,16 @@ def test_busy_time_is_the_union_clipped_to_the_call() -> None:
     # kernel time above "busy" does not read as a contradiction; a call whose work ended within
     # its span says nothing of it.
     assert gpu_time_line(call) == (
-        "host 100.0us, GPU busy 36.0us within it (idle 64%), GPU work 61.0us in all (25.0us after the host returned)"
+        "host span 100.0us, GPU busy 36.0us within it (idle 64%), "
+        "GPU work 61.0us in all (25.0us after the host returned)"
     )
     s = Stream()
     s.step(0, 0, 100)
     s.launch(s.op("aten::mm", 1, 90), "a", 2, dur=10)
-    assert gpu_time_line(build(s).call) == "host 100.0us, GPU busy 10.0us within it (idle 90%), GPU work 10.0us in all"
+    assert (
+        gpu_time_line(build(s).call)
+        == "host span 100.0us, GPU busy 10.0us within it (idle 90%), GPU work 10.0us in all"
+    )
 
 
 def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace) -> None:
@@ -196,7 +200,7 @@ def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace)
     assert kernel_us <= prof.gpu_work_us <= kernel_us + memory_us + 1e-6  # no overlap: all of it
     assert prof.table().splitlines()[-1] == (
         "per call (call 1, the median of 3 by host span): 5 launches, 234.0us in kernels "
-        "(the table's medians add to 232.7us), host 223.3us, "
+        "(the table's medians add to 232.7us), host span 223.3us, "
         "GPU busy 139.4us within it (idle 38%), GPU work 235.6us in all (96.2us after the host returned), "
         "no host syncs"
     )
@@ -211,7 +215,7 @@ def test_the_per_call_line_is_one_named_call_and_has_its_kernel_time(trace: Trac
     assert line.startswith(f"per call (call {median.index}, the median of 3 by host span): 4 launches, ")
     # The medians' sum differs: the line is one call's, and names the table's sum as the table's.
     medians = f"(the table's medians add to {prof.kernels.total_us:.1f}us)"
-    assert f", {median.kernels.total_us:.1f}us in kernels {medians}, host {median.wall_us:.1f}us, " in line
+    assert f", {median.kernels.total_us:.1f}us in kernels {medians}, host span {median.wall_us:.1f}us, " in line
     one = load_trace(trace("llama_forward_modules"))
     assert len(one.calls) == 1
     kernel_us = one.kernels.total_us

@@ -39,7 +39,7 @@ def test_the_host_span_and_idle_share_that_every_text_output_leads_with_are_prop
     call = prof.median_call
     assert (found["wall_us"], found["gpu_idle_fraction"]) == (round(call.wall_us, 1), round(call.gpu_idle_fraction, 3))
     assert main(["show", str(trace("geglu_eager"))]) == 0
-    assert "host 223.3us, GPU busy 139.4us within it (idle 38%)" in capsys.readouterr().out
+    assert "host span 223.3us, GPU busy 139.4us within it (idle 38%)" in capsys.readouterr().out
 
 
 def _gpu_traces() -> list[tuple[str, KernelProfile]]:
@@ -95,7 +95,8 @@ def test_the_per_call_figures_of_every_recorded_trace_could_all_be_one_calls(
                 ",", ""
             )
         )
-        host = re.findall(r"host ([\d,.]+)us, GPU busy ([\d,.]+)us within it .*GPU work ([\d,.]+)us in all", out)[0]
+        line = r"host span ([\d,.]+)us, GPU busy ([\d,.]+)us within it .*GPU work ([\d,.]+)us in all"
+        host = re.findall(line, out)[0]
         wall, busy, work = (float(x.replace(",", "")) for x in host)
         shown = _contradictions(kernel, busy, work, wall, memory, overlapped)
         if junit or shown:

@@ -217,7 +217,8 @@ def test_the_op_table_has_the_headers_and_note_of_kernelprof_show_ops() -> None:
     # neither said the figures sum each op's occurrences in the call, its children included.
     _, text = _page_data("geglu_eager")
     assert "<th>cpu us (all)</th><th>device us (all)</th></tr>" in text
-    assert "<p>(times: the sum over each op's occurrences in the call, its children included)</p>" in text
+    assert "<p>(times: the sum over each op's occurrences in the call, its children included; " in text
+    assert "device time: its kernels and its memory ops, memcpys and memsets)</p>" in text
 
 
 def test_the_page_shades_the_idle_spans_the_idle_share_counts() -> None:
