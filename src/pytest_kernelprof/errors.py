@@ -122,6 +122,12 @@ class MissingHypothesisError(KernelProfError, ImportError):
     """``explore`` without Hypothesis installed (``pip install hypothesis``); ``sweep`` needs nothing."""
 
 
+class MissingTorchError(KernelProfError, ImportError):
+    """Profiling a callable, a ``gpu`` test or ``profile_ranks`` where torch cannot be imported
+    (``pip install torch``). Reading saved traces (``load_trace``, ``kernelprof show``) needs no
+    torch: a trace-only install without it fails only the tests that need it, each with this line."""
+
+
 class RankError(KernelProfError):
     """A rank failed or the ranks did not finish in time; carries the rank's traceback."""
 
