@@ -175,6 +175,13 @@ class TeachingError(KernelProfError, ValueError):
     the message says where it was written and what to write."""
 
 
+class LateTeachingWarning(KernelProfError, UserWarning):
+    """``kernelprof.teach(...)`` (``Profiler.teach``) after the profiler already took or loaded a
+    profile: kernels are decoded when a profile is built, so the profiles it holds keep the decoding
+    they were built with, and the taught rule decodes only those it takes or loads next. Teach before
+    taking or loading the profile it is for. Under ``filterwarnings = error`` it fails the test."""
+
+
 def hide_own_errors(excinfo: Any) -> bool:
     """A ``__tracebackhide__`` for pytest: a frame is hidden from a test's failure when the error
     is one this package raises on purpose (its message says what went wrong), shown for any other."""
