@@ -122,6 +122,12 @@ class MissingHypothesisError(KernelProfError, ImportError):
     """``explore`` without Hypothesis installed (``pip install hypothesis``); ``sweep`` needs nothing."""
 
 
+class MissingTorchError(KernelProfError, ImportError):
+    """Profiling a callable, a ``gpu`` test or ``profile_ranks`` where torch cannot be imported
+    (``pip install torch``). Reading saved traces (``load_trace``, ``kernelprof show``) needs no
+    torch: a trace-only install without it fails only the tests that need it, each with this line."""
+
+
 class RankError(KernelProfError):
     """A rank failed or the ranks did not finish in time; carries the rank's traceback."""
 
@@ -167,6 +173,13 @@ class UndecodedKernelWarning(KernelProfError, UserWarning):
 class TeachingError(KernelProfError, ValueError):
     """A taught decoding rule (``kernelprof_kernels`` line, ``teach()``) that cannot be used;
     the message says where it was written and what to write."""
+
+
+class LateTeachingWarning(KernelProfError, UserWarning):
+    """``kernelprof.teach(...)`` (``Profiler.teach``) after the profiler already took or loaded a
+    profile: kernels are decoded when a profile is built, so the profiles it holds keep the decoding
+    they were built with, and the taught rule decodes only those it takes or loads next. Teach before
+    taking or loading the profile it is for. Under ``filterwarnings = error`` it fails the test."""
 
 
 def hide_own_errors(excinfo: Any) -> bool:

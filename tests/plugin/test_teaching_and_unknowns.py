@@ -56,6 +56,11 @@ def one_call_trace(kernels: tuple[tuple[str, str], ...]) -> str:
 
 
 UNKNOWN_SUITE = """
+import pytest
+
+from pytest_kernelprof import LateTeachingWarning
+
+
 def test_untaught_is_listed(kernelprof):
     prof = kernelprof.load_trace("ext.json")
     assert [k.name for k in prof.kernels.unplaced()] == [prof.kernels[4].name]
@@ -73,7 +78,13 @@ def test_failed_kind_count(kernelprof):
 
 def test_teach(kernelprof):
     before = kernelprof.load_trace("ext.json")
-    kernelprof.teach("my_ext::*", kind="gemm", family="my-ext")
+    with pytest.warns(LateTeachingWarning) as late:
+        kernelprof.teach("my_ext::*", kind="gemm", family="my-ext")
+    assert str(late[0].message).startswith(
+        "teach('my_ext::*') after 1 profile loaded: kernels are decoded when a profile is built, "
+        "so the profiles already held keep their decoding"
+    )
+    assert late[0].filename == __file__
     after = kernelprof.load_trace("ext.json")
     assert before.kernels[4].unplaced
     assert (after.kernels[4].kind, after.kernels[4].family) == ("gemm", "my-ext")
@@ -81,7 +92,7 @@ def test_teach(kernelprof):
 """
 
 END_OF_RUN_LIST = [
-    "*- kernelprof: 1 kernel name no evidence could place -*",
+    "*- kernelprof: 1 kernel name no evidence could place (prof.kernels.unplaced()) -*",
     "my_ext::tiled_matmul<float>  (launched by my_ext::matmul; test_unknown.py::{first})",
     "Kind and dtype questions warn about them. Teach the decoder what they are (ini):",
     "  kernelprof_kernels =",
@@ -105,8 +116,10 @@ def test_unknown_kernels_warn_name_themselves_and_are_listed_at_the_end(unknown_
         [
             "*UndecodedKernelWarning: count(kind='gemm') may not hold: 1 kernel of unknown kind could change it:",
             "*my_ext::tiled_matmul<float>  (unknown kind, launched by my_ext::matmul)",
+            "*or kernelprof.teach(GLOB, ...) in the test before taking or loading the profile:",
         ]
     )
+    warnings_of(result, "test_unknown.py::test_kind_question").fnmatch_lines([WOULD_BE_AN_ERROR])
     result.stdout.fnmatch_lines(["PASSED test_unknown.py::test_kind_question"])
     # A failed kind count names the unknown kernels that could be it.
     section(result, "test_failed_kind_count").fnmatch_lines(
@@ -123,6 +136,11 @@ def test_unknown_kernels_warn_name_themselves_and_are_listed_at_the_end(unknown_
     result.stdout.fnmatch_lines(["PASSED test_unknown.py::test_untaught_is_listed"])
 
 
+# Raised under strict decode, the warning says so first, and not that it would be an error.
+STRICT_FAILURE = "failed under --kernelprof-strict-decode: count(kind='gemm') may not hold*"
+WOULD_BE_AN_ERROR = "*(an error under --kernelprof-strict-decode)*"
+
+
 @pytest.mark.parametrize(
     "flags",
     [("-W", "ignore"), ("-W", "ignore::UserWarning"), ("-p", "no:warnings"), ("-o", "filterwarnings=ignore")],
@@ -134,10 +152,11 @@ def test_strict_decode_holds_whatever_warning_filters_say(
     (-W ignore) or no warnings plugin at all switched off: the question passed."""
     result = unknown_project.runpytest_subprocess("-rA", "--kernelprof-strict-decode", *flags)
     result.assert_outcomes(passed=2, failed=2)
+    result.stdout.no_fnmatch_line(WOULD_BE_AN_ERROR)
     section(result, "test_kind_question").fnmatch_lines(
         [
             '>       assert prof.kernels.count(kind="gemm") == 0',
-            "E       pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
+            f"E       pytest_kernelprof.errors.UndecodedKernelWarning: {STRICT_FAILURE}",
         ]
     )
 
@@ -148,13 +167,13 @@ def test_strict_decode_fails_the_question_at_the_tests_line_under_xdist_too(unkn
     section(result, "test_kind_question").fnmatch_lines(
         [
             '>       assert prof.kernels.count(kind="gemm") == 0',
-            "E       pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
+            f"E       pytest_kernelprof.errors.UndecodedKernelWarning: {STRICT_FAILURE}",
         ]
     )
     section(result, "test_failed_kind_count").fnmatch_lines(
         [
             '>       assert prof.kernels.count(kind="gemm") == 1',
-            "E       pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
+            f"E       pytest_kernelprof.errors.UndecodedKernelWarning: {STRICT_FAILURE}",
         ]
     )
     assert "unknowns.py" not in result.stdout.str()
@@ -219,7 +238,7 @@ def test_strict_decode_fails_a_test_that_records_catches_or_ignores_the_warning(
         section(result, test).fnmatch_lines(
             [
                 '>*assert prof.kernels.count(kind="gemm") == 0',
-                "E *pytest_kernelprof.errors.UndecodedKernelWarning: count(kind='gemm') may not hold*",
+                f"E *pytest_kernelprof.errors.UndecodedKernelWarning: {STRICT_FAILURE}",
             ]
         )
     assert "unknowns.py" not in result.stdout.str()
@@ -245,7 +264,7 @@ def test_strict_decode_holds_at_collection(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest_subprocess("--kernelprof-strict-decode")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["E   *.UndecodedKernelWarning: count(kind='gemm') may not hold*"])
+    result.stdout.fnmatch_lines([f"E   *.UndecodedKernelWarning: {STRICT_FAILURE}"])
 
 
 def test_strict_decode_holds_in_a_thread_the_test_starts(pytester: pytest.Pytester) -> None:
@@ -386,8 +405,8 @@ def test_strict_decode_in_the_ini_fails_the_rule_on_an_unknown_dtype(rule_projec
     section(result, "test_unknown_dtype").fnmatch_lines(
         [
             '>       prof = kernelprof.load_trace("mm.json")',
-            "E       pytest_kernelprof.errors.UndecodedKernelWarning: kernelprof_forbid rule 'fp32-gemm'"
-            " (kind=gemm dtype=fp32) may not hold*",
+            "E       pytest_kernelprof.errors.UndecodedKernelWarning: failed under --kernelprof-strict-decode:"
+            " kernelprof_forbid rule 'fp32-gemm' (kind=gemm dtype=fp32) may not hold*",
         ]
     )
     section(result, "test_linear").fnmatch_lines(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar, overload
 
@@ -18,7 +19,7 @@ from ..checks.rules import Rule, check_rules
 from ..checks.sweep import Check, ProfileSweep, SweepCase, read_index
 from ..checks.sweep_cases import Cases
 from ..decode import BUILT_IN, Decoder
-from ..errors import hide_own_errors
+from ..errors import LateTeachingWarning, hide_own_errors
 from ..model import KernelProfile
 from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, DEFAULTS, ProfileOptions
 from ..running import join, keep
@@ -164,15 +165,26 @@ class Profiler:
         part_of: str | None = None,
     ) -> None:
         """Decode kernels whose name matches the glob ``pattern`` with these facts, before
-        anything else the decoder knows, in the profiles this profiler takes from now on
+        anything else the decoder knows, in the profiles this profiler takes or loads from now on
         (kernels are decoded when a profile is built)::
 
             kernelprof.teach("flash_fwd_*", kind="attention", family="flash-attn")
+
+        Called after the profiler took or loaded a profile, it warns (:class:`LateTeachingWarning`):
+        the profiles it holds keep their decoding.
         """
         __tracebackhide__ = True
         self.decoder = self.decoder.teach(
             pattern, kind=kind, family=family, dtype=dtype, layout=layout, part_of=part_of, origin=f"teach({pattern!r})"
         )
+        if self.captures:
+            warnings.warn(
+                f"teach({pattern!r}) after {_held(self.captures)}: kernels are decoded when a profile is built, "
+                "so the profiles already held keep their decoding; the rule decodes the profiles taken or "
+                "loaded from now on. Teach before taking or loading the profile it is for",
+                LateTeachingWarning,
+                stacklevel=2,
+            )
 
     def profile(
         self,

@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..errors import ProfilerBusyError, ProfilerStartError
+from ..errors import MissingTorchError, ProfilerBusyError, ProfilerStartError
 from ..traces import PYTHON, RawEvent, arch_name, events_from_kineto
 from ..traces.chrome import events_from_trace_file
 from .session_traces import session_started
@@ -34,8 +34,11 @@ MIN_TORCH = (2, 6)
 def import_torch() -> Any:
     try:
         import torch
-    except ImportError as exc:  # pragma: no cover - torch is a dependency
-        raise ImportError("pytest-kernelprof needs PyTorch: pip install torch") from exc
+    except ImportError as exc:  # a trace-only install (docs/versions.md): reading traces needs no torch
+        raise MissingTorchError(
+            f"pytest-kernelprof needs PyTorch for this, and torch cannot be imported ({exc}): pip install torch "
+            "(saved traces load without it: load_trace, kernelprof show)"
+        ) from None
     refusal = unsupported_torch(torch.__version__)
     if refusal is not None:
         raise ImportError(refusal)

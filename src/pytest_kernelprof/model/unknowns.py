@@ -216,16 +216,21 @@ def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
         return
     distinct = list({kernel.name: kernel for kernel in kernels}.values())
     unknown = sorted({missing(kernel)[0] for kernel in distinct})
+    strict = _STRICT.get()
+    # Raised, it says so first (the type's name says "warning": users catch it by that name).
+    failed = "failed under --kernelprof-strict-decode: " if strict else ""
     lines = [
-        f"{question} may not hold: {plural(len(kernels), 'kernel')} of unknown {' or '.join(unknown)} could change it:",
+        f"{failed}{question} may not hold: {plural(len(kernels), 'kernel')} of unknown {' or '.join(unknown)} "
+        "could change it:",
         *describe(distinct),
-        "Teach the decoder what they are (pytest.ini), or kernelprof.teach(GLOB, ...) in the test:",
+        "Teach the decoder what they are (pytest.ini), or kernelprof.teach(GLOB, ...) in the test "
+        "before taking or loading the profile:",
         *(f"  {line}" for line in how_to_teach(distinct[:SHOWN])),
         f"  ({teaching_values(distinct[:SHOWN])})",
         *_INDUCTOR_NOTE * any(k.family == "inductor" and k.dtype is None for k in distinct),
-        "(an error under --kernelprof-strict-decode)",
+        *("(an error under --kernelprof-strict-decode)",) * (not strict),
     ]
-    if _STRICT.get():
+    if strict:
         raise UndecodedKernelWarning("\n".join(lines))
     warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=_callers_level())
 
@@ -237,7 +242,7 @@ def unplaced_summary(seen: Mapping[str, tuple[str, str]]) -> list[str]:
     """The end-of-run section on the kernel names no evidence placed (``name -> (launching op,
     first node id)``): its title, then its lines, with how to teach the first of them."""
     names = sorted(seen)
-    lines = [f"kernelprof: {plural(len(names), 'kernel name')} no evidence could place"]
+    lines = [f"kernelprof: {plural(len(names), 'kernel name')} no evidence could place (prof.kernels.unplaced())"]
     for name in names[:UNPLACED_SHOWN]:
         op, nodeid = seen[name]
         launched = f"launched by {printable(op)}; " if op else ""

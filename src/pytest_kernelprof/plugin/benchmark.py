@@ -15,6 +15,7 @@ from typing import Any
 
 from ..api.profiler import Profiler
 from ..capture import device_facts, package_versions, synchronize
+from ..capture.profiler import import_torch
 from ..errors import BenchmarkError
 from ..model import KernelProfile
 from ..options import ProfileOptions
@@ -108,9 +109,9 @@ def benchmark_callable(
 
 
 def machine_info() -> dict[str, Any]:
-    """GPU, driver, CUDA, cuBLAS, torch and Triton versions for pytest-benchmark's machine info."""
-    import torch
-
+    """GPU, driver, CUDA, cuBLAS, torch and Triton versions for pytest-benchmark's machine info
+    (a ``MissingTorchError`` where torch cannot be imported)."""
+    torch = import_torch()
     info: dict[str, Any] = {"torch": torch.__version__, "cuda": torch.version.cuda}
     versions = package_versions("triton", "nvidia-cublas", "nvidia-cublas-cu12", "nvidia-cublas-cu13")
     for dist, version in versions.items():

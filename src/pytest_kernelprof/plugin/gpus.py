@@ -114,15 +114,17 @@ def choose_gpus(spec_text: str) -> list[str]:
 
 
 def _device_count() -> int:
-    import torch
+    from ..capture.profiler import import_torch  # MissingTorchError where torch cannot be imported
 
-    return int(torch.cuda.device_count())
+    return int(import_torch().cuda.device_count())
 
 
 def visible_gpu_count() -> int:
-    """CUDA GPUs this process can use: 0 where CUDA is not available (imports torch)."""
-    import torch
+    """CUDA GPUs this process can use: 0 where CUDA is not available (imports torch: a
+    ``MissingTorchError`` where it cannot be imported)."""
+    from ..capture.profiler import import_torch
 
+    torch = import_torch()
     return int(torch.cuda.device_count()) if torch.cuda.is_available() else 0
 
 
@@ -145,9 +147,13 @@ def gpus_needed(marks: Sequence[tuple[Sequence[object], Mapping[str, object]]]) 
 
 def take_worker_gpu(gpu: str) -> None:
     """In an xdist worker: make ``gpu`` the only visible one, before anything initialises CUDA."""
-    import torch
-
-    if torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
+    try:
+        import torch
+    except ImportError:  # a trace-only install: no torch, so nothing has initialised CUDA through it
+        initialised = False
+    else:
+        initialised = torch.cuda.is_initialized()  # type: ignore[no-untyped-call]
+    if initialised:
         raise GpuSpecError(
             "CUDA was initialised before the worker could pick its GPU "
             "(a conftest or plugin touched CUDA at import time)"

@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from ..errors import GpuSpecError
+from ..errors import GpuSpecError, MissingTorchError
 from .assertions import ASSERTION_SECTIONS_KEY, COMPARING_KEY, EXPLAINING_KEY, TABLING_KEY, DecodeStrictness
 from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, PHASES_KEY, Books, PhaseBooks
 from .fixtures import FIXTURES
@@ -108,7 +108,7 @@ def _configure_gpus(config: pytest.Config) -> None:
         return
     try:
         config.stash[GPUS_KEY] = choose_gpus(spec_text)
-    except GpuSpecError as exc:
+    except (GpuSpecError, MissingTorchError) as exc:
         raise pytest.UsageError(f"--kernelprof-gpus {spec_text}: {exc}") from None
     if can_lend():
         path = config.stash[GPU_LOCK_KEY] = new_lock_file()
@@ -206,7 +206,14 @@ def device_line(config: pytest.Config) -> str:
         return f"kernelprof: {refusal}"  # an xdist worker's, whose tests fail with it at setup
     from .report_sections import device_line as line
 
-    return line(config.stash[SETTINGS_KEY].require_gpu)
+    try:
+        return line(config.stash[SETTINGS_KEY].require_gpu)
+    except MissingTorchError:
+        # A trace-only install (docs/versions.md): the session runs, and says here what fails.
+        return (
+            "kernelprof: torch cannot be imported: saved traces load (load_trace); "
+            "tests that profile or are marked gpu fail"
+        )
 
 
 def _torch_refusal() -> str | None:
@@ -267,7 +274,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     workerinput = getattr(item.config, "workerinput", {})
     worker_gpu = workerinput.get(WORKER_GPU)
     lent = workerinput.get(CHOSEN_GPUS, "").split(",") if workerinput.get(GPU_LOCK) else []
-    found = len(lent) if needed > 1 and lent else visible_gpu_count()
+    try:
+        found = len(lent) if needed > 1 and lent else visible_gpu_count()
+    except MissingTorchError as exc:
+        raise pytest.fail.Exception(f"@pytest.mark.{GPU_MARKER}: {exc}", pytrace=False) from None
     if found >= needed:
         return
     require = item.config.stash[SETTINGS_KEY].require_gpu
@@ -334,6 +344,8 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if call.excinfo is not None and call.excinfo.errisinstance(MissingTorchError):
+        report.longrepr = _at_users_line(item, call.excinfo)
     workerinput = getattr(item.config, "workerinput", None)
     if (
         report.when == "setup"
@@ -370,6 +382,20 @@ def pytest_runtest_makereport(
     explained.clear()
     tabled.clear()
     return report
+
+
+def _at_users_line(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    """A test that needs torch where it cannot be imported (a trace-only install) fails at its own
+    line with the one line that says so, not below the plugin's frames that found torch missing."""
+    from ..paths import is_own_file
+
+    entries = excinfo.traceback
+    own = next((i for i, entry in enumerate(entries) if is_own_file(entry.path)), len(entries))
+    users = entries[:own].filter(lambda entry: Path(entry.path).is_relative_to(item.config.rootpath))
+    if not users:  # called from outside the rootdir: pytest's own filter
+        return item.repr_failure(excinfo)
+    short = item.config.getoption("tbstyle", "auto") == "short"
+    return excinfo.getrepr(funcargs=True, style="short" if short else "long", tbfilter=lambda _: users)
 
 
 def _add_sections(
@@ -409,4 +435,7 @@ def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: di
     """GPU, driver, CUDA, cuBLAS, torch and Triton versions in pytest-benchmark's machine info."""
     from .benchmark import machine_info as gpu_machine_info
 
-    machine_info["kernelprof"] = gpu_machine_info()
+    try:
+        machine_info["kernelprof"] = gpu_machine_info()
+    except MissingTorchError:  # a trace-only install benchmarks nothing that needs the versions
+        machine_info["kernelprof"] = {"torch": None}

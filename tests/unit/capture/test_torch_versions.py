@@ -130,3 +130,28 @@ def test_a_session_another_profiler_stopped_is_reported_not_its_stop(
         kp.profile(own_profiler, torch.randn(4))
     assert not profiler_running()
     assert kp.profile(torch.relu, torch.randn(4)).ops["aten::relu"].count == 1
+
+
+def test_a_torch_that_cannot_be_imported_is_a_missing_torch_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace-only install (docs/versions.md): what needs torch raises one line that says what to
+    do and what works without it; an ImportError still, for code that caught the old one."""
+    monkeypatch.setitem(sys.modules, "torch", None)  # as an interpreter without torch: import fails
+    with pytest.raises(kp.MissingTorchError) as raised:
+        capture.import_torch()
+    assert isinstance(raised.value, ImportError)
+    assert str(raised.value) == (
+        "pytest-kernelprof needs PyTorch for this, and torch cannot be imported (import of torch halted; "
+        "None in sys.modules): pip install torch (saved traces load without it: load_trace, kernelprof show)"
+    )
+
+
+def test_pytest_benchmarks_machine_info_does_without_torch(
+    monkeypatch: pytest.MonkeyPatch, pytestconfig: pytest.Config
+) -> None:
+    """pytest-benchmark asks for it when it saves or compares a run: without torch that ended the session."""
+    from pytest_kernelprof.plugin.hooks import pytest_benchmark_update_machine_info
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    machine_info: dict[str, Any] = {}
+    pytest_benchmark_update_machine_info(pytestconfig, machine_info)
+    assert machine_info == {"kernelprof": {"torch": None}}
