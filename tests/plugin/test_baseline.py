@@ -185,7 +185,7 @@ def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> 
         [
             "*kernel signature differs from the baseline sm90/default*test_unfused.json (names compared: exact)*",
             "*kernels per call: 4 -> 5*",
-            "*count change: pointwise: 1 -> 2*",
+            "*count changes: pointwise: 1 -> 2*",
             "*--- baseline*",
             "*+++ this run*",
             "*+ pointwise/aten bf16 [[]gelu[]]*",
@@ -391,7 +391,7 @@ def test_a_kernel_that_moved_dtype_fails_its_baseline_as_a_mismatch(cpu_pytester
     result.stdout.fnmatch_lines(
         [
             "E   *BaselineMismatchError: kernel signature differs from the baseline sm90/default*",
-            "E   *dtype change: pointwise: bf16 2 -> 1, fp32 0 -> 1",
+            "E   *dtype changes: pointwise: bf16 2 -> 1, fp32 0 -> 1",
             "E   *#3 pointwise/aten: bf16 in the baseline, fp32 in this run  *MulFunctor*",
         ]
     )
