@@ -179,6 +179,18 @@ def failed_copies() -> str:
     )
 
 
+def _baseline_of(nodeid: str, rootdir: str) -> tuple[Path, Callable[[Path], str]]:
+    """The baseline file of the test ``nodeid`` under ``rootdir``, and how a message names it,
+    as the ``kernel_baseline`` fixture has them (a sample's path once lacked the test's folder)."""
+    with _source_first():
+        from pytest_kernelprof.checks.baseline import baseline_paths
+        from pytest_kernelprof.reports.summary import relative_paths
+
+    root = Path(rootdir)
+    path, _ = baseline_paths(root / nodeid.split("::", 1)[0], nodeid)
+    return path, lambda shown: relative_paths(str(shown), root)
+
+
 def worse_baseline() -> str:
     """docs/baselines.md: a profile with one more host sync and DtoH copy than its baseline."""
     with _source_first():
@@ -188,15 +200,15 @@ def worse_baseline() -> str:
 
     prof = load_trace(ROOT / "tests/data/h200_sync_item_stacks.json.gz")
     with tempfile.TemporaryDirectory(prefix="kernelprof-sample-") as tmp, _chdir(tmp):
-        path = Path("__kernelprof__/test_m/test_decode.json")
         nodeid = "tests/test_m.py::test_decode"
+        path, shown = _baseline_of(nodeid, tmp)
         KernelBaseline(path, nodeid, update=True, names="stable", notes=[]).check(prof)
         stored = json.loads(path.read_text())
         for entry in stored["archs"]["sm90"].values():  # as recorded before the .item() came in
             entry["metrics"].update(syncs=0, dtoh_copies=0)
         path.write_text(json.dumps(stored))
         try:
-            KernelBaseline(path, nodeid, update=False, names="stable", notes=[]).check(prof)
+            KernelBaseline(path, nodeid, update=False, names="stable", notes=[], shown=shown).check(prof)
         except BaselineMismatchError as failed:
             return f"{failed}\n"
     raise RuntimeError("the baseline check passed")
@@ -233,11 +245,13 @@ def sweep_bucket_baseline() -> str:
         return "batch<16" if case["batch"] < 16 else "batch>=16"  # type: ignore[index]
 
     with tempfile.TemporaryDirectory(prefix="kernelprof-sample-") as tmp, _chdir(tmp):
-        path = Path("__kernelprof__/test_m/test_geglu_sweep.json")
         nodeid = "tests/test_m.py::test_geglu_sweep"
+        path, shown = _baseline_of(nodeid, tmp)
         KernelBaseline(path, nodeid, update=True, names="stable", notes=[]).check_sweep(good, by=by)
         try:
-            KernelBaseline(path, nodeid, update=False, names="stable", notes=[]).check_sweep(changed, by=by)
+            KernelBaseline(path, nodeid, update=False, names="stable", notes=[], shown=shown).check_sweep(
+                changed, by=by
+            )
         except BaselineMismatchError as failed:
             return f"{failed}\n"
     raise RuntimeError("the baseline check passed")

@@ -185,7 +185,7 @@ def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> 
         [
             "*kernel signature differs from the baseline sm90/default*test_unfused.json (names compared: exact)*",
             "*kernels per call: 4 -> 5*",
-            "*count change: pointwise: 1 -> 2*",
+            "*count changes: pointwise: 1 -> 2*",
             "*--- baseline*",
             "*+++ this run*",
             "*+ pointwise/aten bf16 [[]gelu[]]*",
@@ -221,7 +221,7 @@ def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(
         [
             "*kernelprof: 1 baseline metric improved*",
-            "improved: test_peak_shrank peak_bytes 1,000,000 -> 800,000; "
+            "improved: test_b.py::test_peak_shrank peak_bytes 1,000,000 -> 800,000",
             "lock it in with pytest --kernelprof-update 'test_b.py::test_peak_shrank'",
         ]
     )
@@ -325,7 +325,7 @@ def test_odd_test_ids_and_check_names_reach_the_summary_whole(
     for odd in ODD_IDS:
         shown = odd.encode("unicode_escape").decode("ascii")
         check = printable(odd)
-        assert f"improved: test_odd[{shown}] (check {check}) peak_bytes 1,000,000 -> 800,000; " in text, odd
+        assert f"improved: test_odd.py::test_odd[{shown}] (check {check}) peak_bytes 1,000,000 -> 800,000" in text, odd
         command = f"pytest --kernelprof-update {shlex.quote(f'test_odd.py::test_odd[{shown}]')}"
         assert f"lock it in with {command}" in text, odd
 
@@ -391,7 +391,7 @@ def test_a_kernel_that_moved_dtype_fails_its_baseline_as_a_mismatch(cpu_pytester
     result.stdout.fnmatch_lines(
         [
             "E   *BaselineMismatchError: kernel signature differs from the baseline sm90/default*",
-            "E   *dtype change: pointwise: bf16 2 -> 1, fp32 0 -> 1",
+            "E   *dtype changes: pointwise: bf16 2 -> 1, fp32 0 -> 1",
             "E   *#3 pointwise/aten: bf16 in the baseline, fp32 in this run  *MulFunctor*",
         ]
     )

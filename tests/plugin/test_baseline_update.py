@@ -57,6 +57,9 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
     pytester.makepyfile(test_u=PROJECT.format(data=str(DATA)))
     folder = pytester.path / "__kernelprof__" / "test_u"
     a, b, c = (folder / f"test_{x}.json" for x in "abc")
+    # Each line names a file as the failures and the job summary do: relative to the rootdir
+    # (the trial: "written /tmp/proj/tests/__kernelprof__/..." at the end of a run).
+    rel_a, rel_b, rel_c = (p.relative_to(pytester.path) for p in (a, b, c))
     # test_a has no baseline yet, test_b one of another trace (and an entry no check uses),
     # test_c the one it will record; a removed test's file is left over.
     record(b, "sm90", "default", load_trace(DATA / "h200_geglu_compiled.json.gz"))
@@ -66,6 +69,7 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
     orphan.write_text("{}")
     stale = folder / ".test_c.json.k2j3x9.tmp"  # a write that a killed run left
     stale.write_text('{"format": 2, "ar')
+    rel_orphan, rel_stale = orphan.relative_to(pytester.path), stale.relative_to(pytester.path)
     (pytester.path / "which.txt").write_text("geglu_eager")
     (pytester.path / "fail.txt").write_text("")  # test_c fails after its check
 
@@ -75,19 +79,19 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
     result.stdout.fnmatch_lines(
         [
             "*- kernelprof: 2 baselines written, 1 updated, 1 unchanged -*",
-            f"updated {b}: sm90/default",
-            f"written {a}: sm90/default",
-            f"written {a}: sm90/linear",
+            f"updated {rel_b}: sm90/default",
+            f"written {rel_a}: sm90/default",
+            f"written {rel_a}: sm90/linear",
         ]
     )
-    result.stdout.no_fnmatch_line(f"* {c}: sm90/*")  # unchanged files are not listed
+    result.stdout.no_fnmatch_line(f"* {rel_c}: sm90/*")  # unchanged files are not listed
     assert oct(a.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
     result.stdout.fnmatch_lines(
         [
             "*- kernelprof: 3 unused baseline entries -*",
-            f"{b}: sm90/gone",
-            f"{orphan} (no test of that name ran)",
-            f"{stale} (a baseline write that a killed run left unfinished)",
+            f"{rel_b}: sm90/gone",
+            f"{rel_orphan} (no test of that name ran)",
+            f"{rel_stale} (a baseline write that a killed run left unfinished)",
             "not deleted: the run did not pass (exit status 1)",
         ]
     )
@@ -101,7 +105,7 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
     result.stdout.fnmatch_lines(
         [
             "*- kernelprof: 1 unused baseline entry -*",
-            f"{b}: sm90/gone",
+            f"{rel_b}: sm90/gone",
             "not deleted: the run was narrowed to node ids or --lf: run without them to prune",
         ]
     )
@@ -111,9 +115,9 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
     result.stdout.fnmatch_lines(
         [
             "*- kernelprof: deleted 3 baseline entries -*",
-            f"{stale} (a baseline write that a killed run left unfinished)",
-            f"{b}: sm90/gone",
-            f"{orphan} (no test of that name ran)",
+            f"{rel_stale} (a baseline write that a killed run left unfinished)",
+            f"{rel_b}: sm90/gone",
+            f"{rel_orphan} (no test of that name ran)",
         ]
     )
     assert not stale.exists()

@@ -147,6 +147,20 @@ def test_the_sample_outputs_are_what_the_tool_prints_now() -> None:
     )
 
 
+def test_a_baseline_sample_names_the_file_that_its_test_has() -> None:
+    """Trial report: docs/baselines.md paired ``__kernelprof__/test_m/test_decode.json`` with
+    ``tests/test_m.py::test_decode``, whose file a run names ``tests/__kernelprof__/test_m/...``."""
+    from pytest_kernelprof.checks.baseline import baseline_paths
+
+    doc_samples = _tool("doc_samples")
+    for sample in (doc_samples.worse_baseline, doc_samples.sweep_bucket_baseline):
+        text = sample()
+        [file] = re.findall(r" in (\S+\.json)", text.splitlines()[0])
+        [nodeid] = re.findall(r"--kernelprof-update '([^']+)'", text)
+        path, _ = baseline_paths(Path(nodeid.split("::", 1)[0]), nodeid)
+        assert file == path.as_posix(), sample.__name__
+
+
 @pytest.mark.parametrize("block", SNIPPETS, ids=lambda b: b.id)
 def test_snippet_runs(block: Block, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)

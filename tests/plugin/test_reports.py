@@ -116,7 +116,7 @@ def _summary_of_the_failures(text: str) -> None:
     assert "test_unrelated_failure" not in text
     assert "<code>test_ci.py::test_passes</code>" not in text  # not among the failures
     # Undecoded kernel names, the most frequent first, with the tests that ran them.
-    assert "### 1 kernel name not decoded" in text
+    assert "### 1 kernel name no evidence could place (unplaced)" in text
     assert "| `_geglu_tanh_forward_kernel` | 1 | 1 | `test_ci.py::test_passes` |" in text
 
 

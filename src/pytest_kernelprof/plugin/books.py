@@ -292,4 +292,9 @@ class Books:
             else ""
         )
         prune = bool(self.config.getoption("kernelprof_prune"))
-        return session.summary(self.config.rootpath, narrowed=narrowed, prune=prune, blocked=blocked)
+        from ..reports.summary import relative_paths
+
+        root = self.config.rootpath
+        return session.summary(
+            root, narrowed=narrowed, prune=prune, blocked=blocked, shown=lambda path: relative_paths(path, root)
+        )

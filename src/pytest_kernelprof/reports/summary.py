@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..tables import CLIP_TEXT, clip, display_name, printable
+from ..tables import CLIP_TEXT, clip, display_name, plural, printable
 from .categories import ORDER, noun
 from .records import Failure, ReportRecord
 
@@ -306,13 +306,16 @@ def _names(records: Mapping[str, ReportRecord]) -> list[str]:
     if not counts:
         return []
     ranked = sorted(counts, key=lambda name: (-counts[name], name))
+    # The terminal's words for them (model/unknowns.py) and the API's (Kernel.unplaced); the
+    # count is of launches, as a profile's call holds them ("kernels" read as a count of names).
     lines = [
-        f"### {len(ranked)} kernel name{'s' if len(ranked) != 1 else ''} not decoded",
+        f"### {plural(len(ranked), 'kernel name')} no evidence could place (unplaced)",
         "",
-        "Kernels that no evidence placed: rules and baselines cannot match them by kind or family. "
-        "Teach the decoder what they are (`kernelprof_kernels` in the ini file), or report them.",
+        "Kernels that no evidence placed (`Kernel.unplaced`): rules and baselines cannot match them by kind "
+        "or family. Teach the decoder what they are (`kernelprof_kernels` in the ini file), or report them. "
+        "*launches*: of the name, in one call of each profile, every test's added up.",
         "",
-        "| kernel | kernels | tests | first test |",
+        "| kernel name | launches | tests | first test |",
         "|---|--:|--:|---|",
     ]
     for name in ranked[:MAX_NAMES]:

@@ -129,9 +129,29 @@ def test_the_summary_says_what_improved_and_how_to_lock_it_in() -> None:
     [section] = session.summary(Path("."), narrowed=True)
     assert section == [
         "kernelprof: 2 baseline metrics improved",
-        "improved: test_m[a] peak_bytes 12,000 -> 9,000; "
+        "improved: tests/test_m.py::test_m[a] peak_bytes 12,000 -> 9,000",
         "lock it in with pytest --kernelprof-update 'tests/test_m.py::test_m[a]'",
-        "improved: test_n (eager) syncs 12 -> 9; lock it in with pytest --kernelprof-update 'tests/test_m.py::test_n'",
+        "improved: tests/test_m.py::test_n (eager) syncs 12 -> 9",
+        "lock it in with pytest --kernelprof-update 'tests/test_m.py::test_n'",
+    ]
+
+
+def test_an_improved_test_is_named_by_its_node_id_once() -> None:
+    # Trial report: "improved: test_decode launches 20 -> 18; lock it in with ..." named the test
+    # by its function's name, which two modules may share.
+    session = BaselineSession()
+    for nodeid in ("tests/a/test_m.py::test_decode", "tests/b/test_m.py::test_decode"):
+        session.add_report(nodeid, [Improved(nodeid, "default", "launches", 20, 18)])
+        session.add_report(nodeid, [Improved(nodeid, "default", "syncs", 2, 1)])
+    [section] = session.summary(Path("."), narrowed=True)
+    assert section == [
+        "kernelprof: 4 baseline metrics improved",
+        "improved: tests/a/test_m.py::test_decode launches 20 -> 18",
+        "improved: tests/a/test_m.py::test_decode syncs 2 -> 1",
+        "lock it in with pytest --kernelprof-update 'tests/a/test_m.py::test_decode'",
+        "improved: tests/b/test_m.py::test_decode launches 20 -> 18",
+        "improved: tests/b/test_m.py::test_decode syncs 2 -> 1",
+        "lock it in with pytest --kernelprof-update 'tests/b/test_m.py::test_decode'",
     ]
 
 

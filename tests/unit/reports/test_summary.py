@@ -84,6 +84,23 @@ def test_names_from_a_trace_stay_in_their_row() -> None:
     assert not [line for line in text.splitlines() if line.lstrip().startswith("::")]
 
 
+def test_the_unplaced_kernels_are_told_in_the_terminals_words_and_counted_by_launches() -> None:
+    # Trial report: "### 2 kernel names not decoded" over "| kernel | kernels | tests |", where the
+    # terminal says "no evidence could place" and the API "unplaced", and "kernels" counted launches.
+    tests = {
+        "t.py::test_a": ReportRecord(unplaced=(Unplaced("acme_fwd", "acme::fwd", 3), Unplaced("acme_bwd", "", 1))),
+        "t.py::test_b": ReportRecord(unplaced=(Unplaced("acme_fwd", "acme::fwd", 2),)),
+    }
+    lines = render_summary(tests, [], rootpath=Path(".")).splitlines()
+    assert "### 2 kernel names no evidence could place (unplaced)" in lines
+    header = lines.index("| kernel name | launches | tests | first test |")
+    assert lines[header + 2 : header + 4] == [
+        "| `acme_fwd` | 5 | 2 | `t.py::test_a` |",
+        "| `acme_bwd` | 1 | 1 | `t.py::test_a` |",
+    ]
+    assert "not decoded" not in "\n".join(lines)
+
+
 def test_a_test_id_in_the_failures_is_text() -> None:
     tests = {"t.py::test_a[<b>\nx]": ReportRecord(failure=Failure("syncs", "m", 0, "t.py", 3))}
     text = render_summary(tests, [], rootpath=Path("."))

@@ -5,12 +5,11 @@ which ``--kernelprof-prune`` removes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import BaselineError
-from ...paths import name_in_module
 from ...tables import clip, printable
 from .check import shell_word, update_command
 from .files import (
@@ -36,9 +35,13 @@ class Unused:
     note: str = ""
 
     def __str__(self) -> str:
+        return self.line()
+
+    def line(self, shown: Callable[[str], str] = str) -> str:
+        """The entry on its line, its path as ``shown`` writes it (relative to the rootdir)."""
         if self.arch is None:
-            return f"{self.path} ({self.note})"
-        return f"{self.path}: {_entry(self.arch, self.name)}"
+            return f"{shown(self.path)} ({self.note})"
+        return f"{shown(self.path)}: {_entry(self.arch, self.name)}"
 
 
 class BaselineSession:
@@ -80,20 +83,31 @@ class BaselineSession:
     def unused(self, rootpath: Path, *, narrowed: bool) -> list[Unused]:
         return unused_entries(self.used, self.ran, rootpath, look_for_orphans=not narrowed, not_run=self.not_run)
 
-    def summary(self, rootpath: Path, *, narrowed: bool, prune: bool = False, blocked: str = "") -> list[list[str]]:
+    def summary(
+        self,
+        rootpath: Path,
+        *,
+        narrowed: bool,
+        prune: bool = False,
+        blocked: str = "",
+        shown: Callable[[str], str] = str,
+    ) -> list[list[str]]:
         """The terminal summary's sections, each a title and its lines.
 
         ``prune`` deletes the unused entries, except those of files that a failed or skipped
         test read (it may not have reached its other checks); ``blocked`` says why entries
-        asked to be pruned are not (a narrowed or failing run)."""
-        sections = [s for s in (self._update_section(), self._legacy_section(), self._improved_section()) if s]
+        asked to be pruned are not (a narrowed or failing run). ``shown`` writes a baseline's
+        path on the lines that tell what was written, updated, renamed, unused or deleted (the
+        plugin's: relative to the rootdir where under it, as a failure names it); the ``mv``
+        commands keep their paths whole, to paste wherever the shell is."""
+        sections = [s for s in (self._update_section(shown), self._legacy_section(), self._improved_section()) if s]
         unused = self.unused(rootpath, narrowed=narrowed)
         kept: list[str] = []
         if prune and not blocked:
             unfinished = [u for u in unused if self.users.get(u.path, set()) & self.not_passed]
             deleted, errors = prune_entries([u for u in unused if u not in unfinished])
             if deleted:
-                sections.append([f"kernelprof: deleted {_entries(len(deleted))}", *map(str, deleted)])
+                sections.append([f"kernelprof: deleted {_entries(len(deleted))}", *(u.line(shown) for u in deleted)])
             unused = unfinished + [u for u in unused if u.path in errors]
             kept = [*errors.values(), *(["kept: their tests failed or skipped"] if unfinished else [])]
         elif prune:
@@ -104,7 +118,7 @@ class BaselineSession:
                 "the tests they belonged to are gone"
             ]
             title = f"kernelprof: {len(unused)} unused baseline entr{'y' if len(unused) == 1 else 'ies'}"
-            sections.append([title, *map(str, unused), *tail])
+            sections.append([title, *(u.line(shown) for u in unused), *tail])
         if prune and not blocked:
             sections.extend(self._not_run_section(rootpath))
         return sections
@@ -124,7 +138,7 @@ class BaselineSession:
             ]
         ]
 
-    def _update_section(self) -> list[str]:
+    def _update_section(self, shown: Callable[[str], str]) -> list[str]:
         if not self.updates:
             return []
         recorded = [n.outcome for n in self.updates if isinstance(n, Recorded)]
@@ -137,22 +151,26 @@ class BaselineSession:
         changed = []
         for note in sorted(self.updates, key=_update_order):
             if isinstance(note, Renamed):
-                changed.append(f"renamed {note.old} -> {note.new}")
+                changed.append(f"renamed {shown(note.old)} -> {shown(note.new)}")
             elif note.outcome != UNCHANGED:
-                changed.append(f"{note.outcome} {note.path}: {_entry(note.arch, note.name)}")
+                changed.append(f"{note.outcome} {shown(note.path)}: {_entry(note.arch, note.name)}")
         return [title, *changed]
 
     def _improved_section(self) -> list[str]:
+        """A line per improved metric, its test named by node id (a function's name alone is
+        ambiguous across modules), then the command that records that test: on a line of its
+        own, as each line's own command repeated the id it had just named. A command per test,
+        not one for all: the job summary cuts a long line."""
         if not self.improved:
             return []
-        lines = [f"kernelprof: {_plural(len(self.improved), 'baseline metric')} improved"]
+        by_test: dict[str, list[str]] = {}
         for note in sorted(self.improved, key=_fields):
-            test = name_in_module(note.nodeid) + ("" if note.check == "default" else f" ({note.check})")
-            test = printable(clip(test))
-            lines.append(
-                f"improved: {test} {note.metric} {note.stored:,} -> {note.current:,}; "
-                f"lock it in with {update_command(note.nodeid)}"
-            )
+            test = note.nodeid + ("" if note.check == "default" else f" ({note.check})")
+            line = f"improved: {printable(clip(test))} {note.metric} {note.stored:,} -> {note.current:,}"
+            by_test.setdefault(note.nodeid, []).append(line)
+        lines = [f"kernelprof: {_plural(len(self.improved), 'baseline metric')} improved"]
+        for nodeid, improved in by_test.items():
+            lines.extend([*improved, f"lock it in with {update_command(nodeid)}"])
         return lines
 
     def _legacy_section(self) -> list[str]:

@@ -15,7 +15,7 @@ from ...decode import DTYPES, FAMILIES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelN
 from ...health import REGION_PREFIX
 from ...model import Kernel, KernelProfile
 from ...tables import display_name
-from ..diff import count_changes, diff_kernels, dtype_changes, render_diff, shape_key
+from ..diff import diff_kernels, render_diff, shape_key, summary_lines
 from ..metrics import METRICS, read_metric
 
 # The built-in families of libraries whose kernel names change with the library's version and
@@ -244,8 +244,7 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
         return _dtype_moves(stored.kernels, current.kernels)
     return [
         *_per_call(len(stored.kernels), len(current.kernels)),
-        *(f"count change: {c}" for c in count_changes(stored.kernels, current.kernels)),
-        *(f"dtype change: {c}" for c in dtype_changes(stored.kernels, current.kernels)),
+        *summary_lines(stored.kernels, current.kernels),
         "--- baseline",
         "+++ this run",
         *render_diff(diff, "baseline", "this run"),
@@ -272,7 +271,7 @@ def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKer
         return None
     return [
         *_per_call(len(stored), len(current)),
-        *(f"dtype change: {line}" for line in dtype_changes(stored, current)),
+        *summary_lines(stored, current),
         "--- baseline",
         "+++ this run",
         *(

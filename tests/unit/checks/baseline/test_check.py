@@ -22,6 +22,7 @@ from pytest_kernelprof.checks.baseline import (
     read_baseline,
     record,
 )
+from pytest_kernelprof.checks.diff import summary_lines
 from pytest_kernelprof.checks.sweep import ProfileSweep, SweepCase
 from tests.helpers import DATA, Stream, build
 
@@ -88,7 +89,7 @@ def test_an_added_copy_fails_as_worse_where_copies_are_compared(tmp_path: Path, 
 def test_the_worse_metrics_come_before_the_signature_whose_count_changes_run_into_its_diff(
     tmp_path: Path, trace: Trace
 ) -> None:
-    # Issue 32: "worse than the baseline ... launches: 4 -> 5" sat between "count change:" and the
+    # Issue 32: "worse than the baseline ... launches: 4 -> 5" sat between "count changes:" and the
     # "--- baseline" diff those lines head.
     path = tmp_path / "test_m.json"
     record(path, "sm90", "default", load_trace(trace("geglu_compiled")))
@@ -100,11 +101,48 @@ def test_the_worse_metrics_come_before_the_signature_whose_count_changes_run_int
     differs = next(i for i, line in enumerate(lines) if line.startswith("kernel signature differs"))
     assert worse < differs
     assert lines[worse + 1] == "  launches: 4 -> 5"
-    assert lines[differs + 1 : differs + 4] == [
+    assert lines[differs + 1 : differs + 5] == [
         "kernels per call: 4 -> 5",
-        "count change: pointwise: 1 -> 2",
+        "count changes: pointwise: 1 -> 2",
+        "kernels of unknown dtype (dtype not compared): pointwise 1 -> 0",
         "--- baseline",
     ]
+
+
+def test_a_baseline_failure_tells_what_kernelprof_diff_tells_above_its_kernels(tmp_path: Path, trace: Trace) -> None:
+    # Trial report: an eager GeGLU baseline failed on the compiled run with "count change:
+    # pointwise: 2 -> 1" and no line for the Triton kernel of unknown dtype, where `kernelprof
+    # diff` and the timeline page said "count changes: ..." and "kernels of unknown dtype ...".
+    path = tmp_path / "test_m.json"
+    eager, compiled = load_trace(trace("geglu_eager")), load_trace(trace("geglu_compiled"))
+    record(path, "sm90", "default", eager)
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
+    with pytest.raises(AssertionError) as info:
+        baseline.check(compiled)
+    lines = str(info.value).splitlines()
+    told = summary_lines(list(eager.kernels), list(compiled.kernels))
+    assert told == [
+        "count changes: pointwise: 2 -> 1",
+        "kernels of unknown dtype (dtype not compared): pointwise 0 -> 1",
+    ]
+    differs = next(i for i, line in enumerate(lines) if line.startswith("kernel signature differs"))
+    assert lines[differs + 1 :][: len(told) + 2] == ["kernels per call: 5 -> 4", *told, "--- baseline"]
+
+
+def test_a_dtype_move_reads_as_kernelprof_diff_reads_it(tmp_path: Path, trace: Trace) -> None:
+    # docs/baselines.md showed "dtype change: ..." where `kernelprof diff` prints "dtype changes: ...".
+    bf16 = load_trace(trace("linear_eager"))
+    fp32 = load_trace(trace("linear_fp32"))
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", bf16)
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
+    with pytest.raises(AssertionError) as info:
+        baseline.check(fp32)
+    lines = str(info.value).splitlines()
+    told = summary_lines(list(bf16.kernels), list(fp32.kernels))
+    assert any(line.startswith("dtype changes: ") for line in told)
+    assert all(line in lines for line in told)
+    assert not any(line.startswith(("dtype change: ", "count change: ")) for line in lines)
 
 
 # -- item 1: CUDA-graph kernels compare across processes --------------------------------

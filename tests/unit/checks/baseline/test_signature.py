@@ -53,7 +53,7 @@ def test_lost_fusion_is_reported_in_every_mode(trace: Trace) -> None:
         assert lines is not None
         text = "\n".join(lines)
         assert "kernels per call: 4 -> 5" in text
-        assert "count change: pointwise: 1 -> 2" in text
+        assert "count changes: pointwise: 1 -> 2" in text
         assert "- pointwise/inductor ? [_unsafe_view,gelu,mul]  triton_poi_fused__unsafe_view_gelu_mul_0" in text
         assert "+ pointwise/aten bf16 [gelu]" in text
 
@@ -161,7 +161,7 @@ def test_a_kernel_that_moved_to_another_dtype_differs_from_the_baseline(trace: T
     )
     lines = compare(stored, moved, "stable")
     assert lines is not None
-    assert "dtype change: pointwise: bf16 2 -> 1, fp32 0 -> 1" in lines
+    assert "dtype changes: pointwise: bf16 2 -> 1, fp32 0 -> 1" in lines
     assert any(line.startswith(f"#{gelu} pointwise/aten: bf16 in the baseline, fp32 in this run  ") for line in lines)
     # Stored and read back, the dtype is kept; a file written before dtypes were kept (no field)
     # and a kernel whose dtype one side does not know compare as before.
