@@ -143,7 +143,11 @@ class KernelBaseline:
             return None
         head, body = [summary], []
         if unplaced:
-            head.append(f"({plural(len(unplaced), 'kernel')} of unknown kind in this run: their kinds say nothing)")
+            # In kernelprof diff's words (the CLI teaches with --kernels, a test with the ini).
+            head.append(
+                f"({plural(len(unplaced), 'kernel')} of unknown kind in this run: the counts by kind may not hold; "
+                "teach them with kernelprof_kernels)"
+            )
         # The worse metrics first: between the signature's count changes and its diff they split
         # the one from the other; in the head, unlike after the diff, a cut body never hides them.
         if worse:

@@ -24,7 +24,7 @@ from pytest_kernelprof.checks.baseline import (
 )
 from pytest_kernelprof.checks.diff import summary_lines
 from pytest_kernelprof.checks.sweep import ProfileSweep, SweepCase
-from tests.helpers import DATA, Stream, build
+from tests.helpers import DATA, Stream, build, user_kernel_trace
 
 Trace = Callable[[str], Path]
 
@@ -127,6 +127,22 @@ def test_a_baseline_failure_tells_what_kernelprof_diff_tells_above_its_kernels(t
     ]
     differs = next(i for i, line in enumerate(lines) if line.startswith("kernel signature differs"))
     assert lines[differs + 1 :][: len(told) + 2] == ["kernels per call: 5 -> 4", *told, "--- baseline"]
+
+
+def test_a_baseline_failure_tells_unplaced_kernels_in_kernelprof_diffs_words(tmp_path: Path, trace: Trace) -> None:
+    # The failure said "their kinds say nothing" where `kernelprof diff` says the counts by kind
+    # may not hold and how to teach them.
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", load_trace(trace("geglu_eager")))
+    run = load_trace(user_kernel_trace(tmp_path / "user.json.gz"))
+    assert len(run.kernels.unplaced()) == 1
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
+    with pytest.raises(AssertionError) as info:
+        baseline.check(run)
+    assert (
+        "(1 kernel of unknown kind in this run: the counts by kind may not hold; teach them with kernelprof_kernels)"
+        in str(info.value).splitlines()
+    )
 
 
 def test_a_dtype_move_reads_as_kernelprof_diff_reads_it(tmp_path: Path, trace: Trace) -> None:
