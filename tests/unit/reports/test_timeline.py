@@ -221,6 +221,25 @@ def test_the_op_table_has_the_headers_and_note_of_kernelprof_show_ops() -> None:
     assert "device time: its kernels and its memory ops, memcpys and memsets)</p>" in text
 
 
+@pytest.mark.parametrize(
+    ("trace", "outer", "inner"),
+    [("geglu_compiled", "Torch-Compiled Region: 2/0", "aten::mm"), ("geglu_eager", "aten::linear", "aten::matmul")],
+)
+def test_the_op_table_says_its_column_does_not_add_up(trace: str, outer: str, inner: str) -> None:
+    # Trial: the compiled region's 224.4us and its aten::mm's 168.9us stood as peers, and nothing
+    # above the table said an op's row holds the rows of the ops inside it.
+    _, text = _page_data(trace)
+    table = text[text.index("<h2>Ops of call") :]
+    rows = dict(re.findall(r"<tr><td>([^<]*)</td><td>\d+</td><td>[^<]*</td><td>([^<]*)</td>", table))
+    assert float(rows[outer]) >= float(rows[inner]) > 0
+    assert table.startswith("<h2>Ops of call 1 (by device time, the ops inside each op included)</h2>")
+    said = html.unescape(re.sub(r"<[^>]+>", "", table.split("<table>", 1)[0].split("</h2>", 1)[1]))
+    assert said == (
+        f"Each op's time includes the ops inside it ({outer} holds {inner}): "
+        "an op and the ops inside it are rows alike, and the column does not add up."
+    )
+
+
 def test_the_page_shades_the_idle_spans_the_idle_share_counts() -> None:
     trace = DATA / "h200_geglu_eager.json.gz"
     prof = load_trace(trace)

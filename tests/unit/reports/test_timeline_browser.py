@@ -363,7 +363,7 @@ def test_the_page_has_the_syncs_and_copies_of_kernelprof_show_and_names_its_call
     assert kernel_row
     assert re.findall(r"<td[^>]*>([^<]*)</td>", kernel_row.group(1))[10] == "-"  # no module recorded
     said = " ".join(note_lines(dom))
-    assert re.search(r"Idle in all: \d+\.\d us, ", said), said
+    assert re.search(r"Idle within the host span: \d+\.\d us, ", said), said
 
 
 @needs_browser

@@ -68,7 +68,7 @@ def test_the_note_says_what_is_true_of_a_one_call_trace_and_of_the_first_call(
     said = " ".join(lines)
     assert ("median" not in said) == one, said
     assert ("the median call)</option>" not in dom) == one
-    idle = next(i for i, line in enumerate(lines) if line.startswith("Idle in all: "))
+    idle = next(i for i, line in enumerate(lines) if line.startswith("Idle within the host span: "))
     first = "The trace's one call is the first profiled" if one else "Call 0 is the first profiled"
     assert lines[idle + 1].startswith(f"{first}: its span carries the profiler's start-up, a few ms"), lines
     if one:
