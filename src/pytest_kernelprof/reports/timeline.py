@@ -189,7 +189,8 @@ def _op_table(prof: KernelProfile, number: int) -> str:
         )
     more = f"<p>... and {len(names) - 300} more ops</p>" if len(names) > 300 else ""
     return (
-        f"{heading}{_nesting_note(ops, names[:300])}<table><thead><tr><th>op</th><th>count</th><th>{OP_TIME_HEADERS[0]}</th><th>{OP_TIME_HEADERS[1]}</th></tr></thead>"
+        f"{heading}{_nesting_note(ops, names[:300])}<table><thead><tr><th>op</th><th>count</th>"
+        f"<th>{OP_TIME_HEADERS[0]}</th><th>{OP_TIME_HEADERS[1]}</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table><p>{OP_TIMES_NOTE}</p>{more}"
     )
 
