@@ -290,11 +290,13 @@ def test_template_is_a_query_word_no_rule_can_teach() -> None:
         parse_teachings(["acme_*: kind=templat"], "--kernels")
     listed = str(failure.value).split("one of: ")[1].split(", ")
     assert "template" not in listed
-    assert "gemm" in listed and "persistent_reduction" in listed
+    assert "gemm" in listed
+    assert "persistent_reduction" in listed
 
 
 def test_a_reduction_query_answers_for_a_persistent_reduction() -> None:
     persistent = KernelName(name="triton_per_fused_0", kind="persistent_reduction", family="inductor")
-    assert persistent.is_kind("reduction") and persistent.is_kind("persistent_reduction")
+    assert persistent.is_kind("reduction")
+    assert persistent.is_kind("persistent_reduction")
     assert not KernelName(name="r", kind="reduction", family="aten").is_kind("persistent_reduction")
     assert not persistent.is_kind("pointwise")

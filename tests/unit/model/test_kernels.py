@@ -472,12 +472,18 @@ def test_a_kernels_dtype_equals_its_torch_dtype_and_is_written_as_the_plain_stri
     assert [torch.bfloat16 == k.dtype for k in gemms] == [True, False, True]
     assert [k.dtype != torch.bfloat16 for k in gemms] == [False, True, False]
     dtype = gemms[0].dtype
-    assert dtype == "bf16" and dtype != "fp32" and dtype != torch.float16 and dtype != 16
-    assert dtype in {"bf16"} and hash(dtype) == hash("bf16") and repr(dtype) == "'bf16'"
+    assert dtype == "bf16"
+    assert dtype != "fp32"
+    assert dtype != torch.float16
+    assert dtype != 16
+    assert dtype in {"bf16"}
+    assert hash(dtype) == hash("bf16")
+    assert repr(dtype) == "'bf16'"
     # What files and copies hold is the plain string.
     assert json.dumps({"dtype": dtype}) == '{"dtype": "bf16"}'
     for plain in (pickle.loads(pickle.dumps(dtype)), copy.deepcopy(dtype), str(dtype), f"{dtype}"):
-        assert type(plain) is str and plain == "bf16"
+        assert type(plain) is str
+        assert plain == "bf16"
     made = Kernel(name="k", kind="gemm", family="cublas", dtype="fp32")
     assert type(dataclasses.asdict(made)["dtype"]) is str
     # A kernel however made or copied compares with its torch dtype.
@@ -498,8 +504,12 @@ def test_a_reduction_query_counts_persistent_reductions_too(trace: Trace) -> Non
 
 
 def test_a_taught_dtype_says_so_in_the_table_as_a_taught_kind_does() -> None:
-    taught = Kernel(name="k", kind="pointwise", family="aten", dtype="bf16", evidence=Evidence(kind="user", dtype="user"))
-    named = Kernel(name="n", kind="pointwise", family="aten", dtype="bf16", evidence=Evidence(kind="name", dtype="name"))
+    taught = Kernel(
+        name="k", kind="pointwise", family="aten", dtype="bf16", evidence=Evidence(kind="user", dtype="user")
+    )
+    named = Kernel(
+        name="n", kind="pointwise", family="aten", dtype="bf16", evidence=Evidence(kind="name", dtype="name")
+    )
     rows = [row.split() for row in KernelList([taught, named]).table().splitlines()[1:]]
     assert rows[0][:6] == ["0", "pointwise", "(user)", "aten", "bf16", "(user)"]
     assert rows[1][:4] == ["1", "pointwise", "aten", "bf16"]
