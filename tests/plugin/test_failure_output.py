@@ -409,5 +409,5 @@ def test_a_profile_section_does_not_repeat_a_table_the_failure_showed(
         kept.fnmatch_lines(["*- kernelprof profile 1 of 1 -*", "*: 3 calls (each*", "#  kind *", "0  gemm *"])
         kept.no_fnmatch_line(shown_above)
     # The fixture's value in a traceback: one line, as every value the plugin hands out.
-    section(result, "test_one").fnmatch_lines(["kernelprof = Profiler(warmup=2, calls=3, 1 profile loaded)"])
+    section(result, "test_one").fnmatch_lines(["kernelprof = Profiler(1 profile loaded)"])
     result.stdout.no_fnmatch_line("*Profiler object at 0x*")

@@ -130,7 +130,7 @@ def test_a_loaded_trace_reads_as_loaded_and_by_its_path_under_the_rootdir(pytest
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(
         [
-            "kernelprof = Profiler(warmup=2, calls=3, 1 profile loaded)",
+            "kernelprof = Profiler(1 profile loaded)",
             "*- kernelprof profile 1 of 1 -*",
             "KernelProfile from data/x.json.gz on NVIDIA H200 (sm90): 3 calls*",
         ]

@@ -132,7 +132,10 @@ class Profiler:
     def __repr__(self) -> str:
         # One line: pytest shows a failing test's fixtures by their repr ("kernelprof = ...").
         options = self.options
-        parts = [f"warmup={options.warmup}", f"calls={options.calls}"]
+        # How profiles are taken says nothing about a loaded trace: a profiler that only loaded
+        # traces leaves it out ("Profiler(1 profile loaded)").
+        loaded_only = bool(self.captures) and all(isinstance(capture, TraceCapture) for capture in self.captures)
+        parts = [] if loaded_only else [f"warmup={options.warmup}", f"calls={options.calls}"]
         parts += [f"{name}=True" for name in ("no_grad", "allow_variation", "stacks") if getattr(options, name)]
         if options.modules is not False:
             parts.append("modules=True" if options.modules is True else f"modules={type(options.modules).__name__}")

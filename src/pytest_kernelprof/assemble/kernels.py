@@ -10,7 +10,7 @@ from typing import Any
 from ..decode import BUILT_IN, Decoder, KernelName
 from ..decode.sync_calls import memcpy_kind
 from ..decode.triton_ir import IrFacts
-from ..model import Kernel, MemoryOp
+from ..model import Kernel, KernelDtype, MemoryOp
 from ..traces import KERNEL, MEMCPY, RawEvent
 from ..traces.records import paused_gc
 from .optree import Chains, inductor_op, is_graph_call, is_launch_range
@@ -211,6 +211,9 @@ def _new_kernel(base: KernelName, fields: dict[str, Any]) -> Kernel:
     state = kernel.__dict__
     state.update(base.__dict__)
     state.update(fields)
+    dtype = state["dtype"]
+    if dtype is not None and type(dtype) is not KernelDtype:  # what Kernel.__post_init__ makes of it
+        state["dtype"] = KernelDtype(dtype)
     return kernel
 
 

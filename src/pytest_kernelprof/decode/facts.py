@@ -9,6 +9,8 @@ KINDS = (
     "convolution",
     "pointwise",
     "reduction",
+    # A reduction whose every row fits one block (Inductor's ``triton_per_*``): a query for
+    # "reduction" matches these too (KernelName.is_kind), one for "persistent_reduction" only these.
     "persistent_reduction",
     # Not a kind any kernel has: a query for it asks for the kernels generated from a template
     # (KernelName.template), whose kind says what they compute (gemm, attention, convolution).
@@ -118,6 +120,11 @@ class KernelName:
         return self.kind == "other" and self.evidence.kind is None
 
     def is_kind(self, kind: str) -> bool:
-        """Whether this kernel answers a query for ``kind``: its own kind, and for
-        ``"template"`` whether it was generated from one."""
-        return self.template if kind == "template" else self.kind == kind
+        """Whether this kernel answers a query for ``kind``: its own kind, for ``"template"``
+        whether it was generated from one, and for ``"reduction"`` a persistent reduction too (a
+        compiled softmax's ``triton_per_*`` is the eager one's reduction: a trial counted none)."""
+        if kind == "template":
+            return self.template
+        if kind == "reduction":
+            return self.kind in ("reduction", "persistent_reduction")
+        return self.kind == kind

@@ -23,7 +23,10 @@ TAUGHT_FIELDS = ("kind", "family", "dtype", "layout", "part_of")
 _WORD = re.compile(r"\S+")
 _PAIR = re.compile(r"\w+=\S+")
 _FAMILY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_CHOICES = {"kind": KINDS, "dtype": DTYPES, "layout": LAYOUTS, "part_of": KINDS}
+# "template" is a query word (the kernels generated from a template), no kernel's kind: taught,
+# it gave kernels of kind "template" that no kind="template" query counted.
+TAUGHT_KINDS = tuple(kind for kind in KINDS if kind != "template")
+_CHOICES = {"kind": TAUGHT_KINDS, "dtype": DTYPES, "layout": LAYOUTS, "part_of": TAUGHT_KINDS}
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,12 @@ def _check_value(origin: str, name: str, value: object) -> None:
     __tracebackhide__ = True
     if not isinstance(value, str):
         raise TeachingError(f"{origin}: {name}= takes a string, got {value!r}")
+    if name in ("kind", "part_of") and value == "template":
+        raise TeachingError(
+            f"{origin}: {name}=template cannot be taught: 'template' is a query word (kind='template' asks for "
+            "the kernels generated from a template, whatever they compute), no kernel's kind; teach what the "
+            f"kernel computes, e.g. {name}=gemm"
+        )
     choices = _CHOICES.get(name)
     if choices is not None and value not in choices:
         raise TeachingError(f"{origin}: unknown {name} {value!r}; one of: {', '.join(choices)}")

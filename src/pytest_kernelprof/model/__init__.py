@@ -13,6 +13,7 @@ from .kernels import Kernel, KernelList, MemoryOp, OpChains, Pattern
 from .measured import needs_measurement
 from .ops import ModuleTable, ModuleView, Op, OpLoader, OpTable
 from .profiles import CallProfile, KernelProfile
+from .query_args import KernelDtype
 from .records import (
     CopyList,
     Count,
@@ -31,6 +32,7 @@ __all__ = [
     "Count",
     "Kernel",
     "KernelCount",
+    "KernelDtype",
     "KernelList",
     "KernelProfile",
     "MemoryOp",

@@ -191,6 +191,8 @@ def _block(lines: Sequence[str], expected: Sequence[str]) -> tuple[int, str] | N
 
 def explain(op: str, left: object, right: object) -> Explanation | None:
     """The explanation of ``left op right`` failing, where either side is a profile value."""
+    if isinstance(left, KernelCount) and isinstance(right, KernelCount):
+        return _counts(op, left, right)
     for count, other, flipped in ((left, right, False), (right, left, True)):
         if isinstance(count, KernelCount):
             return _count(op, count, other, flipped)
@@ -248,16 +250,45 @@ def _short(value: object) -> str:
 def _count(op: str, count: KernelCount, other: object, flipped: bool) -> Explanation:
     head_line = f"{_short(other)} {op} {count!r}" if flipped else f"{count!r} {op} {_short(other)}"
     kernels = count.kernels
+    marked = frozenset(count.matched)
+    return Explanation([head_line, *_count_lines(count)], kernels.table(marked=marked).splitlines(), kernels)
+
+
+def _count_lines(count: KernelCount, side: str = "") -> list[str]:
+    """What ``count`` counted and matched (``side``: which side of the comparison it is), and
+    the kernels that could answer it or nearly did."""
+    kernels = count.kernels
     shown = ", ".join(f"#{i}" for i in count.matched[:MATCHES_SHOWN])
     more = f", ... and {len(count.matched) - MATCHES_SHOWN} more" if len(count.matched) > MATCHES_SHOWN else ""
     which = f": {shown}{more}" if count.matched else ""  # the table marks each match
     times = f" (times: {kernels.times})" if kernels.times else ""
-    head = [head_line, f"kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}{times}"]
+    lines = [f"{side}kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}{times}"]
     if not count.matched:
-        head.extend(kernels.nearest_lines(count.pattern, kind=count.kind, dtype=count.dtype))
-    head.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype))
-    marked = frozenset(count.matched)
-    return Explanation(head, kernels.table(marked=marked).splitlines(), kernels)
+        lines.extend(kernels.nearest_lines(count.pattern, kind=count.kind, dtype=count.dtype))
+    lines.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype))
+    return lines
+
+
+def _counts(op: str, left: KernelCount, right: KernelCount) -> Explanation:
+    """Two kernel counts compared (``count(kind='gemm') == count(kind='gemm', dtype='bf16')``):
+    what each counted; of one call's kernels, one table, its ``*`` on the kernels that one count
+    matched and the other did not (what parts them), else each call's table, marked as its own."""
+    head = [f"{left!r} {op} {right!r}", *_count_lines(left, "left: "), *_count_lines(right, "right: ")]
+    same = left.kernels is right.kernels or (
+        left.kernels.measured and right.kernels.measured and left.kernels == right.kernels
+    )
+    if same:
+        apart = frozenset(left.matched).symmetric_difference(right.matched)
+        rows = ", ".join(f"#{i}" for i in sorted(apart)[:MATCHES_SHOWN])
+        more = f", ... and {len(apart) - MATCHES_SHOWN} more" if len(apart) > MATCHES_SHOWN else ""
+        if apart:
+            head.append(f"* marks the kernels one count matched and the other did not: {rows}{more}")
+        return Explanation(head, left.kernels.table(marked=apart).splitlines(), left.kernels)
+    body = [
+        *("the left's kernels (* marks its matches):", *left.kernels.table(frozenset(left.matched)).splitlines()),
+        *("the right's kernels (* marks its matches):", *right.kernels.table(frozenset(right.matched)).splitlines()),
+    ]
+    return Explanation(head, body, left.kernels)
 
 
 def _names(kernels: KernelList, expected: Sequence[object]) -> Explanation:

@@ -42,7 +42,7 @@ def kernel_cells(k: Kernel) -> tuple[str, str, str, str, str]:
     return (
         k.kind if k.evidence.kind in (None, "name") else f"{k.kind} ({k.evidence.kind})",
         f"{k.family} template" if k.template else k.family,
-        k.dtype or "?",
+        "?" if k.dtype is None else f"{k.dtype} (user)" if k.evidence.dtype == "user" else k.dtype,
         k.layout or "-",
         ",".join(k.fused_ops) or "-",
     )
@@ -59,8 +59,9 @@ def kernel_table(
     and rows whose number is in ``marked`` get a ``*`` before it. A kind that was not read from
     the name says where it came from: ``gemm (op)``, ``attention (user)``; a kernel generated from
     a template says so after its family (``inductor template``). ``dtype`` is ``?`` where no
-    evidence gave it; a ``part of`` column names the work a helper kernel belongs to, in tables
-    that have one (cuBLAS's ``scal_kernel`` is ``part of gemm``). The time column says whose
+    evidence gave it, and a taught one says so as a taught kind does (``bf16 (user)``); a
+    ``part of`` column names the work a helper kernel belongs to, in tables that have one
+    (cuBLAS's ``scal_kernel`` is ``part of gemm``). The time column says whose
     times it holds: ``median us`` where ``medians`` (each kernel's median over the calls, which no
     one call need have), ``us`` where they are one call's own."""
     numbers = range(len(kernels)) if positions is None else positions

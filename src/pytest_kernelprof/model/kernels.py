@@ -15,7 +15,7 @@ from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table
 from .kernel_text import KERNEL_CELLS as KERNEL_CELLS  # the timeline's table and tests import them from here
 from .kernel_text import kernel_cells as kernel_cells
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
-from .query_args import check_dtype, check_kind, check_pattern
+from .query_args import KernelDtype, check_dtype, check_kind, check_pattern
 from .unknowns import could_match, missing, warn_undecided
 
 Pattern = str | re.Pattern[str]
@@ -62,6 +62,11 @@ class Kernel(KernelName):
     chains: OpChains | None = field(default=None, compare=False, repr=False)
     launcher: Any = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        # The decoder's dtype as one that also equals its torch.dtype (``k.dtype == torch.bfloat16``).
+        if self.dtype is not None and type(self.dtype) is not KernelDtype:
+            object.__setattr__(self, "dtype", KernelDtype(self.dtype))
+
     @property
     def end_us(self) -> float | None:
         return None if self.start_us is None else self.start_us + self.duration_us
@@ -97,6 +102,11 @@ class Kernel(KernelName):
         if self.chains is not None:
             state["chains"], state["launcher"] = _ResolvedOps(self.ops), None
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A pickled dtype is the plain string (KernelDtype.__reduce__): the kernel's own again.
+        self.__dict__.update(state)
+        self.__post_init__()
 
     def __repr__(self) -> str:
         layout = f" {self.layout}" if self.layout else ""

@@ -53,13 +53,46 @@ def _is_torch_dtype(value: object) -> bool:
     return cls.__module__ == "torch" and cls.__name__ == "dtype"
 
 
+def _torch_dtype_name(dtype: object) -> str | None:
+    """The decoder's name of a ``torch.dtype`` (None for one no kernel has)."""
+    return _TORCH_DTYPES.get(str(dtype).removeprefix("torch."))
+
+
+class KernelDtype(str):
+    """A kernel's dtype (``Kernel.dtype``): the decoder's name, a plain ``str`` everywhere but in
+    ``==``, where it also equals the ``torch.dtype`` a query maps to it. A trial asserted
+    ``not any(k.dtype == torch.float32 for k in gemms)``, which a plain string made pass on fp32
+    GEMMs. It hashes, prints, pickles and serialises as the plain string (a baseline, a JSON
+    output or a copy holds no subclass), and imports no torch: a torch dtype is told by its type."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if _is_torch_dtype(other):
+            return str.__eq__(self, _torch_dtype_name(other) or "")
+        return str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, str) and not _is_torch_dtype(other):
+            return NotImplemented
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+    def __repr__(self) -> str:
+        return str.__repr__(str(self))
+
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
+        return (str, (str.__str__(self),))
+
+
 def check_dtype(dtype: object) -> str | None:
     """The decoder's name of ``dtype``: one of ``DTYPES``, or a ``torch.dtype`` mapped to it."""
     __tracebackhide__ = True
     if dtype is None:
         return None
     if _is_torch_dtype(dtype):
-        mapped = _TORCH_DTYPES.get(str(dtype).removeprefix("torch."))
+        mapped = _torch_dtype_name(dtype)
         if mapped is None:
             raise QueryError(f"no kernel dtype is {dtype}; the dtypes are: {', '.join(DTYPES)}")
         return mapped

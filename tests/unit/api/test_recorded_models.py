@@ -119,7 +119,7 @@ def test_a_compiled_llama_layer_fuses_each_rmsnorm(recorded: Callable[[str], Ker
     norms = [k for k in prof.kernels if k.family == "inductor" and {"pow", "mean", "rsqrt"} <= set(k.fused_ops)]
     assert len(norms) == 2
     assert {k.kind for k in norms} <= {"reduction", "persistent_reduction"}
-    assert prof.kernels.count(kind="reduction") + prof.kernels.count(kind="persistent_reduction") == 2
+    assert prof.kernels.count(kind="reduction") == 2  # persistent reductions included
     assert prof.kernels.count(kind="gemm") == 7
     for kernel in norms:
         assert kernel.op is not None

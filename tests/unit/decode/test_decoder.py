@@ -277,3 +277,26 @@ def test_a_name_copied_from_a_table_teaches_its_kernel() -> None:
     shown = "at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char*, 3ul> >"
     assert BUILT_IN.teach(shown, kind="attention").decode(name).kind == "attention"
     assert BUILT_IN.teach(shown.replace("add", "mul"), kind="attention").decode(name).kind == "pointwise"
+
+
+def test_template_is_a_query_word_no_rule_can_teach() -> None:
+    # A trial taught kind=template: the kernels' kind read "template", yet
+    # count(kind="template") asks for KernelName.template and counted none of them.
+    with pytest.raises(TeachingError, match=r"^teach\(\): kind=template cannot be taught: .* e\.g\. kind=gemm$"):
+        Decoder().teach("acme_*", kind="template")
+    with pytest.raises(TeachingError, match=r"^--kernels, line 1: part_of=template cannot be taught"):
+        parse_teachings(["acme_*: part_of=template"], "--kernels")
+    with pytest.raises(TeachingError) as failure:
+        parse_teachings(["acme_*: kind=templat"], "--kernels")
+    listed = str(failure.value).split("one of: ")[1].split(", ")
+    assert "template" not in listed
+    assert "gemm" in listed
+    assert "persistent_reduction" in listed
+
+
+def test_a_reduction_query_answers_for_a_persistent_reduction() -> None:
+    persistent = KernelName(name="triton_per_fused_0", kind="persistent_reduction", family="inductor")
+    assert persistent.is_kind("reduction")
+    assert persistent.is_kind("persistent_reduction")
+    assert not KernelName(name="r", kind="reduction", family="aten").is_kind("persistent_reduction")
+    assert not persistent.is_kind("pointwise")

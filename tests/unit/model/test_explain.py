@@ -325,3 +325,31 @@ def test_a_records_comparison_ends_with_what_would_remove_them(trace: Trace) -> 
         fixes = records.fix_lines()
         assert fixes
         assert explanation.body == [*records.table().splitlines(), *fixes]
+
+
+def test_two_counts_compared_explain_both_with_one_table_of_one_call(trace: Trace) -> None:
+    # A trial: `count(kind="gemm") == count(kind="gemm", dtype="bf16")` explained only the left.
+    kernels = load_trace(trace("bf16_mlp_fp32_linear")).kernels
+    failed = explain("==", kernels.count(kind="gemm"), kernels.count(kind="gemm", dtype="bf16"))
+    assert failed is not None
+    assert failed.head == [
+        "3 == 2",
+        f"left: kernels.count(kind='gemm') matched 3 of 7 kernels: #0, #3, #6{MEDIANS}",
+        f"right: kernels.count(kind='gemm', dtype='bf16') matched 2 of 7 kernels: #0, #6{MEDIANS}",
+        "* marks the kernels one count matched and the other did not: #3",
+    ]
+    # One table, marked where the counts part.
+    assert failed.body == kernels.table(marked=frozenset({3})).splitlines()
+    assert failed.table_of is kernels
+    # Of two calls: each call's table, marked with its own count's matches.
+    other = load_trace(trace("linear_eager")).kernels
+    apart = explain("<", kernels.count(kind="gemm"), other.count(kind="gemm"))
+    assert apart is not None
+    assert apart.head[1].startswith("left: kernels.count(kind='gemm') matched 3 of 7")
+    assert apart.head[2].startswith(f"right: kernels.count(kind='gemm') matched 1 of {len(other)}")
+    assert apart.body == [
+        "the left's kernels (* marks its matches):",
+        *kernels.table(marked=frozenset({0, 3, 6})).splitlines(),
+        "the right's kernels (* marks its matches):",
+        *other.table(marked=frozenset(other.count(kind="gemm").matched)).splitlines(),
+    ]

@@ -4,6 +4,10 @@ wrong answer: KernelList == names, `in`, counts that remember what they counted.
 from __future__ import annotations
 
 import ast
+import copy
+import dataclasses
+import json
+import pickle
 import re
 import warnings
 from collections.abc import Callable
@@ -20,6 +24,7 @@ from pytest_kernelprof import (
     UndecodedKernelWarning,
     load_trace,
 )
+from pytest_kernelprof.decode import Evidence
 from pytest_kernelprof.model.kernels import KERNEL_CELLS
 from pytest_kernelprof.tables import display_name
 from pytest_kernelprof.types import Kernel, KernelCount, KernelList
@@ -456,3 +461,55 @@ def test_names_refuse_a_glob_in_as_the_kernels_do() -> None:
     assert names[0] in names
     assert "cutlass_*" not in names  # a glob that matches none is False, as either reading says
     assert "nothing" not in names
+
+
+def test_a_kernels_dtype_equals_its_torch_dtype_and_is_written_as_the_plain_string(trace: Trace) -> None:
+    import torch
+
+    gemms = load_trace(trace("bf16_mlp_fp32_linear")).kernels.of_kind("gemm")
+    # A trial: `assert not any(k.dtype == torch.float32 for k in gemms)` passed on the fp32 GEMM.
+    assert [k.dtype == torch.float32 for k in gemms] == [False, True, False]
+    assert [torch.bfloat16 == k.dtype for k in gemms] == [True, False, True]
+    assert [k.dtype != torch.bfloat16 for k in gemms] == [False, True, False]
+    dtype = gemms[0].dtype
+    assert dtype == "bf16"
+    assert dtype != "fp32"
+    assert dtype != torch.float16
+    assert dtype != 16
+    assert dtype in {"bf16"}
+    assert hash(dtype) == hash("bf16")
+    assert repr(dtype) == "'bf16'"
+    # What files and copies hold is the plain string.
+    assert json.dumps({"dtype": dtype}) == '{"dtype": "bf16"}'
+    for plain in (pickle.loads(pickle.dumps(dtype)), copy.deepcopy(dtype), str(dtype), f"{dtype}"):
+        assert type(plain) is str
+        assert plain == "bf16"
+    made = Kernel(name="k", kind="gemm", family="cublas", dtype="fp32")
+    assert type(dataclasses.asdict(made)["dtype"]) is str
+    # A kernel however made or copied compares with its torch dtype.
+    fp32 = gemms[1]
+    copies = (pickle.loads(pickle.dumps(fp32)), copy.deepcopy(fp32), dataclasses.replace(fp32, duration_us=1.0), made)
+    assert [k.dtype == torch.float32 for k in copies] == [True] * 4
+    assert Kernel(name="k", kind="gemm", family="cublas").dtype is None
+
+
+def test_a_reduction_query_counts_persistent_reductions_too(trace: Trace) -> None:
+    # A trial: the compiled softmax (triton_per_*) counted no reduction where eager counted one.
+    eager = load_trace(trace("decode_eager")).kernels
+    compiled = load_trace(trace("decode_compiled")).kernels
+    assert eager.count(kind="reduction") == compiled.count(kind="reduction") == 1
+    assert (eager.count(kind="persistent_reduction"), compiled.count(kind="persistent_reduction")) == (0, 1)
+    assert compiled.of_kind("reduction").names == compiled.of_kind("persistent_reduction").names
+    assert compiled.one(kind="reduction").kind == "persistent_reduction"
+
+
+def test_a_taught_dtype_says_so_in_the_table_as_a_taught_kind_does() -> None:
+    taught = Kernel(
+        name="k", kind="pointwise", family="aten", dtype="bf16", evidence=Evidence(kind="user", dtype="user")
+    )
+    named = Kernel(
+        name="n", kind="pointwise", family="aten", dtype="bf16", evidence=Evidence(kind="name", dtype="name")
+    )
+    rows = [row.split() for row in KernelList([taught, named]).table().splitlines()[1:]]
+    assert rows[0][:6] == ["0", "pointwise", "(user)", "aten", "bf16", "(user)"]
+    assert rows[1][:4] == ["1", "pointwise", "aten", "bf16"]
