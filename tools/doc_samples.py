@@ -113,7 +113,7 @@ def failed_count() -> str:
 
 
 def broken_rule() -> str:
-    """docs/rules.md: the bf16 MLP with an fp32 head under the page's rules."""
+    """docs/rules.md: the bf16 MLP with its middle layer in fp32 under the page's rules."""
     failure = _pytest(
         """\
         def test_mlp(kernelprof):
