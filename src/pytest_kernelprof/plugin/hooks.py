@@ -212,7 +212,7 @@ def device_line(config: pytest.Config) -> str:
         # A trace-only install (docs/versions.md): the session runs, and says here what fails.
         return (
             "kernelprof: torch cannot be imported: saved traces load (load_trace); "
-            "tests that profile or are marked gpu fail"
+            'tests that profile or are marked gpu fail (-m "not gpu" leaves the gpu ones out)'
         )
 
 
