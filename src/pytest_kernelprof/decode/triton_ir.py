@@ -15,9 +15,11 @@ The kind, from the strongest operation present:
 - ``tt.histogram``: ``reduction``;
 - otherwise loads and stores with elementwise math: ``pointwise``.
 
-The dtype of a kernel that is no GEMM is the element type of the first floating-point tensor it
-loads (what it reads, as the template dtype of an ATen kernel is; integer loads are mostly
-indices and targets), else of the first it stores, else of the first integer tensor it loads.
+The dtype of a kernel that is no GEMM is what it writes, as the template (common) dtype of an ATen
+elementwise kernel is (a cast is the dtype it casts to, eager or compiled): the element type of
+the first floating-point tensor it stores, else of the first floating-point tensor it loads (an
+argmax stores integers; integer loads are mostly indices and targets), else of the first
+integer tensor it loads, else of the first it stores.
 
 Inductor's kernels whose TTIR capture cannot reach (launched through Inductor's static CUDA
 launcher, which keeps no IR) are read from the signature they were compiled with
@@ -109,14 +111,14 @@ def facts_from_ttir(ttir: str) -> IrFacts | None:
         kind = "pointwise"
     loaded = [_dtype(element) for element in _LOAD.findall(ttir)]
     stored = [_dtype(element) for element in _STORE.findall(ttir)]
-    return IrFacts(kind, _what_it_reads(loaded, stored))
+    return IrFacts(kind, _what_it_writes(loaded, stored))
 
 
-def _what_it_reads(loaded: Sequence[str | None], stored: Sequence[str | None]) -> str | None:
+def _what_it_writes(loaded: Sequence[str | None], stored: Sequence[str | None]) -> str | None:
     # The data, not its indices: a loss kernel loads its int64 targets beside its bf16 logits.
-    floating = [dtype for dtype in (*loaded, *stored) if dtype in _FLOATING]
-    read = floating or loaded or stored
-    return read[0] if read else None
+    floating = [dtype for dtype in (*stored, *loaded) if dtype in _FLOATING]
+    written = floating or loaded or stored
+    return written[0] if written else None
 
 
 def dtype_from_signature(signature: Sequence[tuple[str, str]]) -> str | None:
@@ -135,4 +137,4 @@ def dtype_from_signature(signature: Sequence[tuple[str, str]]) -> str | None:
             loaded.append(dtype)
         if argument.startswith(("out_ptr", "in_out_ptr")):
             stored.append(dtype)
-    return _what_it_reads(loaded, stored)
+    return _what_it_writes(loaded, stored)
