@@ -72,6 +72,22 @@ def test_a_kernel_is_the_dtype_it_writes_as_atens_are() -> None:
     assert facts_from_ttir(ttir.replace("  tt.store", "  // ")) == IrFacts("pointwise", "bf16")  # stores none
 
 
+def test_a_norm_is_the_dtype_of_its_output_not_of_the_statistic_it_stores_first() -> None:
+    """Liger's _rms_norm_forward_kernel (H100, a bf16 x) stores its row's fp32 rstd, one value,
+    before its bf16 output: a block's store counts before a single value's."""
+    ttir = (
+        "tt.func public @norm(%x: !tt.ptr<bf16>, %r: !tt.ptr<f32>, %y: !tt.ptr<bf16>) {\n"
+        "  %0 = tt.load %x : tensor<1024x!tt.ptr<bf16>>\n"
+        '  %1 = "tt.reduce"(%0) <{axis = 0 : i32}> ({\n'
+        "  tt.store %r, %1 : !tt.ptr<f32>\n"
+        "  tt.store %y, %2 : tensor<1024x!tt.ptr<bf16>>\n"
+        "}\n"
+    )
+    assert facts_from_ttir(ttir) == IrFacts("reduction", "bf16")
+    # the statistic alone (a row sum that stores one fp32 value): what it writes
+    assert facts_from_ttir(ttir.replace("  tt.store %y", "  // ")) == IrFacts("reduction", "fp32")
+
+
 @pytest.mark.parametrize(
     ("signature", "dtype"),
     [
