@@ -77,7 +77,7 @@ SQUARE = {"M": 64, "N": 64, "K": 64}
 KERNELS = (
     ("pointwise_fp32_add", add, {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32"}, {"BLOCK": 1024}),
     ("pointwise_bf16_gelu_mul", gelu_mul, {"x": "*bf16", "y": "*bf16", "out": "*bf16"}, {"BLOCK": 1024}),
-    ("reduction_bf16_row_sum", row_sum, {"x": "*bf16", "out": "*fp32"}, {"N": 1024}),
+    ("reduction_fp32_bf16_row_sum", row_sum, {"x": "*bf16", "out": "*fp32"}, {"N": 1024}),
     ("reduction_fp16_row_argmax", row_argmax, {"x": "*fp16", "out": "*i32"}, {"N": 1024}),
     ("reduction_int32_histogram", histogram, {"x": "*i32", "out": "*i32"}, {"N": 1024, "BINS": 64}),
     ("scan_fp32_row_cumsum", row_cumsum, {"x": "*fp32", "out": "*fp32"}, {"N": 1024}),

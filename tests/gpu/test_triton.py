@@ -114,7 +114,7 @@ def test_user_kernels_of_each_kind_are_read_from_their_ir(
     prof = kernelprof(step)
     got = {k.name: (k.kind, k.dtype, k.evidence.kind) for k in prof.kernels if k.family == "triton"}
     assert got == {
-        "user_row_sum_kernel": ("reduction", "bf16", "ir"),
+        "user_row_sum_kernel": ("reduction", "fp32", "ir"),  # bf16 in, fp32 written
         "user_cumsum_kernel": ("scan", "fp32", "ir"),
         "user_matmul_kernel": ("gemm", "bf16", "ir"),
     }

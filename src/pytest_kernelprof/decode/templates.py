@@ -13,6 +13,13 @@ import re
 # The earliest type named wins: element types come before accumulator types in these
 # libraries' argument lists (ReduceOp<float, ...> accumulates a reduction in float).
 _TYPES = (
+    # ATen's cast kernels of fixed types name the type they write in the function's name and only
+    # the type they read in its lambda (float16_copy_kernel_cuda(...)::{lambda(float)#1} writes
+    # fp16): a kernel has the dtype it writes, as ATen's other elementwise kernels' common dtype
+    # is. First, so that bfloat16tofloat32_copy_kernel_cuda (ROCm's) is not read as bf16.
+    (re.compile(r"\bb?float16tofloat32_copy_kernel"), "fp32"),
+    (re.compile(r"\bfloat16_copy_kernel"), "fp16"),
+    (re.compile(r"\bfloat8_copy_kernel"), "fp8"),
     (re.compile(r"__nv_fp8|Float8_e[45]m[23]|fp8_e[45]m[23]|__hip_fp8"), "fp8"),
     (re.compile(r"__nv_bfloat16|BFloat16|bfloat16|__bf16|hip_bfloat16"), "bf16"),
     (re.compile(r"c10::Half\b|__half\b|\bhalf\b|half_t|_Float16|\bHalf\b"), "fp16"),

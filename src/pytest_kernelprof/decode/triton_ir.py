@@ -15,9 +15,12 @@ The kind, from the strongest operation present:
 - ``tt.histogram``: ``reduction``;
 - otherwise loads and stores with elementwise math: ``pointwise``.
 
-The dtype of a kernel that is no GEMM is the element type of the first floating-point tensor it
-loads (what it reads, as the template dtype of an ATen kernel is; integer loads are mostly
-indices and targets), else of the first it stores, else of the first integer tensor it loads.
+The dtype of a kernel that is no GEMM is what it writes, as the template (common) dtype of an ATen
+elementwise kernel is (a cast is the dtype it casts to, eager or compiled): the element type of
+the first floating-point block it stores (a single value stored, as a norm's per-row rstd, counts
+after every block), else of the first floating-point tensor it loads (an argmax stores integers;
+integer loads are mostly indices and targets), else of the first integer tensor it loads, else
+of the first it stores.
 
 Inductor's kernels whose TTIR capture cannot reach (launched through Inductor's static CUDA
 launcher, which keeps no IR) are read from the signature they were compiled with
@@ -67,7 +70,7 @@ _SCAN = re.compile(r"[\"\s]tt\.scan\"?\(")
 _HISTOGRAM = re.compile(r"\btt\.histogram\b")
 _PAIRS = re.compile(r"\btt\.reshape\b[^\n]*->\s*tensor<(?:\d+x)*?(?:2x){3,}")
 _LOAD = re.compile(r"\btt\.load\b[^\n]*?:\s*(?:tensor<(?:\d+x)+)?!tt\.ptr<([A-Za-z]\w*)>")
-_STORE = re.compile(r"\btt\.store\b[^\n]*?:\s*(?:tensor<(?:\d+x)+)?!tt\.ptr<([A-Za-z]\w*)>")
+_STORE = re.compile(r"\btt\.store\b[^\n]*?:\s*(tensor<(?:\d+x)+)?!tt\.ptr<([A-Za-z]\w*)>")
 
 
 @dataclass(frozen=True)
@@ -108,15 +111,20 @@ def facts_from_ttir(ttir: str) -> IrFacts | None:
     else:
         kind = "pointwise"
     loaded = [_dtype(element) for element in _LOAD.findall(ttir)]
-    stored = [_dtype(element) for element in _STORE.findall(ttir)]
-    return IrFacts(kind, _what_it_reads(loaded, stored))
+    # A block's store before a single value's: a norm stores its row's fp32 rstd (one value)
+    # before its bf16 output (a block); a row sum stores one value and nothing else.
+    stores = _STORE.findall(ttir)
+    stored = [_dtype(element) for block, element in stores if block] + [
+        _dtype(element) for block, element in stores if not block
+    ]
+    return IrFacts(kind, _what_it_writes(loaded, stored))
 
 
-def _what_it_reads(loaded: Sequence[str | None], stored: Sequence[str | None]) -> str | None:
+def _what_it_writes(loaded: Sequence[str | None], stored: Sequence[str | None]) -> str | None:
     # The data, not its indices: a loss kernel loads its int64 targets beside its bf16 logits.
-    floating = [dtype for dtype in (*loaded, *stored) if dtype in _FLOATING]
-    read = floating or loaded or stored
-    return read[0] if read else None
+    floating = [dtype for dtype in (*stored, *loaded) if dtype in _FLOATING]
+    written = floating or loaded or stored
+    return written[0] if written else None
 
 
 def dtype_from_signature(signature: Sequence[tuple[str, str]]) -> str | None:
@@ -135,4 +143,4 @@ def dtype_from_signature(signature: Sequence[tuple[str, str]]) -> str | None:
             loaded.append(dtype)
         if argument.startswith(("out_ptr", "in_out_ptr")):
             stored.append(dtype)
-    return _what_it_reads(loaded, stored)
+    return _what_it_writes(loaded, stored)

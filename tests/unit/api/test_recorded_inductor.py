@@ -14,12 +14,12 @@ import pytest
 from pytest_kernelprof import UndecodedKernelWarning, load_trace
 from tests.helpers import DATA
 
-# trace -> (Inductor's kernel, the dtype it reads)
+# trace -> (Inductor's kernel, the dtype it writes)
 RECORDED = {
     "h100_inductor_geglu_bf16": ("triton_poi_fused_gelu_mul_0", "bf16"),
     "h100_inductor_geglu_fp32": ("triton_poi_fused_gelu_mul_0", "fp32"),
     # sigmoid(x).float() * 2.0 on a bf16 x: reads bf16, writes fp32
-    "h100_inductor_bf16_to_fp32": ("triton_poi_fused__to_copy_mul_sigmoid_0", "bf16"),
+    "h100_inductor_bf16_to_fp32": ("triton_poi_fused__to_copy_mul_sigmoid_0", "fp32"),
 }
 
 
@@ -52,3 +52,15 @@ def test_without_the_capture_s_key_the_dtype_is_unknown_and_a_question_says_how_
         prof.kernels.count(kind="pointwise", dtype=dtype)
     glob = name.removesuffix("_0") + "_[0-9]*"  # the taught line outlives a renumbering
     assert f"    {glob}: dtype=..." in str(warned[0].message)
+
+
+def test_a_compiled_cast_has_the_dtype_of_the_eager_cast() -> None:
+    """A bf16 -> fp32 cast is fp32 compiled (Inductor, H100) as eager (ATen's ``.float()`` kernel,
+    H200), and fp32 -> bf16 is bf16 eager: a ``kind="pointwise", dtype="fp32"`` rule flags both."""
+    compiled = load_trace(DATA / "h100_inductor_bf16_to_fp32.json.gz").kernels.one(kind="pointwise")
+    eager = load_trace(DATA / "h200_bf16_mlp_fp32_linear.json.gz").kernels.of_kind("pointwise")
+    to_fp32 = [k for k in eager if "direct_copy_kernel_cuda" in k.name]  # reads bf16
+    to_bf16 = [k for k in eager if "bfloat16_copy_kernel_cuda" in k.name]  # reads fp32
+    assert len(to_fp32) == len(to_bf16) >= 1
+    assert {k.dtype for k in to_fp32} == {compiled.dtype} == {"fp32"}
+    assert {k.dtype for k in to_bf16} == {"bf16"}

@@ -111,7 +111,9 @@ def test_a_kernel_that_keeps_its_ttir_is_read_from_it() -> None:
 def test_a_signature_keyed_by_position_is_named_from_the_kernels_arguments() -> None:
     tuner = CachingAutotuner(GELU, {0: "*i64", 1: "*bf16", 2: "*fp32", 3: "i32"})
     tuner.fn.arg_names = ["in_ptr0", "in_ptr1", "out_ptr0", "xnumel"]
-    assert inductor_ir_facts({GELU}, [], 0, [_module("a", k=tuner)]) == {GELU: IrFacts("pointwise", "bf16")}
+    assert inductor_ir_facts({GELU}, [], 0, [_module("a", k=tuner)]) == {
+        GELU: IrFacts("pointwise", "fp32")
+    }  # out_ptr0 stores fp32
 
 
 @pytest.mark.parametrize(

@@ -291,6 +291,26 @@ CORPUS = [
         "fp32",
         ("copy",),
     ),
+    # a cast of fixed types is the dtype it writes, which its function's name says (its lambda's
+    # argument is what it reads): x.half() and x.to(torch.float8_e4m3fn) of an fp32 x
+    (
+        "void at::native::vectorized_elementwise_kernel<8, at::native::float16_copy_kernel_cuda("
+        "at::TensorIteratorBase&)::{lambda(float)#1}, std::array<char*, 2ul> >(...)",
+        "pointwise",
+        "aten",
+        None,
+        "fp16",
+        ("copy",),
+    ),
+    (
+        "void at::native::vectorized_elementwise_kernel<4, at::native::float8_copy_kernel_cuda("
+        "at::TensorIteratorBase&)::{lambda(float)#1}, std::array<char*, 2ul> >(...)",
+        "pointwise",
+        "aten",
+        None,
+        "fp8",
+        ("copy",),
+    ),
     (
         "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::silu_kernel"
         "(at::TensorIteratorBase&)::{lambda()#1}::operator()() const::{lambda()#4}::operator()() const::"

@@ -26,7 +26,7 @@ def test_compiled_kernels_read_as_what_they_compute(path: object) -> None:
 def test_a_dot_outweighs_the_reductions_around_it() -> None:
     # A fused matmul + softmax epilogue is a GEMM kernel first.
     text = gzip.decompress((DATA / "triton_ir" / "gemm_bf16_matmul.ttir.gz").read_bytes()).decode()
-    reduction = gzip.decompress((DATA / "triton_ir" / "reduction_bf16_row_sum.ttir.gz").read_bytes()).decode()
+    reduction = gzip.decompress((DATA / "triton_ir" / "reduction_fp32_bf16_row_sum.ttir.gz").read_bytes()).decode()
     body = reduction[reduction.index("tt.func") :]
     assert facts_from_ttir(text.replace("tt.return", body.split("tt.return")[0] + "tt.return", 1)) == IrFacts(
         "gemm", "bf16"
@@ -56,26 +56,64 @@ def test_a_loss_kernel_is_the_dtype_of_its_data_not_of_its_targets() -> None:
     assert facts_from_ttir(ttir) == IrFacts("reduction", "bf16")
 
 
+def test_a_kernel_is_the_dtype_it_writes_as_atens_are() -> None:
+    """A bf16 -> fp32 cast is fp32, as ATen's ``.float()`` kernel is; the first floating-point
+    store decides, an integer store before it does not."""
+    ttir = (
+        "tt.func public @k(%x: !tt.ptr<bf16>, %i: !tt.ptr<i64>, %y: !tt.ptr<f32>) {\n"
+        "  %0 = tt.load %x : tensor<8x!tt.ptr<bf16>>\n"
+        "  tt.store %i, %1 : tensor<8x!tt.ptr<i64>>\n"
+        "  tt.store %y, %2 : tensor<8x!tt.ptr<f32>>\n"
+        "  tt.store %x, %0 : tensor<8x!tt.ptr<bf16>>\n"
+        "}\n"
+    )
+    assert facts_from_ttir(ttir) == IrFacts("pointwise", "fp32")
+    assert facts_from_ttir(ttir.replace("  tt.store %y", "  // ")) == IrFacts("pointwise", "bf16")
+    assert facts_from_ttir(ttir.replace("  tt.store", "  // ")) == IrFacts("pointwise", "bf16")  # stores none
+
+
+def test_a_norm_is_the_dtype_of_its_output_not_of_the_statistic_it_stores_first() -> None:
+    """Liger's _rms_norm_forward_kernel (H100, a bf16 x) stores its row's fp32 rstd, one value,
+    before its bf16 output: a block's store counts before a single value's."""
+    ttir = (
+        "tt.func public @norm(%x: !tt.ptr<bf16>, %r: !tt.ptr<f32>, %y: !tt.ptr<bf16>) {\n"
+        "  %0 = tt.load %x : tensor<1024x!tt.ptr<bf16>>\n"
+        '  %1 = "tt.reduce"(%0) <{axis = 0 : i32}> ({\n'
+        "  tt.store %r, %1 : !tt.ptr<f32>\n"
+        "  tt.store %y, %2 : tensor<1024x!tt.ptr<bf16>>\n"
+        "}\n"
+    )
+    assert facts_from_ttir(ttir) == IrFacts("reduction", "bf16")
+    # the statistic alone (a row sum that stores one fp32 value): what it writes
+    assert facts_from_ttir(ttir.replace("  tt.store %y", "  // ")) == IrFacts("reduction", "fp32")
+
+
 @pytest.mark.parametrize(
     ("signature", "dtype"),
     [
         # torch 2.11's gelu(x @ w) * 2.0 in bf16 (H100): the kernel updates the matmul's output in place
         ([("in_out_ptr0", "*bf16"), ("xnumel", "i32"), ("XBLOCK", "constexpr")], "bf16"),
-        # sigmoid(x).float(): reads bf16, writes fp32; what it reads, as for TTIR
-        ([("in_ptr0", "*bf16"), ("out_ptr0", "*fp32"), ("xnumel", "i32")], "bf16"),
+        # sigmoid(x).float(): reads bf16, writes fp32; what it writes, as ATen's .float() kernel is
+        ([("in_ptr0", "*bf16"), ("out_ptr0", "*fp32"), ("xnumel", "i32")], "fp32"),
+        # x.bfloat16() of an fp32 x: bf16, as ATen's bfloat16_copy_kernel_cuda is
+        ([("in_ptr0", "*fp32"), ("out_ptr0", "*bf16"), ("xnumel", "i32")], "bf16"),
         # an embedding's gather: the int64 indices first, the fp16 table is the data
         ([("in_ptr0", "*i64"), ("in_ptr1", "*fp16"), ("out_ptr0", "*fp16")], "fp16"),
         # an argmax: int64 out of fp32 in
         ([("in_ptr0", "*fp32"), ("out_ptr0", "*i64"), ("xnumel", "i32"), ("r0_numel", "i32")], "fp32"),
-        # what it loads before what it stores, wherever the signature lists them
-        ([("out_ptr0", "*fp32"), ("in_ptr0", "*bf16")], "bf16"),
+        # what it stores before what it loads, wherever the signature lists them
+        ([("in_ptr0", "*bf16"), ("in_ptr1", "*fp16"), ("out_ptr0", "*fp32")], "fp32"),
+        # the first floating-point tensor it stores, an in_out_ptr among them
+        ([("in_ptr0", "*fp32"), ("in_out_ptr0", "*bf16"), ("out_ptr0", "*fp32")], "bf16"),
+        # an integer store does not count before a floating-point load (an argmax's indices)
         ([("out_ptr0", "*i64"), ("in_ptr0", "*i32")], "int32"),
         # a fill that loads nothing: what it stores
         ([("out_ptr0", "*fp32"), ("xnumel", "i32")], "fp32"),
         # integers only: the first it loads
         ([("in_ptr0", "*i32"), ("in_ptr1", "*u8"), ("out_ptr0", "*i1")], "int32"),
         ([("in_ptr0", "*u8"), ("out_ptr0", "*i1")], "uint8"),
-        ([("in_ptr0", "*fp8e4nv"), ("out_ptr0", "*bf16")], "fp8"),
+        ([("in_ptr0", "*fp8e4nv"), ("out_ptr0", "*bf16")], "bf16"),  # a dequantizing cast
+        ([("in_ptr0", "*bf16"), ("out_ptr0", "*fp8e4nv")], "fp8"),  # a quantizing cast
         # a template's operands are named for the template, not in_ptr
         ([("arg_A", "*bf16"), ("arg_B", "*bf16"), ("out_ptr0", "*bf16")], "bf16"),
         ([("in_ptr0", "*i16"), ("out_ptr0", "*i16")], None),  # no int16 among the decoder's dtypes
@@ -96,5 +134,5 @@ def test_the_signature_and_the_ttir_of_one_kernel_agree() -> None:
         "}\n"
     )
     signature = [("in_ptr0", "*i64"), ("in_ptr1", "*bf16"), ("out_ptr0", "*fp32"), ("xnumel", "i32")]
-    assert facts_from_ttir(ttir) == IrFacts("pointwise", "bf16")
-    assert dtype_from_signature(signature) == "bf16"
+    assert facts_from_ttir(ttir) == IrFacts("pointwise", "fp32")
+    assert dtype_from_signature(signature) == "fp32"
