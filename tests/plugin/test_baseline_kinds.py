@@ -39,10 +39,11 @@ def test_swap(kernelprof, kernel_baseline, tmp_path):
 @pytest.mark.parametrize(
     ("ini", "shown"),
     [
-        ("", "*~ other/unknown ?*acme_fused_v2"),
+        # Unplaced (no kind taught): removed and added, no rename of one unknown kernel into another.
+        ("", "*- other/unknown ?*acme_fused_v2"),
         ("kernelprof_kernels = acme_*: kind=pointwise family=acme\n", "*~ pointwise/acme ?*acme_fused_v2"),
         # A family name of the user's own with the kind taught elsewhere: the name still decides.
-        ("kernelprof_kernels =\n    acme_*: family=acme-kernels\n", "*~ other/acme-kernels ?*acme_fused_v2"),
+        ("kernelprof_kernels =\n    acme_*: family=acme-kernels\n", "*- other/acme-kernels ?*acme_fused_v2"),
     ],
     ids=["untaught", "taught", "taught family only"],
 )

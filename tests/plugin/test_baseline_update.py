@@ -22,7 +22,7 @@ def test_equal_lines_show_this_runs_name_when_only_the_tile_changed() -> None:
     assert lines is not None
     now = compiled.kernels[0].name
     at = lines.index(f"= gemm/nvjet bf16 tn  {now}")
-    assert lines[at + 1] == f"    named in baseline: {old_tile}"
+    assert lines[at + 1] == f"    named in the baseline: {old_tile}"
     # Where the names agree, no second line.
     same = compare(eager, compiled, "stable")
     assert same is not None

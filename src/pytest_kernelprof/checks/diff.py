@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..decode import KernelName
-from ..tables import changed_parts, display_name, format_us
+from ..tables import changed_parts, display_name, format_us, plural
 from .alignment import align
 
 # A diff of live kernels or of stored ones; a key function takes what the sequences hold.
@@ -21,8 +21,11 @@ K = TypeVar("K", bound=KernelName)
 
 @dataclass(frozen=True)
 class Change:
-    """One line of a kernel diff: ``=`` same, ``-`` removed, ``+`` added, ``~`` the same kind
-    of kernel with another name or launching op."""
+    """One line of a kernel diff: ``=`` same, ``-`` removed, ``+`` added, ``~`` changed: a
+    kernel of the same :func:`shape_key` with another name, or one whose dtype moved (both
+    known), a launching op that changed told under it. An unplaced kernel (no evidence said
+    what it is) is never ``~`` for another name: its shape says nothing, so another name is
+    another kernel."""
 
     mark: str
     before: KernelName | None
@@ -45,7 +48,8 @@ def shape_key(kernel: KernelName) -> tuple[str, str, str | None, tuple[str, ...]
     """What a kernel is, without its name: kind, family, layout and fused ops.
 
     The one "same kernel, other name" test: ``diff --by shape`` aligns on it, renamed kernels
-    pair up on it, and baselines compare it where they do not compare names.
+    pair up on it, and baselines compare it where they do not compare names. Not for unplaced
+    kernels (``KernelName.unplaced``), whose shape says nothing: a diff pairs those by name.
     """
     return (kernel.kind, kernel.family, kernel.layout, tuple(kernel.fused_ops))
 
@@ -60,7 +64,8 @@ def diff_kernels(
     or by any key function.
 
     In a replaced stretch, kernels of the same :func:`shape_key` pair up as changed
-    (``~``: another cuBLAS tile, say); the rest are removed and added. An added kernel that
+    (``~``: another cuBLAS tile, say), unplaced kernels never; the rest are removed and added.
+    An aligned kernel whose dtype moved (:func:`dtype_moved`) is changed too. An added kernel that
     computes the ops of more than one removed kernel is reported as fusing them: each removed
     kernel fuses into one added kernel at most, so a one-for-one replacement (64 ATen ``tanh``
     kernels by 64 ``triton_poi_fused_tanh_0``) is no fusion. The reverse, a removed kernel whose
@@ -70,14 +75,17 @@ def diff_kernels(
     def token(k: K) -> Hashable:
         if callable(by):
             return by(k)
-        return (k.name,) if by == "name" else shape_key(k)
+        if by == "name" or k.unplaced:
+            return (k.name,)
+        return shape_key(k)
 
     changes: list[Change] = []
     removed: list[KernelName] = []
     added: list[KernelName] = []
     for tag, i1, i2, j1, j2 in align([token(k) for k in before], [token(k) for k in after]):
         if tag == "equal":
-            changes.extend(Change("=", a, b) for a, b in zip(before[i1:i2], after[j1:j2], strict=True))
+            pairs = zip(before[i1:i2], after[j1:j2], strict=True)
+            changes.extend(Change("~" if dtype_moved(a, b) else "=", a, b) for a, b in pairs)
             continue
         olds, news = _paired(list(before[i1:i2]), list(after[j1:j2]), changes)
         changes.extend(Change("-", old, None) for old in olds)
@@ -87,17 +95,25 @@ def diff_kernels(
     return KernelDiff(tuple(changes), _fusions(removed, added), _fusions(added, removed))
 
 
+def dtype_moved(before: KernelName, after: KernelName) -> bool:
+    """Whether a kernel's dtype moved: known on both sides, and another. A kernel of one name
+    that runs in fp32 where it ran in bf16 (an Inductor kernel recompiled) is no kernel kept."""
+    return before.dtype is not None and after.dtype is not None and before.dtype != after.dtype
+
+
 def _paired(olds: list[K], news: list[K], changes: list[Change]) -> tuple[list[K], list[K]]:
     """Pair each old kernel of a replaced stretch, in order, with the first new one of its shape
     not yet paired (a ``~`` change each); the olds and news left unpaired, in order. The news
-    are kept by shape, so a long stretch costs one pass over each side."""
+    are kept by shape, so a long stretch costs one pass over each side. An unplaced kernel pairs
+    with none: every one is ``other/unknown``, and a user kernel swapped for another is no rename."""
     waiting: dict[Hashable, deque[int]] = {}
     for position, new in enumerate(news):
-        waiting.setdefault(shape_key(new), deque()).append(position)
+        if not new.unplaced:
+            waiting.setdefault(shape_key(new), deque()).append(position)
     paired: set[int] = set()
     left: list[K] = []
     for old in olds:
-        twins = waiting.get(shape_key(old))
+        twins = None if old.unplaced else waiting.get(shape_key(old))
         if twins:
             position = twins.popleft()
             paired.add(position)
@@ -329,6 +345,21 @@ def summary_lines(before: Sequence[KernelName], after: Sequence[KernelName]) -> 
     if unknown := unknown_dtypes(before, after):
         lines.append(UNKNOWN_DTYPES + ", ".join(unknown))
     return lines
+
+
+def unplaced_lines(
+    before: Sequence[KernelName], after: Sequence[KernelName], label_a: str, label_b: str, teach: str
+) -> list[str]:
+    """The line that counts the unplaced kernels of each side (kind ``other`` on both sides
+    whatever they are, so the counts by kind cannot show them change), for the text diff and a
+    baseline failure alike; ``teach``: where the user teaches the decoder."""
+    a, b = sum(k.unplaced for k in before), sum(k.unplaced for k in after)
+    if not a and not b:
+        return []
+    return [
+        f"({plural(a, 'kernel')} of unknown kind in {label_a}, {b} in {label_b}: the counts by kind may not hold; "
+        f"teach them with {teach})"
+    ]
 
 
 def time_change(before_us: float, after_us: float) -> str:

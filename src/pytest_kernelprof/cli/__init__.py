@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from ..assemble.optree import is_inductors_range
-from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change
+from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change, unplaced_lines
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile, OpTable
@@ -284,10 +284,8 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     print("\n".join(_call_times(a.median_call, b.median_call)))
     for line in summary_lines(list(ka), list(kb)):
         print(line)
-    unplaced = sum(k.unplaced for k in ka) + sum(k.unplaced for k in kb)
-    if unplaced:  # "other" on both sides whatever they are: the kind counts cannot show them change
-        unknown = plural(unplaced, "kernel")
-        print(f"({unknown} of unknown kind: the counts by kind may not hold; teach them with --kernels)")
+    for line in unplaced_lines(list(ka), list(kb), "a", "b", "--kernels"):
+        print(line)
     print("\n".join(render_diff(result, "a", "b")))
     same = _calls_compared(a, b, by, lossy=bool(lost_a or lost_b)) and result.same
     print("same kernels" if same else "the kernels differ")

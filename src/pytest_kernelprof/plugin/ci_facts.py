@@ -166,18 +166,23 @@ def kept_lines(lines: Sequence[str], most: int = MESSAGE_LINES, chars: int = MES
 
 def kept_message(lines: Sequence[str], most: int = MESSAGE_LINES, chars: int = MESSAGE_CHARS) -> list[str]:
     """A message's first lines, as :func:`kept_lines` keeps them, and where that cuts it, the
-    lines it ends with that say what to do (a baseline's update command, ``to fix: ...``): a
-    baseline's diff of 300 lines still says how to accept it, a table of 300 syncs its fixes."""
+    lines past them that say what to do (``summary.acting_lines``: a baseline's update command,
+    ``to fix: ...``, a failed query's nearest names), half the bounds at most: a baseline's diff
+    of 300 lines still says how to accept it, a table of 300 syncs its fixes, a table of 300
+    kernels the names the query nearly matched."""
     kept = kept_lines(lines, most, chars)
     if len(kept) == len(lines):
         return kept
-    from ..reports.summary import actions_at_end
+    from ..reports.summary import acting_lines
 
-    actions = kept_lines(lines[len(lines) - actions_at_end(lines) :], most // 2, chars // 2)
+    start = len(kept_lines(lines, most - most // 2, chars - chars // 2))
+    picked = acting_lines(lines, start, most // 2)
+    actions = kept_lines([lines[index] for index in picked], most // 2, chars // 2)
     if not actions:
         return kept
     room = chars - len("\n".join(actions)) - 1
-    return [*kept_lines(lines, most - len(actions), room), *actions]
+    head = kept_lines(lines, most - len(actions), room)
+    return [*head, *(text for index, text in zip(picked, actions, strict=False) if index >= len(head))]
 
 
 def test_line(excinfo: pytest.ExceptionInfo[BaseException], path: Path) -> int | None:

@@ -8,7 +8,8 @@ failing test's report carried (records.py, plugin/ci.py):
 - the test's line for each rule break and each baseline regression (and for a sync assertion
   where no sync's stack is known), with the failure's first lines;
 - the test's line for every other failure about a profile (a kernel count, a fusion, a dtype,
-  an op ...), with the assertion's head: the comparison and its first explanation line. The
+  an op ...), with the assertion's head: the comparison and its first explanation line, and the
+  hints below it (the nearest names, the kernels of unknown kind or dtype that could be it). The
   pull request's diff is where a reader looks; the whole explanation is in the job summary.
 
 A test whose setup or teardown (a fixture) raised on a profile is annotated at its line as
@@ -17,9 +18,9 @@ an error of that phase, once: not where its call's failure is annotated already.
 GitHub shows ten error annotations per step, the worst first here (the summary's order): the
 rest are counted in one notice. Each message is bounded (``MESSAGE_LINES`` lines of
 ``LINE_CHARS`` characters, the test id cut to ``summary.MAX_TEXT``), its paths under the
-checkout relative to it. Where a message is cut, what it ends with that says what to do (the
-update command, ``to fix: ...``, the marker that allows a rule) is kept, and a table is kept
-with its first row or not at all.
+checkout relative to it. Where a message is cut, what says what to do (the update command,
+``to fix: ...``, the marker that allows a rule, a failed query's hints: ``summary.acts``) is
+kept, and a table is kept with its first row or not at all.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pathlib import Path
 from ..tables import clip, plural
 from .categories import noun
 from .records import Failure, ReportRecord
-from .summary import Place, actions_at_end, place, relative_paths, without_addresses
+from .summary import Place, acting_lines, actions_at_end, place, relative_paths, without_addresses
 
 MAX_ERRORS = 10  # GitHub keeps this many error annotations of a step
 MESSAGE_LINES = 12
@@ -83,24 +84,34 @@ def _without_lone_header(lines: list[str]) -> list[str]:
     return lines
 
 
-def _short(message: str, more_lines: int, workspace: Path, most: int = MESSAGE_LINES) -> str:
-    """The message's first lines and the lines it ends with that say what to do, ``most`` in
-    all, each within ``LINE_CHARS``; ``more_lines``: those the record had already left out."""
+def _short(message: str, more_lines: int, workspace: Path, first: int = MESSAGE_LINES) -> str:
+    """The message's first ``first`` lines, and past them the lines that say what to do
+    (``summary.acting_lines``: a failed query's hints, the update command, ``to fix:``), half of
+    ``MESSAGE_LINES`` at most, the first lines fewer where those need the room; each within
+    ``LINE_CHARS``; ``more_lines``: those the record had already left out."""
     lines = without_addresses(message).splitlines()
-    if len(lines) > most:
-        actions = lines[len(lines) - actions_at_end(lines) :][-(most // 2) :] if most > 1 else []
-        head = _without_lone_header(lines[: most - len(actions)])
+    if len(lines) > first:
+        room = MESSAGE_LINES // 2
+        picked = acting_lines(lines, min(first, MESSAGE_LINES - room), room)
+        size = min(first, MESSAGE_LINES - len(picked))
+        head = _without_lone_header(lines[:size])
+        picked = [index for index in picked if index >= size]
     else:
-        head, actions = lines, []
-    left_out = len(lines) - len(head) - len(actions) + more_lines
+        head, picked = lines, []
+    end = len(lines) - actions_at_end(lines)
+    left_out = len(lines) - len(head) - len(picked) + more_lines
     more = [f"(+{plural(left_out, 'line')} in the job log)"] if left_out else []
-    # The cut goes where the lines were left out; actions the record kept after its own cut
-    # (plugin/ci_facts.py) are already at the message's end.
-    shown = [*head, *more, *actions] if actions else [*head, *more]
+    # The cut goes where the lines were left out: the hints below the head before it (a count's
+    # nearest names, above its table), the lines the message ends with after it; those the record
+    # kept after its own cut (plugin/ci_facts.py) are already at the message's end.
+    hints = [lines[index] for index in picked if index < end]
+    actions = [lines[index] for index in picked if index >= end]
+    shown = [*head, *hints, *more, *actions]
     return "\n".join(clip(relative_paths(line, workspace), LINE_CHARS) for line in shown)
 
 
 def _lines_of(category: str) -> int:
+    """How many of a failure's first lines its annotation shows."""
     return MESSAGE_LINES if category in WHOLE else HEAD_LINES
 
 

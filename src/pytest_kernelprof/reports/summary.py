@@ -45,10 +45,23 @@ SUMMARY_BYTES = 900 * 1024
 _CUT_ROOM = 512
 
 
-# The lines a failure ends with that say what to do (checks/baseline/check.py, checks/rules.py,
-# model/records.py): kept where a message is cut.
-_ACTIONS = ("if the change is intended:", "to fix:", "(a test that may break it:")
-_ACTION_END = "which a test that may break it leaves out)"
+# The lines of a failure that say what to do, kept where a message is cut (the record's, the
+# annotations'): those it ends with (checks/baseline/check.py, checks/rules.py, model/records.py)
+# and the hints of a failed kernel query, below its head or its table (model/kernels.py): the
+# names it nearly matched, the kernels that kind or dtype ruled out or that the decoder could not.
+ACTION_STARTS = ("if the change is intended:", "to fix:", "(a test that may break it:", "nearest names:")
+ACTION_ENDS = (
+    "which a test that may break it leaves out)",
+    "could be it: teach the decoder",
+    " ruled it out",
+    " ruled them out",
+)
+
+
+def acts(line: str) -> bool:
+    """Whether ``line`` says what to do (``ACTION_STARTS``, ``ACTION_ENDS``)."""
+    text = line.strip()
+    return text.startswith(ACTION_STARTS) or text.endswith(ACTION_ENDS)
 
 
 def actions_at_end(lines: Sequence[str]) -> int:
@@ -56,11 +69,20 @@ def actions_at_end(lines: Sequence[str]) -> int:
     count = 0
     for index, line in enumerate(reversed(lines)):
         text = line.strip()
-        if text.startswith(_ACTIONS) or text.endswith(_ACTION_END):
+        if acts(text):
             count = index + 1
         elif text:
             break
     return count
+
+
+def acting_lines(lines: Sequence[str], start: int, most: int) -> list[int]:
+    """The indexes of the lines from ``start`` on that say what to do, ``most`` at most, in
+    order: the first of those the message ends with, and of those before them as many as fit."""
+    end = len(lines) - actions_at_end(lines)
+    tail = list(range(max(start, end), len(lines)))[: max(most, 0)]
+    hints = [index for index in range(start, end) if acts(lines[index])][: most - len(tail)]
+    return [*hints, *tail]
 
 
 def _ticks(text: str, least: int) -> str:

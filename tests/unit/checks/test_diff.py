@@ -4,6 +4,7 @@ replacement is no fusion, and each removed kernel is fused into one kernel at mo
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ from pytest_kernelprof.checks.diff import diff_kernels, dtype_changes, render_di
 from pytest_kernelprof.cli import main
 from pytest_kernelprof.decode import parse_kernel_name
 from pytest_kernelprof.tables import display_name
+from tests.helpers import DATA, user_kernel_trace
 
 Trace = Callable[[str], Path]
 
@@ -207,3 +209,49 @@ def test_an_unknown_dtype_is_a_question_mark_as_in_the_tables(trace: Trace) -> N
     triton = parse_kernel_name("triton_poi_fused_add_0")
     typed = dataclasses.replace(triton, name="triton_poi_fused_add_1", dtype="bf16")  # its IR read
     assert "    dtype: ? in a, bf16 in b" in render_diff(diff_kernels([triton], [typed]), "a", "b")
+
+
+@pytest.mark.parametrize(("a", "b"), [("bf16", "fp32"), ("fp32", "bf16")])
+def test_a_kernel_of_one_name_whose_dtype_moved_is_changed_not_kept(
+    a: str, b: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A user's trial: "= pointwise/inductor fp32 [gelu,mul]  triton_poi_fused_gelu_mul_0" where a
+    # ran it in bf16; only the summary's "dtype changes:" told the move.
+    traces = [str(DATA / f"h100_inductor_geglu_{dtype}.json.gz") for dtype in (a, b)]
+    assert main(["diff", *traces]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index(f"~ pointwise/inductor {a} [gelu,mul]  triton_poi_fused_gelu_mul_0")
+    assert lines[at + 1] == f"    dtype: {a} in a, {b} in b"
+    assert not any(line.startswith("= pointwise") for line in lines), lines
+    # A dtype one side does not know is no move: the kernel is kept.
+    known = parse_kernel_name("triton_poi_fused_add_0")
+    assert known.dtype is None
+    typed = dataclasses.replace(known, dtype="bf16")
+    assert [c.mark for c in diff_kernels([known], [typed]).changes] == ["="]
+    assert [c.mark for c in diff_kernels([typed], [dataclasses.replace(typed, dtype="fp32")]).changes] == ["~"]
+
+
+def _named(tmp_path: Path, name: str) -> str:
+    """The user kernel trace with its unplaced kernel named ``name``."""
+    text = gzip.decompress(user_kernel_trace(tmp_path / "user.json.gz").read_bytes()).decode()
+    path = tmp_path / f"{name}.json.gz"
+    path.write_bytes(gzip.compress(text.replace("_geglu_tanh_forward_kernel", name).encode()))
+    return str(path)
+
+
+@pytest.mark.parametrize("by", ["name", "shape"])
+def test_one_unplaced_kernel_swapped_for_another_is_no_rename(
+    by: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A user's trial: "~ other/unknown ?  acme_fused_thing_v2" / "renamed in b: acme_fused_thing_v3":
+    # nothing says what either kernel is, so nothing says they are alike.
+    traces = [_named(tmp_path, "acme_fused_thing_v2"), _named(tmp_path, "acme_fused_thing_v3")]
+    assert main(["diff", *traces, "--by", by]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert "- other/unknown ?  acme_fused_thing_v2" in lines
+    assert "+ other/unknown ?  acme_fused_thing_v3" in lines
+    assert not any(line.startswith("~") or "renamed" in line or "named in" in line for line in lines), lines
+    # Each side's count, as a baseline failure gives them (diff gave the sum of both).
+    assert (
+        "(1 kernel of unknown kind in a, 1 in b: the counts by kind may not hold; teach them with --kernels)" in lines
+    )

@@ -17,7 +17,7 @@ OPS = ("add", "mul", "tanh", "_softmax", "softmax", "gelu", "view", "sum")
 
 def _kernel(rng: random.Random, index: int) -> KernelName:
     ops = tuple(rng.sample(OPS, rng.randrange(0, 4)))
-    kind = rng.choice(("pointwise", "reduction"))
+    kind = rng.choice(("pointwise", "reduction", "other"))  # other: unplaced (no evidence), never paired
     return KernelName(f"k{index}", kind, rng.choice(("aten", "inductor")), fused_ops=ops)
 
 
@@ -44,7 +44,9 @@ def _reference_fusions(
 def _reference_paired(olds: list[KernelName], news: list[KernelName]) -> tuple[list[Change], list, list]:
     olds, news, changes = list(olds), list(news), []
     for old in list(olds):
-        twin = next((new for new in news if shape_key(new) == shape_key(old)), None)
+        twin = next(
+            (new for new in news if shape_key(new) == shape_key(old) and not (new.unplaced or old.unplaced)), None
+        )
         if twin is not None:
             changes.append(Change("~", old, twin))
             olds.remove(old)

@@ -172,3 +172,46 @@ def test_a_failure_has_one_name_in_the_annotation_and_the_summary(category: str)
     summary = render_summary(tests, [], rootpath=Path("."))
     assert f"### 1 test failed: {name}\n" in summary
     assert f"<code>t.py::test_x</code> failed ({name}) at" in summary
+
+
+# A failed count's explanation (model/kernels.py): its head, the hints below it, its table.
+NEAREST = "  nearest names: 'triton_poi_fused__unsafe_view_gelu_mul_0'"
+UNDECIDED = "  1 kernel of unknown dtype (#2) could be it: teach the decoder"
+COUNT = [
+    "assert 0 == 1",
+    "  kernels.count('triton_poi_fused_gelu*', dtype='bf16') matched 0 of 4 kernels",
+    NEAREST,
+    UNDECIDED,
+    "  #  kind       family    dtype  name",
+    *(f"  {i}  gemm       nvjet     bf16   nvjet_{i}" for i in range(4)),
+]
+
+
+def test_a_kernel_assertion_keeps_the_hints_below_its_head() -> None:
+    # A user's trial: a count failure's annotation stopped after its first explanation line, the
+    # nearest names and the kernels of unknown dtype that could be it left "in the job log".
+    assert _message("kernels", COUNT) == [*COUNT[:4], "(+5 lines in the job log)"]
+    # A query whose hint follows its table (KernelList.one): after the cut, where it is.
+    one = ["expected exactly one kernel with name matching 'gelu*', found 0 of 4:", *COUNT[4:], NEAREST.strip()]
+    assert _message("kernels", one) == [one[0], "(+5 lines in the job log)", NEAREST.strip()]
+    # Bounded: of many hint lines, half the lines of an annotation.
+    hints = [f"  {i} kernels of unknown kind (#{i}) could be it: teach the decoder" for i in range(20)]
+    assert _message("kernels", [*COUNT[:2], *hints, *COUNT[4:]]) == [
+        *COUNT[:2],
+        *hints[:6],
+        "(+19 lines in the job log)",
+    ]
+
+
+def test_the_record_of_a_long_table_keeps_the_hint_after_it_and_the_summary_shows_it() -> None:
+    # A table of 300 kernels whose failed query ends with its nearest names: the record (the
+    # summary's, the annotation's) keeps them as it keeps a baseline's update command.
+    one = ["expected exactly one kernel with name matching 'gelu*', found 0 of 300:", "#  kind  name"]
+    lines = [*one, *(f"{i}  gemm  nvjet_{i}" for i in range(300)), NEAREST.strip()]
+    kept = kept_message(lines)
+    assert len(kept) == RECORD_LINES
+    assert kept[-1] == NEAREST.strip()
+    failure = Failure("kernels", "\n".join(kept), len(lines) - len(kept), "t.py", 7)
+    text = render_summary({"t.py::test_b": ReportRecord(failure=failure)}, [], rootpath=Path("."))
+    assert f"\n... {len(lines) - len(kept)} more lines in the job log\n{NEAREST.strip()}\n" in text
+    assert _message("kernels", kept, len(lines) - len(kept))[-1] == NEAREST.strip()

@@ -14,6 +14,7 @@ from ...model.explain import Explanation
 from ...model.unknowns import warn_undecided
 from ...options import DEFAULT_MEMORY_TOLERANCE
 from ...tables import plural, printable
+from ..diff import unplaced_lines
 from ..sweep import ProfileSweep, SweepCase
 from .buckets import BUCKET_KEY, BucketRanges, compare_bucket
 from .files import read_baseline, record, record_entry
@@ -142,12 +143,6 @@ class KernelBaseline:
             warn_undecided(f"kernel_baseline {entry} (kinds compared)", unplaced)
             return None
         head, body = [summary], []
-        if unplaced:
-            # In kernelprof diff's words (the CLI teaches with --kernels, a test with the ini).
-            head.append(
-                f"({plural(len(unplaced), 'kernel')} of unknown kind in this run: the counts by kind may not hold; "
-                "teach them with kernelprof_kernels)"
-            )
         # The worse metrics first: between the signature's count changes and its diff they split
         # the one from the other; in the head, unlike after the diff, a cut body never hides them.
         if worse:
@@ -161,6 +156,8 @@ class KernelBaseline:
             )
             head.extend(lines[:at])
             body.extend(lines[at:])
+        # After the headline, in kernelprof diff's words (which teaches with --kernels, a test with the ini).
+        head.extend(unplaced_lines(recorded.kernels, current.kernels, "the baseline", "this run", "kernelprof_kernels"))
         body.append(f"if the change is intended: {update}")
         return Explanation(head, body)
 

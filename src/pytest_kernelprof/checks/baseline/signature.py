@@ -15,7 +15,7 @@ from ...decode import DTYPES, FAMILIES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelN
 from ...health import REGION_PREFIX
 from ...model import Kernel, KernelProfile
 from ...tables import display_name
-from ..diff import diff_kernels, render_diff, shape_key, summary_lines
+from ..diff import diff_kernels, dtype_moved, render_diff, shape_key, summary_lines
 from ..metrics import METRICS, read_metric
 
 # The built-in families of libraries whose kernel names change with the library's version and
@@ -239,15 +239,19 @@ def comparison_key(mode: str) -> Callable[[BaselineKernel], Hashable]:
 def compare(stored: Signature, current: Signature, mode: str) -> list[str] | None:
     """None when the kernels of ``current`` match ``stored`` under ``mode``; else the diff lines.
     Memory operations are compared by :func:`compare_metrics`: they have a direction."""
-    diff = diff_kernels(stored.kernels, current.kernels, by=comparison_key(mode))
+    key = comparison_key(mode)
+    diff = diff_kernels(stored.kernels, current.kernels, by=key)
     if diff.same:
+        return None
+    if list(map(key, stored.kernels)) == list(map(key, current.kernels)):
+        # Only dtypes moved (the diff's ``~`` of aligned kernels): each told on one line.
         return _dtype_moves(stored.kernels, current.kernels)
     return [
         *_per_call(len(stored.kernels), len(current.kernels)),
         *summary_lines(stored.kernels, current.kernels),
         "--- baseline",
         "+++ this run",
-        *render_diff(diff, "baseline", "this run"),
+        *render_diff(diff, "the baseline", "this run"),
     ]
 
 
@@ -257,18 +261,12 @@ def _per_call(stored: int, current: int) -> list[str]:
     return [] if stored == current else [f"kernels per call: {stored} -> {current}"]
 
 
-def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKernel]) -> list[str] | None:
-    """The kernels of a matching sequence whose dtype moved, where both sides know it: a GELU
-    that runs in fp32 where it ran in bf16 is the same kernel shape, another kernel. A dtype
-    one side does not know (a file written before dtypes were kept, a Triton kernel read from
-    a trace without its IR) is not compared."""
-    moved = [
-        (i, old, new)
-        for i, (old, new) in enumerate(zip(stored, current, strict=True))
-        if old.dtype and new.dtype and old.dtype != new.dtype
-    ]
-    if not moved:
-        return None
+def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKernel]) -> list[str]:
+    """The kernels of a matching sequence whose dtype moved, where both sides know it
+    (:func:`dtype_moved`): a GELU that runs in fp32 where it ran in bf16 is the same kernel
+    shape, another kernel. A dtype one side does not know (a file written before dtypes were
+    kept, a Triton kernel read from a trace without its IR) is not compared."""
+    moved = [(i, old, new) for i, (old, new) in enumerate(zip(stored, current, strict=True)) if dtype_moved(old, new)]
     return [
         *_per_call(len(stored), len(current)),
         *summary_lines(stored, current),

@@ -139,10 +139,63 @@ def test_a_baseline_failure_tells_unplaced_kernels_in_kernelprof_diffs_words(tmp
     baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
     with pytest.raises(AssertionError) as info:
         baseline.check(run)
-    assert (
-        "(1 kernel of unknown kind in this run: the counts by kind may not hold; teach them with kernelprof_kernels)"
-        in str(info.value).splitlines()
+    lines = str(info.value).splitlines()
+    # The headline first (a trial's failure, its annotation and its summary block opened with
+    # the parenthesis), then the count of each side as kernelprof diff gives it.
+    assert lines[0].startswith("kernel signature differs from the baseline sm90/default")
+    unknown = (
+        "(0 kernels of unknown kind in the baseline, 1 in this run: the counts by kind may not hold; "
+        "teach them with kernelprof_kernels)"
     )
+    assert unknown in lines[: lines.index("--- baseline")]
+
+
+def _acme(tmp_path: Path, name: str) -> Path:
+    """The user kernel trace with its unplaced kernel named ``name``."""
+    text = gzip.decompress(user_kernel_trace(tmp_path / "user.json.gz").read_bytes()).decode()
+    path = tmp_path / f"{name}.json.gz"
+    path.write_bytes(gzip.compress(text.replace("_geglu_tanh_forward_kernel", name).encode()))
+    return path
+
+
+@pytest.mark.parametrize("names", ["stable", "exact"])
+def test_one_unplaced_kernel_swapped_for_another_is_removed_and_added(tmp_path: Path, names: str) -> None:
+    # A user's trial: "~ other/unknown ?  acme_fused_thing_v2" and "renamed in this run:
+    # acme_fused_thing_v3", where nothing says the two kernels are alike.
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", load_trace(_acme(tmp_path, "acme_fused_thing_v2")))
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names=names, notes=[])
+    with pytest.raises(AssertionError) as info:
+        baseline.check(load_trace(_acme(tmp_path, "acme_fused_thing_v3")))
+    lines = str(info.value).splitlines()
+    assert lines[0].startswith("kernel signature differs from the baseline sm90/default")
+    assert lines[1] == (
+        "(1 kernel of unknown kind in the baseline, 1 in this run: the counts by kind may not hold; "
+        "teach them with kernelprof_kernels)"
+    )
+    assert "- other/unknown ?  acme_fused_thing_v2" in lines
+    assert "+ other/unknown ?  acme_fused_thing_v3" in lines
+    assert not any(line.startswith("~") or "renamed" in line for line in lines), lines
+
+
+def test_a_kernel_whose_dtype_moved_among_other_changes_is_changed_with_its_dtypes() -> None:
+    # A user's trial: the GeGLU's Triton kernel, bf16 in the baseline and fp32 in this run (its
+    # GEMMs swapped library too), was "= pointwise/inductor fp32 ..." below the dtype changes.
+    bf16 = load_trace(DATA / "h100_inductor_geglu_bf16.json.gz")
+    fp32 = load_trace(DATA / "h100_inductor_geglu_fp32.json.gz")
+    lines = compare(Signature.of(bf16), Signature.of(fp32), "stable")
+    assert lines is not None
+    at = lines.index("~ pointwise/inductor bf16 [gelu,mul]  triton_poi_fused_gelu_mul_0")
+    assert lines[at + 1] == "    dtype: bf16 in the baseline, fp32 in this run"
+    assert not any(line.startswith("= pointwise") for line in lines), lines
+    # Alone, the move is told on its line as before.
+    fused = Signature.of(bf16)
+    moved = replace(
+        fused, kernels=tuple(replace(k, dtype="fp16") if k.kind == "pointwise" else k for k in fused.kernels)
+    )
+    lines = compare(moved, fused, "stable")
+    assert lines is not None
+    assert lines[-1] == "#2 pointwise/inductor: fp16 in the baseline, bf16 in this run  triton_poi_fused_gelu_mul_0"
 
 
 def test_a_dtype_move_reads_as_kernelprof_diff_reads_it(tmp_path: Path, trace: Trace) -> None:
@@ -213,14 +266,14 @@ def test_a_diff_line_shows_the_field_that_differs(trace: Trace) -> None:
     # Issue 32: no "kernels per call: 4" where the count is unchanged (it read as a line cut short).
     assert lines[:2] == ["--- baseline", "+++ this run"]
     at = lines.index("~ gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
-    assert lines[at + 1] == "    op: aten::mm in baseline, aten::addmm in this run"
+    assert lines[at + 1] == "    op: aten::mm in the baseline, aten::addmm in this run"
     assert "renamed" not in "\n".join(lines)  # the name is the same
     renamed = replace(moved, kernels=(replace(moved.kernels[0], name="nvjet_sm90_tst_other_TNT"), *sig.kernels[1:]))
     lines = compare(sig, renamed, "exact") or []
     at = lines.index("~ gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
     assert lines[at + 1 : at + 3] == [
         "    renamed in this run: nvjet_sm90_tst_other_TNT",
-        "    op: aten::mm in baseline, aten::addmm in this run",
+        "    op: aten::mm in the baseline, aten::addmm in this run",
     ]
 
 
