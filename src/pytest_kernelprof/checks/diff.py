@@ -238,6 +238,12 @@ def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> lis
     return lines
 
 
+def change_details(change: Change, label_a: str = "a", label_b: str = "b") -> list[str]:
+    """What the text diff tells under one change's line (``dtype: bf16 in a, fp32 in b``, ``op: ...``,
+    ``named in a: ...``), unindented: the timeline page puts them under the change's row."""
+    return [line.strip() for line in _change_lines(change, label_a, label_b)[1:]]
+
+
 def _times(count: int) -> str:
     return f"  x{count}" if count > 1 else ""
 

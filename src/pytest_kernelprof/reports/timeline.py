@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..assemble.optree import is_inductors_range
-from ..checks.diff import describe_kernel, diff_kernels, render_diff, summary_lines
+from ..checks.diff import change_details, describe_kernel, diff_kernels, render_diff, summary_lines
 from ..errors import KernelProfError
 from ..model import KernelProfile
 from ..model.kernels import kernel_cells
@@ -246,9 +246,6 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     def key(k: Any) -> str:
         return f"{k.kind}/{k.family} {display_name(k.name)}"
 
-    def moved(x: Any, y: Any) -> bool:  # a dtype both sides know, changed (as check() compares)
-        return bool(x.dtype and y.dtype and x.dtype != y.dtype)
-
     def ops(kernels: Sequence[Any]) -> str:
         return " + ".join(",".join(k.fused_ops) or f"{k.family} {k.kind}" for k in kernels)
 
@@ -267,7 +264,12 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
         # lost the layout and the fused ops that `kernelprof diff` and a baseline failure print).
         cells = [html.escape(describe_kernel(k)) if k is not None else "" for k in (x, y)]
         if x is not None and y is not None:
-            cls = "same" if change.mark == "=" and not moved(x, y) else "chg"
+            cls = "same" if change.mark == "=" else "chg"
+            # What the text diff tells under the change's line (a dtype that moved, another op).
+            cells[1] += "".join(
+                f'<div class="why">{html.escape(line)}</div>'
+                for line in change_details(change, "the baseline", "this run")
+            )
         elif x is not None and id(x) in into:
             cls, cells[1] = "fus", f"<i>fused into {html.escape(display_name(into[id(x)].name))}</i>"
         elif x is not None and id(x) in split:

@@ -323,6 +323,20 @@ def test_the_side_by_side_tells_every_line_the_text_diff_tells_above_its_kernels
     assert "<th>baseline (49 kernels)</th><th>this run (24 kernels)</th>" in side
 
 
+def test_a_kernel_whose_dtype_moved_tells_it_under_its_row_as_the_text_diff_does() -> None:
+    # A trial: the page showed the bf16 -> fp32 Inductor kernel as a changed row without the
+    # `dtype: ...` line that `kernelprof diff` and the baseline failure print under it.
+    bf16 = list(load_trace(DATA / "h100_inductor_geglu_bf16.json.gz").kernels)
+    fp32 = list(load_trace(DATA / "h100_inductor_geglu_fp32.json.gz").kernels)
+    side = baseline_table(bf16, fp32)
+    rows = re.findall(r'<tr class="chg">(.*?)</tr>', side)
+    assert len(rows) == 1
+    assert "triton_poi_fused_gelu_mul_0" in rows[0]
+    assert '<div class="why">dtype: bf16 in the baseline, fp32 in this run</div>' in rows[0]
+    text = render_diff(diff_kernels(bf16, fp32), "the baseline", "this run")
+    assert "    dtype: bf16 in the baseline, fp32 in this run" in text
+
+
 def test_each_row_reads_as_the_text_diffs_line_for_its_kernel() -> None:
     # Trial report: the rows said `pointwise/aten bf16 at::native::...` where `kernelprof diff` and
     # the baseline failure say `- pointwise/aten bf16 [gelu]  at::native::...`: no layout, and no
