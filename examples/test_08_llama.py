@@ -112,7 +112,8 @@ def test_a_compiled_layer_fuses_each_rmsnorm_into_one_triton_reduction(kernelpro
     assert len(norms) == 2  # input and post-attention norm, one kernel each
     assert {k.kind for k in norms} <= {"reduction", "persistent_reduction"}
     assert eager.kernels.count(kind="reduction") == 2
-    assert prof.kernels.count(kind="reduction") + prof.kernels.count(kind="persistent_reduction") == 2
+    # kind="reduction" counts Inductor's persistent reductions too: the same work as eager's.
+    assert prof.kernels.count(kind="reduction") == 2
     assert prof.kernels.count(kind="gemm") == eager.kernels.count(kind="gemm") == 7
     assert len(prof.kernels) < len(eager.kernels) / 2
     # Inductor's kernels belong to the compiled region, not to the range named after each kernel.

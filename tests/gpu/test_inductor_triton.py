@@ -47,10 +47,13 @@ def test_a_compiled_bf16_pointwise_kernel_reads_bf16_and_its_trace_says_so(
     assert (offline.name, offline.dtype, offline.evidence.dtype) == (fused.name, "bf16", "ir")
 
 
-def test_a_kernel_that_reads_bf16_and_writes_fp32_is_bf16(kernelprof: kp.Profiler) -> None:
+def test_a_kernel_that_reads_bf16_and_writes_fp32_is_fp32_as_the_eager_cast_is(kernelprof: kp.Profiler) -> None:
+    # One rule (docs/decoding.md): a kernel that is no GEMM has the dtype it writes, as ATen's casts do.
     x = torch.randn(1024, 1024, device="cuda", dtype=torch.bfloat16)
-    prof = kernelprof(torch.compile(_sigmoid_to_fp32), x)
-    assert prof.kernels.one(kind="pointwise").dtype == "bf16"
+    compiled = kernelprof(torch.compile(_sigmoid_to_fp32), x).kernels.one(kind="pointwise")
+    eager = kernelprof(lambda t: t.float(), x).kernels.one(kind="pointwise")
+    assert (compiled.dtype, eager.dtype) == ("fp32", "fp32")
+    assert compiled.dtype == torch.float32
 
 
 def test_a_name_of_two_graphs_reads_as_the_graph_the_capture_compiled(kernelprof: kp.Profiler) -> None:
