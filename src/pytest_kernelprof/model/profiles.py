@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -375,7 +376,11 @@ class KernelProfile:
             reason = self._unavailable or "no GPU activity"  # each reason says "no GPU activity" itself
             return f"{head}\n{reason}\n{self.call.ops.table()}"
         memory_ops = self.call.memory_ops
-        memory = f"\n+ {plural(len(memory_ops), 'memory op')} per call" if memory_ops else ""
+        # In the words `kernelprof show` uses, not a "+ N" line: under a baseline's diff a
+        # leading "+" read as one more added kernel.
+        by_name = Counter(m.name for m in memory_ops)
+        named = ", ".join(f"{printable(name)} x{n}" for name, n in sorted(by_name.items()))
+        memory = f"\nmemory ops per call: {named}" if memory_ops else ""
         table = self.call.kernels.table() if kernels is None else kernels
         return f"{head}\n{table}{memory}\n{self.host_summary()}"
 

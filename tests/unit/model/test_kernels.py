@@ -111,7 +111,7 @@ def test_tables_are_tables_and_reprs_one_line(trace: Trace) -> None:
     assert text.splitlines()[0].startswith("KernelProfile from ")
     assert text.splitlines()[0].endswith("NVIDIA H200 (sm90): 3 calls (each kernel's time its median over them)")
     assert "triton_poi_fused__unsafe_view_gelu_mul_0" in text
-    assert "+ 2 memory ops per call" in text
+    assert "memory ops per call: Memset (Device) x2" in text.splitlines()
     assert "aten::mm" in prof.ops.table()
     # One line each: pytest prints reprs in an assertion's "where" lines, a newline as "\n".
     assert repr(prof) == (
