@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         TeachingError,
         TraceError,
         TraceNotKeptError,
+        UncheckedProfileWarning,
         UndecodedKernelWarning,
         VariedProfileError,
     )
@@ -101,6 +102,7 @@ _HOMES: dict[str, str] = {
     "TeachingError": "errors",
     "TraceError": "errors",
     "TraceNotKeptError": "errors",
+    "UncheckedProfileWarning": "errors",
     "UndecodedKernelWarning": "errors",
     "VariedProfileError": "errors",
 }
@@ -170,6 +172,7 @@ __all__ = [
     "TeachingError",
     "TraceError",
     "TraceNotKeptError",
+    "UncheckedProfileWarning",
     "UndecodedKernelWarning",
     "VariedProfileError",
     "load_sweep",

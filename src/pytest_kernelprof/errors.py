@@ -182,6 +182,13 @@ class LateTeachingWarning(KernelProfError, UserWarning):
     taking or loading the profile it is for. Under ``filterwarnings = error`` it fails the test."""
 
 
+class UncheckedProfileWarning(KernelProfError, UserWarning):
+    """``pytest_kernelprof.load_trace`` in a test that the suite's ``kernelprof_forbid`` rules hold:
+    the module's ``load_trace`` checks no rule, so a trace that breaks one would pass in silence.
+    The message names the rules; the ``kernelprof`` fixture's ``kernelprof.load_trace(path)``
+    holds the trace to them. Under ``filterwarnings = error`` it fails the test."""
+
+
 def hide_own_errors(excinfo: Any) -> bool:
     """A ``__tracebackhide__`` for pytest: a frame is hidden from a test's failure when the error
     is one this package raises on purpose (its message says what went wrong), shown for any other."""

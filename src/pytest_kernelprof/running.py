@@ -23,11 +23,13 @@ from typing import Any
 
 
 class _Test:
-    """The running test: its list of holders, and whether its traces will be saved."""
+    """The running test: its list of holders, whether its traces will be saved, and the names of
+    the suite's rules it is held to."""
 
-    def __init__(self, holders: list[Any], keep_traces: bool) -> None:
+    def __init__(self, holders: list[Any], keep_traces: bool, rules: tuple[str, ...]) -> None:
         self.holders = holders
         self.keep_traces = keep_traces
+        self.rules = rules
 
 
 _open: _Test | None = None
@@ -41,12 +43,13 @@ class Loaded:
         self.captures: list[Any] = []
 
 
-def open_test(holders: list[Any], *, keep_traces: bool = False) -> object:
+def open_test(holders: list[Any], *, keep_traces: bool = False, rules: tuple[str, ...] = ()) -> object:
     """Make ``holders`` (each with a ``captures`` list) the running test's, until :func:`close_test`;
-    ``keep_traces``: the test's traces will be saved. Returns the test it replaces (a test that
+    ``keep_traces``: the test's traces will be saved; ``rules``: the names of the suite's
+    ``kernelprof_forbid`` rules the test is held to. Returns the test it replaces (a test that
     runs pytest in its own process), for ``close_test``."""
     global _open
-    before, _open = _open, _Test(holders, keep_traces)
+    before, _open = _open, _Test(holders, keep_traces, rules)
     return before
 
 
@@ -59,6 +62,12 @@ def close_test(before: object = None) -> None:
 def keeps_traces() -> bool:
     """Whether a test runs whose traces will be saved: its profiles' traces are kept as they end."""
     return _open is not None and _open.keep_traces
+
+
+def suite_rules() -> tuple[str, ...]:
+    """The names of the suite's rules the running test is held to; none outside a test. A profile
+    the module's ``load_trace`` reads is not checked against them (``api/profiler.py`` warns)."""
+    return () if _open is None else _open.rules
 
 
 def join(profiler: Any) -> None:

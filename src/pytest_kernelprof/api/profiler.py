@@ -19,10 +19,10 @@ from ..checks.rules import Rule, check_rules
 from ..checks.sweep import Check, ProfileSweep, SweepCase, read_index
 from ..checks.sweep_cases import Cases
 from ..decode import BUILT_IN, Decoder
-from ..errors import LateTeachingWarning, hide_own_errors
+from ..errors import LateTeachingWarning, UncheckedProfileWarning, hide_own_errors
 from ..model import KernelProfile
 from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, DEFAULTS, ProfileOptions
-from ..running import join, keep
+from ..running import join, keep, suite_rules
 from ..tables import plural
 from ..traces.chrome import events_from_trace_file
 from ..traces.records import paused_gc
@@ -382,12 +382,24 @@ def load_trace(
 
     In a test, the profile goes into the test's reports (a failure's kernel tables, the job
     summary, JUnit) as one of the ``kernelprof`` fixture does; the fixture's
-    ``kernelprof.load_trace`` also holds it to the suite's ``kernelprof_forbid`` rules.
+    ``kernelprof.load_trace`` also holds it to the suite's ``kernelprof_forbid`` rules. This one
+    checks no rule: in a test that such rules hold it warns with ``UncheckedProfileWarning``.
     """
     __tracebackhide__ = hide_own_errors  # a TraceError, a sequence mismatch: the message says it all
     path = os.fsdecode(path)  # a path as bytes (os.listdir(b".")) is one, as open() takes it
     profile = read_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=decoder)
     keep(TraceCapture(profile, None, path=path))
+    rules = suite_rules()
+    if rules:
+        # A trace that breaks a suite rule would otherwise pass in silence, where the fixture's fails.
+        warnings.warn(
+            f"load_trace({path!r}) checked the profile against none of the suite's kernelprof_forbid rules "
+            f"({', '.join(rules)}): pytest_kernelprof.load_trace holds a trace to no rule. Use the kernelprof "
+            "fixture's kernelprof.load_trace(path), which checks them, or exempt the test from a rule with "
+            "@pytest.mark.kernelprof_allow(name).",
+            UncheckedProfileWarning,
+            stacklevel=2,
+        )
     return profile
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .fixtures import BASELINE_NOTES_KEY, PROFILERS_KEY
+from .fixtures import BASELINE_NOTES_KEY, PROFILERS_KEY, active_rules
 from .settings import SETTINGS_KEY, Settings, run_was_narrowed
 
 if TYPE_CHECKING:
@@ -107,13 +107,15 @@ class Books:
         scope too (a session- or module-scoped fixture's belongs to the test whose setup made it,
         the first that uses it, and its teardown's to the test it tears down after, the last).
         Also say whether the test's traces will be saved, so that each profile keeps its trace
-        as its session ends. ``running`` is a leaf: no profile model is imported here."""
+        as its session ends, and which suite rules hold the test, so that ``load_trace`` warns
+        that it checks none of them. ``running`` is a leaf: no profile model is imported here."""
         from ..running import close_test, open_test
 
         settings = self.config.stash.get(SETTINGS_KEY, Settings())
         saved = settings.trace_dir is not None and settings.save != "none"
+        rules = tuple(rule.name for rule in active_rules(item, settings))
         item.stash[PHASES_KEY] = PhaseBooks()
-        before = open_test(item.stash.setdefault(PROFILERS_KEY, []), keep_traces=saved)
+        before = open_test(item.stash.setdefault(PROFILERS_KEY, []), keep_traces=saved, rules=rules)
         try:
             return (yield)
         finally:

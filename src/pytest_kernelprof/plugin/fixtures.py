@@ -53,7 +53,7 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     options = ProfileOptions(
         warmup=settings.warmup,
         calls=settings.calls,
-        forbid=active_rules(request, settings),
+        forbid=active_rules(request.node, settings),
         stacks=settings.stacks,
         modules=settings.modules,
         decoder=settings.decoder,  # the ini's kernelprof_kernels; None: the built-in decoder
@@ -65,9 +65,9 @@ def kernelprof(request: pytest.FixtureRequest) -> Profiler:
     return profiler
 
 
-def active_rules(request: pytest.FixtureRequest, settings: Settings) -> tuple[Rule, ...]:
+def active_rules(node: pytest.Item | pytest.Collector, settings: Settings) -> tuple[Rule, ...]:
     """The ini's kernelprof_forbid rules less those the test's ``kernelprof_allow`` markers name."""
-    allowed = {name for mark in request.node.iter_markers("kernelprof_allow") for name in mark.args}
+    allowed = {name for mark in node.iter_markers("kernelprof_allow") for name in mark.args}
     return tuple(rule for rule in settings.forbid if rule.name not in allowed)
 
 
@@ -157,4 +157,4 @@ def kernel_benchmark(request: pytest.FixtureRequest) -> KernelBenchmark:
             pytrace=False,
         )
     settings = request.config.stash.get(SETTINGS_KEY, Settings())
-    return KernelBenchmark(benchmark, active_rules(request, settings))
+    return KernelBenchmark(benchmark, active_rules(request.node, settings))
