@@ -224,3 +224,15 @@ torch.cuda.current_device = lambda: 0
 torch.cuda.get_device_capability = lambda index=None: (9, 0)
 torch.cuda.get_device_name = lambda index=None: "Fake H100"
 """
+
+
+def github_step_summary(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run under GitHub Actions whose job summary goes to ``folder/summary.md`` (returned), with
+    none of the CI variables that would change what pytest prints (``CI``, ``BUILD_NUMBER``) or
+    where paths are read from (``GITHUB_WORKSPACE``)."""
+    for name in ("CI", "BUILD_NUMBER", "GITHUB_WORKSPACE"):
+        monkeypatch.delenv(name, raising=False)
+    summary = folder / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    return summary

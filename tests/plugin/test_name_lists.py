@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.helpers import DATA
+from tests.helpers import DATA, github_step_summary
 
 SUITE = f"""
 from pathlib import Path
@@ -39,11 +39,7 @@ EXPLAINED = [
 def test_a_comparison_of_kernel_names_is_explained_by_the_plugin(
     cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, options: list[str]
 ) -> None:
-    for name in ("CI", "BUILD_NUMBER", "GITHUB_WORKSPACE"):
-        monkeypatch.delenv(name, raising=False)
-    summary = cpu_pytester.path / "summary.md"
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    summary = github_step_summary(cpu_pytester.path, monkeypatch)
     cpu_pytester.makepyfile(test_s=SUITE)
     result = cpu_pytester.runpytest(*options)
     result.assert_outcomes(failed=1)

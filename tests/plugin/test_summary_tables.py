@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.helpers import DATA
+from tests.helpers import DATA, github_step_summary
 
 SUITE = f"""
 from pathlib import Path
@@ -54,11 +54,7 @@ def test_a_failure_without_a_table_gets_its_profiles_table_in_the_summary(
 ) -> None:
     if options:
         pytest.importorskip("xdist")
-    for name in ("CI", "BUILD_NUMBER", "GITHUB_WORKSPACE"):
-        monkeypatch.delenv(name, raising=False)
-    summary = cpu_pytester.path / "summary.md"
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    summary = github_step_summary(cpu_pytester.path, monkeypatch)
     cpu_pytester.makepyfile(test_s=SUITE)
     result = cpu_pytester.runpytest(*options)
     result.assert_outcomes(failed=4)
@@ -112,11 +108,7 @@ def test_the_summary_keeps_every_fix_line_of_a_sync_once(
 ) -> None:
     # Trial report: the terminal's profile section said two `to fix:` lines for a pageable DtoH
     # copy's sync (pageable memory, and the DtoH read); the job summary kept only the first.
-    for name in ("CI", "BUILD_NUMBER", "GITHUB_WORKSPACE"):
-        monkeypatch.delenv(name, raising=False)
-    summary = cpu_pytester.path / "summary.md"
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    summary = github_step_summary(cpu_pytester.path, monkeypatch)
     cpu_pytester.makepyfile(test_s=PAGEABLE_DTOH)
     result = cpu_pytester.runpytest()
     result.assert_outcomes(failed=1)

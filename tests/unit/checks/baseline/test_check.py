@@ -109,17 +109,22 @@ def test_the_worse_metrics_come_before_the_signature_whose_count_changes_run_int
     ]
 
 
+def _failure_lines(tmp_path: Path, stored: KernelProfile, run: KernelProfile) -> list[str]:
+    """The lines of the failure of ``run`` checked against a baseline recorded from ``stored``."""
+    path = tmp_path / "test_m.json"
+    record(path, "sm90", "default", stored)
+    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
+    with pytest.raises(AssertionError) as info:
+        baseline.check(run)
+    return str(info.value).splitlines()
+
+
 def test_a_baseline_failure_tells_what_kernelprof_diff_tells_above_its_kernels(tmp_path: Path, trace: Trace) -> None:
     # Trial report: an eager GeGLU baseline failed on the compiled run with "count change:
     # pointwise: 2 -> 1" and no line for the Triton kernel of unknown dtype, where `kernelprof
     # diff` and the timeline page said "count changes: ..." and "kernels of unknown dtype ...".
-    path = tmp_path / "test_m.json"
     eager, compiled = load_trace(trace("geglu_eager")), load_trace(trace("geglu_compiled"))
-    record(path, "sm90", "default", eager)
-    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
-    with pytest.raises(AssertionError) as info:
-        baseline.check(compiled)
-    lines = str(info.value).splitlines()
+    lines = _failure_lines(tmp_path, eager, compiled)
     told = summary_lines(list(eager.kernels), list(compiled.kernels))
     assert told == [
         "count changes: pointwise: 2 -> 1",
@@ -202,12 +207,7 @@ def test_a_dtype_move_reads_as_kernelprof_diff_reads_it(tmp_path: Path, trace: T
     # docs/baselines.md showed "dtype change: ..." where `kernelprof diff` prints "dtype changes: ...".
     bf16 = load_trace(trace("linear_eager"))
     fp32 = load_trace(trace("linear_fp32"))
-    path = tmp_path / "test_m.json"
-    record(path, "sm90", "default", bf16)
-    baseline = KernelBaseline(path, "t.py::test_m", update=False, names="stable", notes=[])
-    with pytest.raises(AssertionError) as info:
-        baseline.check(fp32)
-    lines = str(info.value).splitlines()
+    lines = _failure_lines(tmp_path, bf16, fp32)
     told = summary_lines(list(bf16.kernels), list(fp32.kernels))
     assert any(line.startswith("dtype changes: ") for line in told)
     assert all(line in lines for line in told)
