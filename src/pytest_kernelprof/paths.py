@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 
@@ -27,6 +28,20 @@ def is_own_file(filename: str | os.PathLike[str]) -> bool:
     package's files: the whole of pytest_kernelprof, so that the user's line is found however deep
     the plugin's own calls went (a rule in checks/ warns through model/)."""
     return os.path.abspath(filename).startswith(_PACKAGE)
+
+
+# A ``with`` block's end runs the plugin's generator from contextlib's ``__exit__``.
+_CONTEXTLIB = os.path.abspath(contextlib.__file__)
+
+
+def callers_stacklevel() -> int:
+    """The ``stacklevel`` for a ``warnings.warn`` made in the caller of this function that points
+    at the first frame outside pytest_kernelprof (and contextlib, for the end of a ``with``
+    block): the user's line that asked, however deep the plugin's own calls went."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and (is_own_file(frame.f_code.co_filename) or frame.f_code.co_filename == _CONTEXTLIB):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
 
 
 def _short_hash(text: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import Profiler, load_trace
-from pytest_kernelprof.api.profiler import read_trace
+from pytest_kernelprof.api.loading import read_trace
 from pytest_kernelprof.running import Loaded, close_test, keeps_traces, open_test
 
 Trace = Callable[[str], Path]

@@ -1,7 +1,7 @@
-"""The entry points users call: a configurable profiler object and ``load_trace``.
+"""The entry points users call: a configurable profiler object and ``profile``.
 
-The one place that assembles the pipeline: a capture's session or a trace file's events
-go to ``build_profile`` here and nowhere else.
+A capture's session goes to ``build_profile`` here and nowhere else (a trace file's events in
+``loading.py``).
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ from ..assemble import build_profile
 from ..capture import CapturedSession, capture_callable, record_block
 from ..capture.module_ranges import model_of
 from ..checks.rules import Rule, check_rules
-from ..checks.sweep import Check, ProfileSweep, SweepCase, read_index
+from ..checks.sweep import Check, ProfileSweep
 from ..checks.sweep_cases import Cases
 from ..decode import BUILT_IN, Decoder
-from ..errors import LateTeachingWarning, UncheckedProfileWarning, hide_own_errors
+from ..errors import ForbiddenError, LateTeachingWarning
 from ..model import KernelProfile
 from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, DEFAULTS, ProfileOptions
-from ..running import join, keep, suite_rules
+from ..running import join
 from ..tables import plural
-from ..traces.chrome import events_from_trace_file
 from ..traces.records import paused_gc
 from .captures import Capture, Recording, TraceCapture
 from .forbid import forbid_rules
-from .sweeps import DEFAULT_MAX_CASES, explore_cases, run_sweep
+from .loading import read_sweep, read_trace, warn_unchecked
+from .sweeps import DEFAULT_MAX_CASES, explore_cases, note, run_sweep
 
 T = TypeVar("T")
 
@@ -94,6 +94,8 @@ class Profiler:
     modules = _Option[Any]()
     forbid = _Rules()
     keep_traces = _Option[bool]()
+    # How a warning names this profiler: its profiles held to none of the suite's rules (loading.py).
+    _what = "a Profiler made in the test"
 
     def __init__(
         self,
@@ -230,6 +232,7 @@ class Profiler:
         capture = capture_profile(fn, args, kwargs, options)
         self.captures.append(capture)
         check_rules(capture.profile, options.forbid)
+        warn_unchecked(self._what, options.forbid, _PROFILER_REMEDY)
         return capture.profile
 
     def sweep(self, fn: Callable[..., Any], cases: Cases, *, keep_traces: bool = False) -> ProfileSweep:
@@ -273,6 +276,7 @@ class Profiler:
     ) -> Iterator[Recording]:
         """Profile a block: one call, or one per ``rec.step()``; ``rec.profile`` after the block.
         ``modules=model`` opens a range per module call of ``model`` in the block."""
+        __tracebackhide__ = True
         if modules is True:
             raise TypeError("record(modules=...) takes the nn.Module whose module calls to record")
         # The profiler's own modules setting is for profiled callables: a block records a model given here.
@@ -284,6 +288,7 @@ class Profiler:
             yield rec
         self.captures.append(rec.capture)
         check_rules(rec.capture.profile, options.forbid)
+        warn_unchecked(f"record() of {self._what}", options.forbid, _PROFILER_REMEDY)
 
     def load_trace(
         self,
@@ -299,7 +304,31 @@ class Profiler:
         profile = read_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=self.decoder)
         self.captures.append(TraceCapture(profile, None, path=path))
         check_rules(profile, self.options.forbid)
+        warn_unchecked(f"load_trace({path!r}) of {self._what}", self.options.forbid, _PROFILER_REMEDY)
         return profile
+
+    def load_sweep(self, path: str | os.PathLike[str], *, allow_variation: bool = False) -> ProfileSweep:
+        """:func:`load_sweep`, each case's profile held to this profiler's ``forbid`` rules and
+        kept in ``captures``: a sweep recorded on a GPU, checked in CPU CI under the suite's rules."""
+        __tracebackhide__ = True
+        sweep, captures = read_sweep(path, allow_variation=allow_variation, decoder=self.decoder)
+        self.captures.extend(captures)
+        for case in sweep:
+            try:
+                check_rules(case.profile, self.options.forbid)
+            except ForbiddenError as exc:
+                note(exc, f"raised for the loaded sweep's case {case.label}")
+                raise
+        warn_unchecked(
+            f"load_sweep({os.fspath(path)!r}) of {self._what}", self.options.forbid, _PROFILER_REMEDY, "its profiles"
+        )
+        return sweep
+
+
+_PROFILER_REMEDY = (
+    "a Profiler holds its profiles to its own forbid= rules only. Use the kernelprof fixture "
+    "(kernelprof(fn), kernelprof.profile(...)), which holds them"
+)
 
 
 def _held(captures: Sequence[Capture]) -> str:
@@ -363,81 +392,7 @@ def build_capture(session: CapturedSession, options: ProfileOptions = DEFAULTS) 
 def profile(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> KernelProfile:
     """Profile ``fn(*args, **kwargs)`` with the default warm-up and calls: in a script, or in a
     test (whose reports then show the profile, as one of the ``kernelprof`` fixture)."""
-    return Profiler()(fn, *args, **kwargs)
-
-
-def load_trace(
-    path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
-    *,
-    allow_variation: bool = False,
-    check_complete: bool = True,
-    decoder: Decoder = BUILT_IN,
-) -> KernelProfile:
-    """A KernelProfile from a Chrome trace that torch.profiler exported (.json or .json.gz).
-
-    Calls come from the ``ProfilerStep#N`` annotations; without any, the trace is one call.
-    ``check_complete=False`` accepts a trace whose GPU records were partly lost (counts may
-    then be short), for reading rather than asserting. ``decoder`` decodes the kernels
-    (``Decoder().teach(...)`` for kernels the built-in evidence cannot place).
-
-    In a test, the profile goes into the test's reports (a failure's kernel tables, the job
-    summary, JUnit) as one of the ``kernelprof`` fixture does; the fixture's
-    ``kernelprof.load_trace`` also holds it to the suite's ``kernelprof_forbid`` rules. This one
-    checks no rule: in a test that such rules hold it warns with ``UncheckedProfileWarning``.
-    """
-    __tracebackhide__ = hide_own_errors  # a TraceError, a sequence mismatch: the message says it all
-    path = os.fsdecode(path)  # a path as bytes (os.listdir(b".")) is one, as open() takes it
-    profile = read_trace(path, allow_variation=allow_variation, check_complete=check_complete, decoder=decoder)
-    keep(TraceCapture(profile, None, path=path))
-    rules = suite_rules()
-    if rules:
-        # A trace that breaks a suite rule would otherwise pass in silence, where the fixture's fails.
-        warnings.warn(
-            f"load_trace({path!r}) checked the profile against none of the suite's kernelprof_forbid rules "
-            f"({', '.join(rules)}): pytest_kernelprof.load_trace holds a trace to no rule. Use the kernelprof "
-            "fixture's kernelprof.load_trace(path), which checks them, or exempt the test from a rule with "
-            "@pytest.mark.kernelprof_allow(name).",
-            UncheckedProfileWarning,
-            stacklevel=2,
-        )
-    return profile
-
-
-def load_sweep(
-    path: str | os.PathLike[str], *, allow_variation: bool = False, decoder: Decoder = BUILT_IN
-) -> ProfileSweep:
-    """The sweep that ``ProfileSweep.export(folder)`` wrote: ``path`` is the folder or its
-    ``sweep.json``. Each case's profile is its trace's (see :func:`load_trace`), and what
-    torch.compile compiled in each case is the index's; in a test, each profile goes into the
-    test's reports as one of :func:`load_trace` does."""
-    __tracebackhide__ = hide_own_errors
-    cases = []
-    for indexed in read_index(path):
-        profile = read_trace(indexed.trace, allow_variation=allow_variation, decoder=decoder)
-        capture = TraceCapture(profile, None, path=os.fspath(indexed.trace))
-        keep(capture)
-        cases.append(SweepCase(indexed.params, profile, indexed.compiled, export=capture.export_trace))
-    return ProfileSweep(cases, source=os.fspath(path))
-
-
-def read_trace(
-    path: str | os.PathLike[str],
-    *,
-    allow_variation: bool = False,
-    check_complete: bool = True,
-    decoder: Decoder = BUILT_IN,
-) -> KernelProfile:
-    """:func:`load_trace` without keeping the profile for the running test's reports."""
-    __tracebackhide__ = hide_own_errors
-    if not isinstance(decoder, Decoder):
-        raise TypeError(f"decoder must be a pytest_kernelprof.Decoder, got {type(decoder).__name__}")
-    with paused_gc():
-        source, events = events_from_trace_file(path)
-        return build_profile(
-            events,
-            source,
-            allow_variation=allow_variation,
-            check_complete=check_complete,
-            decoder=decoder,
-            from_trace=True,
-        )
+    __tracebackhide__ = True
+    profiler = Profiler()
+    profiler._what = "pytest_kernelprof.profile(fn)"
+    return profiler(fn, *args, **kwargs)

@@ -28,7 +28,8 @@ from ..capture.profiler import import_torch
 from ..errors import RankError
 from ..model import KernelProfile
 from ..options import DEFAULT_CALLS, DEFAULT_WARMUP, ProfileOptions
-from .profiler import capture_profile, read_trace
+from .loading import read_trace
+from .profiler import capture_profile
 
 # NVLink multicast (NVLS) can take shared machines' GPUs out of service; ranks keep it off
 # unless the caller set it explicitly.

@@ -49,7 +49,7 @@ def profile_case(
     try:
         target = fn(**params)
     except Exception as exc:
-        _note(exc, f"raised while fn built the sweep's case {label}")
+        note(exc, f"raised while fn built the sweep's case {label}")
         raise
     if not callable(target):
         raise TypeError(
@@ -59,7 +59,7 @@ def profile_case(
     try:
         prof = profiler.profile(target, keep_traces=True if keep_trace else None)
     except Exception as exc:
-        _note(exc, f"raised while the sweep's case {label} was profiled")
+        note(exc, f"raised while the sweep's case {label} was profiled")
         raise
     export = profiler.captures[-1].export_trace if keep_trace else None
     return SweepCase(dict(params), prof, _compiled(prof), export=export, position=position)
@@ -72,7 +72,8 @@ def _compiled(prof: KernelProfile) -> int | None:
         return None
 
 
-def _note(exc: BaseException, text: str) -> None:
+def note(exc: BaseException, text: str) -> None:
+    """Add ``text`` to ``exc``'s report where Python can (3.11 and newer)."""
     add_note = getattr(exc, "add_note", None)  # Python 3.11 and newer
     if add_note is not None:
         add_note(text)

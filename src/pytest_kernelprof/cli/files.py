@@ -15,7 +15,7 @@ import tempfile
 import warnings
 from collections.abc import Iterator
 
-from ..api.profiler import read_trace as load_trace  # a command, not a test's profile: kept for no report
+from ..api.loading import read_trace as load_trace  # a command, not a test's profile: kept for no report
 from ..decode import BUILT_IN, Decoder
 from ..errors import IncompleteProfileError, IncompleteProfileWarning, KernelProfError, TraceError
 from ..model import KernelProfile
