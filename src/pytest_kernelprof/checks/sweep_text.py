@@ -31,7 +31,8 @@ class Outcome:
 
 
 def case_facts(case: SweepCase) -> dict[str, str]:
-    """The facts of one case that a sweep compares, as shown: kernels in all and by kind,
+    """The facts of one case that a sweep compares, as shown: kernels in all and by kind (as
+    ``count(kind=...)`` counts them),
     launches and syncs (where GPU activity was recorded); the distinct CPU ops of a call (which a
     sweep without GPU activity compares too); compiled regions entered per call (``regions``),
     frames compiled during its profile, warm-up included (``compiled``), and recompiles during
@@ -41,8 +42,10 @@ def case_facts(case: SweepCase) -> dict[str, str]:
     if prof.has_device_activity:
         kernels = list(prof.call.kernels)
         facts["kernels"] = str(len(kernels))
+        # As ``count(kind=...)`` counts: a persistent reduction is a reduction too, a kernel made
+        # from a template counts under ``template`` and under what it computes.
         for kind in KINDS:
-            facts[kind] = str(sum(k.kind == kind for k in kernels))
+            facts[kind] = str(sum(k.is_kind(kind) for k in kernels))
         facts["launches"] = str(prof.launches)
         facts["syncs"] = str(len(prof.syncs))
     facts["ops"] = str(len(prof.call.ops.names))

@@ -73,3 +73,16 @@ def test_an_assertion_that_answers_is_a_broken_check(sweep: ProfileSweep) -> Non
     sweep.none(raising(AssertionError))
     with pytest.raises(SweepError, match="the check broke in 2 of 2 cases"):
         sweep.every(raising(AssertionError))
+
+
+def test_the_table_counts_kinds_as_count_does() -> None:
+    # The compiled decode step's softmax is a persistent reduction, the eager one's a reduction:
+    # count(kind="reduction") is 1 in both, and so is the table's column.
+    compiled = load_trace(DATA / "h200_decode_compiled.json.gz")
+    eager = load_trace(DATA / "h200_decode_eager.json.gz")
+    assert compiled.kernels.count(kind="reduction") == eager.kernels.count(kind="reduction") == 1
+    table = ProfileSweep([SweepCase({"mode": "compiled"}, compiled), SweepCase({"mode": "eager"}, eager)]).table()
+    rows = table.splitlines()
+    assert rows[1].split() == ["#", "mode", "kernels", "pointwise", "persistent_reduction", "launches", "ops", "regions"]
+    assert rows[2].split()[4] == "1" and rows[3].split()[4] == "0"
+    assert "the same in every case: gemm 12, reduction 1, syncs 0" in table
