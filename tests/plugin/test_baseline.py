@@ -428,3 +428,14 @@ def test_the_record_command_names_the_test_as_the_folder_pytest_runs_in_does(
     result.stdout.fnmatch_lines(["*record it with: pytest --kernelprof-update 'test_b.py::test_x'"])
     recorded = cpu_pytester.runpytest("--kernelprof-update", "test_b.py::test_x", "--rootdir", str(cpu_pytester.path))
     recorded.assert_outcomes(passed=1)
+    # The end of the run's command for an improved metric names it the same way (it named the rootdir's id).
+    stored = tests / "__kernelprof__" / "test_b" / "test_x.json"
+    stored.write_text(stored.read_text().replace('"launches": 1', '"launches": 2'))
+    improved = cpu_pytester.runpytest("test_b.py", "--rootdir", str(cpu_pytester.path))
+    improved.assert_outcomes(passed=1)
+    improved.stdout.fnmatch_lines(
+        [
+            "improved: tests/test_b.py::test_x launches 2 -> 1",
+            "lock it in with pytest --kernelprof-update 'test_b.py::test_x'",
+        ]
+    )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .fixtures import BASELINE_NOTES_KEY, PROFILERS_KEY, active_rules
+from .fixtures import BASELINE_NOTES_KEY, PROFILERS_KEY, active_rules, from_here
 from .settings import SETTINGS_KEY, Settings, run_was_narrowed
 
 if TYPE_CHECKING:
@@ -227,7 +227,9 @@ class Books:
             return None
         from ..checks.baseline import BaselineSession
 
-        session = BaselineSession()
+        rootpath = self.config.rootpath
+        # Each command names its test as a failure's does: from the folder pytest runs in.
+        session = BaselineSession(command_id=lambda nodeid: from_here(rootpath, nodeid))
         for nodeid in self.ran:
             notes = tests[nodeid].baselines if nodeid in tests else ()
             session.add_report(nodeid, notes, passed=nodeid not in self.not_passed)

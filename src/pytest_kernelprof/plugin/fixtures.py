@@ -94,12 +94,12 @@ def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
         notes=notes,
         legacy_path=legacy,
         memory_tolerance=settings.memory_tolerance,
-        command_id=_from_here(request.config.rootpath, request.node.nodeid),
+        command_id=from_here(request.config.rootpath, request.node.nodeid),
         shown=lambda path: relative_paths(str(path), request.config.rootpath),
     )
 
 
-def _from_here(rootpath: Path, nodeid: str) -> str:
+def from_here(rootpath: Path, nodeid: str) -> str:
     """``nodeid`` as a command run in the working folder names the test: pytest's node ids are
     relative to the rootdir, and one run from ``rootdir/tests`` names ``test_b.py::test_x``."""
     file, separator, rest = nodeid.partition("::")

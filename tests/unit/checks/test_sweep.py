@@ -83,6 +83,8 @@ def test_the_table_counts_kinds_as_count_does() -> None:
     assert compiled.kernels.count(kind="reduction") == eager.kernels.count(kind="reduction") == 1
     table = ProfileSweep([SweepCase({"mode": "compiled"}, compiled), SweepCase({"mode": "eager"}, eager)]).table()
     rows = table.splitlines()
-    assert rows[1].split() == ["#", "mode", "kernels", "pointwise", "persistent_reduction", "launches", "ops", "regions"]
-    assert rows[2].split()[4] == "1" and rows[3].split()[4] == "0"
+    header = ["#", "mode", "kernels", "pointwise", "persistent_reduction", "launches", "ops", "regions"]
+    assert rows[1].split() == header
+    assert rows[2].split()[4] == "1"
+    assert rows[3].split()[4] == "0"
     assert "the same in every case: gemm 12, reduction 1, syncs 0" in table

@@ -49,7 +49,9 @@ class BaselineSession:
     the xdist controller too (where the items never are): which entries went unused, what
     ``--kernelprof-update`` wrote, which files were read under their old names."""
 
-    def __init__(self) -> None:
+    def __init__(self, command_id: Callable[[str], str] = str) -> None:
+        # A node id as the update command names it (the plugin's: relative to the folder pytest runs in).
+        self._command_id = command_id
         self.used: set[Checked] = set()
         self.users: dict[str, set[str]] = {}  # path -> node ids that checked it
         self.ran: set[str] = set()  # node ids
@@ -170,7 +172,7 @@ class BaselineSession:
             by_test.setdefault(note.nodeid, []).append(line)
         lines = [f"kernelprof: {_plural(len(self.improved), 'baseline metric')} improved"]
         for nodeid, improved in by_test.items():
-            lines.extend([*improved, f"lock it in with {update_command(nodeid)}"])
+            lines.extend([*improved, f"lock it in with {update_command(self._command_id(nodeid))}"])
         return lines
 
     def _legacy_section(self) -> list[str]:
