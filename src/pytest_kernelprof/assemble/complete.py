@@ -7,13 +7,12 @@ prof.syncs`` by accident.
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from ..errors import IncompleteProfileError, IncompleteProfileWarning, hide_own_errors
-from ..paths import is_own_file
+from ..paths import callers_stacklevel
 from ..tables import display_name, plural
 from ..traces import RawEvent, Source
 from .steps import RuntimeNames, Step
@@ -135,7 +134,4 @@ def _not_taken(steps: list[Step], gpu_events: Sequence[RawEvent], taken: list[Ra
 def _warn(message: str) -> None:
     """Warn at the first frame outside pytest_kernelprof: the user's line that loaded or captured."""
     __tracebackhide__ = True  # under filterwarnings = error the warning is raised here
-    frame, level = sys._getframe(1), 2  # the caller is stacklevel 2
-    while frame is not None and is_own_file(frame.f_code.co_filename):
-        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
-    warnings.warn(message, IncompleteProfileWarning, stacklevel=level)
+    warnings.warn(message, IncompleteProfileWarning, stacklevel=callers_stacklevel())
