@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from ..assemble.optree import is_inductors_range
-from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change, unplaced_lines
+from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change, unknown_dtype_note, unplaced_lines
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile, OpTable
@@ -287,6 +287,8 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     for line in unplaced_lines(list(ka), list(kb), "a", "b", "--kernels"):
         print(line)
     print("\n".join(render_diff(result, "a", "b")))
+    for line in unknown_dtype_note(list(ka), list(kb)):
+        print(line)
     same = _calls_compared(a, b, by, lossy=bool(lost_a or lost_b)) and result.same
     print("same kernels" if same else "the kernels differ")
     return 0 if same else 1
