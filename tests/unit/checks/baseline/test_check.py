@@ -105,7 +105,11 @@ def test_the_worse_metrics_come_before_the_signature_whose_count_changes_run_int
     differs = next(i for i, line in enumerate(lines) if line.startswith("kernel signature differs"))
     assert worse < differs
     assert lines[worse + 1] == "  launches: 3 -> 5"
-    assert lines[differs + 1 : differs + 4] == ["kernels per call: 4 -> 5", "count changes: pointwise: 1 -> 2", "--- baseline"]
+    assert lines[differs + 1 : differs + 4] == [
+        "kernels per call: 4 -> 5",
+        "count changes: pointwise: 1 -> 2",
+        "--- baseline",
+    ]
 
 
 def test_a_lost_fusion_is_told_once(tmp_path: Path, trace: Trace) -> None:
