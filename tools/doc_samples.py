@@ -192,7 +192,8 @@ def _baseline_of(nodeid: str, rootdir: str) -> tuple[Path, Callable[[Path], str]
 
 
 def worse_baseline() -> str:
-    """docs/baselines.md: a profile with one more host sync and DtoH copy than its baseline."""
+    """docs/baselines.md: the training step with an .item() checked against its baseline
+    recorded before the .item() came in: one more host sync and DtoH copy."""
     with _source_first():
         from pytest_kernelprof import load_trace
         from pytest_kernelprof.checks.baseline import KernelBaseline
@@ -200,7 +201,7 @@ def worse_baseline() -> str:
 
     prof = load_trace(ROOT / "tests/data/h200_sync_item_stacks.json.gz")
     with tempfile.TemporaryDirectory(prefix="kernelprof-sample-") as tmp, _chdir(tmp):
-        nodeid = "tests/test_m.py::test_decode"
+        nodeid = "tests/test_train.py::test_train_step"  # the trace is a training step's
         path, shown = _baseline_of(nodeid, tmp)
         KernelBaseline(path, nodeid, update=True, names="stable", notes=[]).check(prof)
         stored = json.loads(path.read_text())
@@ -258,13 +259,14 @@ def sweep_bucket_baseline() -> str:
 
 
 def junit_properties() -> str:
-    """docs/ci.md: the JUnit properties of a test that loaded the decode step with an .item()."""
+    """docs/ci.md: the JUnit properties of a test that profiled the training step with an .item()."""
     with _source_first():
         from pytest_kernelprof import load_trace
         from pytest_kernelprof.reports.junit import properties
 
     pairs = properties([load_trace(ROOT / "tests/data/h200_sync_item_stacks.json.gz")])
-    lines = ['<testcase classname="tests.test_decode" name="test_step" time="1.9">', "  <properties>"]
+    # Named after what the figures are of: the training step of h200_sync_item_stacks.
+    lines = ['<testcase classname="tests.test_train" name="test_train_step" time="1.9">', "  <properties>"]
     lines += [f'    <property name="{name}" value="{value}"/>' for name, value in pairs]
     return "\n".join([*lines, "  </properties>", "</testcase>"]) + "\n"
 

@@ -161,6 +161,17 @@ def test_a_baseline_sample_names_the_file_that_its_test_has() -> None:
         assert file == path.as_posix(), sample.__name__
 
 
+def test_a_sample_of_the_training_step_names_its_test_after_it() -> None:
+    """Trial report: docs/ci.md's JUnit properties named the test ``tests.test_decode`` ``test_step``
+    (and docs/baselines.md's worse baseline ``test_decode``) where the figures are those of the
+    training step recorded in ``h200_sync_item_stacks.json.gz``."""
+    doc_samples = _tool("doc_samples")
+    for sample in (doc_samples.junit_properties, doc_samples.worse_baseline):
+        text = sample()
+        assert "decode" not in text, sample.__name__
+        assert re.search(r"test_train\.py::test_train_step|\"tests\.test_train\" name=\"test_train_step\"", text), text
+
+
 @pytest.mark.parametrize("block", SNIPPETS, ids=lambda b: b.id)
 def test_snippet_runs(block: Block, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)

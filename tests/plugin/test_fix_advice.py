@@ -122,3 +122,69 @@ def test_the_job_summary_says_the_advice_under_the_record_tables(
         assert lines[title + 1].startswith("#  ")
         assert lines.index(PAGEABLE) > title + 1
         assert "to fix" not in "\n".join(lines[:title])
+
+
+ITEM_SUITE = """
+from pathlib import Path
+
+ITEM = Path({data!r}) / "h200_sync_item_stacks.json.gz"  # loss.item(): a DtoH copy into pinned memory, a sync
+
+
+def test_len_copies(kernelprof):
+    assert len(kernelprof.load_trace(ITEM).copies) == 0
+
+
+def test_not_copies(kernelprof):
+    assert not kernelprof.load_trace(ITEM).copies
+
+
+def test_copy_count(kernelprof):
+    assert kernelprof.load_trace(ITEM).copies.count("DtoH") == 0
+
+
+def test_len_syncs(kernelprof):
+    assert len(kernelprof.load_trace(ITEM).syncs) == 0
+"""
+COPY_TABLE = "#  direction  host mem  bytes  median gpu us  op                         name"
+SYNC_TABLE = "#  call                   kind    copy  host us  ops                                     where"
+
+
+def _failure_blocks(lines: list[str]) -> dict[str, list[str]]:
+    """Each failed test's block of the terminal's failures, its message without pytest's ``E``."""
+    blocks: dict[str, list[str]] = {}
+    block: list[str] = []
+    for line in lines:
+        if header := re.fullmatch(r"_+ (test_\w+) _+", line):
+            block = blocks.setdefault(header[1], [])
+        elif "short test summary info" in line:
+            break
+        else:
+            block.append(re.sub(r"^E {7}", "", line))
+    return blocks
+
+
+def test_a_failed_copies_question_shows_the_copies_in_the_terminal_where_the_summary_does(
+    cpu_pytester: pytest.Pytester,
+) -> None:
+    # Trial report: a failed `len(prof.copies) == 0` showed the copies table in the job summary,
+    # and in the terminal neither its message nor its 'kernelprof profile' section did.
+    cpu_pytester.makepyfile(test_s=ITEM_SUITE.format(data=str(DATA)))
+    result = cpu_pytester.runpytest_subprocess("-p", "no:randomly", "--kernelprof-summary", "summary.md")
+    result.assert_outcomes(failed=4)
+    summary = (cpu_pytester.path / "summary.md").read_text()
+    blocks = _failure_blocks(result.outlines)
+    for test in ("test_len_copies", "test_not_copies", "test_copy_count", "test_len_syncs"):
+        found = re.search(rf"<code>test_s\.py::{test}</code>.*?```text\n(.*?)\n```", summary, re.S)
+        assert found, summary
+        terminal, summarized = blocks[test], found[1].splitlines()
+        # The terminal and the summary agree: the copies where the question was about copies.
+        copies = [any(line.strip() == COPY_TABLE for line in lines) for lines in (terminal, summarized)]
+        assert copies == [test != "test_len_syncs"] * 2, test
+        assert SYNC_TABLE in terminal  # the profile's table ends with its syncs
+        assert SYNC_TABLE in summarized or test != "test_len_syncs"
+        assert sum(line.strip() == DTOH for line in terminal) == (test != "test_len_syncs"), test
+        if test in ("test_len_copies", "test_not_copies"):  # named in a line: the section ends with the copies
+            section = terminal[terminal.index(next(line for line in terminal if "kernelprof profile 1 of 1" in line)) :]
+            at = section.index(COPY_TABLE)
+            assert section[at - 1] == "1 copy per call:"
+            assert section[at + 2 :] == [DTOH]

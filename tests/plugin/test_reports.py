@@ -92,7 +92,7 @@ def project(cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> p
     user_kernel_trace(cpu_pytester.path / "user_kernel.json.gz")
     # The file the recorded syncs were called from, as if the trace had been recorded in this
     # checkout: a sync is annotated at its own line only where that file is in the checkout.
-    cpu_pytester.path.joinpath("main_ace.py").write_text("# the recorded training step\n" * 60)
+    cpu_pytester.path.joinpath("train.py").write_text("# the recorded training step\n" * 60)
     path, _ = baseline_paths(module, "test_ci.py::test_baseline_regression")
     record(path, "sm90", "default", load_trace(DATA / "h200_geglu_compiled.json.gz"))
     return cpu_pytester
@@ -152,7 +152,7 @@ def _annotations_of_the_failures(found: list[str]) -> None:
     baseline = f"::error file=test_ci.py,line={BASELINE_LINE},title=kernelprof%3A kernel baseline::"
     assert any(line.startswith(baseline) for line in found), found
     # The sync's own line, from the recorded stack (the profiler names the function's def line).
-    sync = "::error file=main_ace.py,line=40,title=kernelprof%3A host sync::host sync cudaStreamSynchronize"
+    sync = "::error file=train.py,line=40,title=kernelprof%3A host sync::host sync cudaStreamSynchronize"
     syncs = [line for line in found if line.startswith(sync)]
     assert len(syncs) == 2, found  # the rule break and the assertion on syncs
     assert len(found) == 4, found  # and nothing for the other tests
@@ -299,10 +299,10 @@ def test_everything_under_xdist_with_paths_relative_to_the_workspace(
     # Annotation paths are relative to $GITHUB_WORKSPACE, the checkout.
     rule = f"::error file={project.path.name}/test_ci.py,line={RULE_LINE},title=kernelprof%3A kernelprof_forbid rule::"
     assert any(line.startswith(rule) for line in found), found
-    # The trace's main_ace.py is not at the checkout's top (the workspace is the folder above):
+    # The trace's train.py is not at the checkout's top (the workspace is the folder above):
     # no annotation points there (a trial saw ones at the recording machine's file); the failed
     # assertion on syncs is annotated at the test's own line instead.
-    assert not any("file=main_ace.py" in line for line in found), found
+    assert not any("file=train.py" in line for line in found), found
     syncs = f"::error file={project.path.name}/test_ci.py,line={SYNC_LINE},title=kernelprof%3A host syncs::"
     assert any(line.startswith(syncs) for line in found), found
     assert len(found) == 3, found  # the rule break, the baseline, the assertion on syncs
@@ -547,7 +547,7 @@ def test_sync_locations_and_escapes() -> None:
     from pytest_kernelprof.plugin.ci_facts import sync_location
     from pytest_kernelprof.reports.annotations import command, relative
 
-    assert sync_location("main_ace.py(40): train_step_item") == ("main_ace.py", 40, "train_step_item")
+    assert sync_location("train.py(40): train_step_item") == ("train.py", 40, "train_step_item")
     assert sync_location("/repo/src/train.py:41") == ("/repo/src/train.py", 41, "")
     assert sync_location("<built-in method item>") is None
     assert relative("/repo/src/train.py", Path("/repo")) == "src/train.py"

@@ -79,10 +79,10 @@ def test_a_failure_without_a_table_gets_its_profiles_table_in_the_summary(
     syncs = pytest.LineMatcher(_failure(text, "test_no_syncs").splitlines())
     syncs.fnmatch_lines(
         [
-            "assert not SyncList of 1: cudaStreamSynchronize at main_ace.py(40)*",
+            "assert not SyncList of 1: cudaStreamSynchronize at train.py(40)*",
             "kernelprof profile 1 of 1, its host syncs:",
             "#  call * kind * host us  ops * where",
-            "0  cudaStreamSynchronize  stream * aten::item > aten::_local_scalar_dense  main_ace.py(40)*",
+            "0  cudaStreamSynchronize  stream * aten::item > aten::_local_scalar_dense  train.py(40)*",
         ]
     )
     # A count's explanation showed the table already: not twice.

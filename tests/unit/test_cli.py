@@ -35,6 +35,19 @@ def test_show_prints_the_kernel_table(trace: Trace, capsys: pytest.CaptureFixtur
     assert "runtime calls: cuLaunchKernelEx x3, cudaLaunchKernel x2, cudaMemsetAsync x2" in out
 
 
+def test_the_time_column_of_show_says_whose_times_it_holds(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # Trial report: show's column `us` (call 1's own times) read 59.2 where a failure's `median us`
+    # (each kernel's median over the calls) read 60.1 for the same kernel: a contradiction, unlabelled.
+    prof = load_trace(trace("geglu_eager"))
+    assert main(["show", str(trace("geglu_eager"))]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("#  kind"))
+    assert "  call 1 us  launched by" in header
+    assert main(["show", "--calls", str(trace("geglu_eager"))]) == 0
+    headers = [line for line in capsys.readouterr().out.splitlines() if line.startswith("#  kind")]
+    assert [re.findall(r"call \d us", line) for line in headers] == [["call 0 us"], ["call 1 us"], ["call 2 us"]]
+    assert "  median us  launched by" in prof.kernels.table()  # a failure's: each kernel's median
+
+
 def test_show_calls_and_ops(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", str(trace("linear_eager")), "--calls", "--ops"]) == 0
     out = capsys.readouterr().out

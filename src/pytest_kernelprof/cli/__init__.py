@@ -21,11 +21,12 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from ..assemble.optree import is_inductors_range
-from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change, unplaced_lines
+from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change, unknown_dtype_note, unplaced_lines
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile, OpTable
 from ..model.gpu_time import gpu_time_line
+from ..model.kernel_text import kernel_table
 from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
 from ..tables import format_us, plural, printable, render_table
 from .files import STDIN, load, readable, shown
@@ -219,7 +220,11 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         if calls:
             print(f"\ncall {view.index}{' (the median call by host span)' if view is median else ''}:")
         if prof.has_device_activity:
-            print(view.kernels.table())
+            # The call's own times, not each kernel's median over the calls that a failure's table
+            # shows (``median us``): every figure here is this one call's, its time in kernels the
+            # sum of the column, which medians (no one call need have them) would not add up to.
+            # The column says whose they are, so that 59.2 here and 60.1 there read as two calls'.
+            print(kernel_table(list(view.kernels), call=view.index))
             print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
             print(host_section(view))
         else:
@@ -287,6 +292,8 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     for line in unplaced_lines(list(ka), list(kb), "a", "b", "--kernels"):
         print(line)
     print("\n".join(render_diff(result, "a", "b")))
+    for line in unknown_dtype_note(list(ka), list(kb)):
+        print(line)
     same = _calls_compared(a, b, by, lossy=bool(lost_a or lost_b)) and result.same
     print("same kernels" if same else "the kernels differ")
     return 0 if same else 1

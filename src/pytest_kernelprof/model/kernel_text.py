@@ -54,6 +54,7 @@ def kernel_table(
     marked: frozenset[int] = frozenset(),
     *,
     medians: bool = False,
+    call: int | None = None,
 ) -> str:
     """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers),
     and rows whose number is in ``marked`` get a ``*`` before it. A kind that was not read from
@@ -63,7 +64,8 @@ def kernel_table(
     ``part of`` column names the work a helper kernel belongs to, in tables that have one
     (cuBLAS's ``scal_kernel`` is ``part of gemm``). The time column says whose
     times it holds: ``median us`` where ``medians`` (each kernel's median over the calls, which no
-    one call need have), ``us`` where they are one call's own."""
+    one call need have), ``call 1 us`` where they are the own times of the call numbered ``call``
+    (``kernelprof show``'s), ``us`` where they are one call's own and the table does not know which."""
     numbers = range(len(kernels)) if positions is None else positions
     helpers = any(k.part_of for k in kernels)
     rows = [
@@ -78,7 +80,7 @@ def kernel_table(
         )
         for i, k in zip(numbers, kernels, strict=True)
     ]
-    time = "median us" if medians else "us"
+    time = "median us" if medians else "us" if call is None else f"call {call} us"
     headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], time)
     return render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
 

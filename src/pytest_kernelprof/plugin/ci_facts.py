@@ -256,6 +256,29 @@ def _found(
     return found
 
 
+def _named_in_a_line(what: str, explained: Sequence[object]) -> bool:
+    # ``assert not prof.copies``, ``len(prof.copies) == 0``: the records named in a line, no table.
+    return what in RECORDS and not explained
+
+
+def records_named(
+    item: pytest.Item,
+    excinfo: pytest.ExceptionInfo[BaseException],
+    report: pytest.TestReport,
+    profiles: Sequence[Any],
+) -> str | None:
+    """The records ("syncs", "copies") a failed phase failed on where its message named them in
+    a line and showed no table of them: the summary carries their tables (:func:`record_tables`),
+    and the terminal's profile sections end with them, so that both show what a failed copies
+    question shows. None where the failure was about anything else or explained itself."""
+    found = _found(item, excinfo, report, profiles)
+    if not found:
+        return None
+    what = worst([name for _, name, _ in found])
+    explained = item.stash.get(EXPLAINED_KEY, []) if report.when == "call" else []
+    return what if _named_in_a_line(what, explained) else None
+
+
 def about_profile(
     item: pytest.Item,
     excinfo: pytest.ExceptionInfo[BaseException],
@@ -304,7 +327,7 @@ def failure_of(
         lines += [*([""] if lines else []), *failure_text(error, explained).splitlines()]
     kept = kept_message(lines)
     tables = profile_tables(report.sections) if what in TABLED else []
-    if what in RECORDS and not explained:  # `assert not prof.syncs`: one line, no table
+    if _named_in_a_line(what, explained):
         tables = record_tables(profiles, what)
     # The tables in what the message left of the summary's limits for one failure.
     kept_tables = kept_message(tables, MESSAGE_LINES - len(kept), MESSAGE_CHARS - len("\n".join(kept)))

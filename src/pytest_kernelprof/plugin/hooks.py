@@ -377,7 +377,7 @@ def pytest_runtest_makereport(
     if phases is not None:
         phases.failed = phases.failed or report.failed
     if phases is not None and phases.captures(item):
-        _add_sections(item, report, phases, call.excinfo.value if call.excinfo else None, tabled, explained)
+        _add_sections(item, report, phases, call.excinfo, tabled, explained)
     compared.clear()
     explained.clear()
     tabled.clear()
@@ -402,16 +402,21 @@ def _add_sections(
     item: pytest.Item,
     report: pytest.TestReport,
     phases: PhaseBooks,
-    error: BaseException | None,
+    excinfo: pytest.ExceptionInfo[BaseException] | None,
     tabled: list[tuple[tuple[str, ...], object]],
     explained: list[tuple[tuple[str, ...], tuple[str, ...]]],
 ) -> None:
     """The sections of the report of the phase that profiled or failed: a fixture's setup or
     teardown fails with the test's profiles so far, and saves their traces, as a call does."""
+    from .ci_facts import records_named
     from .report_sections import advice_shown, report_sections, tables_shown
 
     settings = item.config.stash[SETTINGS_KEY]
     captures = phases.captures(item)
+    error = excinfo.value if excinfo is not None else None
+    records = None
+    if report.failed and excinfo is not None:
+        records = records_named(item, excinfo, report, [capture.profile for capture in captures])
     save = settings.trace_dir is not None and (settings.save == "all" or (settings.save == "failed" and phases.failed))
     save_from = phases.saved if save and phases.saved < len(captures) else None
     if save_from is not None:
@@ -426,6 +431,7 @@ def _add_sections(
             shown=tables_shown(error, tabled) if report.failed else (),
             advised=advice_shown(error, explained) if report.failed else frozenset(),
             rootpath=item.config.rootpath,
+            records=records,
         )
     )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..capture import device_facts, package_versions
-from ..errors import BaselineMismatchError, KernelMatchError, TraceNotKeptError
+from ..errors import BaselineMismatchError, KernelMatchError, KernelProfError, TraceNotKeptError
 from ..paths import trace_file_name
 from ..reports.records import Unplaced
 from ..reports.summary import relative_paths
@@ -20,6 +20,7 @@ from ..tables import printable
 
 if TYPE_CHECKING:
     from ..api import Capture
+    from ..model import KernelProfile
 
 SHOWN_PROFILES = 3  # the last profiles of a failing test, whose tables go into its report
 
@@ -40,6 +41,7 @@ def report_sections(
     shown: Sequence[object] = (),
     advised: Collection[str] = frozenset(),
     rootpath: Path | None = None,
+    records: str | None = None,
 ) -> list[tuple[str, str]]:
     """(title, text) sections for the report of a test's phase (``captures``: the test's profiles
     so far): the kernel tables of its last profiles when the phase ``failed``, and the traces of
@@ -49,7 +51,9 @@ def report_sections(
     explanation, a failed ``one()``): a profile whose kernels those are says so in one line.
     ``advised``: the ``to fix:`` lines the failure showed (a failed count's): a profile's table
     leaves them out, so that each is printed once. ``rootpath``: a trace's path under it is shown
-    relative to it, as the job summary shows it."""
+    relative to it, as the job summary shows it. ``records``: "copies" where the failure named
+    them in a line (``len(prof.copies) == 0``): each table ends with the copies' table and its
+    ``to fix:`` lines, as the job summary shows them (a profile's table ends with its syncs)."""
     sections = []
     if failed:
         first = max(1, len(captures) - SHOWN_PROFILES + 1)
@@ -57,6 +61,8 @@ def report_sections(
             prof = capture.profile
             above = any(prof.call.kernels is kernels for kernels in shown)
             text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
+            if records == "copies":
+                text += _copies(prof, text)
             if advised:
                 text = "\n".join(line for line in text.splitlines() if line not in advised)
             if rootpath is not None:
@@ -67,6 +73,19 @@ def report_sections(
         lines = save_traces(trace_dir, nodeid, captures[save_from:], start=save_from)
         sections.append(("kernelprof traces", "\n".join(lines)))
     return sections
+
+
+def _copies(prof: KernelProfile, text: str) -> str:
+    """The copies' table of ``prof`` and the ``to fix:`` lines that ``text`` (its table, whose
+    syncs' fixes may say them) does not say already, to follow it."""
+    try:
+        copies = prof.copies
+    except KernelProfError:  # no GPU activity: the table above says so
+        return ""
+    said = set(text.splitlines())
+    fixes = [line for line in copies.fix_lines() if line not in said]
+    count = f"{len(copies)} {'copy' if len(copies) == 1 else 'copies'}"
+    return "\n" + "\n".join([f"{count} per call:", copies.table(), *fixes])
 
 
 def tables_shown(error: BaseException | None, tabled: Sequence[tuple[Sequence[str], object]]) -> list[object]:

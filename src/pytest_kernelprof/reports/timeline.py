@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..assemble.optree import is_inductors_range
-from ..checks.diff import change_details, describe_kernel, diff_kernels, render_diff, summary_lines
+from ..checks.diff import change_details, describe_kernel, diff_kernels, render_diff, summary_lines, unknown_dtype_note
 from ..errors import KernelProfError
 from ..model import KernelProfile
 from ..model.kernels import kernel_cells
@@ -237,8 +237,8 @@ SIDE_LEGEND = (
 def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     """The stored baseline's kernels and the run's side by side, aligned by their diff;
     each a ``KernelName`` (``BaselineKernel`` or ``Kernel``). The diff is the one the text
-    diff renders (:func:`diff_kernels`), so the page tells what it tells: its count, dtype and
-    unknown-dtype lines (:func:`summary_lines`) and its ``fused:`` and ``split:`` lines above the
+    diff renders (:func:`diff_kernels`), so the page tells what it tells: its count and dtype
+    lines (:func:`summary_lines`), its ``fused:`` and ``split:`` lines and its unknown-dtype note above the
     table, a kernel a fusion took over as fused into the run's
     kernel, not as removed or renamed, and each kernel in the words of its line there (kind,
     family, dtype, layout, fused ops, name: ``pointwise/aten bf16 [gelu]  at::native::...``)."""
@@ -289,6 +289,7 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
     # gone fp32 is told by the dtype line alone (its row is one more yellow row).
     told = summary_lines(stored, current)
     told += [line for line in render_diff(diff, "baseline", "this run") if line.startswith(("fused: ", "split: "))]
+    told += unknown_dtype_note(stored, current)  # last, as the text diff's note after its kernels
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in told)
     legend = "".join(f'<span class="{cls}"><i></i>{what}</span>' for cls, what in SIDE_LEGEND if cls in classes)
     return (

@@ -263,11 +263,11 @@ def test_copy_counts_say_what_would_remove_the_copies(trace: Trace) -> None:
 def test_a_sync_carries_the_frames_around_it(trace: Trace) -> None:
     prof = load_trace(trace("sync_item_stacks"))
     # The profiler names the function's def line (40), not the line of loss.item() (45).
-    assert prof.syncs[0].stack == ("main_ace.py(40): train_step_item",)
-    assert prof.syncs[0].where == "main_ace.py(40): train_step_item"
+    assert prof.syncs[0].stack == ("train.py(40): train_step_item",)
+    assert prof.syncs[0].where == "train.py(40): train_step_item"
     assert prof.syncs[0].line is None  # only a live profile learns the line
     assert all(c.syncs[0].stack == prof.syncs[0].stack for c in prof.calls)
-    assert "at main_ace.py(40): train_step_item" in repr(prof.syncs)
+    assert "at train.py(40): train_step_item" in repr(prof.syncs)
 
 
 def test_without_stacks_frames_are_none_not_empty(trace: Trace) -> None:

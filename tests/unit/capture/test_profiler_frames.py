@@ -42,7 +42,7 @@ def test_without_live_frames_stacks_come_from_the_exported_trace(trace: Trace, t
     assert session.exported == 0
     events = raw_events(session, python_frames=True)
     assert session.exported == 1
-    assert any(e.category == PYTHON and e.name == "main_ace.py(40): train_step_item" for e in events)
+    assert any(e.category == PYTHON and e.name == "train.py(40): train_step_item" for e in events)
 
 
 def test_stacks_record_the_callables_frames_live() -> None:

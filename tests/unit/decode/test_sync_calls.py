@@ -15,7 +15,7 @@ from pytest_kernelprof.decode.sync_calls import FlaggedSync, assign_lines, is_us
 @pytest.mark.parametrize(
     ("path", "user"),
     [
-        ("main_ace.py", True),  # the profiler writes paths relative to their sys.path entry
+        ("train.py", True),  # the profiler writes paths relative to their sys.path entry
         ("tests/test_train.py", True),
         ("examples/test_06_host_syncs.py", True),
         ("torch/nn/modules/module.py", False),
@@ -39,13 +39,13 @@ def test_user_files(path: str, user: bool) -> None:
 
 def test_user_frames_keep_file_frames_of_the_user_in_order() -> None:
     frames = (
-        "main_ace.py(40): train_step_item",
+        "train.py(40): train_step_item",
         "nn.Module: Linear_0",
         "torch/nn/modules/module.py(1783): _call_impl",
         "<built-in method item of Tensor object at 0x7f2c4e143f20>",
         "helpers.py(12): log_loss",
     )
-    assert user_frames(frames) == ("main_ace.py(40): train_step_item", "helpers.py(12): log_loss")
+    assert user_frames(frames) == ("train.py(40): train_step_item", "helpers.py(12): log_loss")
 
 
 def test_lines_pair_in_order_when_every_sync_was_flagged() -> None:

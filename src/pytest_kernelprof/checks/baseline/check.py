@@ -19,7 +19,7 @@ from ..sweep import ProfileSweep, SweepCase
 from .buckets import BUCKET_KEY, BucketRanges, compare_bucket
 from .files import read_baseline, record, record_entry
 from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
-from .signature import Signature, compare, compare_metrics
+from .signature import Signature, compare, compare_metrics, launches_follow_kernels
 
 
 class KernelBaseline:
@@ -134,6 +134,9 @@ class KernelBaseline:
         recorded, current = Signature.from_json(stored), Signature.of(prof)
         lines = compare(recorded, current, self._names)
         worse, better = compare_metrics(recorded, current, self._tolerance, self._names)
+        if lines is not None and launches_follow_kernels(recorded, current):
+            # A launch per kernel: the kernels-per-call line tells the launches with the kernels, once.
+            worse = [change for change in worse if change.name != "launches"]
         # Kernels no evidence placed are "other" on both sides whatever they are: the kinds
         # compared for them cannot show a change, so the comparison says so.
         unplaced = [k for k in prof.kernels if k.unplaced]

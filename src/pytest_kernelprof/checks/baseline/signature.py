@@ -15,7 +15,7 @@ from ...decode import DTYPES, FAMILIES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelN
 from ...health import REGION_PREFIX
 from ...model import Kernel, KernelProfile
 from ...tables import display_name
-from ..diff import diff_kernels, dtype_moved, render_diff, shape_key, summary_lines
+from ..diff import diff_kernels, dtype_moved, render_diff, shape_key, summary_lines, unknown_dtype_note
 from ..metrics import METRICS, read_metric
 
 # The built-in families of libraries whose kernel names change with the library's version and
@@ -247,18 +247,36 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
         # Only dtypes moved (the diff's ``~`` of aligned kernels): each told on one line.
         return _dtype_moves(stored.kernels, current.kernels)
     return [
-        *_per_call(len(stored.kernels), len(current.kernels)),
+        *_per_call(stored, current),
         *summary_lines(stored.kernels, current.kernels),
         "--- baseline",
         "+++ this run",
         *render_diff(diff, "the baseline", "this run"),
+        *unknown_dtype_note(stored.kernels, current.kernels),
     ]
 
 
-def _per_call(stored: int, current: int) -> list[str]:
+def launches_follow_kernels(stored: Signature, current: Signature) -> bool:
+    """Whether the ``launches`` metric moved by exactly as many as the kernels per call: a
+    launch per kernel, so one change (a lost fusion), which the kernels-per-call line tells
+    once. A launches change of another size (CUDA graphs, several launches a kernel) is its own."""
+    old, new = stored.metrics.get("launches"), current.metrics.get("launches")
+    moved = len(current.kernels) - len(stored.kernels)
+    return old is not None and new is not None and moved != 0 and new - old == moved
+
+
+def _per_call(stored: Signature, current: Signature) -> list[str]:
     # Left out when unchanged, as an unchanged count or metric is: "kernels per call: 1", with
     # no arrow, read as a line cut short.
-    return [] if stored == current else [f"kernels per call: {stored} -> {current}"]
+    a, b = len(stored.kernels), len(current.kernels)
+    if a == b:
+        return []
+    line = f"kernels per call: {a} -> {b}"
+    if launches_follow_kernels(stored, current):
+        # Told again among the worse metrics, `launches: 4 -> 5` read as a second regression.
+        old, new = stored.metrics["launches"], current.metrics["launches"]
+        line += " (launches too)" if (old, new) == (a, b) else f" (launches {old:,} -> {new:,} with them)"
+    return [line]
 
 
 def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKernel]) -> list[str]:
@@ -267,8 +285,7 @@ def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKer
     shape, another kernel. A dtype one side does not know (a file written before dtypes were
     kept, a Triton kernel read from a trace without its IR) is not compared."""
     moved = [(i, old, new) for i, (old, new) in enumerate(zip(stored, current, strict=True)) if dtype_moved(old, new)]
-    return [
-        *_per_call(len(stored), len(current)),
+    return [  # of one length (the kernels matched but for dtypes): no kernels-per-call line
         *summary_lines(stored, current),
         "--- baseline",
         "+++ this run",
@@ -277,6 +294,7 @@ def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKer
             + display_name(new.name)
             for i, old, new in moved
         ),
+        *unknown_dtype_note(stored, current),
     ]
 
 
