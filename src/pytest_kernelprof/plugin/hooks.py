@@ -1,6 +1,6 @@
 """pytest hooks: options, the gpu marker, the header, skips and failure reports.
 
-Each hook hands off: options and settings to settings.py, GPU per xdist worker to gpus.py,
+Each hook hands off: options and settings to settings.py, GPU per xdist worker to worker_gpus.py,
 what a test report gets to report_sections.py, the run's books (which tests ran, what their
 reports carried, what the run's end says of them) to books.py, the CI outputs to ci.py.
 
@@ -23,22 +23,20 @@ from ..errors import GpuSpecError, MissingTorchError
 from .assertions import ASSERTION_SECTIONS_KEY, COMPARING_KEY, EXPLAINING_KEY, TABLING_KEY, DecodeStrictness
 from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, PHASES_KEY, Books, PhaseBooks
 from .fixtures import FIXTURES
-from .gpus import (
-    assignment_line,
-    can_lend,
-    choose_gpus,
-    gpu_for_worker,
-    gpu_turn,
-    gpus_needed,
-    new_lock_file,
-    parse_gpu_spec,
-    remove_lock_file,
-    take_worker_gpu,
-    visible_gpu_count,
-)
+from .gpus import assignment_line, gpus_needed, visible_gpu_count
 from .settings import SETTINGS_KEY, add_options, read_settings, reports_asked
+from .worker_gpus import (
+    CHOSEN_GPUS,
+    GPU_LOCK,
+    GPU_LOCK_KEY,
+    GPU_MARKER,
+    GPUS_KEY,
+    RUN_WITHOUT_WORKERS,
+    WORKER_GPU,
+    configure_gpus,
+    hand_out_gpu,
+)
 
-GPU_MARKER = "gpu"
 ALLOW_MARKER = "kernelprof_allow"
 
 
@@ -47,7 +45,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    _configure_gpus(config)
+    configure_gpus(config)
     config.addinivalue_line(
         "markers",
         f"{GPU_MARKER}: the test needs a CUDA GPU ({GPU_MARKER}(count=N): N of them); it skips where fewer are "
@@ -75,74 +73,10 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspec)
 
 
-GPUS_KEY = pytest.StashKey[list[str]]()
-GPU_LOCK_KEY = pytest.StashKey[str]()
-WORKER_GPU = "kernelprof_gpu"
-CHOSEN_GPUS = "kernelprof_gpus"  # workerinput: every GPU the controller chose, comma-joined
-GPU_LOCK = "kernelprof_gpu_lock"  # workerinput: the lock file of the workers' GPU tests
-RUN_WITHOUT_WORKERS = "without -n (-n 0)"
-
-
-def _configure_gpus(config: pytest.Config) -> None:
-    """Controller: choose the GPUs. Worker: take its GPU before anything initialises CUDA."""
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None:
-        gpu = workerinput.get(WORKER_GPU)
-        try:
-            if gpu is not None:
-                take_worker_gpu(gpu)
-        except GpuSpecError as exc:
-            raise pytest.UsageError(f"--kernelprof-gpus: {exc}") from None
-        if gpu is not None and workerinput.get(GPU_LOCK):
-            chosen = workerinput[CHOSEN_GPUS].split(",")
-            config.pluginmanager.register(GpuLending(workerinput[GPU_LOCK], chosen), "kernelprof-gpu-lending")
-        return
-    spec_text = config.getoption("kernelprof_gpus")
-    if spec_text is None:
-        return
-    try:
-        parse_gpu_spec(spec_text)  # a bad value is an error with or without workers
-    except GpuSpecError as exc:
-        raise pytest.UsageError(f"--kernelprof-gpus {spec_text}: {exc}") from None
-    if not config.pluginmanager.hasplugin("xdist") or not config.getoption("numprocesses", None):
-        return
-    try:
-        config.stash[GPUS_KEY] = choose_gpus(spec_text)
-    except (GpuSpecError, MissingTorchError) as exc:
-        raise pytest.UsageError(f"--kernelprof-gpus {spec_text}: {exc}") from None
-    if can_lend():
-        path = config.stash[GPU_LOCK_KEY] = new_lock_file()
-        config.add_cleanup(lambda: remove_lock_file(path))
-
-
-class GpuLending:
-    """In an xdist worker with a GPU of its own: each GPU test runs in its turn (gpus.gpu_turn),
-    setup and teardown included, so a module-scoped fixture that starts ranks holds the GPUs too."""
-
-    def __init__(self, lock_path: str, chosen: list[str]) -> None:
-        self.lock_path = lock_path
-        self.chosen = chosen
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_protocol(
-        self, item: pytest.Item, nextitem: pytest.Item | None
-    ) -> Generator[None, object, object]:
-        try:
-            needed = gpus_needed([(mark.args, mark.kwargs) for mark in item.iter_markers(GPU_MARKER)])
-        except GpuSpecError:
-            needed = 0  # setup reports the bad marker
-        with gpu_turn(self.lock_path, self.chosen, needed):
-            return (yield)
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist controller: hand each worker its GPU, the chosen ones and the lock through its workerinput."""
-    chosen = node.config.stash.get(GPUS_KEY, None)
-    if chosen:
-        node.workerinput[WORKER_GPU] = gpu_for_worker(chosen, node.gateway.id)
-        node.workerinput[CHOSEN_GPUS] = ",".join(chosen)
-        node.workerinput[GPU_LOCK] = node.config.stash.get(GPU_LOCK_KEY, "")
+    hand_out_gpu(node)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
