@@ -97,7 +97,7 @@ def test_compiled_geglu_fuses_gelu_and_mul(trace: Trace) -> None:
     eager = load_trace(trace("geglu_eager"))
     prof = load_trace(trace("geglu_compiled"))
     fused = prof.kernels.one("triton_poi_fused_*gelu*mul*")
-    assert fused.fused_ops == ("_unsafe_view", "gelu", "mul")
+    assert fused.fused_ops == ("gelu", "mul")  # not the view (_unsafe_view) its name has too
     assert fused.family == "inductor"
     assert len(prof.kernels) == 4
     assert prof.kernels.of_kind("gemm").names == eager.kernels.of_kind("gemm").names
