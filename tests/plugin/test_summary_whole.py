@@ -66,7 +66,7 @@ BASELINE = [
     "  --- baseline",
     "  +++ this run",
     "  = gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
-    "  - pointwise/inductor ? [[]_unsafe_view,gelu,mul[]]  triton_poi_fused__unsafe_view_gelu_mul_0",
+    "  - pointwise/inductor ? [[]gelu,mul[]]  triton_poi_fused__unsafe_view_gelu_mul_0",
     "  = gemm/nvjet bf16 tn  nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_TNT",
     "  split: triton_poi_fused__unsafe_view_gelu_mul_0 -> gelu (aten pointwise) + mul (aten pointwise)",
     "  note: kernels of unknown dtype (?), pointwise 1 -> 0, are left out of the dtype comparison: *",

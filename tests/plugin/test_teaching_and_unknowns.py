@@ -115,7 +115,7 @@ def test_unknown_kernels_warn_name_themselves_and_are_listed_at_the_end(unknown_
     warnings_of(result, "test_unknown.py::test_kind_question").fnmatch_lines(
         [
             "*UndecodedKernelWarning: count(kind='gemm') may not hold: 1 kernel of unknown kind could change it:",
-            "*my_ext::tiled_matmul<float>  (unknown kind, launched by my_ext::matmul)",
+            "*my_ext::tiled_matmul<float>  (kind unknown, launched by my_ext::matmul)",
             "*or kernelprof.teach(GLOB, ...) in the test before taking or loading the profile:",
         ]
     )
@@ -392,7 +392,7 @@ def test_a_dtype_rule_sees_the_fp32_gemm_and_warns_on_an_unknown_dtype(rule_proj
     warnings_of(result, "test_rule.py::test_unknown_dtype").fnmatch_lines(
         [
             "*UndecodedKernelWarning: kernelprof_forbid rule 'fp32-gemm' (kind=gemm dtype=fp32) may not hold*",
-            "*mystery_tile_op_v3  (unknown dtype, launched by aten::mm)",
+            "*mystery_tile_op_v3  (gemm/unknown, dtype unknown, launched by aten::mm)",
         ]
     )
     result.stdout.fnmatch_lines(["PASSED test_rule.py::test_unknown_dtype"])

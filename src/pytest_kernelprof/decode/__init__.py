@@ -6,15 +6,17 @@ in template arguments, ``ops`` the launching op and its inputs, ``teach`` what u
 No torch import anywhere here: usable on names read from a trace file, testable anywhere.
 
 ``fused_ops`` means "the operations this kernel computes, as far as its name tells":
-the origin ops of an Inductor kernel (``("_unsafe_view", "gelu", "mul")``), the op of an
-ATen elementwise functor (``("gelu",)``), the epilogue of a GEMM (``("bias",)``). One field
+the origin ops of an Inductor kernel, views left out (``("gelu", "mul")`` of
+``triton_poi_fused__unsafe_view_gelu_mul_0``), the op of an ATen elementwise functor
+(``("gelu",)``) or else of the ATen op that launched the kernel (``("clamp_min",)``), the
+epilogue of a GEMM (``("bias",)``, also where ``aten::addmm`` launched it). One field
 for all three lets a test compare eager and compiled runs with the same query.
 """
 
 from __future__ import annotations
 
 from ..errors import TeachingError
-from .decoder import BUILT_IN, FAMILIES, Decoder, parse_kernel_name
+from .decoder import BUILT_IN, FAMILIES, Decoder, fused_ops_read_now, parse_kernel_name
 from .facts import DTYPES, KINDS, LAYOUTS, NO_EVIDENCE, SOURCES, TRITON_FAMILIES, Evidence, KernelName
 from .grammar import RULES, Rule
 from .ops import dtype_of_inputs, kind_of_op
@@ -38,6 +40,7 @@ __all__ = [
     "Teaching",
     "TeachingError",
     "dtype_of_inputs",
+    "fused_ops_read_now",
     "kind_of_op",
     "parse_kernel_name",
     "parse_teaching",

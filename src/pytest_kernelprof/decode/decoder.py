@@ -7,7 +7,8 @@ For each fact the first source that gives it wins:
    Liger-Kernel's kernel names (``liger.py``) where there is evidence that the kernel is that
    Triton kernel (the capture learned it is Triton, or a Liger autograd Function launched it);
 3. ``template``: the floating types in the name's template arguments (``templates.py``);
-4. ``op``: the family of work of the op that launched the kernel (``ops.py``), for its kind;
+4. ``op``: the family of work of the op that launched the kernel (``ops.py``), for its kind,
+   and what it computes, for the fused ops of a kernel whose name tells none;
 5. ``op-inputs``: the dtype of that op's inputs, where the profile recorded them;
 6. ``template`` again: an integer type as a template's first argument (``ReduceOp<long, ...>``,
    ``FillFunctor<int>``). Last: integer types in templates are indices and counts as often as
@@ -27,9 +28,9 @@ from typing import Any
 from ..tables import plural
 from .facts import Evidence, KernelName
 from .grammar import RULES
-from .inductor import INDUCTOR_KINDS, template_kind
+from .inductor import INDUCTOR_KINDS, computing_ops, template_kind
 from .liger import LigerKernel, liger_kernel
-from .ops import dtype_of_inputs, kind_of_op
+from .ops import dtype_of_inputs, fused_ops_of_op, kind_of_op
 from .teach import TAUGHT_FIELDS, Teaching, check_teaching, parse_teachings
 from .templates import demangled, split_head, template_dtype, template_integer_dtype
 
@@ -90,6 +91,7 @@ def _by_name(name: str) -> KernelName:
                 family="name",
                 dtype=dtype_source if dtype is not None else None,
                 layout="name" if layout is not None else None,
+                fused_ops="name" if fused_ops else None,
             ),
         )
     dtype = template_dtype(arguments)
@@ -123,14 +125,37 @@ def _with_op(decoded: KernelName, op: str | None, input_types: tuple[str, ...]) 
         dtype = dtype_of_inputs(input_types) if input_types else None
         if dtype is None:
             dtype, dtype_source = _integer_dtype(decoded.name), "template"
-    if kind is None and dtype is None:
+    fused_ops = () if decoded.fused_ops else fused_ops_of_op(op, kind or decoded.kind, decoded.family)
+    if kind is None and dtype is None and not fused_ops:
         return decoded
     evidence = decoded.evidence
     if kind is not None:
         evidence = replace(evidence, kind="op")
     if dtype is not None:
         evidence = replace(evidence, dtype=dtype_source)
-    return replace(decoded, kind=kind or decoded.kind, dtype=dtype or decoded.dtype, evidence=evidence)
+    if fused_ops:
+        evidence = replace(evidence, fused_ops="op")
+    return replace(
+        decoded,
+        kind=kind or decoded.kind,
+        dtype=dtype or decoded.dtype,
+        fused_ops=fused_ops or decoded.fused_ops,
+        evidence=evidence,
+    )
+
+
+def fused_ops_read_now(stored: tuple[str, ...], name: str, op: str | None, kind: str, family: str) -> tuple[str, ...]:
+    """The fused ops that an older decoder gave a kernel (a baseline's stored ones), as this one
+    gives them: no views (``inductor.VIEW_OPS``); ``threshold``, not ``relu``, for the threshold
+    functor that ReLU's backward runs; and where none were stored, those the name or else the
+    launching op says now (an ATen functor newly read, the bias of addmm's GEMM, an ATen
+    kernel's op). A stored record compares as it would be written now, so that a baseline
+    written before these changes keeps passing."""
+    if not stored:
+        return _by_name(name).fused_ops or fused_ops_of_op(op, kind, family)
+    if stored == ("relu",) and family == "aten" and _by_name(name).fused_ops == ("threshold",):
+        return ("threshold",)
+    return computing_ops(stored)
 
 
 def _taught(decoded: KernelName, teachings: Sequence[Teaching]) -> KernelName:

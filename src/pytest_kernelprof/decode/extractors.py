@@ -87,7 +87,10 @@ def gemm_epilogue(name: str) -> tuple[str, ...]:
 
 
 # ATen elementwise kernels carry their functor in the template arguments; the functor
-# names the op. Ordered: "GeluBackward" must win over "Gelu".
+# names the op. Ordered: "GeluBackward" must win over "Gelu". Only functors that name one op:
+# ReLU's backward runs threshold_kernel_impl (threshold_backward), so "threshold", not "relu";
+# launch_clamp_scalar serves clamp, clamp_min and clamp_max, and CompareEqFunctor both eq and
+# ne, so they name none, and the launching op says (ops.fused_ops_of_op).
 _ATEN_FUNCTORS = (
     (re.compile(r"gelu_?backward", re.IGNORECASE), "gelu_backward"),
     (re.compile(r"gelu", re.IGNORECASE), "gelu"),
@@ -95,11 +98,14 @@ _ATEN_FUNCTORS = (
     (re.compile(r"silu", re.IGNORECASE), "silu"),
     (re.compile(r"sigmoid", re.IGNORECASE), "sigmoid"),
     (re.compile(r"tanh", re.IGNORECASE), "tanh"),
-    (re.compile(r"threshold|relu", re.IGNORECASE), "relu"),
+    (re.compile(r"threshold", re.IGNORECASE), "threshold"),
+    (re.compile(r"relu", re.IGNORECASE), "relu"),
+    (re.compile(r"clamp_min_scalar"), "clamp_min"),
+    (re.compile(r"clamp_max_scalar"), "clamp_max"),
     (re.compile(r"MulFunctor|mul_kernel|binary_internal::MulFunctor", re.IGNORECASE), "mul"),
     (re.compile(r"DivFunctor|div_(?:true|floor|trunc)_kernel", re.IGNORECASE), "div"),
-    (re.compile(r"CUDAFunctor_add|AddFunctor|add_kernel", re.IGNORECASE), "add"),
-    (re.compile(r"sub_kernel|CUDAFunctor_sub", re.IGNORECASE), "sub"),
+    (re.compile(r"CUDAFunctor(?:OnSelf)?_add|AddFunctor|add_kernel", re.IGNORECASE), "add"),
+    (re.compile(r"sub_kernel|CUDAFunctor(?:OnSelf)?_sub", re.IGNORECASE), "sub"),
     (re.compile(r"exp_kernel", re.IGNORECASE), "exp"),
     (re.compile(r"rsqrt", re.IGNORECASE), "rsqrt"),
     (re.compile(r"pow_tensor|pow_kernel", re.IGNORECASE), "pow"),

@@ -63,6 +63,8 @@ TRITON_FAMILIES = ("inductor", "liger", "triton")
 # library's naming grammar), the operations in a Triton kernel's compiled IR (read live by the
 # capture, kept in the traces it saves), the types in its template arguments, the op that
 # launched it, and the dtypes of that op's inputs (recorded only where the profile recorded shapes).
+# For fused ops only "name", "op" and None: the ops the name tells, else those its launching op
+# says the kernel computes (an ATen elementwise kernel's op, the bias of addmm's GEMM).
 SOURCES = ("user", "name", "ir", "template", "op", "op-inputs")
 
 
@@ -76,13 +78,20 @@ class Evidence:
     family: str | None = None
     dtype: str | None = None
     layout: str | None = None
+    fused_ops: str | None = None
 
     def __repr__(self) -> str:
         given = [f"{fact}={source}" for fact, source in self.facts() if source is not None]
         return f"Evidence({', '.join(given) or 'none'})"
 
     def facts(self) -> tuple[tuple[str, str | None], ...]:
-        return (("kind", self.kind), ("family", self.family), ("dtype", self.dtype), ("layout", self.layout))
+        return (
+            ("kind", self.kind),
+            ("family", self.family),
+            ("dtype", self.dtype),
+            ("layout", self.layout),
+            ("fused_ops", self.fused_ops),
+        )
 
     def inferred(self) -> tuple[str, ...]:
         """The facts that were not read from the name: from templates, the op, or the user."""

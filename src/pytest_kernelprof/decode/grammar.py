@@ -9,9 +9,11 @@ unknown name is ``kind="other"``, never an error: new libraries appear faster th
 and a test must not crash on them (``decode.py`` then asks the other evidence).
 
 ``fused_ops`` means "the operations this kernel computes, as far as its name tells":
-the origin ops of an Inductor kernel (``("_unsafe_view", "gelu", "mul")``), the op of an
-ATen elementwise functor (``("gelu",)``), the epilogue of a GEMM (``("bias",)``). One field
-for all three lets a test compare eager and compiled runs with the same query.
+the origin ops of an Inductor kernel, views left out (``("gelu", "mul")`` of
+``triton_poi_fused__unsafe_view_gelu_mul_0``), the op of an ATen elementwise functor
+(``("gelu",)``), the epilogue of a GEMM (``("bias",)``). One field for all three lets a test
+compare eager and compiled runs with the same query. Where the name tells none, the launching
+op may (``decoder.py``, evidence ``op``).
 """
 
 from __future__ import annotations

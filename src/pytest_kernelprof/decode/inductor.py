@@ -1,7 +1,8 @@
 """Inductor's kernel names: ``triton_<category>_fused_<origin ops>_<n>``.
 
 The category says the kind (``INDUCTOR_KINDS``), a template's origin ops say what it computes
-(``template_kind``), and the origin ops are split back out of the name (``inductor_ops``).
+(``template_kind``), and the origin ops are split back out of the name (``inductor_ops``),
+views left out (``VIEW_OPS``).
 Pure functions over strings, like ``extractors.py``.
 """
 
@@ -165,7 +166,50 @@ def template_kind(fused_ops: tuple[str, ...]) -> str | None:
 _TRITON_SIGNATURE = re.compile(r"_0[a-z\d]*$")
 
 
+# The ATen ops that compute nothing: views and aliases of their input (a new shape, strides or
+# offset over the same storage), which Inductor names among a kernel's origins because the
+# graph reshaped what the kernel reads or writes. Left out of fused ops: "what the kernel
+# computes" is the same on two cards whose graphs differ only by a view (an H100's and an
+# H200's compiled GeGLU, one with "_unsafe_view"). Still op names for the split above (a view
+# is one of the ops joined into the name), only left out of the result. Not views here: the
+# "_copy", "_scatter" and "_backward" forms (they write a tensor), and the lazy conjugate and
+# negative views (conj, _conj, _neg_view), which a kernel that has them as origins computes.
+# reshape is here though it copies where no view fits: Inductor's graph then has the copy
+# (clone) among the origins too.
+VIEW_OPS = frozenset(
+    (
+        *("view", "_unsafe_view", "view_as", "_reshape_alias", "reshape", "reshape_as", "alias", "lift", "lift_fresh"),
+        *("detach", "detach_", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "as_strided", "as_strided_"),
+        *("permute", "transpose", "transpose_", "t", "t_", "mT", "mH", "adjoint", "numpy_T", "movedim"),
+        *("swapaxes", "swapaxes_", "swapdims", "swapdims_", "squeeze", "squeeze_", "unsqueeze", "unsqueeze_"),
+        *("flatten", "unflatten", "ravel", "slice", "select", "narrow", "diagonal", "linalg_diagonal", "unfold"),
+        *("split", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "tensor_split", "hsplit"),
+        *("vsplit", "dsplit", "chunk", "unsafe_chunk", "unbind", "view_as_real", "view_as_complex", "real", "imag"),
+    )
+)
+
+
+def computing_ops(ops: tuple[str, ...]) -> tuple[str, ...]:
+    """``ops`` without the views (``VIEW_OPS``): what a kernel of these origins computes."""
+    return tuple(op for op in ops if op not in VIEW_OPS)
+
+
+def inductor_origins(name: str) -> tuple[str, ...]:
+    """Every origin op a kernel's name gives, views included, in the name's order."""
+    ops, last = _origins(name)
+    return ops if last is None else (*ops, last)
+
+
 def inductor_ops(name: str) -> tuple[str, ...]:
+    """The origin ops a kernel's name gives, views left out (``VIEW_OPS``); a name whose only
+    ops are views gives none, as one that names no op does. The last op of a name cut short is
+    kept as written, a view's name or not: it may begin a longer name ("t" of "tanh")."""
+    ops, last = _origins(name)
+    return computing_ops(ops) if last is None else (*computing_ops(ops), last)
+
+
+def _origins(name: str) -> tuple[tuple[str, ...], str | None]:
+    """The whole ops of a kernel's name, and the last op of a name cut short, as written."""
     body = name[len("triton_xxx_") :]
     if body.startswith("fused"):
         body = body[len("fused") :]
@@ -181,11 +225,11 @@ def inductor_ops(name: str) -> tuple[str, ...]:
         # the name goes, and a last "_" is the one before the next op.
         body = body.removesuffix("_")
     if not body:
-        return ()
+        return (), None
     if cut_off:
         tail = _truncated_tail(body)
         if tail > 0:
-            return (*_split_fused(body[: tail - 1]), body[tail:] + ellipsis)
+            return _split_fused(body[: tail - 1]), body[tail:] + ellipsis
         if tail == 0:
-            return (body + ellipsis,)
-    return _split_fused(body)
+            return (), body + ellipsis
+    return _split_fused(body), None

@@ -1,4 +1,5 @@
-"""What the launching op says about a kernel: the family of work, and its inputs' dtype.
+"""What the launching op says about a kernel: the family of work, its inputs' dtype, and what
+it computes.
 
 Used only where the name is silent: a kernel that no rule places, under ``aten::mm``, is
 GEMM work whatever its library calls it; one under ``aten::_fft_r2c`` is FFT work.
@@ -143,6 +144,29 @@ def kind_of_op(op: str | None) -> str | None:
         if pattern.match(op):
             return prefixed_kind
     return None
+
+
+# addmm's bias-add runs in its GEMM: through cuBLASLt's bias epilogue for a 1-D bias (whose
+# name may say so: nvjet's "_bias_"), or as beta=1 on an output a copy kernel filled with the
+# bias first (sm80_xmma_gemm_f32f32_*, nvjet's "_badd_"); either way the GEMM does the add.
+_BIAS_IN_GEMM = frozenset(("aten::addmm", "aten::_addmm_activation"))
+# The kinds of ATen's elementwise and reduction machinery, whose kernels compute their op.
+_COMPUTES_ITS_OP = frozenset(("pointwise", "reduction", "persistent_reduction", "loss"))
+
+
+def fused_ops_of_op(op: str | None, kind: str, family: str) -> tuple[str, ...]:
+    """What the launching op says a kernel computes where its name says nothing: ``("bias",)``
+    for the GEMM of ``aten::addmm``, and for an ATen elementwise, reduction or loss kernel the
+    op's name (``aten::clamp_min`` -> ``clamp_min``; in place, ``aten::add_`` -> ``add``)."""
+    if op is None:
+        return ()
+    if kind == "gemm":
+        return ("bias",) if op in _BIAS_IN_GEMM else ()
+    if family != "aten" or kind not in _COMPUTES_ITS_OP or not op.startswith("aten::"):
+        return ()
+    name = op[len("aten::") :]
+    # An in-place op computes what its functional form does; "__and__" is no in-place op.
+    return (name[:-1] if name.endswith("_") and not name.endswith("__") else name,)
 
 
 # The "Input type" strings the profiler records for an op's inputs (record_shapes=True).

@@ -162,12 +162,21 @@ def teaching_values(kernels: Iterable[KernelName]) -> str:
     return "where " + "; ".join(values[fact] for fact in asked)
 
 
+def _known_and_not(kernel: KernelName) -> str:
+    """What is known of ``kernel`` and what is not: ``pointwise/inductor, dtype unknown`` for one
+    the decoder placed (only its dtype missing), ``aten, kind unknown`` or ``kind unknown`` for
+    one it did not (its family known or not)."""
+    if not kernel.unplaced:
+        return f"{kernel.kind}/{kernel.family}, dtype unknown"
+    return "kind unknown" if kernel.family == "unknown" else f"{kernel.family}, kind unknown"
+
+
 def describe(kernels: Sequence[KernelName]) -> list[str]:
     lines = []
     for kernel in kernels[:SHOWN]:
         op = getattr(kernel, "op", None)
         launched = f", launched by {printable(op)}" if op else ""
-        lines.append(f"  {display_name(kernel.name)}  (unknown {missing(kernel)[0]}{launched})")
+        lines.append(f"  {display_name(kernel.name)}  ({_known_and_not(kernel)}{launched})")
     if len(kernels) > SHOWN:
         lines.append(f"  ... and {len(kernels) - SHOWN} more")
     return lines
@@ -216,15 +225,17 @@ def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
         return
     distinct = list({kernel.name: kernel for kernel in kernels}.values())
     unknown = sorted({missing(kernel)[0] for kernel in distinct})
+    # A kernel the decoder placed is no unknown kernel: only its dtype is (the class keeps its
+    # name, "Undecoded", which users catch it by).
+    of_what = "of known kind but unknown dtype" if unknown == ["dtype"] else f"of unknown {' or '.join(unknown)}"
     strict = _STRICT.get()
     # Raised, it says so first (the type's name says "warning": users catch it by that name).
     failed = "failed under --kernelprof-strict-decode: " if strict else ""
     lines = [
-        f"{failed}{question} may not hold: {plural(len(kernels), 'kernel')} of unknown {' or '.join(unknown)} "
-        "could change it:",
+        f"{failed}{question} may not hold: {plural(len(kernels), 'kernel')} {of_what} could change it:",
         *describe(distinct),
-        "Teach the decoder what they are (pytest.ini), or kernelprof.teach(GLOB, ...) in the test "
-        "before taking or loading the profile:",
+        f"Teach the decoder {'their dtype' if unknown == ['dtype'] else 'what they are'} (pytest.ini), or "
+        "kernelprof.teach(GLOB, ...) in the test before taking or loading the profile:",
         *(f"  {line}" for line in how_to_teach(distinct[:SHOWN])),
         f"  ({teaching_values(distinct[:SHOWN])})",
         *_INDUCTOR_NOTE * any(k.family == "inductor" and k.dtype is None for k in distinct),

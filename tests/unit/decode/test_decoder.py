@@ -110,8 +110,43 @@ def test_integer_template_types_come_after_the_ops_inputs() -> None:
 
 def test_a_dtype_in_the_head_is_name_evidence() -> None:
     decoded = parse_kernel_name("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN")
-    assert decoded.evidence == Evidence(kind="name", family="name", dtype="name", layout="name")
+    assert decoded.evidence == Evidence(kind="name", family="name", dtype="name", layout="name", fused_ops="name")
     assert decoded.evidence.inferred() == ()
+
+
+FP32_GEMM = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas"
+
+
+@pytest.mark.parametrize("op", ["aten::addmm", "aten::_addmm_activation"])
+def test_the_gemm_of_addmm_does_its_bias_add(op: str) -> None:
+    # An fp32 nn.Linear's GEMM names no epilogue: cuBLAS adds the bias with beta=1 on an
+    # output filled with it. Read from the op, and said so.
+    decoded = BUILT_IN.decode(FP32_GEMM, op)
+    assert (decoded.kind, decoded.fused_ops) == ("gemm", ("bias",))
+    assert decoded.evidence.fused_ops == "op"
+    assert "fused_ops" in decoded.evidence.inferred()
+    assert "fused_ops=op" in repr(decoded.evidence)
+    assert ("fused_ops", "op") in decoded.evidence.facts()
+    # A kernel the op placed as its GEMM too.
+    assert BUILT_IN.decode(NO_NAME, op).fused_ops == ("bias",)
+
+
+@pytest.mark.parametrize("op", ["aten::mm", "aten::matmul", "aten::bmm", "aten::addmm_", None])
+def test_a_gemm_of_no_bias_op_gets_no_bias(op: str | None) -> None:
+    decoded = BUILT_IN.decode(FP32_GEMM, op)
+    assert (decoded.fused_ops, decoded.evidence.fused_ops) == ((), None)
+
+
+def test_an_epilogue_the_name_tells_wins_over_the_op() -> None:
+    decoded = BUILT_IN.decode("nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT", "aten::addmm")
+    assert (decoded.fused_ops, decoded.evidence.fused_ops) == (("bias",), "name")
+    gelu = BUILT_IN.decode("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x4_nn_align8", "aten::addmm")
+    assert (gelu.fused_ops, gelu.evidence.fused_ops) == (("relu",), "name")
+    # cuBLAS's helpers under addmm are no GEMMs: no bias of theirs.
+    scal = BUILT_IN.decode(
+        "void scal_kernel<float, float, 1, true, 6, 5, 5, 3>(cublasScalParamsInternal<float, float>)", "aten::addmm"
+    )
+    assert scal.fused_ops == ()
 
 
 @pytest.mark.parametrize(
@@ -194,7 +229,7 @@ def test_a_taught_rule_overrides_the_built_in_table_and_keeps_what_it_does_not_s
     name = "nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"
     decoded = BUILT_IN.teach("nvjet_*", family="cublaslt").decode(name)
     assert (decoded.kind, decoded.family, decoded.layout) == ("gemm", "cublaslt", "tn")
-    assert decoded.evidence == Evidence(kind="name", family="user", dtype="name", layout="name")
+    assert decoded.evidence == Evidence(kind="name", family="user", dtype="name", layout="name", fused_ops="name")
 
 
 def test_earlier_taught_lines_win_and_globs_match_without_void() -> None:
@@ -300,3 +335,86 @@ def test_a_reduction_query_answers_for_a_persistent_reduction() -> None:
     assert persistent.is_kind("persistent_reduction")
     assert not KernelName(name="r", kind="reduction", family="aten").is_kind("persistent_reduction")
     assert not persistent.is_kind("pointwise")
+
+
+THRESHOLD = (
+    "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, "
+    "at::native::(anonymous namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)"
+    "::{lambda(float, float)#1}>, std::array<char*, 3ul> >(int, at::native::BinaryFunctor<float, float, float, "
+    "at::native::(anonymous namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)"
+    "::{lambda(float, float)#1}>, std::array<char*, 3ul>)"
+)
+CLAMP = (
+    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar("
+    "at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
+    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, "
+    "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::"
+    "{lambda(float)#1}, std::array<char*, 2ul>)"
+)
+MSE = (
+    "void at::native::vectorized_elementwise_kernel<4, at::native::mse_kernel_cuda(at::TensorIteratorBase&)::"
+    "{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(float, float)#1}, "
+    "std::array<char*, 3ul> >(int, at::native::mse_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1}::operator()() "
+    "const::{lambda()#2}::operator()() const::{lambda(float, float)#1}, std::array<char*, 3ul>)"
+)
+ALL = (
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<bool, at::native::func_wrapper_t<bool, "
+    "at::native::and_kernel_cuda(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#12}::operator()() "
+    "const::{lambda(bool, bool)#1}>, unsigned int, bool, 4, 4> >(at::native::ReduceOp<bool, "
+    "at::native::func_wrapper_t<bool, at::native::and_kernel_cuda(at::TensorIterator&)::{lambda()#1}::operator()() "
+    "const::{lambda()#12}::operator()() const::{lambda(bool, bool)#1}>, unsigned int, bool, 4, 4>)"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "op", "fused_ops", "source"),
+    [
+        # A functor that names one op: that op (ReLU's backward runs the threshold functor).
+        (THRESHOLD, "aten::threshold_backward", ("threshold",), "name"),
+        (
+            "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>>()",
+            "aten::add",
+            ("add",),
+            "name",
+        ),
+        # One that names none (clamp, clamp_min and clamp_max share launch_clamp_scalar): the op.
+        (CLAMP, "aten::clamp_min", ("clamp_min",), "op"),
+        (CLAMP, "aten::clamp_min_", ("clamp_min",), "op"),  # in place: what it computes
+        (CLAMP, "aten::clamp", ("clamp",), "op"),
+        (MSE, "aten::mse_loss", ("mse_loss",), "op"),
+        (ALL, "aten::all", ("all",), "op"),
+        (
+            "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::and_functor>()",
+            "aten::__and__",
+            ("__and__",),
+            "op",
+        ),
+        # No ATen op launched it: nothing said.
+        (CLAMP, None, (), None),
+        (CLAMP, "LigerGELUMulFunction", (), None),
+    ],
+)
+def test_an_aten_kernel_computes_its_functors_op_else_its_launching_ops(
+    name: str, op: str | None, fused_ops: tuple[str, ...], source: str | None
+) -> None:
+    decoded = BUILT_IN.decode(name, op)
+    assert decoded.family == "aten"
+    assert (decoded.fused_ops, decoded.evidence.fused_ops) == (fused_ops, source)
+
+
+@pytest.mark.parametrize(
+    ("name", "op"),
+    [
+        # Only ATen's elementwise, reduction and loss kernels: not its indexing, not cuDNN, not Triton.
+        (
+            "void at::native::vectorized_gather_kernel<16, long>(char*, char*, long*, int, long, long, long, long, bool)",
+            "aten::gather",
+        ),
+        ("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>()", "aten::cudnn_batch_norm"),
+        ("_geglu_tanh_forward_kernel", "aten::mul"),
+        ("triton_poi_fused_view_0", "aten::mul"),
+    ],
+)
+def test_other_kernels_take_no_fused_ops_from_their_op(name: str, op: str) -> None:
+    assert BUILT_IN.decode(name, op).fused_ops == ()

@@ -1,7 +1,8 @@
 """Inductor's fused ops, split back out of ``triton_<kind>_fused_<ops>_<n>``: the ops are the
 sorted, deduplicated ATen op names of the kernel's origins joined with "_" (torch/_inductor/utils.py,
 ``get_fused_kernel_name``), so the split is against every name torch has
-(decode/aten_op_names.py, written by tools/aten_op_names.py), and a name it lacks stays whole."""
+(decode/aten_op_names.py, written by tools/aten_op_names.py), and a name it lacks stays whole.
+The origins' views compute nothing: the fused ops leave them out."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from pytest_kernelprof.decode import parse_kernel_name
 from pytest_kernelprof.decode.aten_op_names import ATEN_OP_NAMES
-from pytest_kernelprof.decode.inductor import inductor_ops
+from pytest_kernelprof.decode.inductor import VIEW_OPS, computing_ops, inductor_ops, inductor_origins
 from tests.helpers import DATA
 
 
@@ -49,8 +50,52 @@ from tests.helpers import DATA
         ("triton_poi_fused_0", ()),
     ],
 )
-def test_fused_ops_are_whole_op_names(name: str, fused_ops: tuple[str, ...]) -> None:
+def test_origins_are_whole_op_names(name: str, fused_ops: tuple[str, ...]) -> None:
+    assert inductor_origins(name) == fused_ops
+    assert parse_kernel_name(name).fused_ops == computing_ops(fused_ops)
+
+
+@pytest.mark.parametrize(
+    ("name", "fused_ops"),
+    [
+        # The H100's and H200's compiled GeGLU: the same work, one graph with a view.
+        ("triton_poi_fused__unsafe_view_gelu_mul_0", ("gelu", "mul")),
+        ("triton_poi_fused_gelu_mul_0", ("gelu", "mul")),
+        ("triton_poi_fused_add_lift_fresh_0_0d1d2d3", ("add",)),
+        (
+            "triton_poi_fused__scaled_dot_product_cudnn_attention__unsafe_view_add_cat_mul_neg_slice_transpose"
+            "_unsqueeze_view_1",
+            ("_scaled_dot_product_cudnn_attention", "add", "cat", "mul", "neg"),
+        ),
+        # A view's "_copy" form writes a tensor: kept.
+        ("triton_poi_fused_add_view_copy_0", ("add", "view_copy")),
+        # Views alone: the kernel moves data and computes nothing its name tells.
+        ("triton_poi_fused__unsafe_view_clone_0", ("clone",)),
+        ("triton_poi_fused_view_0", ()),
+        ("triton_poi_fused_permute_t_view_0", ()),
+        # A template keeps its kind: its GEMM is no view.
+        ("triton_tem_fused_addmm_gelu_t_0", ("addmm", "gelu")),
+        ("triton_tem_fused_mm_t_view_14", ("mm",)),
+        # A name cut short keeps its last op as written: "t" may be the start of "tanh".
+        ("triton_poi_fused_add_view_t", ("add", "t")),
+    ],
+)
+def test_views_are_no_fused_ops(name: str, fused_ops: tuple[str, ...]) -> None:
     assert parse_kernel_name(name).fused_ops == fused_ops
+
+
+def test_a_template_with_views_is_still_placed() -> None:
+    decoded = parse_kernel_name("triton_tem_fused_addmm_t_view_3")
+    assert (decoded.kind, decoded.template, decoded.fused_ops) == ("gemm", True, ("addmm",))
+    assert (decoded.evidence.kind, decoded.evidence.fused_ops) == ("name", "name")
+    views = parse_kernel_name("triton_poi_fused_view_0")
+    assert (views.kind, views.evidence.fused_ops) == ("pointwise", None)
+
+
+def test_the_views_are_torchs_op_names() -> None:
+    # A view is still an op name for the split: "_unsafe_view" is not cut into words.
+    assert VIEW_OPS <= ATEN_OP_NAMES
+    assert not {name for name in VIEW_OPS if name.endswith(("_copy", "_scatter", "_backward"))}
 
 
 @pytest.mark.parametrize(
@@ -70,7 +115,7 @@ def test_fused_ops_are_whole_op_names(name: str, fused_ops: tuple[str, ...]) -> 
     ],
 )
 def test_a_name_torch_lacks_stays_one_op(name: str, fused_ops: tuple[str, ...]) -> None:
-    assert parse_kernel_name(name).fused_ops == fused_ops
+    assert inductor_origins(name) == fused_ops
 
 
 @pytest.mark.parametrize(
@@ -115,11 +160,12 @@ def test_the_recorded_names_are_many() -> None:
 def test_recorded_names_split_into_torchs_ops_as_inductor_joined_them(name: str) -> None:
     # Every kernel name of tests/data (recorded runs, the names corpus, the zoo): the ops are
     # torch's op names, sorted and deduplicated, and joined they give the name back.
-    ops = parse_kernel_name(name).fused_ops
+    ops = inductor_origins(name)
     assert set(ops) <= ATEN_OP_NAMES | _NOT_TORCHS
     assert list(ops) == sorted(set(ops))
     body = re.sub(r"_\d+(?:_0[a-z\d]*)?$", "", name.split("_fused_", 1)[1])
     assert "_".join(ops) == body
+    assert parse_kernel_name(name).fused_ops == tuple(op for op in ops if op not in VIEW_OPS)
 
 
 def test_sorted_origins_of_torchs_ops_split_back() -> None:
@@ -130,7 +176,7 @@ def test_sorted_origins_of_torchs_ops_split_back() -> None:
     wrong = []
     for _ in range(2000):
         ops = tuple(sorted(set(rng.sample(functional, rng.randint(1, 8)))))
-        if inductor_ops("triton_poi_fused_" + "_".join(ops) + "_0") != ops:
+        if inductor_origins("triton_poi_fused_" + "_".join(ops) + "_0") != ops:
             wrong.append(ops)
     assert len(wrong) <= 2, wrong
 

@@ -156,16 +156,16 @@ CORPUS = [
         (),
     ),
     # Inductor's Triton kernels
-    ("triton_poi_fused__unsafe_view_gelu_mul_0", "pointwise", "inductor", None, None, ("_unsafe_view", "gelu", "mul")),
+    ("triton_poi_fused__unsafe_view_gelu_mul_0", "pointwise", "inductor", None, None, ("gelu", "mul")),
     (
         "triton_poi_fused__unsafe_view_gelu_gelu_backward_mul_view_0",
         "pointwise",
         "inductor",
         None,
         None,
-        ("_unsafe_view", "gelu", "gelu_backward", "mul", "view"),
+        ("gelu", "gelu_backward", "mul"),
     ),
-    ("triton_poi_fused_add_view_1", "pointwise", "inductor", None, None, ("add", "view")),
+    ("triton_poi_fused_add_view_1", "pointwise", "inductor", None, None, ("add",)),
     (
         "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0",
         "reduction",

@@ -13,7 +13,7 @@ from pytest_kernelprof.decode import BUILT_IN, parse_kernel_name
     ("name", "kind", "fused_ops"),
     [
         ("triton_tem_fused_mm_0", "gemm", ("mm",)),
-        ("triton_tem_fused_addmm_gelu_t_0", "gemm", ("addmm", "gelu", "t")),
+        ("triton_tem_fused_addmm_gelu_t_0", "gemm", ("addmm", "gelu")),
         ("triton_tem_fused_bmm_1", "gemm", ("bmm",)),
         ("triton_tem_fused_baddbmm_2", "gemm", ("baddbmm",)),
         ("triton_tem_fused__scaled_mm_0", "gemm", ("_scaled_mm",)),

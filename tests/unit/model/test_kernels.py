@@ -316,7 +316,8 @@ def test_a_dtype_question_warns_about_the_kernels_of_unknown_dtype() -> None:
     )
     with pytest.warns(UndecodedKernelWarning, match=r"count\(kind='gemm', dtype='bf16'\) may not hold: 1 kernel"):
         assert kernels.count(kind="gemm", dtype="bf16") == 1
-    with pytest.warns(UndecodedKernelWarning, match=r"unknown dtype could change it:\n  my_gemm  \(unknown dtype\)"):
+    told = r"of known kind but unknown dtype could change it:\n  my_gemm  \(gemm/aten, dtype unknown\)"
+    with pytest.warns(UndecodedKernelWarning, match=told):
         kernels.count(kind="gemm", dtype="fp32")
     with pytest.warns(UndecodedKernelWarning), pytest.raises(AssertionError) as failed:
         kernels.one(kind="gemm", dtype="fp32")

@@ -3,6 +3,7 @@ unknown kind or dtype could change warns, naming them and the lines that would t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def test_the_warning_names_the_kernels_and_the_lines_that_would_teach_them() -> 
         warn_undecided("count(kind='gemm')", kernels)
     message = str(caught[0].message)
     assert message.startswith("count(kind='gemm') may not hold: 7 kernels of unknown kind could change it:")
-    assert "  my_ext::kernel_0<float>  (unknown kind)" in message
+    assert "  my_ext::kernel_0<float>  (kind unknown)" in message
     assert "... and 2 more" in message
     assert "    *::kernel_0<*: kind=... family=..." in message
     # A trial taught after load_trace and saw no change: teaching is for the profiles built next.
@@ -223,3 +224,30 @@ def test_an_inductor_kernel_of_unknown_dtype_points_at_live_profiles() -> None:
     assert "(where dtype is one of " in text
     assert "kind is one of" not in text
     assert "reads their dtype from Inductor's compiled signatures when it profiles live" in text
+
+
+def test_a_placed_kernel_of_unknown_dtype_is_told_by_what_is_known(trace: Callable[[str], Path]) -> None:
+    from pytest_kernelprof import load_trace
+
+    # A trace from before Inductor's dtypes were read: its Triton kernel is placed, only its
+    # dtype is unknown, and the warning says which is which.
+    prof = load_trace(trace("geglu_compiled"))
+    with pytest.warns(UndecodedKernelWarning) as caught:
+        prof.kernels.count(kind="pointwise", dtype="bf16")
+    lines = str(caught[0].message).splitlines()
+    assert lines[0] == (
+        "count(kind='pointwise', dtype='bf16') may not hold: 1 kernel of known kind but unknown dtype could change it:"
+    )
+    assert lines[1] == (
+        "  triton_poi_fused__unsafe_view_gelu_mul_0  (pointwise/inductor, dtype unknown, "
+        "launched by Torch-Compiled Region: 2/0)"
+    )
+    assert lines[2].startswith("Teach the decoder their dtype (pytest.ini)")
+    assert "undecoded" not in str(caught[0].message).lower()
+
+
+def test_an_unplaced_kernel_tells_its_family_where_known() -> None:
+    ext = parse_kernel_name("void at::native::my_new_kernel<float>(float*)")
+    assert ext.unplaced
+    with pytest.warns(UndecodedKernelWarning, match=r"my_new_kernel<float>  \(aten, kind unknown\)"):
+        warn_undecided("count(kind='gemm')", [ext])

@@ -11,7 +11,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...decode import DTYPES, FAMILIES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelName
+from ...decode import DTYPES, FAMILIES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelName, fused_ops_read_now
 from ...health import REGION_PREFIX
 from ...model import Kernel, KernelProfile
 from ...tables import display_name
@@ -106,15 +106,18 @@ class BaselineKernel(KernelName):
             layout = _choice(layout, LAYOUTS, f"{where}.layout", "null")
         if dtype is not None and dtype is not MISSING:  # a file written before dtypes were kept has none
             dtype = _choice(dtype, DTYPES, f"{where}.dtype", "null")
+        kind, family = _choice(fields["kind"], KINDS, f"{where}.kind"), _family(fields["family"], f"{where}.family")
+        op = None if op is MISSING else stable_op(op)
         return cls(
             name=name,
-            kind=_choice(fields["kind"], KINDS, f"{where}.kind"),
-            family=_family(fields["family"], f"{where}.family"),
+            kind=kind,
+            family=family,
             layout=None if layout is MISSING else layout,
             dtype=None if dtype is MISSING else dtype,
-            fused_ops=tuple(fused_ops),
-            # An older file may hold a graph's hash: it compares as it would be written now.
-            op=None if op is MISSING else stable_op(op),
+            # An older file may hold fused ops an older decoder gave (a view, no bias) and a
+            # graph's hash: each compares as it would be written now.
+            fused_ops=fused_ops_read_now(tuple(fused_ops), name, op, kind, family),
+            op=op,
         )
 
 
