@@ -11,7 +11,6 @@ pytest, no torch.
 from __future__ import annotations
 
 import re
-import sys
 import warnings
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -21,7 +20,7 @@ from ..decode import KernelName
 from ..decode.facts import DTYPES, KINDS
 from ..decode.inductor import INDUCTOR_KINDS
 from ..errors import UndecodedKernelWarning
-from ..paths import is_own_file
+from ..paths import callers_stacklevel
 from ..tables import display_name, name_matches, plural, printable
 from ..tables.template_arguments import depths
 
@@ -182,15 +181,6 @@ def describe(kernels: Sequence[KernelName]) -> list[str]:
     return lines
 
 
-def _callers_level() -> int:
-    """The ``stacklevel`` of the first frame outside pytest_kernelprof: the user's line that asked
-    (a count, a profile checked against the rules or a baseline), however deep the plugin's own calls."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and is_own_file(frame.f_code.co_filename):
-        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
-    return level
-
-
 # A context variable, not a module's global: a pytest run inside a test (pytester's in-process
 # runs) sets its own for its tests and gives the outer one's back.
 _STRICT: ContextVar[bool] = ContextVar("kernelprof_strict_decode", default=False)
@@ -243,7 +233,7 @@ def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
     ]
     if strict:
         raise UndecodedKernelWarning("\n".join(lines))
-    warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=_callers_level())
+    warnings.warn("\n".join(lines), UndecodedKernelWarning, stacklevel=callers_stacklevel())
 
 
 UNPLACED_SHOWN = 20
