@@ -26,6 +26,7 @@ LIGHT = {
     "pytest_kernelprof.plugin.books",
     "pytest_kernelprof.plugin.hooks",
     "pytest_kernelprof.plugin.settings",
+    "pytest_kernelprof.plugin.worker_gpus",
 }
 
 
