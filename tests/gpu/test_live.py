@@ -41,6 +41,17 @@ def test_linear_live(kernelprof: kp.Profiler) -> None:
     assert prof.arch == f"sm{major}{minor}"
 
 
+def test_an_fp32_linear_is_one_gemm_whose_bias_its_op_tells(kernelprof: kp.Profiler) -> None:
+    # cuBLAS's fp32 GEMM names say nothing of an epilogue (sm80_xmma_gemm_f32f32_...): the bias
+    # is read from aten::addmm, which launches no add kernel of its own.
+    lin = nn.Linear(32, 64, device="cuda")
+    prof = kernelprof.profile(lin, (torch.randn(1024, 32, device="cuda"),), no_grad=True)
+    gemm = prof.kernels.one(kind="gemm")
+    assert (gemm.dtype, gemm.op, gemm.fused_ops) == ("fp32", "aten::addmm", ("bias",))
+    assert gemm.evidence.fused_ops in ("name", "op")
+    assert prof.kernels.count(kind="pointwise") == 0  # no separate bias add
+
+
 def test_live_profile_equals_its_exported_trace(
     kernelprof: kp.Profiler, mlp_input: tuple[nn.Module, torch.Tensor], tmp_path: Path
 ) -> None:
