@@ -87,9 +87,10 @@ def diff_kernels(
             pairs = zip(before[i1:i2], after[j1:j2], strict=True)
             changes.extend(Change("~" if dtype_moved(a, b) else "=", a, b) for a, b in pairs)
             continue
-        olds, news = _paired(list(before[i1:i2]), list(after[j1:j2]), changes)
-        changes.extend(Change("-", old, None) for old in olds)
-        changes.extend(Change("+", None, new) for new in news)
+        stretch_old, stretch_new = list(before[i1:i2]), list(after[j1:j2])
+        renamed: list[Change] = []
+        olds, news = _paired(stretch_old, stretch_new, renamed)
+        changes.extend(_in_launch_order(stretch_old, stretch_new, renamed))
         removed.extend(olds)
         added.extend(news)
     return KernelDiff(tuple(changes), _fusions(removed, added), _fusions(added, removed))
@@ -121,6 +122,35 @@ def _paired(olds: list[K], news: list[K], changes: list[Change]) -> tuple[list[K
         else:
             left.append(old)
     return left, [new for position, new in enumerate(news) if position not in paired]
+
+
+def _in_launch_order(olds: list[K], news: list[K], renamed: list[Change]) -> list[Change]:
+    """A replaced stretch's changes in the order its kernels ran: ``renamed`` (the ``~`` pairs,
+    in the order of their old kernels), the other olds removed and the other news added, each
+    where it ran on its side. A ``~`` comes after the news added before its new kernel, so that a
+    Triton kernel third on both sides is not printed first (a trial read the diff as launch order)."""
+    new_positions: dict[int, deque[int]] = {}
+    for index, new in enumerate(news):
+        new_positions.setdefault(id(new), deque()).append(index)
+    pairs = deque(renamed)
+    paired_news: set[int] = set()
+    order: list[tuple[Change, int | None]] = []  # a change, and its new kernel's position where it has one
+    for old in olds:
+        if pairs and pairs[0].before is old:
+            change = pairs.popleft()
+            paired = new_positions[id(change.after)].popleft()
+            paired_news.add(paired)
+            order.append((change, paired))
+        else:
+            order.append((Change("-", old, None), None))
+    added = deque(index for index in range(len(news)) if index not in paired_news)
+    changes: list[Change] = []
+    for change, position in order:
+        while position is not None and added and added[0] < position:
+            changes.append(Change("+", None, news[added.popleft()]))
+        changes.append(change)
+    changes.extend(Change("+", None, news[rest]) for rest in added)
+    return changes
 
 
 def _fusions(

@@ -261,3 +261,14 @@ def test_one_unplaced_kernel_swapped_for_another_is_no_rename(
     assert (
         "(1 kernel of unknown kind in a, 1 in b: the counts by kind may not hold; teach them with --kernels)" in lines
     )
+
+
+def test_a_diff_lists_each_sides_kernels_in_launch_order() -> None:
+    # A trial: the compiled GeGLU of an H200 against an H100's printed the Triton kernel, third on
+    # both sides, first (the renamed pair ahead of the GEMMs removed and added before it).
+    before = load_trace(DATA / "h200_geglu_compiled.json.gz").kernels
+    after = load_trace(DATA / "h100_inductor_geglu_bf16.json.gz").kernels
+    changes = diff_kernels(before, after).changes  # by name, as kernelprof diff
+    assert [change.mark for change in changes] == ["-", "-", "+", "+", "~", "-"]
+    assert [c.before for c in changes if c.before is not None] == list(before)
+    assert [c.after for c in changes if c.after is not None] == list(after)
