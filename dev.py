@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import os
 import re
 import shutil
@@ -461,6 +462,14 @@ def main(argv: list[str]) -> int:
         print(f"dev.py: unknown command {args[0]!r} (the commands: {known})\n{USAGE}", file=sys.stderr)
         return 2
     command, extra = args[0], args[1:]
+    if system and importlib.util.find_spec("torch") is None:
+        # The suite's conftest and the examples import torch: say so, not a ModuleNotFoundError from pytest.
+        print(
+            f"dev.py: --system runs the {command} with this interpreter ({sys.executable}), which has no torch: "
+            "install the project's test requirements into it, or leave out --system to use the project's .venv",
+            file=sys.stderr,
+        )
+        return 2
     python = Path(sys.executable) if system else _environment()
     # Timed without the environment's setup: issue 31's bound (90 s on a 2-core machine) is the suite's.
     start = time.perf_counter()

@@ -416,3 +416,20 @@ def test_a_first_run_says_what_it_sets_up_and_that_it_is_still_at_it(
     assert any(line.startswith("dev.py: still installing torch (") for line in out)
     assert any(line.startswith("dev.py: still installing the project (") for line in out)
     assert out[-1] == f"dev.py: {env} is ready: running pytest"
+
+
+@pytest.mark.parametrize("command", ["tests", "examples"])
+def test_system_on_an_interpreter_without_torch_says_so(
+    dev: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # A trial: `dev.py examples --system` without torch ended in pytest's ModuleNotFoundError.
+    calls = _record(dev, monkeypatch)
+    real_find_spec = dev.importlib.util.find_spec
+    monkeypatch.setattr(
+        dev.importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real_find_spec(name, *a)
+    )
+    assert dev.main([command, "--system"]) == 2
+    assert calls == []
+    err = capsys.readouterr().err
+    assert f"dev.py: --system runs the {command} with this interpreter" in err
+    assert "which has no torch" in err
