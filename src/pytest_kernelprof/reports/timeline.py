@@ -12,6 +12,8 @@ the wheel zooms, dragging pans. The page opens on the median call by host span (
 the first call carries the profiler's start-up). After drawing, the script writes what it drew
 into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
 read back from a headless browser; the page shows none of it.
+A profile without GPU activity (a CPU run) says so, in its heading and in each GPU section
+("not measured"): "0 kernels" or "none" there would read as measured idleness.
 
 Every value goes into the page once (:func:`fill`: one pass over the template, so a value is
 never searched for placeholders) and escaped for where it lands: HTML text and attributes by
@@ -165,7 +167,9 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
             }
         )
     columns = {"sync_columns": SYNC_COLUMNS, "copy_columns": COPY_COLUMNS}
-    return {"title": title, "strings": list(strings), "calls": calls, **columns}
+    # Without GPU records the GPU sections say "not measured", never "0 kernels" or "none".
+    measured = prof.has_device_activity
+    return {"title": title, "strings": list(strings), "calls": calls, "measured": measured, **columns}
 
 
 def _op_table(prof: KernelProfile, number: int) -> str:
@@ -313,7 +317,11 @@ def render_page(
     opened = shown_call(prof)
     data["open"] = opened
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
-    head = f"{plural(len(prof.calls), 'call')} on {where}; source {prof.source}"
+    if prof.has_device_activity:
+        head = f"{plural(len(prof.calls), 'call')} on {where}; source {prof.source}"
+    else:  # as kernelprof show says it: a CPU profile measured no GPU work, it did not see none done
+        named = f" on {where}" if prof.device else ""
+        head = f"{plural(len(prof.calls), 'call')}, CPU only (no GPU activity recorded{named}); source {prof.source}"
     if len(prof.calls) > 1:
         head += f"; showing call {opened}, the median call by host span (pick another below)"
     side = "".join(f"<h2>{html.escape(h)}</h2>{table}" for h, table in baselines)

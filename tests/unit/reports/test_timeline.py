@@ -382,3 +382,20 @@ def test_the_baseline_table_keeps_names_as_text() -> None:
     assert f"fused: gelu (aten pointwise) + mul (aten pointwise) -> {fused}" in text
     assert text.count(f"fused into {fused}") == 2
     assert all(display_name(k.name) in text for k in hostile)
+
+
+def test_a_cpu_only_page_says_nothing_was_measured() -> None:
+    # Trial: a CPU profile's page said "3 calls on no GPU named" above "0 kernels" and "none":
+    # read as measured nothing happening, where show says "no GPU activity in this trace".
+    prof = load_trace(DATA / "cpu_torch2.13.0_calls.json.gz")
+    assert not prof.has_device_activity
+    page = _Page()
+    page.feed(render_page(prof, title="cpu", trace=DATA / "cpu_torch2.13.0_calls.json.gz"))
+    data = json.loads(page.data)
+    assert data["measured"] is False
+    head = "".join(page.text)
+    assert "3 calls, CPU only (no GPU activity recorded); source " in head
+    assert "no GPU named" not in head
+    assert "Ops of call 1" in head  # what a CPU profile does tell stays
+    assert [call["wall"] for call in data["calls"]] == [round(call.wall_us, 3) for call in prof.calls]
+    assert _page_data("geglu_eager")[0]["measured"] is True

@@ -496,3 +496,24 @@ def test_the_side_by_side_rows_wrap_at_1400_pixels(tmp_path: Path) -> None:
     assert layout["cells"] == 8
     assert layout["right"] <= layout["width"], layout
     assert layout["narrowest"] >= 400, layout
+
+
+@needs_browser
+def test_a_cpu_only_page_says_not_measured_where_it_said_none(tmp_path: Path) -> None:
+    # Trial: a CPU profile's page read "1 (0 kernels, the median call)", an empty kernel table,
+    # "Host syncs: none", "Copies: none" and a GPU-idle legend: nothing measured read as nothing done.
+    page = tmp_path / "cpu.html"
+    show_html(DATA / "cpu_torch2.13.0_calls.json.gz", page)
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    picker = re.findall(r"<option[^>]*>([^<]*)</option>", dom)
+    assert picker == ["0", "1 (the median call)", "2"]
+    not_measured = "not measured: no GPU activity in this profile"
+    for div in ("kt", "st", "ct"):
+        assert f'<div id="{div}">{not_measured}</div>' in dom
+    assert '<h2 id="kh">Kernels of call 1</h2>' in dom
+    legend = re.search(r'<div id="legend">(.*?)</div>', dom, re.S)
+    assert legend
+    assert re.findall(r"</i>([^<]*)</span>", legend.group(1)) == ["host span", "its end"]
+    said = " ".join(note_lines(dom))
+    assert "No GPU activity was recorded in this profile" in said
+    assert "idle" not in said.lower()
