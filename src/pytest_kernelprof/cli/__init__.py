@@ -28,6 +28,7 @@ from ..model import CallProfile, KernelProfile, OpTable
 from ..model.gpu_time import gpu_time_line
 from ..model.kernel_text import kernel_table
 from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
+from ..model.records import copy_table, sync_table
 from ..tables import format_us, plural, printable, render_table
 from .files import STDIN, load, readable, shown
 
@@ -147,20 +148,21 @@ def op_tree(ops: OpTable) -> str:
     return f"{table}\n{note}"
 
 
-def host_section(view: KernelProfile | CallProfile) -> str:
+def host_section(view: CallProfile) -> str:
     """Launches, kernel time, host span and GPU idle share, then the host syncs and copies of a
     call: in the words of the profile's own line (``KernelProfile.host_summary``, which a failed
-    assertion prints), so that a figure reads the same wherever it is shown."""
+    assertion prints), so that a figure reads the same wherever it is shown; the tables' time
+    columns name the call, as its kernel table's does (``call 1 host us``, ``call 1 gpu us``)."""
     graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
     launches = f"{view.launches} launch{'' if view.launches == 1 else 'es'}{graphs}"
     line = f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
     syncs, copies = view.syncs, view.copies
     lines = [f"{line}, {plural(len(syncs), 'host sync')}:" if syncs else f"{line}, no host syncs"]
     if syncs:
-        lines.append(syncs.table())
+        lines.append(sync_table(list(syncs), call=view.index))
     lines.append(f"{plural(len(copies), 'copy').replace('copys', 'copies')}:" if copies else "no copies")
     if copies:
-        lines.append(copies.table())
+        lines.append(copy_table(list(copies), call=view.index))
     return "\n".join(lines)
 
 

@@ -166,7 +166,9 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
                 "host": bool(extra),
             }
         )
-    columns = {"sync_columns": SYNC_COLUMNS, "copy_columns": COPY_COLUMNS}
+    # The time columns, one call's own: headed with the call's number, as kernelprof show heads them.
+    own = [SYNC_COLUMNS[3], COPY_COLUMNS[3]]
+    columns = {"sync_columns": SYNC_COLUMNS, "copy_columns": COPY_COLUMNS, "call_columns": own}
     # Without GPU records the GPU sections say "not measured", never "0 kernels" or "none".
     measured = prof.has_device_activity
     return {"title": title, "strings": list(strings), "calls": calls, "measured": measured, **columns}

@@ -28,7 +28,7 @@ import pytest
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.checks.baseline.signature import BaselineKernel
 from pytest_kernelprof.model.kernels import KERNEL_CELLS, kernel_cells
-from pytest_kernelprof.model.records import copy_cells, sync_cells
+from pytest_kernelprof.model.records import copy_cells, copy_table, sync_cells, sync_table
 from pytest_kernelprof.reports.timeline import baseline_table, render_page, shown_call
 from pytest_kernelprof.tables import display_name, format_us
 from tests.helpers import DATA
@@ -322,7 +322,8 @@ def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(
     heads = re.findall(r"<th>([^<]*)</th>", table.group(1))
     part_of = ["part of"] if helpers else []
     columns = ["kind", *part_of, *KERNEL_CELLS[1:]]
-    assert heads == ["#", "start us", "us", "stream", *columns, "launched by", "module", "name"]
+    # The call's own times, named as kernelprof show names them (its "call 1 us").
+    assert heads == ["#", "start us", f"call {call.index} us", "stream", *columns, "launched by", "module", "name"]
     rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", table.group(1))]
     assert len(rows) == len(call.kernels) > 0
     assert any(k.part_of for k in call.kernels) == helpers
@@ -358,6 +359,13 @@ def test_the_page_has_the_syncs_and_copies_of_kernelprof_show_and_names_its_call
 
     assert cells("st") == [list(sync_cells(s)) for s in call.syncs] != []
     assert cells("ct") == [list(copy_cells(m)) for m in call.copies] != []
+    # Their time columns name the call, as kernelprof show's do: one header per meaning.
+    for div, header in (("st", sync_table), ("ct", copy_table)):
+        found = re.search(rf'<div id="{div}">(.*?)</thead>', dom, re.S)
+        assert found, dom[-2000:]
+        shown = [html.unescape(cell) for cell in re.findall(r"<th>([^<]*)</th>", found.group(1))]
+        assert shown == re.split("  +", header([], call=call.index))  # the text table's header, cell for cell
+
     assert f'<h2 id="kh">Kernels of call {call.index} (its own times)</h2>' in dom
     assert f">{call.index} (1 kernel, the median call)</option>" in dom
     kernel_row = re.search(r"<div id=\"kt\">.*?<tbody><tr>(.*?)</tr>", dom, re.S)
