@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.cli import main
+from pytest_kernelprof.cli import _call_times, main
 
 Trace = Callable[[str], Path]
 
@@ -44,3 +44,17 @@ def test_show_names_the_call_of_its_sync_and_copy_times(trace: Trace, capsys: py
     ]
     # A failure's tables keep theirs: each copy's median over the calls.
     assert "  median gpu us  " in load_trace(path).copies.table()
+
+
+def test_an_idle_share_that_rounds_to_100_while_the_gpu_worked_reads_above_99(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Trial: call 0 had 2.6us busy in a 1336.4us host span and read "idle 100%".
+    prof = load_trace(trace("matmul_add_compiled"))
+    assert 0.995 <= prof.calls[0].gpu_idle_fraction < 1
+    assert main(["show", "--calls", str(trace("matmul_add_compiled"))]) == 0
+    idle = re.findall(r"\(idle ([^)]*)\)", capsys.readouterr().out)
+    assert idle[0] == ">99%"
+    assert "100%" not in idle
+    # kernelprof diff's idle line, of the calls it compares, says it the same way.
+    assert "GPU idle within it >99% -> 99%" in _call_times(prof.calls[0], prof.calls[1])[0]

@@ -29,7 +29,7 @@ from ..model.gpu_time import gpu_time_line
 from ..model.kernel_text import kernel_table
 from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
 from ..model.records import copy_table, sync_table
-from ..tables import format_us, plural, printable, render_table
+from ..tables import format_share, format_us, plural, printable, render_table
 from .files import STDIN, load, readable, shown
 
 
@@ -179,7 +179,7 @@ def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
 def _call_times(a: CallProfile, b: CallProfile) -> list[str]:
     """The host span and GPU work of the calls compared, which ``show`` leads with beside the kernel
     time: a compiled step whose kernels got faster can still take the host longer."""
-    idle = f"GPU idle within it {a.gpu_idle_fraction:.0%} -> {b.gpu_idle_fraction:.0%}"
+    idle = f"GPU idle within it {format_share(a.gpu_idle_fraction)} -> {format_share(b.gpu_idle_fraction)}"
     return [
         f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}; {idle}",
         f"GPU work in all, the same calls: {time_change(a.gpu_work_us, b.gpu_work_us)}",

@@ -53,7 +53,7 @@ from ..model.kernels import kernel_cells
 from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
 from ..paths import atomic_path
-from ..tables import display_name, plural
+from ..tables import display_name, format_share, plural
 from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
 from ..traces.chrome import read_chrome_trace
 
@@ -151,12 +151,14 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
         extra = host[number] if number < len(host) and len(host) == len(prof.calls) else {}
         try:  # the shading: the idle stretches the call's GPU idle share counts, as the model has them
             idle = [[round(start, 3), round(end - start, 3)] for start, end in call.gpu_idle_spans]
+            share = format_share(call.gpu_idle_fraction)  # the text outputs' words: ">99%", never "100%" of work
         except KernelProfError:
-            idle = []
+            idle, share = [], ""
         calls.append(
             {
                 "wall": round(call.wall_us, 3),
                 "idle": idle,
+                "idle_share": share,
                 "kernels": rows,
                 "syncs": syncs,
                 "sync_rows": sync_rows,

@@ -30,7 +30,7 @@ from pytest_kernelprof.checks.baseline.signature import BaselineKernel
 from pytest_kernelprof.model.kernels import KERNEL_CELLS, kernel_cells
 from pytest_kernelprof.model.records import copy_cells, copy_table, sync_cells, sync_table
 from pytest_kernelprof.reports.timeline import baseline_table, render_page, shown_call
-from pytest_kernelprof.tables import display_name, format_us
+from pytest_kernelprof.tables import display_name, format_share, format_us
 from tests.helpers import DATA
 
 BROWSER = next(
@@ -294,7 +294,7 @@ def test_the_shading_is_the_idle_time_the_idle_share_counts(tmp_path: Path) -> N
         assert x == pytest.approx(start + a * pixels, abs=0.2)
         assert w == pytest.approx((b - a) * pixels, abs=0.2)
     said = " ".join(note_lines(dom))
-    assert f"{round(call.gpu_idle_fraction * 100)}% of the span" in said
+    assert f"{format_share(call.gpu_idle_fraction)} of the span" in said
     assert "the wait for the first kernel included" in said
     assert "ran after the host returned: it is not idle time" in said
     shot = Path(os.environ.get("KERNELPROF_SCREENSHOT_DIR", tmp_path)) / "timeline_idle.png"
