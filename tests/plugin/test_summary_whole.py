@@ -168,8 +168,12 @@ def test_the_summary_holds_the_whole_failure_whatever_the_terminal_shows(
     assert len(errors) == 3, errors
     assert errors[0].startswith(f"::error file=test_s.py,line={BASELINE_LINE},title=kernelprof%3A kernel baseline::")
     assert POINTER not in errors[0]
+    # What changed goes ahead of what did not: the unchanged GEMMs in one line, the split: line kept.
+    assert "%0A  (3 unchanged kernels: their = lines are in the job log)%0A  + pointwise/aten" in errors[0]
+    assert not re.search("%0A  = ", errors[0])
     assert errors[0].endswith(
-        "%0A(+3 lines in the job log)%0A  if the change is intended: pytest --kernelprof-update "
+        "%0A  split: triton_poi_fused__unsafe_view_gelu_mul_0 -> gelu (aten pointwise) + mul (aten pointwise)"
+        "%0A(+1 line in the job log)%0A  if the change is intended: pytest --kernelprof-update "
         "'test_s.py::test_like_compiled'"
     )
     kernels = "title=kernelprof%3A kernel assertion::"

@@ -17,6 +17,7 @@ from pytest_kernelprof.tables import (
     LONGEST_NAME,
     NAME_WIDTH,
     display_name,
+    format_share,
     name_is,
     name_matches,
     render_table,
@@ -297,3 +298,12 @@ def test_one_long_cell_does_not_widen_every_row() -> None:
     assert render_table(("a", "b"), [("y" * 1000, "z")]) == "a" + " " * (CELL_WIDTH + 1) + "b\n" + (
         "y" * 168 + "..." + "y" * 85 + "  z"
     )
+
+
+@pytest.mark.parametrize(
+    ("fraction", "shown"),
+    [(0.0, "0%"), (1.0, "100%"), (0.38, "38%"), (0.998, ">99%"), (0.9949, "99%"), (0.004, "<1%"), (0.006, "1%")],
+)
+def test_a_share_that_rounds_to_all_or_none_says_it_is_not(fraction: float, shown: str) -> None:
+    # Trial: a call with 2.6us busy in a 1336.4us host span read "idle 100%" while the GPU did work.
+    assert format_share(fraction) == shown

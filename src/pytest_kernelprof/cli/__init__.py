@@ -28,7 +28,8 @@ from ..model import CallProfile, KernelProfile, OpTable
 from ..model.gpu_time import gpu_time_line
 from ..model.kernel_text import kernel_table
 from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
-from ..tables import format_us, plural, printable, render_table
+from ..model.records import copy_table, sync_table
+from ..tables import format_share, format_us, plural, printable, render_table
 from .files import STDIN, load, readable, shown
 
 
@@ -147,20 +148,21 @@ def op_tree(ops: OpTable) -> str:
     return f"{table}\n{note}"
 
 
-def host_section(view: KernelProfile | CallProfile) -> str:
+def host_section(view: CallProfile) -> str:
     """Launches, kernel time, host span and GPU idle share, then the host syncs and copies of a
     call: in the words of the profile's own line (``KernelProfile.host_summary``, which a failed
-    assertion prints), so that a figure reads the same wherever it is shown."""
+    assertion prints), so that a figure reads the same wherever it is shown; the tables' time
+    columns name the call, as its kernel table's does (``call 1 host us``, ``call 1 gpu us``)."""
     graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
     launches = f"{view.launches} launch{'' if view.launches == 1 else 'es'}{graphs}"
     line = f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
     syncs, copies = view.syncs, view.copies
     lines = [f"{line}, {plural(len(syncs), 'host sync')}:" if syncs else f"{line}, no host syncs"]
     if syncs:
-        lines.append(syncs.table())
+        lines.append(sync_table(list(syncs), call=view.index))
     lines.append(f"{plural(len(copies), 'copy').replace('copys', 'copies')}:" if copies else "no copies")
     if copies:
-        lines.append(copies.table())
+        lines.append(copy_table(list(copies), call=view.index))
     return "\n".join(lines)
 
 
@@ -177,7 +179,7 @@ def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
 def _call_times(a: CallProfile, b: CallProfile) -> list[str]:
     """The host span and GPU work of the calls compared, which ``show`` leads with beside the kernel
     time: a compiled step whose kernels got faster can still take the host longer."""
-    idle = f"GPU idle within it {a.gpu_idle_fraction:.0%} -> {b.gpu_idle_fraction:.0%}"
+    idle = f"GPU idle within it {format_share(a.gpu_idle_fraction)} -> {format_share(b.gpu_idle_fraction)}"
     return [
         f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}; {idle}",
         f"GPU work in all, the same calls: {time_change(a.gpu_work_us, b.gpu_work_us)}",

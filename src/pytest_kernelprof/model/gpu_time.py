@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..tables import format_us
+from ..tables import format_share, format_us
 from .kernels import Kernel
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def gpu_time_line(view: CallProfile | KernelProfile) -> str:
     ran_on = f" ({format_us(after)}us after the host returned)" if round(after, 1) > 0 else ""
     return (
         f"host span {format_us(view.wall_us)}us, GPU busy {format_us(view.gpu_busy_us)}us within it "
-        f"(idle {view.gpu_idle_fraction:.0%}), GPU work {format_us(view.gpu_work_us)}us in all{ran_on}"
+        f"(idle {format_share(view.gpu_idle_fraction)}), GPU work {format_us(view.gpu_work_us)}us in all{ran_on}"
     )
 
 

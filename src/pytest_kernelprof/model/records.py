@@ -175,9 +175,18 @@ def sync_cells(s: Sync) -> tuple[str, ...]:
     return (s.call, s.kind, copy or "-", format_us(s.duration_us), " > ".join(s.ops) or "-", s.where or "-")
 
 
-def sync_table(syncs: Sequence[Sync]) -> str:
+def sync_table(syncs: Sequence[Sync], *, call: int | None = None) -> str:
+    """The syncs as a table; ``call``: the number of the call whose own times they are, which
+    the time column names (``call 1 host us``), as a kernel table's ``call 1 us``."""
     rows = [(str(i), *sync_cells(s)) for i, s in enumerate(syncs)]
-    return render_table(("#", *SYNC_COLUMNS), rows, right=(0, 4))
+    columns = (*SYNC_COLUMNS[:3], call_column(SYNC_COLUMNS[3], call), *SYNC_COLUMNS[4:])
+    return render_table(("#", *columns), rows, right=(0, 4))
+
+
+def call_column(header: str, call: int | None) -> str:
+    """A time column's header, naming the call whose own times it holds where that is known:
+    ``call 1 gpu us`` beside ``kernelprof show``'s ``call 1 us``."""
+    return header if call is None else f"call {call} {header}"
 
 
 # Ops in which the host reads a GPU value: the sync is the read itself.
@@ -288,13 +297,15 @@ def copy_cells(c: MemoryOp) -> tuple[str, ...]:
     return (c.direction or "-", c.host_memory or "-", nbytes, format_us(c.duration_us), c.op or "-", c.name)
 
 
-def copy_table(copies: Sequence[MemoryOp], *, medians: bool = False) -> str:
+def copy_table(copies: Sequence[MemoryOp], *, medians: bool = False, call: int | None = None) -> str:
     """The copies as a table; its time column says whose times it holds, as a kernel table's
-    does: ``median gpu us`` where ``medians`` (each copy's median over the calls), ``gpu us``
-    where they are one call's own (a trial saw 205.7 in a failure and 211.3 in ``kernelprof
-    show`` for one copy, both under ``gpu us``)."""
+    does: ``median gpu us`` where ``medians`` (each copy's median over the calls), ``call 1 gpu
+    us`` where they are the own times of the call numbered ``call`` (``kernelprof show``'s),
+    ``gpu us`` where they are one call's own and the table does not know which (a trial saw
+    205.7 in a failure and 211.3 in ``kernelprof show`` for one copy, both under ``gpu us``)."""
     rows = [(str(i), *copy_cells(c)) for i, c in enumerate(copies)]
-    columns = (*COPY_COLUMNS[:3], "median gpu us" if medians else COPY_COLUMNS[3], *COPY_COLUMNS[4:])
+    time = "median gpu us" if medians else call_column(COPY_COLUMNS[3], call)
+    columns = (*COPY_COLUMNS[:3], time, *COPY_COLUMNS[4:])
     return render_table(("#", *columns), rows, right=(0, 3, 4))
 
 

@@ -20,7 +20,9 @@ rest are counted in one notice. Each message is bounded (``MESSAGE_LINES`` lines
 ``LINE_CHARS`` characters, the test id cut to ``summary.MAX_TEXT``), its paths under the
 checkout relative to it. Where a message is cut, what says what to do (the update command,
 ``to fix: ...``, the marker that allows a rule, a failed query's hints: ``summary.acts``) is
-kept, and a table is kept with its first row or not at all.
+kept, and a table is kept with its first row or not at all. A baseline's diff that is cut tells
+its unchanged kernels in one line and keeps its ``fused:`` and ``split:`` lines: what changed
+goes ahead of what did not.
 """
 
 from __future__ import annotations
@@ -84,15 +86,41 @@ def _without_lone_header(lines: list[str]) -> list[str]:
     return lines
 
 
-def _short(message: str, more_lines: int, workspace: Path, first: int = MESSAGE_LINES) -> str:
+def _unchanged_told(lines: list[str]) -> list[str]:
+    """A kernel diff's lines with its unchanged kernels (its ``=`` lines) told in one line where
+    the first of them was: a cut diff kept the unchanged GEMMs ahead of it and dropped the
+    ``split:`` line that says what changed."""
+    start = next((i + 1 for i, line in enumerate(lines) if line.lstrip().startswith("+++ ")), len(lines))
+    same = [i for i in range(start, len(lines)) if lines[i].lstrip().startswith("= ")]
+    if not same:
+        return lines
+    first = lines[same[0]]
+    indent = first[: len(first) - len(first.lstrip())]
+    told = f"{indent}({plural(len(same), 'unchanged kernel')}: their = lines are in the job log)"
+    left = set(same)
+    kept = [line for i, line in enumerate(lines) if i not in left]
+    kept.insert(same[0], told)
+    return kept
+
+
+def _short(message: str, more_lines: int, workspace: Path, first: int = MESSAGE_LINES, diff: bool = False) -> str:
     """The message's first ``first`` lines, and past them the lines that say what to do
     (``summary.acting_lines``: a failed query's hints, the update command, ``to fix:``), half of
     ``MESSAGE_LINES`` at most, the first lines fewer where those need the room; each within
-    ``LINE_CHARS``; ``more_lines``: those the record had already left out."""
+    ``LINE_CHARS``; ``more_lines``: those the record had already left out. A kernel diff
+    (``diff``) that is cut tells its unchanged kernels in one line and keeps its ``fused:`` and
+    ``split:`` lines with the lines that act: what changed goes ahead of what did not."""
     lines = without_addresses(message).splitlines()
+    if diff and len(lines) > first:
+        lines = _unchanged_told(lines)
     if len(lines) > first:
         room = MESSAGE_LINES // 2
-        picked = acting_lines(lines, min(first, MESSAGE_LINES - room), room)
+        start = min(first, MESSAGE_LINES - room)
+        picked = acting_lines(lines, start, room)
+        if diff:
+            end = len(lines) - actions_at_end(lines)
+            told = [i for i in range(start, end) if lines[i].lstrip().startswith(("fused: ", "split: "))]
+            picked = sorted({*picked, *told[: max(room - len(picked), 0)]})
         size = min(first, MESSAGE_LINES - len(picked))
         head = _without_lone_header(lines[:size])
         picked = [index for index in picked if index >= size]
@@ -153,9 +181,9 @@ def collect(
             message = clip(f"host sync {sync.call}{op}{inside}{times} broke {broke} of {clip(nodeid)}", LINE_CHARS * 2)
             found.append((False, at, (relative(sync.file, workspace), sync.line, "kernelprof: host sync", message)))
         if failure.category in ("rule", "baseline") or not syncs:
-            message = (
-                f"{clip(nodeid)}\n{_short(failure.message, failure.more_lines, workspace, _lines_of(failure.category))}"
-            )
+            diff = failure.category == "baseline"
+            short = _short(failure.message, failure.more_lines, workspace, _lines_of(failure.category), diff)
+            message = f"{clip(nodeid)}\n{short}"
             title = f"kernelprof: {noun(failure.category)}"
             found.append((False, at, (relative(failure.file, workspace), failure.line, title, message)))
     found.sort(key=lambda item: (item[0], item[1]))

@@ -12,6 +12,8 @@ the wheel zooms, dragging pans. The page opens on the median call by host span (
 the first call carries the profiler's start-up). After drawing, the script writes what it drew
 into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
 read back from a headless browser; the page shows none of it.
+A profile without GPU activity (a CPU run) says so, in its heading and in each GPU section
+("not measured"): "0 kernels" or "none" there would read as measured idleness.
 
 Every value goes into the page once (:func:`fill`: one pass over the template, so a value is
 never searched for placeholders) and escaped for where it lands: HTML text and attributes by
@@ -51,7 +53,7 @@ from ..model.kernels import kernel_cells
 from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
 from ..paths import atomic_path
-from ..tables import display_name, plural
+from ..tables import display_name, format_share, plural
 from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
 from ..traces.chrome import read_chrome_trace
 
@@ -149,12 +151,14 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
         extra = host[number] if number < len(host) and len(host) == len(prof.calls) else {}
         try:  # the shading: the idle stretches the call's GPU idle share counts, as the model has them
             idle = [[round(start, 3), round(end - start, 3)] for start, end in call.gpu_idle_spans]
+            share = format_share(call.gpu_idle_fraction)  # the text outputs' words: ">99%", never "100%" of work
         except KernelProfError:
-            idle = []
+            idle, share = [], ""
         calls.append(
             {
                 "wall": round(call.wall_us, 3),
                 "idle": idle,
+                "idle_share": share,
                 "kernels": rows,
                 "syncs": syncs,
                 "sync_rows": sync_rows,
@@ -164,8 +168,12 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
                 "host": bool(extra),
             }
         )
-    columns = {"sync_columns": SYNC_COLUMNS, "copy_columns": COPY_COLUMNS}
-    return {"title": title, "strings": list(strings), "calls": calls, **columns}
+    # The time columns, one call's own: headed with the call's number, as kernelprof show heads them.
+    own = [SYNC_COLUMNS[3], COPY_COLUMNS[3]]
+    columns = {"sync_columns": SYNC_COLUMNS, "copy_columns": COPY_COLUMNS, "call_columns": own}
+    # Without GPU records the GPU sections say "not measured", never "0 kernels" or "none".
+    measured = prof.has_device_activity
+    return {"title": title, "strings": list(strings), "calls": calls, "measured": measured, **columns}
 
 
 def _op_table(prof: KernelProfile, number: int) -> str:
@@ -313,7 +321,11 @@ def render_page(
     opened = shown_call(prof)
     data["open"] = opened
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
-    head = f"{plural(len(prof.calls), 'call')} on {where}; source {prof.source}"
+    if prof.has_device_activity:
+        head = f"{plural(len(prof.calls), 'call')} on {where}; source {prof.source}"
+    else:  # as kernelprof show says it: a CPU profile measured no GPU work, it did not see none done
+        named = f" on {where}" if prof.device else ""
+        head = f"{plural(len(prof.calls), 'call')}, CPU only (no GPU activity recorded{named}); source {prof.source}"
     if len(prof.calls) > 1:
         head += f"; showing call {opened}, the median call by host span (pick another below)"
     side = "".join(f"<h2>{html.escape(h)}</h2>{table}" for h, table in baselines)

@@ -169,6 +169,17 @@ def format_us(value: float) -> str:
     return f"{value:.1f}"
 
 
+def format_share(fraction: float) -> str:
+    """A share as a whole percentage (``38%``), ``>99%`` or ``<1%`` where it rounds to all or none
+    without being so: a call whose GPU did 2.6us of work in a 1336.4us host span read "idle 100%"."""
+    shown = f"{fraction:.0%}"
+    if shown == "100%" and fraction < 1:
+        return ">99%"
+    if shown == "0%" and fraction > 0:
+        return "<1%"
+    return shown
+
+
 def plural(count: int, word: str) -> str:
     """``1 call``, ``3 calls``: the one way a count and its noun are written."""
     return f"{count} {word}{'' if count == 1 else 's'}"

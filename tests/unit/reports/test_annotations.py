@@ -39,6 +39,48 @@ def test_a_baseline_cut_keeps_its_update_command() -> None:
     assert shown[0] == "kernel signature differs from the baseline sm90/default"
 
 
+# A failed kernel_baseline.check of the eager GeGLU MLP against the compiled one's baseline.
+GEGLU_DIFF = [
+    "kernel signature differs from the baseline sm90/default in __kernelprof__/t/test_b.json (names compared: stable)",
+    "kernels per call: 4 -> 5 (launches too)",
+    "count changes: pointwise: 1 -> 2",
+    "--- baseline",
+    "+++ this run",
+    "= gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
+    "+ pointwise/aten bf16 [gelu]  at::native::vectorized_elementwise_kernel<8, GeluCUDAKernelImpl(...)>",
+    "= gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
+    "- pointwise/inductor ? [gelu,mul]  triton_poi_fused__unsafe_view_gelu_mul_0",
+    "+ pointwise/aten bf16 [mul]  at::native::vectorized_elementwise_kernel<8, BinaryFunctor<...>>",
+    "= gemm/nvjet bf16 tn  nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_TNT",
+    "split: triton_poi_fused__unsafe_view_gelu_mul_0 -> gelu (aten pointwise) + mul (aten pointwise)",
+    "note: kernels of unknown dtype (?), pointwise 1 -> 0, are left out of the dtype comparison",
+    UPDATE,
+]
+
+
+def test_a_cut_baseline_diff_tells_its_unchanged_kernels_in_one_line() -> None:
+    # Trial: the annotation kept three unchanged "=" GEMM lines and dropped the split: line, the
+    # one that says what happened.
+    shown = _message("baseline", GEGLU_DIFF)
+    assert len(shown) <= MESSAGE_LINES
+    unchanged = "(3 unchanged kernels: their = lines are in the job log)"
+    assert shown == [*GEGLU_DIFF[:5], unchanged, *(line for line in GEGLU_DIFF[5:] if not line.startswith("= "))]
+    # A diff that fits keeps its = lines where they are.
+    assert _message("baseline", GEGLU_DIFF[:-3]) == GEGLU_DIFF[:-3]
+
+
+def test_a_long_baseline_diff_keeps_what_changed_ahead_of_what_did_not() -> None:
+    added = [f"+ pointwise/aten bf16 [add]  kernel_{i}" for i in range(20)]
+    same = [f"= gemm/nvjet bf16 tn  gemm_{i}" for i in range(30)]
+    fused = "fused: nvjet gemm + add (aten pointwise) -> nvjet_bias"
+    shown = _message("baseline", [*GEGLU_DIFF[:5], *same[:15], *added, *same[15:], fused, UPDATE])
+    assert len(shown) <= MESSAGE_LINES + 1
+    assert shown[:6] == [*GEGLU_DIFF[:5], "(30 unchanged kernels: their = lines are in the job log)"]
+    assert shown[6] == added[0]
+    assert shown[-3:] == [fused, "(+16 lines in the job log)", UPDATE]
+    assert not [line for line in shown if line.startswith("= ")]
+
+
 def test_one_line_left_out_is_one_line() -> None:
     shown = _message("baseline", [f"line {i}" for i in range(MESSAGE_LINES + 1)])
     assert shown[-1] == "(+1 line in the job log)"

@@ -382,3 +382,31 @@ def test_the_baseline_table_keeps_names_as_text() -> None:
     assert f"fused: gelu (aten pointwise) + mul (aten pointwise) -> {fused}" in text
     assert text.count(f"fused into {fused}") == 2
     assert all(display_name(k.name) in text for k in hostile)
+
+
+def test_a_cpu_only_page_says_nothing_was_measured() -> None:
+    # Trial: a CPU profile's page said "3 calls on no GPU named" above "0 kernels" and "none":
+    # read as measured nothing happening, where show says "no GPU activity in this trace".
+    prof = load_trace(DATA / "cpu_torch2.13.0_calls.json.gz")
+    assert not prof.has_device_activity
+    page = _Page()
+    page.feed(render_page(prof, title="cpu", trace=DATA / "cpu_torch2.13.0_calls.json.gz"))
+    data = json.loads(page.data)
+    assert data["measured"] is False
+    head = "".join(page.text)
+    assert "3 calls, CPU only (no GPU activity recorded); source " in head
+    assert "no GPU named" not in head
+    assert "Ops of call 1" in head  # what a CPU profile does tell stays
+    assert [call["wall"] for call in data["calls"]] == [round(call.wall_us, 3) for call in prof.calls]
+    assert _page_data("geglu_eager")[0]["measured"] is True
+
+
+def test_the_idle_share_the_page_says_is_the_text_outputs(tmp_path: Path) -> None:
+    # Trial: 2.6us of work in a 1336.4us host span read "idle 100%"; the page's note said "100% of
+    # the span", worked out by its script, where the text outputs now say ">99%".
+    prof = load_trace(DATA / "h200_matmul_add_compiled.json.gz")
+    page = _Page()
+    page.feed(render_page(prof, title="matmul"))
+    calls = json.loads(page.data)["calls"]
+    assert [call["idle_share"] for call in calls] == [">99%", "99%", "98%"]
+    assert "Math.round(100*" not in render_page(prof, title="matmul")  # no rule of its own

@@ -28,9 +28,9 @@ import pytest
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.checks.baseline.signature import BaselineKernel
 from pytest_kernelprof.model.kernels import KERNEL_CELLS, kernel_cells
-from pytest_kernelprof.model.records import copy_cells, sync_cells
+from pytest_kernelprof.model.records import copy_cells, copy_table, sync_cells, sync_table
 from pytest_kernelprof.reports.timeline import baseline_table, render_page, shown_call
-from pytest_kernelprof.tables import display_name, format_us
+from pytest_kernelprof.tables import display_name, format_share, format_us
 from tests.helpers import DATA
 
 BROWSER = next(
@@ -294,7 +294,7 @@ def test_the_shading_is_the_idle_time_the_idle_share_counts(tmp_path: Path) -> N
         assert x == pytest.approx(start + a * pixels, abs=0.2)
         assert w == pytest.approx((b - a) * pixels, abs=0.2)
     said = " ".join(note_lines(dom))
-    assert f"{round(call.gpu_idle_fraction * 100)}% of the span" in said
+    assert f"{format_share(call.gpu_idle_fraction)} of the span" in said
     assert "the wait for the first kernel included" in said
     assert "ran after the host returned: it is not idle time" in said
     shot = Path(os.environ.get("KERNELPROF_SCREENSHOT_DIR", tmp_path)) / "timeline_idle.png"
@@ -322,7 +322,8 @@ def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(
     heads = re.findall(r"<th>([^<]*)</th>", table.group(1))
     part_of = ["part of"] if helpers else []
     columns = ["kind", *part_of, *KERNEL_CELLS[1:]]
-    assert heads == ["#", "start us", "us", "stream", *columns, "launched by", "module", "name"]
+    # The call's own times, named as kernelprof show names them (its "call 1 us").
+    assert heads == ["#", "start us", f"call {call.index} us", "stream", *columns, "launched by", "module", "name"]
     rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", table.group(1))]
     assert len(rows) == len(call.kernels) > 0
     assert any(k.part_of for k in call.kernels) == helpers
@@ -358,6 +359,13 @@ def test_the_page_has_the_syncs_and_copies_of_kernelprof_show_and_names_its_call
 
     assert cells("st") == [list(sync_cells(s)) for s in call.syncs] != []
     assert cells("ct") == [list(copy_cells(m)) for m in call.copies] != []
+    # Their time columns name the call, as kernelprof show's do: one header per meaning.
+    for div, header in (("st", sync_table), ("ct", copy_table)):
+        found = re.search(rf'<div id="{div}">(.*?)</thead>', dom, re.S)
+        assert found, dom[-2000:]
+        shown = [html.unescape(cell) for cell in re.findall(r"<th>([^<]*)</th>", found.group(1))]
+        assert shown == re.split("  +", header([], call=call.index))  # the text table's header, cell for cell
+
     assert f'<h2 id="kh">Kernels of call {call.index} (its own times)</h2>' in dom
     assert f">{call.index} (1 kernel, the median call)</option>" in dom
     kernel_row = re.search(r"<div id=\"kt\">.*?<tbody><tr>(.*?)</tr>", dom, re.S)
@@ -496,3 +504,24 @@ def test_the_side_by_side_rows_wrap_at_1400_pixels(tmp_path: Path) -> None:
     assert layout["cells"] == 8
     assert layout["right"] <= layout["width"], layout
     assert layout["narrowest"] >= 400, layout
+
+
+@needs_browser
+def test_a_cpu_only_page_says_not_measured_where_it_said_none(tmp_path: Path) -> None:
+    # Trial: a CPU profile's page read "1 (0 kernels, the median call)", an empty kernel table,
+    # "Host syncs: none", "Copies: none" and a GPU-idle legend: nothing measured read as nothing done.
+    page = tmp_path / "cpu.html"
+    show_html(DATA / "cpu_torch2.13.0_calls.json.gz", page)
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    picker = re.findall(r"<option[^>]*>([^<]*)</option>", dom)
+    assert picker == ["0", "1 (the median call)", "2"]
+    not_measured = "not measured: no GPU activity in this profile"
+    for div in ("kt", "st", "ct"):
+        assert f'<div id="{div}">{not_measured}</div>' in dom
+    assert '<h2 id="kh">Kernels of call 1</h2>' in dom
+    legend = re.search(r'<div id="legend">(.*?)</div>', dom, re.S)
+    assert legend
+    assert re.findall(r"</i>([^<]*)</span>", legend.group(1)) == ["host span", "its end"]
+    said = " ".join(note_lines(dom))
+    assert "No GPU activity was recorded in this profile" in said
+    assert "idle" not in said.lower()

@@ -1,0 +1,60 @@
+"""``kernelprof show``'s time columns say whose times they hold, one header per meaning: a
+call's own times are ``call N us``, ``call N host us``, ``call N gpu us``, where a failure's
+(medians over the calls) are ``median us`` and ``median gpu us``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.cli import _call_times, main
+
+Trace = Callable[[str], Path]
+
+
+def _headers(out: str, first: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith(f"#  {first}")]
+
+
+def test_show_names_the_call_of_its_sync_and_copy_times(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # Trial: kernel time was "call 1 us" in show, copy time plain "gpu us" beside it, and a failure's
+    # "median gpu us": two meanings, one of them unlabelled.
+    path = str(trace("copy_dtoh_pageable_nonblocking"))
+    assert main(["show", path]) == 0
+    out = capsys.readouterr().out
+    [syncs] = _headers(out, "call ")
+    [copies] = _headers(out, "direction ")
+    assert "  call 1 host us  " in syncs
+    assert "  call 1 gpu us  " in copies
+    assert main(["show", "--calls", path]) == 0
+    out = capsys.readouterr().out
+    assert [re.findall(r"call \d host us", line) for line in _headers(out, "call ")] == [
+        ["call 0 host us"],
+        ["call 1 host us"],
+        ["call 2 host us"],
+    ]
+    assert [re.findall(r"call \d gpu us", line) for line in _headers(out, "direction ")] == [
+        ["call 0 gpu us"],
+        ["call 1 gpu us"],
+        ["call 2 gpu us"],
+    ]
+    # A failure's tables keep theirs: each copy's median over the calls.
+    assert "  median gpu us  " in load_trace(path).copies.table()
+
+
+def test_an_idle_share_that_rounds_to_100_while_the_gpu_worked_reads_above_99(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Trial: call 0 had 2.6us busy in a 1336.4us host span and read "idle 100%".
+    prof = load_trace(trace("matmul_add_compiled"))
+    assert 0.995 <= prof.calls[0].gpu_idle_fraction < 1
+    assert main(["show", "--calls", str(trace("matmul_add_compiled"))]) == 0
+    idle = re.findall(r"\(idle ([^)]*)\)", capsys.readouterr().out)
+    assert idle[0] == ">99%"
+    assert "100%" not in idle
+    # kernelprof diff's idle line, of the calls it compares, says it the same way.
+    assert "GPU idle within it >99% -> 99%" in _call_times(prof.calls[0], prof.calls[1])[0]
