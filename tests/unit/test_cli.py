@@ -48,6 +48,14 @@ def test_the_time_column_of_show_says_whose_times_it_holds(trace: Trace, capsys:
     assert "  median us  launched by" in prof.kernels.table()  # a failure's: each kernel's median
 
 
+def test_show_says_why_an_inductor_kernels_dtype_is_unknown(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # A trial read the recorded compiled GeGLU's `?` as dtype questions failing on compiled code.
+    assert main(["show", str(trace("geglu_compiled"))]) == 0
+    assert "dtype ?: this trace has no dtype for 1 Inductor kernel: the plugin reads them" in capsys.readouterr().out
+    assert main(["show", str(DATA / "h100_inductor_geglu_bf16.json.gz")]) == 0  # recorded with them: no line
+    assert "dtype ?" not in capsys.readouterr().out
+
+
 def test_show_calls_and_ops(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", str(trace("linear_eager")), "--calls", "--ops"]) == 0
     out = capsys.readouterr().out

@@ -203,6 +203,20 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: De
         return _show(copy, shown(path), calls, ops, html, decoder)
 
 
+def _say_inductor_dtypes(prof: KernelProfile) -> None:
+    """Why an Inductor kernel's dtype reads ``?``: a trace recorded before the plugin read them, or
+    without it (a newcomer read the recorded samples' ``?`` as dtype questions failing on compiled code)."""
+    if not prof.has_device_activity:
+        return
+    undated = {k.name for k in prof.call.kernels if k.family == "inductor" and k.dtype is None}
+    if undated:
+        print(
+            f"dtype ?: this trace has no dtype for {plural(len(undated), 'Inductor kernel')}: the plugin reads them "
+            "from Inductor's compiled signatures when it profiles live, and keeps them in the traces it saves; "
+            "a trace recorded without it (or before it read them) has none (docs/decoding.md)"
+        )
+
+
 def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder) -> int:
     if html is not None and not html.strip():  # argparse passes `--html ""` on: no page, not a word
         raise KernelProfError(f"--html {html!r}: an empty file name; name the page's file (--html timeline.html)")
@@ -247,6 +261,7 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         for line in how_to_teach(unplaced)[1:]:  # a glob from a kernel name: quoted for the shell
             print(f"  --kernels {shlex.quote(line.strip())}")
         print(f"  ({teaching_values(unplaced)})")
+    _say_inductor_dtypes(prof)
     if html:
         from ..reports.timeline import write_page
 
