@@ -20,6 +20,7 @@ class _OpNode:
         "end",
         "kernels",
         "name",
+        "nested",
         "root",
         "self_device_ns",
         "start",
@@ -36,6 +37,7 @@ class _OpNode:
         self.self_device_ns = 0
         self.device_ns = 0
         self.root = False
+        self.nested = False  # inside an op of its name on its thread: part of that one's occurrence
 
 
 def ops_by_thread(ops: Sequence[RawEvent]) -> list[list[RawEvent]]:
@@ -117,16 +119,19 @@ def op_forest(
     ordered_nodes: list[_OpNode] = []
     for thread_events in threads:
         stack: list[_OpNode] = []
+        open_names: dict[str, int] = {}  # how many of the stack's ops have each name: no scan per op
         for e in thread_events:
             node = _OpNode(e)
             nodes_by_event[e] = node
             while stack and stack[-1].end < e.end:
-                stack.pop()
+                open_names[stack.pop().name] -= 1
             if stack:
                 stack[-1].children.append(node)
             else:
                 node.root = True
                 roots.append(node)
+            node.nested = open_names.get(node.name, 0) > 0
+            open_names[node.name] = open_names.get(node.name, 0) + 1
             stack.append(node)
             ordered_nodes.append(node)
     ordered_nodes.sort(key=lambda n: n.start)
@@ -163,28 +168,49 @@ def _sum_subtree(root: _OpNode) -> None:
             node.subtree_kernels = sorted(node.kernels + below, key=lambda pair: pair[0])
 
 
+def _occurrence_children(node: _OpNode) -> list[_OpNode]:
+    """The children of one occurrence of an op by name: its child ops, each of its name (ATen's
+    ``sum.dim_IntList`` calling ``sum.IntList_out``, both ``aten::sum``) replaced by its own
+    children, being part of this occurrence and not another call of the op."""
+    found: list[_OpNode] = []
+    todo = list(reversed(node.children))
+    while todo:
+        child = todo.pop()
+        if child.name == node.name:
+            todo.extend(reversed(child.children))
+        else:
+            found.append(child)
+    return found
+
+
 def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> tuple[list[str], Callable[[str], Op]]:
+    # By name, an op's occurrences are its outermost ones: one inside an op of its name is part of
+    # that one (aten::sum's kernel counted twice, its device time doubled, the op its own child).
     grouped: dict[str, list[_OpNode]] = {}
     for node in nodes:
-        grouped.setdefault(node.name, []).append(node)
+        if not node.nested:
+            grouped.setdefault(node.name, []).append(node)
 
     def make(name: str) -> Op:
         group = grouped[name]
+        children = [_occurrence_children(n) for n in group]
         cpu_ns = sum(n.end - n.start for n in group)
-        self_cpu_ns = cpu_ns - sum(c.end - c.start for n in group for c in n.children)
+        self_cpu_ns = cpu_ns - sum(c.end - c.start for found in children for c in found)
         kernels = [k for n in group for _, k in n.subtree_kernels]
-        first_children = tuple(c.name for c in group[0].children)
+        first_children = tuple(c.name for c in children[0])
+        device_ns = sum(n.device_ns for n in group)
+        self_device_ns = device_ns - sum(c.device_ns for found in children for c in found)
         return Op(
             name=name,
             count=len(group),
             cpu_time_us=cpu_ns / 1000.0,
             self_cpu_time_us=self_cpu_ns / 1000.0,
             child_names=first_children,
-            children_vary=any(tuple(c.name for c in n.children) != first_children for n in group[1:]),
+            children_vary=any(tuple(c.name for c in found) != first_children for found in children[1:]),
             top_level=any(n.root for n in group),
             kernels=KernelList(kernels, unavailable=None if device_recorded else _UNRECORDED),
-            subtree_device_us=sum(n.device_ns for n in group) / 1000.0 if device_recorded else None,
-            self_device_us=sum(n.self_device_ns for n in group) / 1000.0 if device_recorded else None,
+            subtree_device_us=device_ns / 1000.0 if device_recorded else None,
+            self_device_us=self_device_ns / 1000.0 if device_recorded else None,
         )
 
     return list(grouped), make
