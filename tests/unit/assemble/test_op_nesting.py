@@ -111,3 +111,22 @@ def test_a_same_name_op_under_another_op_still_counts_as_that_ops_child() -> Non
     assert prof.ops["aten::to"].kernels.names == ["copy_kernel"]
     assert prof.ops["aten::copy_"].children == ["aten::to"]
     assert prof.ops["aten::copy_"].kernels.names == ["copy_kernel"]
+
+
+def test_the_op_tree_adds_each_occurrence_to_its_path() -> None:
+    s = Stream()
+    s.step(0, 0, 300)
+    for start in (10, 100):
+        s.op("aten::linear", start, 50)
+        s.op("aten::t", start + 1, 10)
+        s.op("aten::as_strided", start + 2, 2)
+        mm = s.op("aten::addmm", start + 20, 20)
+        s.launch(mm, "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_TNT", start + 21)
+    s.op("aten::as_strided", 200, 4)  # on its own, at the top
+    prof = build(s)
+    linear, strided = prof.ops.tree()
+    assert (linear.name, linear.count, linear.cpu_time_us, linear.device_time_us) == ("aten::linear", 2, 100, 4)
+    assert [(c.name, c.count, c.cpu_time_us) for c in linear.children] == [("aten::t", 2, 20), ("aten::addmm", 2, 40)]
+    assert [(c.name, c.count, c.cpu_time_us) for c in linear.children[0].children] == [("aten::as_strided", 2, 4)]
+    assert (strided.name, strided.count, strided.cpu_time_us, strided.children) == ("aten::as_strided", 1, 4, ())
+    assert prof.ops["aten::as_strided"].count == 3  # by name: every place
