@@ -18,8 +18,17 @@ import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
-from pytest_kernelprof.cli import CLOSED_PIPE, INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_ROWS, main, op_tree
-from pytest_kernelprof.model.ops import OP_TIMES_NOTE
+from pytest_kernelprof.cli import (
+    CLOSED_PIPE,
+    INDUCTORS_NOTE,
+    INDUCTORS_RANGE,
+    OP_TREE_NOTE,
+    OP_TREE_ROWS,
+    main,
+    op_tree,
+)
+from pytest_kernelprof.errors import QueryError
+from pytest_kernelprof.tables import format_us
 from tests.helpers import DATA, Stream, user_kernel_trace, write
 
 Trace = Callable[[str], Path]
@@ -526,10 +535,12 @@ def test_an_op_tree_thousands_deep_is_shown(tmp_path: Path, capsys: pytest.Captu
     assert shown == [f"op{i}" for i in range(5_000)]  # each under the one before (its indent cut at 256 columns)
 
 
-def test_an_op_tree_that_doubles_at_each_level_stops(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Op ``n{i}``'s first occurrence holds ``n{i+1}`` (nesting the next level) and then ``n{i+2}``
-    to ``n{k-1}``: a name is shown under each op that holds it, so the rows double with each level,
-    2**(k-1) of them from k*k/2 events (2**29 here, 200 KB of trace)."""
+def test_an_op_tree_that_doubles_at_each_level_by_name_has_a_row_per_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Op ``n{i}``'s occurrence holds ``n{i+1}`` (nesting the next level) and then ``n{i+2}`` to
+    ``n{k-1}``: shown by name under each op that holds it, the rows doubled with each level, 2**(k-1)
+    of them from k*k/2 events. A row per path of occurrences: one row per event."""
 
     def doubling(s: Stream, k: int = 30) -> None:
         start, end = 10, 10**5
@@ -540,9 +551,20 @@ def test_an_op_tree_that_doubles_at_each_level_stops(tmp_path: Path, capsys: pyt
             start, end = start + 1, end - 2 * k - 1
 
     assert main(["show", str(_op_tree_trace(tmp_path, doubling)), "--ops"]) == 0
+    tree = capsys.readouterr().out.split("\nop ", 1)[1]
+    events = 30 + sum(max(0, 30 - i - 2) for i in range(30)) + 1  # and aten::mm
+    assert len(_tree_names("op " + tree)) == events  # a row per event: no two share a path
+
+
+def test_an_op_tree_past_its_rows_stops(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def wide(s: Stream) -> None:
+        for i in range(OP_TREE_ROWS + 5):
+            s.op(f"op{i}", 10 + 2 * i, 1)
+
+    assert main(["show", str(_op_tree_trace(tmp_path, wide)), "--ops"]) == 0
     out = capsys.readouterr().out
     assert len(out.splitlines()) < OP_TREE_ROWS + 100
-    assert f"... the op tree goes on past {OP_TREE_ROWS:,} rows (op names repeat under each other)" in out
+    assert f"... the op tree goes on past {OP_TREE_ROWS:,} rows" in out
 
 
 def test_html_refuses_to_write_over_the_trace_it_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -588,56 +610,95 @@ def _tree_names(tree: str) -> list[str]:
     if rows[-1] == INDUCTORS_NOTE:
         rows.pop()
     *rows, note = rows
-    assert note == OP_TIMES_NOTE
+    assert note == OP_TREE_NOTE
     return [line.rsplit(None, 3)[0].strip().removesuffix(INDUCTORS_RANGE.strip()).strip() for line in rows]
 
 
-def test_the_op_tree_says_its_times_sum_each_ops_occurrences_and_children(trace: Trace) -> None:
+def _tree_rows(tree: str) -> list[tuple[int, str, int, float, float]]:
+    """(depth, name, count, cpu us, device us) of each row."""
+    found = []
+    for line in tree.splitlines()[1:]:
+        if line.startswith("("):
+            break
+        name, count, cpu, device = line.rsplit(None, 3)
+        depth = (len(name) - len(name.lstrip())) // 2
+        found.append((depth, name.strip(), int(count), float(cpu), float(device)))
+    return found
+
+
+def test_the_op_trees_header_says_its_figures_are_each_rows_own(trace: Trace) -> None:
     # Issue 32: aten::linear's "cpu us" 122.3 was the sum of its 3 occurrences, its children
-    # within, which the header did not say; the page said "device us (subtree)", the CLI "device us".
-    tree = op_tree(load_trace(trace("geglu_eager")).ops).splitlines()
-    assert tree[0].split()[2:] == ["cpu", "us", "(all)", "device", "us", "(all)"]
+    # within; each row's figures are now those of its own occurrences, and the header says so.
+    call = load_trace(trace("geglu_eager")).median_call
+    tree = op_tree(call.ops).splitlines()
+    assert tree[0].split()[1:] == ["count", "here", "cpu", "us", "here", "device", "us", "here"]
     linear = next(row.split() for row in tree if row.split()[0] == "aten::linear")
-    assert linear[1:3] == ["3", "122.3"]
-    assert tree[-1] == OP_TIMES_NOTE
+    assert linear[1:3] == ["3", format_us(call.ops["aten::linear"].cpu_time_us)]
+    assert tree[-1] == OP_TREE_NOTE
 
 
-def test_the_op_trees_note_says_device_time_counts_memory_ops_as_it_does(trace: Trace) -> None:
+def test_a_row_of_the_op_tree_is_its_ops_occurrences_there(trace: Trace) -> None:
+    # A trial: aten::as_strided 11 sat under an aten::mean that ran it once, aten::fill_ 91.6us
+    # under an aten::zero_ of 84.3us: each op's totals over the call, repeated at every place.
+    call = load_trace(trace("sync_item_stacks")).median_call
+    rows = _tree_rows(op_tree(call.ops))
+    parents: list[tuple[int, str, int, float, float]] = []
+    for row in rows:
+        del parents[row[0] :]
+        if parents:
+            parent = parents[-1]
+            assert row[2] >= 1
+            assert row[3] <= parent[3] + 0.05, (parent, row)
+            assert row[4] <= parent[4] + 0.05, (parent, row)
+        parents.append(row)
+    mean = next(i for i, row in enumerate(rows) if row[1] == "aten::mean")
+    assert rows[mean + 1][1:3] == ("aten::as_strided", 1)
+    assert call.ops["aten::as_strided"].count == 11  # the total by name, where the API gives it
+    zero = next(i for i, row in enumerate(rows) if row[1] == "aten::zero_")
+    assert rows[zero + 1][1] == "aten::fill_"
+    assert rows[zero + 1][3] < rows[zero][3]
+
+
+def test_a_profiles_own_ops_have_no_tree(trace: Trace) -> None:
+    prof = load_trace(trace("geglu_eager"))
+    with pytest.raises(QueryError, match=r"read prof.median_call.ops.tree\(\) or prof.calls\[i\].ops.tree\(\)"):
+        prof.ops.tree()
+
+
+def test_the_op_trees_device_time_counts_memory_ops_as_its_note_says(trace: Trace) -> None:
     # Trial: aten::mm's device us 166.8 under a kernel table whose three GEMMs add to 165.2; the
     # 1.6us is cuBLAS's two memsets, which the note did not say the device time counts.
     call = load_trace(trace("geglu_eager")).median_call
     tree = op_tree(call.ops).splitlines()
-    mm = next(row.split() for row in tree if row.split()[0] == "aten::mm")
+    mm = [row.split() for row in tree if row.split()[0] == "aten::mm"]
     gemms = sum(k.duration_us for k in call.ops["aten::mm"].kernels)
     memsets = sum(m.duration_us for m in call.memory_ops if m.op == "aten::mm")
     assert memsets > 0
-    assert float(mm[-1]) == pytest.approx(gemms + memsets, abs=0.05)
-    assert float(mm[-1]) != pytest.approx(gemms, abs=0.05)
-    assert tree[-1] == (
-        "(times: the sum over each op's occurrences in the call, its children included; "
-        "device time: its kernels and its memory ops, memcpys and memsets)"
-    )
+    shown = sum(float(row[-1]) for row in mm)
+    assert shown == pytest.approx(gemms + memsets, abs=0.05 * len(mm))
+    assert shown != pytest.approx(gemms, abs=0.05)
+    assert "device time: its kernels and its memory ops, memcpys and memsets" in tree[-1]
 
 
 @pytest.mark.parametrize("name", ["train_compiled", "train_liger"])
 def test_every_op_of_the_table_is_in_the_tree(trace: Trace, name: str) -> None:
     # An adversarial probe: aten::sum (an aten::sum inside an aten::sum) was in no row of the tree.
-    ops = load_trace(trace(name)).ops
+    ops = load_trace(trace(name)).median_call.ops
     tree = op_tree(ops)
     assert set(_tree_names(tree)) == set(ops)
-    assert re.search(r"^aten::sum +2 ", tree, re.MULTILINE)  # at the top, where one of its occurrences is
+    assert re.search(r"^aten::sum +1 ", tree, re.MULTILINE)  # at the top, the aten::sum inside it part of it
 
 
 def test_a_range_inside_a_range_of_its_name_shows_both_and_what_is_inside(tmp_path: Path) -> None:
-    # An adversarial probe: only the inner aten::add was shown, as a root.
+    # An adversarial probe: only the inner aten::add was shown, as a root. The inner node is part
+    # of the outer one, so aten::add is the outer node's child.
     s = Stream()
     s.step(0, 0, 100)
     s.op("node", 1, 50)
     s.op("node", 2, 40)
     s.launch(s.op("aten::add", 3, 10), "vectorized_elementwise_kernel", 4)
     s.op("aten::mul", 60, 10)
-    # The top-level ops in order, then aten::add, under no first occurrence of a shown op.
-    assert _tree_names(op_tree(load_trace(write(tmp_path, s)).ops)) == ["node", "aten::mul", "aten::add"]
+    assert _tree_names(op_tree(load_trace(write(tmp_path, s)).ops)) == ["node", "aten::add", "aten::mul"]
 
 
 def test_a_diff_of_two_traces_without_gpu_activity_compares_nothing(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,6 +7,7 @@ call (``steps``).
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -17,7 +18,7 @@ from ..decode.sync_calls import FlaggedSync
 from ..decode.triton_ir import IrFacts
 from ..errors import hide_own_errors
 from ..health import CompileFacts, MemoryReading
-from ..model import CallProfile, KernelList, KernelProfile, Op, OpTable, RuntimeCalls, SyncList
+from ..model import CallProfile, KernelList, KernelProfile, Op, OpTable, OpTreeNode, RuntimeCalls, SyncList
 from ..traces import RawEvent, Source
 from ..traces.records import paused_gc
 from .complete import check_recorded, check_records_complete
@@ -135,10 +136,19 @@ def _build_call(
         step, records, launchers, frames if stacks else None, triton_kernels, triton_ir or {}, decoder
     )
 
-    def load_ops() -> tuple[list[str], Callable[[str], Op]]:
+    @functools.cache
+    def forest() -> tuple[list[str], Callable[[str], Op], Callable[[], tuple[OpTreeNode, ...]]]:
         launched = call_kernels.launched()
         with paused_gc():  # built lazily, outside build_profile's pause
             return op_forest(ops_by_thread(step.ops), launched, unavailable is None)
+
+    def load_ops() -> tuple[list[str], Callable[[str], Op]]:
+        names, make, _ = forest()
+        return names, make
+
+    def load_tree() -> tuple[OpTreeNode, ...]:
+        with paused_gc():
+            return forest()[2]()
 
     runtime = dict(Counter(map(_NAME, step.runtime)))
     kinds = [(runtime_names[name], count) for name, count in runtime.items()]
@@ -147,7 +157,7 @@ def _build_call(
         index=step.index,
         kernels=KernelList.deferred(call_kernels.own, unavailable=unavailable),
         memory_ops=tuple(memory),
-        ops=OpTable(load_ops),
+        ops=OpTable(load_ops, load_tree),
         runtime=RuntimeCalls(runtime, unavailable=unavailable),
         memory_reading=reading,
         syncs=SyncList(host_syncs(step, stacks, flagged, may_sync), unavailable=unavailable),

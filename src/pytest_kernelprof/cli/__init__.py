@@ -27,7 +27,6 @@ from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile, OpTable
 from ..model.gpu_time import gpu_time_line
 from ..model.kernel_text import kernel_table
-from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
 from ..model.records import copy_table, sync_table
 from ..tables import format_share, format_us, plural, printable, render_table
 from .files import STDIN, load, readable, shown
@@ -42,7 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="the kernel table of a trace")
     show.add_argument("trace", help="a Chrome trace from torch.profiler (.json or .json.gz); - reads standard input")
     show.add_argument("--calls", action="store_true", help="one table per profiled call")
-    show.add_argument("--ops", action="store_true", help="the CPU op tree with device time")
+    show.add_argument(
+        "--ops",
+        action="store_true",
+        help="the CPU op tree, each row the CPU and device time of its op under the ops above it",
+    )
     show.add_argument(
         "--html",
         metavar="OUT.html",
@@ -95,54 +98,49 @@ def _counts(counter: Counter[str] | dict[str, int]) -> str:
     return ", ".join(f"{printable(name)} x{n}" for name, n in sorted(counter.items())) or "none"
 
 
-# The most rows the op tree shows. A name is shown under each op that holds it, so a trace can
-# double the rows with each level: op n1 holding n2 to n30, n2 holding n3 to n30, ... is 2**29
-# rows from 450 events.
+# The most rows the op tree shows: a row per path of op names, so at most one per op of the call,
+# which a long compiled step has by the hundred thousand.
 OP_TREE_ROWS = 10_000
 # After the name of a range that Inductor opens itself (see ``is_inductors_range``).
 INDUCTORS_RANGE = "  (Inductor's range)"
 INDUCTORS_NOTE = (
     "(Inductor's range: one Inductor opens itself; Kernel.op skips it, the timeline's op table leaves it out)"
 )
+# The tree's figures are each row's own: its op's occurrences under the ops above it. They were
+# each op's totals over the call, repeated at every place the op appeared (aten::as_strided's two
+# calls under aten::transpose and again under aten::expand, aten::fill_ 91.6us under an aten::zero_
+# of 84.3us), which an indented row reads as its own. The totals by name stay where the API and
+# the page give them (prof.ops[name], the timeline page's flat op table); in the tree they would be
+# one more pair of columns that repeat at every place, the reading the trial got wrong.
+OP_TREE_HEADERS = ("count here", "cpu us here", "device us here")
+OP_TREE_NOTE = (
+    "(each row: its op's occurrences under the ops above it in the call, its children included, so a row never "
+    "exceeds the one it is under; device time: its kernels and its memory ops, memcpys and memsets; "
+    "an op's totals over the call: prof.ops[name], the timeline page's op table)"
+)
 
 
 def op_tree(ops: OpTable) -> str:
-    """The op tree of one call, by name (children of each op's first occurrence), depth first from
-    the ops with a top-level occurrence, then from each op no walk reached (one nested only in
-    itself or under another occurrence than the first): every op of the table is in it. At most
-    ``OP_TREE_ROWS`` rows. A loop, not a recursion: a trace nests ops thousands deep."""
-    children_of = {name: tuple(dict.fromkeys(ops[name].child_names)) for name in ops}
+    """The op tree of one call (``OpTable.tree()``), depth first from its top-level ops, each row
+    the figures of its own occurrences. At most ``OP_TREE_ROWS`` rows. A loop, not a recursion: a
+    trace nests ops thousands deep."""
     rows: list[tuple[str, str, str, str]] = []
-    shown: set[str] = set()
-    path: set[str] = set()  # the names above the one shown, and it: a name is not shown inside itself
-    unreached = (name for name in ops if name not in shown)
-    stack = [(root, 0, False) for root in reversed([name for name in ops if ops[name].top_level])]
+    stack = [(root, 0) for root in reversed(ops.tree())]
+    inductors = {name for name in ops if is_inductors_range(ops[name])}
     cut = False
-    while True:
-        if not stack:
-            root = next(unreached, None)
-            if root is None:
-                break
-            stack.append((root, 0, False))
-        name, depth, leaving = stack.pop()
-        if leaving:
-            path.discard(name)
-            continue
+    while stack:
         if len(rows) == OP_TREE_ROWS:
             cut = True
             break
-        op = ops[name]
-        device = "-" if op.subtree_device_us is None else format_us(op.subtree_device_us)
-        shown_name = "  " * depth + name + (INDUCTORS_RANGE if is_inductors_range(op) else "")
-        rows.append((shown_name, str(op.count), format_us(op.cpu_time_us), device))
-        shown.add(name)
-        path.add(name)
-        stack.append((name, depth, True))
-        stack.extend((child, depth + 1, False) for child in reversed(children_of[name]) if child not in path)
-    table = render_table(("op", "count", *OP_TIME_HEADERS), rows, right=(1, 2, 3))
+        node, depth = stack.pop()
+        device = "-" if node.device_time_us is None else format_us(node.device_time_us)
+        shown_name = "  " * depth + node.name + (INDUCTORS_RANGE if node.name in inductors else "")
+        rows.append((shown_name, str(node.count), format_us(node.cpu_time_us), device))
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    table = render_table(("op", *OP_TREE_HEADERS), rows, right=(1, 2, 3))
     if cut:
-        table += f"\n... the op tree goes on past {OP_TREE_ROWS:,} rows (op names repeat under each other)"
-    note = OP_TIMES_NOTE
+        table += f"\n... the op tree goes on past {OP_TREE_ROWS:,} rows"
+    note = OP_TREE_NOTE
     if any(INDUCTORS_RANGE in row[0] for row in rows):
         note += f"\n{INDUCTORS_NOTE}"
     return f"{table}\n{note}"

@@ -11,7 +11,7 @@ from .gpu_time import Overlap, overlap_of
 from .kernel_text import kernel_table
 from .kernels import Kernel, KernelList, MemoryOp, OpChains, Pattern
 from .measured import needs_measurement
-from .ops import ModuleTable, ModuleView, Op, OpLoader, OpTable
+from .ops import ModuleTable, ModuleView, Op, OpLoader, OpTable, OpTreeLoader, OpTreeNode
 from .profiles import CallProfile, KernelProfile
 from .query_args import KernelDtype
 from .records import (
@@ -42,6 +42,8 @@ __all__ = [
     "OpChains",
     "OpLoader",
     "OpTable",
+    "OpTreeLoader",
+    "OpTreeNode",
     "Overlap",
     "Pattern",
     "RuntimeCalls",

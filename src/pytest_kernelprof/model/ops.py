@@ -17,9 +17,10 @@ from .measured import MODULE_RANGE_PREFIX
 V = TypeVar("V")
 
 
-# An op table's time columns and what they hold, in every op table (OpTable.table, `kernelprof show
-# --ops`, the timeline page): an op's figures sum its occurrences and its children, which neither
-# "cpu us" nor "device us" said (aten::linear's 122.3 was three linears' time, their addmms within).
+# An op table's time columns and what they hold, in every table of ops by name (OpTable.table, the
+# timeline page; `kernelprof show --ops`'s tree has its own, per row): an op's figures sum its
+# occurrences and its children, which neither "cpu us" nor "device us" said (aten::linear's 122.3
+# was three linears' time, their addmms within).
 # The device time holds the op's memcpys and memsets too: aten::mm's 166.8 over GEMMs adding to
 # 165.2 read as a miscount where the note said nothing of cuBLAS's memsets.
 OP_TIME_HEADERS = ("cpu us (all)", "device us (all)")
@@ -37,8 +38,6 @@ class Op:
     ``children_vary`` says whether another occurrence had other children (an op that
     dispatches differently by input, say), so that the first one is not taken for all.
     ``kernels`` are the kernels launched by it and its descendants, in every occurrence.
-    ``top_level`` says whether an occurrence had no op or range around it on its thread (a
-    root of the call's op forest; ``kernelprof show --ops`` starts its tree at those).
     Device times raise :class:`NoDeviceActivityError` where no GPU activity was recorded:
     "aten::t has zero device time" must not hold merely because nothing was measured.
     """
@@ -52,7 +51,6 @@ class Op:
     subtree_device_us: float | None = field(default=None, repr=False)
     self_device_us: float | None = field(default=None, repr=False)
     children_vary: bool = False
-    top_level: bool = field(default=False, repr=False)
 
     @property
     def children(self) -> list[str]:
@@ -89,7 +87,28 @@ class Op:
         return self._device(self.self_device_us)
 
 
+@dataclass(frozen=True)
+class OpTreeNode:
+    """One row of a call's op tree (``OpTable.tree()``, ``kernelprof show --ops``): the
+    occurrences of op ``name`` under the ops above it (the path from a top-level op), with the
+    figures of those occurrences only, so that a node never exceeds the node it is under. Its
+    ``children`` are the ops inside those occurrences, in the order first seen. As by name, an
+    occurrence inside one of its name is part of that one."""
+
+    name: str
+    count: int
+    cpu_time_us: float
+    device_time_us: float | None  # None where no GPU activity was recorded
+    children: tuple[OpTreeNode, ...] = field(repr=False)
+
+
 OpLoader = Callable[[], tuple[Sequence[str], Callable[[str], Op]]]
+OpTreeLoader = Callable[[], tuple[OpTreeNode, ...]]
+
+_NO_TREE = (
+    "the op tree is one call's (its figures are that call's, not medians): "
+    "read prof.median_call.ops.tree() or prof.calls[i].ops.tree()"
+)
 
 
 def _bare(name: str) -> str:
@@ -177,10 +196,11 @@ class OpTable(_NamedTable[Op]):
     returns the op names and a function that makes one ``Op``.
     """
 
-    __slots__ = ("_load", "_made", "_make", "_names")
+    __slots__ = ("_load", "_made", "_make", "_names", "_tree")
 
-    def __init__(self, load: OpLoader) -> None:
+    def __init__(self, load: OpLoader, tree: OpTreeLoader | None = None) -> None:
         self._load: OpLoader | None = load
+        self._tree = tree
         self._names: dict[str, None] = {}
         self._make: Callable[[str], Op] | None = None
         self._made: dict[str, Op] = {}
@@ -211,6 +231,15 @@ class OpTable(_NamedTable[Op]):
     def names(self) -> list[str]:
         __tracebackhide__ = True
         return list(self._loaded())
+
+    def tree(self) -> tuple[OpTreeNode, ...]:
+        """The call's op tree, its top-level ops first: each node the occurrences of an op under
+        the ops above it. A profile's own table (medians over its calls) has none: a
+        :class:`QueryError` that says whose to read."""
+        __tracebackhide__ = True
+        if self._tree is None:
+            raise QueryError(_NO_TREE)
+        return self._tree()
 
     def table(self) -> str:
         rows = []
