@@ -33,6 +33,12 @@ def torch_names() -> set[str]:
     import torch
     from torch import _ops
 
+    # Dynamo and Inductor register higher-order ops of their own as they are imported (trace_wrapped,
+    # triton_kernel_wrapper_mutation, control_deps): a process that compiled has them, one that
+    # did not has not, so the names are read with both imported, as a compiled run has them.
+    import torch._dynamo  # noqa: F401
+    import torch._inductor.compile_fx  # noqa: F401
+
     names = {
         qualified.split("::", 1)[1].split(".", 1)[0]
         for qualified in torch._C._dispatch_get_all_op_names()
