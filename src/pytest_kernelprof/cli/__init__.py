@@ -110,13 +110,15 @@ INDUCTORS_NOTE = (
 # each op's totals over the call, repeated at every place the op appeared (aten::as_strided's two
 # calls under aten::transpose and again under aten::expand, aten::fill_ 91.6us under an aten::zero_
 # of 84.3us), which an indented row reads as its own. The totals by name stay where the API and
-# the page give them (prof.ops[name], the timeline page's flat op table); in the tree they would be
+# the page give them (prof.calls[i].ops[name], the timeline page's flat op table; prof.ops[name] holds
+# medians over the calls, which a trial took for this call's totals); in the tree they would be
 # one more pair of columns that repeat at every place, the reading the trial got wrong.
 OP_TREE_HEADERS = ("count here", "cpu us here", "device us here")
 OP_TREE_NOTE = (
     "(each row: its op's occurrences under the ops above it in the call, its children included, so a row never "
     "exceeds the one it is under; device time: its kernels and its memory ops, memcpys and memsets; "
-    "an op's totals over the call: prof.ops[name], the timeline page's op table)"
+    "an op's totals over this call: prof.calls[i].ops[name] of this call i, and the timeline page's op table; "
+    "prof.ops[name] holds each op's median over the calls)"
 )
 
 
@@ -174,13 +176,21 @@ def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
     return f"GPU time in kernels, the median call by host span ({calls})"
 
 
-def _call_times(a: CallProfile, b: CallProfile) -> list[str]:
+def _call_times(a: KernelProfile, b: KernelProfile) -> list[str]:
     """The host span and GPU work of the calls compared, which ``show`` leads with beside the kernel
-    time: a compiled step whose kernels got faster can still take the host longer."""
-    idle = f"GPU idle within it {format_share(a.gpu_idle_fraction)} -> {format_share(b.gpu_idle_fraction)}"
+    time: a compiled step whose kernels got faster can still take the host longer. Then every
+    call's host span on each side: of three calls the median is the slower of the two after call 0
+    (which holds the profiler's start-up), so a change of the median alone may be one call's noise
+    (a trial read +66% where the compiled side's other call matched the eager median)."""
+    ma, mb = a.median_call, b.median_call
+    idle = f"GPU idle within it {format_share(ma.gpu_idle_fraction)} -> {format_share(mb.gpu_idle_fraction)}"
+    spans = "; ".join(
+        f"{side} {', '.join(format_us(call.wall_us) for call in p.calls)}us" for side, p in (("a", a), ("b", b))
+    )
     return [
-        f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}; {idle}",
-        f"GPU work in all, the same calls: {time_change(a.gpu_work_us, b.gpu_work_us)}",
+        f"host span, the same calls: {time_change(ma.wall_us, mb.wall_us)}; {idle}",
+        f"host span of each call, from call 0: {spans}",
+        f"GPU work in all, the same calls: {time_change(ma.gpu_work_us, mb.gpu_work_us)}",
     ]
 
 
@@ -280,9 +290,7 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     print(f"a = {_head(path_a, a, lost_a)}")
     print(f"b = {_head(path_b, b, lost_b)}")
     if not a.has_device_activity or not b.has_device_activity:
-        print(
-            "no GPU activity in " + " and ".join(p for p, x in ((path_a, a), (path_b, b)) if not x.has_device_activity)
-        )
+        # Said once, by the error (on stderr, with exit status 2): a line on stdout as well told it twice.
         if a.has_device_activity != b.has_device_activity:
             # One side's kernels against none measured: no comparison, so no "the kernels differ".
             cpu = path_a if b.has_device_activity else path_b
@@ -301,7 +309,7 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     ]
     print(render_table(("", "a", "b"), rows, right=(1, 2)))
     print(f"{_median_calls(a, b)}: {time_change(a.median_call.kernels.total_us, b.median_call.kernels.total_us)}")
-    print("\n".join(_call_times(a.median_call, b.median_call)))
+    print("\n".join(_call_times(a, b)))
     for line in summary_lines(list(ka), list(kb)):
         print(line)
     for line in unplaced_lines(list(ka), list(kb), "a", "b", "--kernels"):
