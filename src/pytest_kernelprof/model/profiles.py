@@ -365,9 +365,10 @@ class KernelProfile:
         """The profile as text: where it came from, its kernel table, then its memory ops,
         launches, host span and syncs. ``kernels``: a line to put in place of the kernel table
         (a report that has shown that table already says so)."""
-        where = f"{self.device} ({self.arch})" if self.device else "no GPU"
+        # "on no GPU" read oddly (a trial): a profile whose trace names no device says so.
+        where = f" on {self.device} ({self.arch})" if self.device else ", no GPU named"
         # The trace's path, as any name is shown: a file named with a newline must not start a line.
-        head = f"KernelProfile from {printable(self.source)} on {where}: {plural(len(self.calls), 'call')}"
+        head = f"KernelProfile from {printable(self.source)}{where}: {plural(len(self.calls), 'call')}"
         if self.varied:
             head += ", calls launched different kernel sequences"
         elif len(self.calls) > 1 and self.has_device_activity:
@@ -425,10 +426,10 @@ class KernelProfile:
 
     def __repr__(self) -> str:
         # One line, as KernelList's; the table is table(), and what IPython shows.
-        where = f"{self.device} ({self.arch})" if self.device else "no GPU"
+        where = f" on {self.device} ({self.arch})" if self.device else ", no GPU named"
         label = self.source.replace("\\", "/").rsplit("/", 1)[-1]
         what = f"{plural(len(self.call.kernels), 'kernel')} per call" if self.has_device_activity else "no GPU activity"
-        return f"KernelProfile({label!r} on {where}: {what}, {plural(len(self.calls), 'call')})"
+        return f"KernelProfile({label!r}{where}: {what}, {plural(len(self.calls), 'call')})"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self) if cycle else self.table())
