@@ -30,14 +30,13 @@ EXTRA = ("flex_decoding",)
 def torch_names() -> set[str]:
     """Every ATen overload packet's name (all of them are registered in the CPU build too) and
     every higher-order op's."""
-    import torch
-    from torch import _ops
-
     # Dynamo and Inductor register higher-order ops of their own as they are imported (trace_wrapped,
     # triton_kernel_wrapper_mutation, control_deps): a process that compiled has them, one that
     # did not has not, so the names are read with both imported, as a compiled run has them.
+    import torch
     import torch._dynamo  # noqa: F401
     import torch._inductor.compile_fx  # noqa: F401
+    from torch import _ops
 
     names = {
         qualified.split("::", 1)[1].split(".", 1)[0]
