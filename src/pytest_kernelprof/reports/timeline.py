@@ -41,7 +41,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ from ..paths import atomic_path
 from ..tables import display_name, format_share, plural
 from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
 from ..traces.chrome import read_chrome_trace
+from .summary import relative_paths
 
 LAUNCH_PREFIXES = ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
 TABLE_ROWS = 500  # kernel table rows drawn at first; a button draws the rest
@@ -313,19 +314,24 @@ def render_page(
     title: str,
     trace: str | os.PathLike[str] | None = None,
     baselines: Sequence[tuple[str, str]] = (),
+    shown: Callable[[str], str] | None = None,
 ) -> str:
     """The page's HTML. ``trace``: the Chrome trace the profile came from (launches, memcpys, memsets);
-    ``baselines``: (heading, side-by-side table HTML) sections, from :func:`baseline_table`."""
+    ``baselines``: (heading, side-by-side table HTML) sections, from :func:`baseline_table`.
+    ``shown``: the profile's source (a trace's path) as the page names it; by default relative to
+    the working folder where under it (``kernelprof show --html``), else whole. The plugin names
+    paths relative to the rootdir, as a failure and the job summary do."""
+    source = (shown or _from_here)(prof.source)
     host = host_records(trace) if trace is not None else []
     data = _data(prof, title, host)
     opened = shown_call(prof)
     data["open"] = opened
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
     if prof.has_device_activity:
-        head = f"{plural(len(prof.calls), 'call')} on {where}; source {prof.source}"
+        head = f"{plural(len(prof.calls), 'call')} on {where}; source {source}"
     else:  # as kernelprof show says it: a CPU profile measured no GPU work, it did not see none done
         named = f" on {where}" if prof.device else ""
-        head = f"{plural(len(prof.calls), 'call')}, CPU only (no GPU activity recorded{named}); source {prof.source}"
+        head = f"{plural(len(prof.calls), 'call')}, CPU only (no GPU activity recorded{named}); source {source}"
     if len(prof.calls) > 1:
         head += f"; showing call {opened}, the median call by host span (pick another below)"
     side = "".join(f"<h2>{html.escape(h)}</h2>{table}" for h, table in baselines)
@@ -365,14 +371,20 @@ def write_page(
     title: str,
     trace: str | os.PathLike[str] | None = None,
     baselines: Sequence[tuple[str, str]] = (),
+    shown: Callable[[str], str] | None = None,
 ) -> None:
     """Write the page atomically: a reader (a browser, an artifact upload, another run writing the
     same test's page) never sees half of it."""
-    page = render_page(prof, title=title, trace=trace, baselines=baselines)
+    page = render_page(prof, title=title, trace=trace, baselines=baselines, shown=shown)
     # A name from a trace may hold a lone surrogate (JSON's "\ud800"), a path an undecodable byte:
     # no UTF-8 file holds them as such, so they are written as escapes, as tables show them.
     with atomic_path(path) as tmp:
         Path(tmp).write_text(page, encoding="utf-8", errors="backslashreplace")
+
+
+def _from_here(text: str) -> str:
+    """``text`` with each absolute path under the working folder written relative to it."""
+    return relative_paths(text, Path.cwd())
 
 
 def page_path(trace: Path) -> Path:

@@ -410,3 +410,14 @@ def test_the_idle_share_the_page_says_is_the_text_outputs(tmp_path: Path) -> Non
     calls = json.loads(page.data)["calls"]
     assert [call["idle_share"] for call in calls] == [">99%", "99%", "98%"]
     assert "Math.round(100*" not in render_page(prof, title="matmul")  # no rule of its own
+
+
+def test_the_page_names_its_source_from_the_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `kernelprof show --html` has no rootdir: a path under the working folder is named from it,
+    # as the plugin's pages name theirs from the rootdir; another stays whole.
+    prof = load_trace(DATA / "h200_geglu_eager.json.gz")
+    monkeypatch.chdir(DATA.parent)
+    assert "; source data/h200_geglu_eager.json.gz" in render_page(prof, title="here")
+    monkeypatch.chdir(tmp_path)
+    assert f"; source {DATA / 'h200_geglu_eager.json.gz'}" in render_page(prof, title="elsewhere")
+    assert "; source x" in render_page(prof, title="shown", shown=lambda path: "x")
