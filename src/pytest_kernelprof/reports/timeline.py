@@ -13,7 +13,8 @@ the first call carries the profiler's start-up). After drawing, the script write
 into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
 read back from a headless browser; the page shows none of it.
 A profile without GPU activity (a CPU run) says so, in its heading and in each GPU section
-("not measured"): "0 kernels" or "none" there would read as measured idleness.
+("not measured"): "0 kernels" or "none" there would read as measured idleness; its op table is
+by CPU time, without the device column.
 
 Every value goes into the page once (:func:`fill`: one pass over the template, so a value is
 never searched for placeholders) and escaped for where it lands: HTML text and attributes by
