@@ -51,7 +51,7 @@ from ..checks.diff import change_details, describe_kernel, diff_kernels, render_
 from ..errors import KernelProfError
 from ..model import KernelProfile
 from ..model.kernels import kernel_cells
-from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
+from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE, Op
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
 from ..paths import atomic_path
 from ..tables import display_name, format_share, plural
@@ -215,7 +215,7 @@ def _op_table(prof: KernelProfile, number: int) -> str:
     )
 
 
-def _time(op: Any, measured: bool) -> float | None:
+def _time(op: Op, measured: bool) -> float | None:
     """What the op table sorts by: an op's device time, or its CPU time where none was measured."""
     return op.subtree_device_us if measured else op.cpu_time_us
 
