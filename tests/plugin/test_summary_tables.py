@@ -147,3 +147,54 @@ def test_not_profiled():
     # A test that took no profile: its message is pytest's.
     [plain] = re.findall(r'<testcase [^>]*name="test_not_profiled".*?<failure message="([^"]*)"', xml, re.S)
     assert re.search(r" at 0x[0-9a-f]{4,}", plain), plain
+
+
+OP_ASSERTIONS = f"""
+from pathlib import Path
+
+DATA = Path({str(DATA)!r})
+
+
+def test_op_count(kernelprof):
+    prof = kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz")
+    assert prof.ops["aten::mm"].count == 2
+
+
+def test_a_calls_op(kernelprof):
+    gelu = kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz").calls[1].ops["aten::gelu"]
+    assert gelu.device_time_us < 1
+"""
+
+
+def test_an_op_assertion_gets_the_op_table_in_the_summary_and_the_terminal(cpu_pytester: pytest.Pytester) -> None:
+    # Trial report: `assert prof.ops["aten::mm"].count == 2` showed the op's repr in one line; the
+    # job summary had only that, where a failed `"aten::add" in prof.ops` showed the op table.
+    cpu_pytester.makepyfile(test_s=OP_ASSERTIONS)
+    result = cpu_pytester.runpytest("--kernelprof-summary", "summary.md")
+    result.assert_outcomes(failed=2)
+    text = (cpu_pytester.path / "summary.md").read_text()
+    expected = [
+        "*the ops of the call (times: each one's median over the 3 calls), * the op the assertion named:",
+        "  op * count  cpu us (all)  device us (all)  kernels",
+        "  aten::linear * 3 * 122.3 * 165.6 * 3",
+        "* aten::mm * 3 * 86.6 * 165.6 * 3",
+        "  aten::_unsafe_view *",
+        "(times: the sum over each op's occurrences in the call*",
+        "aten::mm's kernels:",
+        "#  kind  family *",
+        "0  gemm  nvjet *aten::mm *nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
+        "2  gemm  nvjet *aten::mm *nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_TNT",
+    ]
+    count = pytest.LineMatcher(_failure(text, "test_op_count").splitlines())
+    count.fnmatch_lines(["assert 3 == 2", "*where 3 = Op('aten::mm', count=3, *", "", "kernelprof profile 1 of 1, *"])
+    count.fnmatch_lines(expected)
+    assert [line for line in _failure(text, "test_op_count").splitlines() if line.startswith("* ")] == [
+        "* aten::mm                3          86.6            165.6        3"
+    ]
+    result.stdout.fnmatch_lines(["*- kernelprof profile 1 of 1 -*", "per call (call 1, *", *expected])
+    # An op of one call: that call's table, with its own times.
+    call = pytest.LineMatcher(_failure(text, "test_a_calls_op").splitlines())
+    call.fnmatch_lines(
+        ["*where * = Op('aten::gelu', *", "kernelprof profile 1 of 1, the ops of call 1, * the op the assertion named:"]
+    )
+    call.fnmatch_lines(["* aten::gelu *1 *", "aten::gelu's kernels:", "0  pointwise *gelu*"])

@@ -294,6 +294,7 @@ def _workspace(config: pytest.Config) -> Path:
 def _page_baselines(item: pytest.Item, profiles: Sequence[Any]) -> list[tuple[str, str]]:
     """Side-by-side tables of the baselines a failed test checked."""
     from ..checks.baseline import Checked, Signature, read_baseline
+    from ..reports.summary import relative_paths
     from ..reports.timeline import baseline_table
     from .fixtures import BASELINE_NOTES_KEY
 
@@ -311,7 +312,9 @@ def _page_baselines(item: pytest.Item, profiles: Sequence[Any]) -> list[tuple[st
             current = list(run.kernels)
         except (KernelProfError, ValueError, KeyError, TypeError):
             continue
-        title = f"baseline {note.arch}/{note.name} ({note.path}) and this run"
+        # The path as the failure and the job summary name it: relative to the rootdir.
+        path = relative_paths(str(note.path), item.config.rootpath)
+        title = f"baseline {note.arch}/{note.name} ({path}) and this run"
         sections.append((title, baseline_table(kernels, current)))
     return sections
 
@@ -319,12 +322,18 @@ def _page_baselines(item: pytest.Item, profiles: Sequence[Any]) -> list[tuple[st
 def pages_for_failed_test(item: pytest.Item, profiles: Sequence[Any]) -> list[str]:
     """A page beside each trace the plugin saved for a failed test: one line per page."""
     from ..paths import trace_file_name
+    from ..reports.summary import relative_paths
     from ..reports.timeline import page_path, write_page
 
     settings = item.config.stash[SETTINGS_KEY]
     if settings.trace_dir is None or settings.save == "none":
         return []
     baselines = _page_baselines(item, profiles)
+    root = item.config.rootpath
+
+    def shown(text: str) -> str:  # a trace's path as the failure and the job summary name it
+        return relative_paths(text, root)
+
     lines = []
     for index, prof in enumerate(profiles):
         trace = settings.trace_dir / trace_file_name(item.nodeid, index)
@@ -332,7 +341,8 @@ def pages_for_failed_test(item: pytest.Item, profiles: Sequence[Any]) -> list[st
             continue
         page = page_path(trace)
         try:
-            write_page(page, prof, title=f"{item.nodeid} profile {index + 1}", trace=trace, baselines=baselines)
+            title = f"{item.nodeid} profile {index + 1}"
+            write_page(page, prof, title=title, trace=trace, baselines=baselines, shown=shown)
         except OSError as exc:
             lines.append(f"{page}: not written ({exc})")
         else:

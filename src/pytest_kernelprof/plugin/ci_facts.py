@@ -72,6 +72,12 @@ def asserted(excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
     ``@py_assert<N>``): ``assert not prof.syncs`` is about syncs, though no comparison reached
     pytest_assertrepr_compare; ``assert all(k.dtype == "bf16" for k in prof.kernels)`` is about kernels."""
     from ..model.explain import subject
+
+    return subject(*statement_values(excinfo))
+
+
+def statement_values(excinfo: pytest.ExceptionInfo[BaseException]) -> list[Any]:
+    """The values a failed ``assert`` statement named and evaluated (:func:`asserted`)."""
     from ..model.profiles import CallProfile, KernelProfile
 
     entry = excinfo.traceback[-1]
@@ -93,7 +99,7 @@ def asserted(excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
                 if isinstance(base, KernelProfile | CallProfile):
                     with contextlib.suppress(KernelProfError):  # not measured or not recorded: the profile says it
                         values.append(getattr(base, node.attr))
-    return subject(*values)
+    return values
 
 
 def failure_text(error: BaseException, explained: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
@@ -279,6 +285,39 @@ def records_named(
     return what if _named_in_a_line(what, explained) else None
 
 
+def _ops_named(
+    found: Sequence[tuple[BaseException, str, pytest.ExceptionInfo[BaseException]]], explained: Sequence[object]
+) -> list[Any]:
+    # The Op values of a failed assertion on ops that showed no table (``assert op.count == 2``).
+    from ..model.ops import Op
+
+    if not found or worst([name for _, name, _ in found]) != "ops" or explained:
+        return []
+    named = {
+        id(value): value
+        for error, what, info in found
+        if what == "ops" and isinstance(error, AssertionError)
+        for value in statement_values(info)
+        if isinstance(value, Op)
+    }
+    return list(named.values())
+
+
+def ops_named(
+    item: pytest.Item,
+    excinfo: pytest.ExceptionInfo[BaseException],
+    report: pytest.TestReport,
+    profiles: Sequence[Any],
+) -> list[Any]:
+    """The ``Op`` values a failed phase's assertion on ops named, where its message showed no
+    table (``assert prof.ops["aten::mm"].count == 2``): the summary carries the op table that
+    holds them, their rows marked (:func:`op_tables`), and the terminal's profile sections end
+    with it. Empty where the failure was about anything else or explained itself (a failed
+    ``"aten::add" in prof.ops`` shows the table)."""
+    explained = item.stash.get(EXPLAINED_KEY, []) if report.when == "call" else []
+    return _ops_named(_found(item, excinfo, report, profiles), explained)
+
+
 def about_profile(
     item: pytest.Item,
     excinfo: pytest.ExceptionInfo[BaseException],
@@ -329,6 +368,11 @@ def failure_of(
     tables = profile_tables(report.sections) if what in TABLED else []
     if _named_in_a_line(what, explained):
         tables = record_tables(profiles, what)
+    ops = _ops_named(found, explained)
+    if ops:
+        from .report_sections import op_tables
+
+        tables = op_tables(profiles, ops)
     # The tables in what the message left of the summary's limits for one failure.
     kept_tables = kept_message(tables, MESSAGE_LINES - len(kept), MESSAGE_CHARS - len("\n".join(kept)))
     first = found[0][2]

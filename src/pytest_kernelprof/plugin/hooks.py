@@ -342,15 +342,17 @@ def _add_sections(
 ) -> None:
     """The sections of the report of the phase that profiled or failed: a fixture's setup or
     teardown fails with the test's profiles so far, and saves their traces, as a call does."""
-    from .ci_facts import records_named
+    from .ci_facts import ops_named, records_named
     from .report_sections import advice_shown, report_sections, tables_shown
 
     settings = item.config.stash[SETTINGS_KEY]
     captures = phases.captures(item)
     error = excinfo.value if excinfo is not None else None
-    records = None
+    records, ops = None, []
     if report.failed and excinfo is not None:
-        records = records_named(item, excinfo, report, [capture.profile for capture in captures])
+        profiles = [capture.profile for capture in captures]
+        records = records_named(item, excinfo, report, profiles)
+        ops = ops_named(item, excinfo, report, profiles)
     save = settings.trace_dir is not None and (settings.save == "all" or (settings.save == "failed" and phases.failed))
     save_from = phases.saved if save and phases.saved < len(captures) else None
     if save_from is not None:
@@ -366,6 +368,7 @@ def _add_sections(
             advised=advice_shown(error, explained) if report.failed else frozenset(),
             rootpath=item.config.rootpath,
             records=records,
+            ops=ops,
         )
     )
 

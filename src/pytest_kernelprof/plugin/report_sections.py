@@ -21,6 +21,7 @@ from ..tables import printable
 if TYPE_CHECKING:
     from ..api import Capture
     from ..model import KernelProfile
+    from ..model.ops import Op, OpTable
 
 SHOWN_PROFILES = 3  # the last profiles of a failing test, whose tables go into its report
 
@@ -42,6 +43,7 @@ def report_sections(
     advised: Collection[str] = frozenset(),
     rootpath: Path | None = None,
     records: str | None = None,
+    ops: Sequence[Op] = (),
 ) -> list[tuple[str, str]]:
     """(title, text) sections for the report of a test's phase (``captures``: the test's profiles
     so far): the kernel tables of its last profiles when the phase ``failed``, and the traces of
@@ -53,7 +55,10 @@ def report_sections(
     leaves them out, so that each is printed once. ``rootpath``: a trace's path under it is shown
     relative to it, as the job summary shows it. ``records``: "copies" where the failure named
     them in a line (``len(prof.copies) == 0``): each table ends with the copies' table and its
-    ``to fix:`` lines, as the job summary shows them (a profile's table ends with its syncs)."""
+    ``to fix:`` lines, as the job summary shows them (a profile's table ends with its syncs).
+    ``ops``: the ``Op`` values a failed assertion named in a line (``ops["aten::mm"].count == 2``):
+    the table of the profile that holds them ends with its op table, their rows marked, as the job
+    summary shows it (:func:`op_lines`)."""
     sections = []
     if failed:
         first = max(1, len(captures) - SHOWN_PROFILES + 1)
@@ -63,6 +68,9 @@ def report_sections(
             text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
             if records == "copies":
                 text += _copies(prof, text)
+            if ops:
+                heading, lines = op_lines(prof, ops)
+                text += "".join(f"\n{line}" for line in ([f"{heading}:", *lines] if lines else []))
             if advised:
                 text = "\n".join(line for line in text.splitlines() if line not in advised)
             if rootpath is not None:
@@ -86,6 +94,57 @@ def _copies(prof: KernelProfile, text: str) -> str:
     fixes = [line for line in copies.fix_lines() if line not in said]
     count = f"{len(copies)} {'copy' if len(copies) == 1 else 'copies'}"
     return "\n" + "\n".join([f"{count} per call:", copies.table(), *fixes])
+
+
+# Before the rows of an op table that a failed assertion named (the kernel table marks with "*" too).
+OP_MARK = "* "
+
+
+def op_lines(prof: KernelProfile, ops: Sequence[Op]) -> tuple[str, list[str]]:
+    """What ``prof``'s op table says of ``ops``, the ``Op`` values a failed assertion named
+    (pytest shows an op as its one-line repr): the words that head it ("the ops of the call"
+    and whose times they are) and the table of the call whose ops they are, their rows marked
+    ``*``, then each one's kernels. No lines where none of ``ops`` is ``prof``'s."""
+    for table, whose in _op_tables(prof):
+        try:
+            names = table.names
+            marked = [name for name in names if any(table[name] is op for op in ops)]
+        except KernelProfError:
+            continue
+        if not marked:
+            continue
+        # A row a line (a name is shown printable), the header first and the note on the times last.
+        text = table.table().splitlines()
+        rows, note = text[: len(names) + 1], text[len(names) + 1 :]
+        lines = [(OP_MARK if i and names[i - 1] in marked else " " * len(OP_MARK)) + row for i, row in enumerate(rows)]
+        lines += note
+        for name in marked:
+            kernels = table[name].kernels
+            if kernels.measured and len(kernels):
+                lines += [f"{printable(name)}'s kernels:", *kernels.table().splitlines()]
+        return f"{whose}, {OP_MARK.strip()} the op{'s' if len(marked) > 1 else ''} the assertion named", lines
+    return "", []
+
+
+def op_tables(profiles: Sequence[KernelProfile], ops: Sequence[Op]) -> list[str]:
+    """The op table that holds ``ops`` (a failed assertion's ``Op`` values, which pytest shows as
+    one line each: ``where 3 = Op('aten::mm', count=3, ...).count``), their rows marked, and their
+    kernels, under the title of the profile whose they are; as the terminal's profile section ends."""
+    lines: list[str] = []
+    for number, prof in enumerate(profiles, 1):
+        heading, table = op_lines(prof, ops)
+        if table:
+            lines += [*([""] if lines else []), f"{PROFILE_SECTION}{number} of {len(profiles)}, {heading}:", *table]
+    return lines
+
+
+def _op_tables(prof: KernelProfile) -> list[tuple[OpTable, str]]:
+    """The op tables an ``Op`` of ``prof`` may come from, with what heads each: the profile's own
+    (its representative call's, each op's times its median over the calls) and each call's."""
+    many = len(prof.calls) > 1
+    times = f" (times: each one's median over the {len(prof.calls)} calls)" if many else ""
+    tables = [(prof.call.ops, f"the ops of the call{times}")]
+    return tables + [(call.ops, f"the ops of call {call.index}") for call in prof.calls if many]
 
 
 def tables_shown(error: BaseException | None, tabled: Sequence[tuple[Sequence[str], object]]) -> list[object]:

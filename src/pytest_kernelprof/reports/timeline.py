@@ -13,7 +13,8 @@ the first call carries the profiler's start-up). After drawing, the script write
 into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
 read back from a headless browser; the page shows none of it.
 A profile without GPU activity (a CPU run) says so, in its heading and in each GPU section
-("not measured"): "0 kernels" or "none" there would read as measured idleness.
+("not measured"): "0 kernels" or "none" there would read as measured idleness; its op table is
+by CPU time, without the device column.
 
 Every value goes into the page once (:func:`fill`: one pass over the template, so a value is
 never searched for placeholders) and escaped for where it lands: HTML text and attributes by
@@ -41,7 +42,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,13 +51,16 @@ from ..checks.diff import change_details, describe_kernel, diff_kernels, render_
 from ..errors import KernelProfError
 from ..model import KernelProfile
 from ..model.kernels import kernel_cells
-from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE
+from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE, Op
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
 from ..paths import atomic_path
 from ..tables import display_name, format_share, plural
 from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
 from ..traces.chrome import read_chrome_trace
+from .summary import relative_paths
 
+# What the page's GPU sections say where the profile has no GPU activity (the template's NM too).
+NOT_MEASURED = "not measured: no GPU activity in this profile"
 LAUNCH_PREFIXES = ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
 TABLE_ROWS = 500  # kernel table rows drawn at first; a button draws the rest
 
@@ -178,35 +182,48 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
 
 def _op_table(prof: KernelProfile, number: int) -> str:
     """The op table of call ``number``, the one the page opens on: one call's ops, where the
-    profile's own (medians over every call) cost an op tree per call, seconds on a long trace."""
-    heading = f"<h2>Ops of call {number} (by device time, the ops inside each op included)</h2>"
+    profile's own (medians over every call) cost an op tree per call, seconds on a long trace.
+    By device time; a profile without GPU activity by CPU time, without the device column, whose
+    cells would all read "-" (its heading says so, as the page's GPU sections say "not measured")."""
+    measured = prof.has_device_activity
+    order = "device time" if measured else "CPU time"
+    unmeasured = "" if measured else f"; device time {NOT_MEASURED}"
+    heading = f"<h2>Ops of call {number} (by {order}, the ops inside each op included{unmeasured})</h2>"
     rows = []
     try:
         ops = prof.calls[number].ops if prof.calls else prof.ops
         names = sorted(
             (name for name in ops.names if not is_inductors_range(ops[name])),
-            key=lambda name: -(ops[name].subtree_device_us or 0.0),
+            key=lambda name: -(_time(ops[name], measured) or 0.0),
         )
     except KernelProfError:
         return heading + "<p>no op table</p>"
     for name in names[:300]:
         op = ops[name]
-        device = "-" if op.subtree_device_us is None else f"{op.subtree_device_us:.1f}"
-        rows.append(
-            f"<tr><td>{html.escape(name)}</td><td>{op.count}</td><td>{op.cpu_time_us:.1f}</td><td>{device}</td></tr>"
-        )
+        cells = [html.escape(name), str(op.count), f"{op.cpu_time_us:.1f}"]
+        if measured:
+            cells.append("-" if op.subtree_device_us is None else f"{op.subtree_device_us:.1f}")
+        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
     more = f"<p>... and {len(names) - 300} more ops</p>" if len(names) > 300 else ""
+    headers = ["op", "count", *(OP_TIME_HEADERS if measured else OP_TIME_HEADERS[:1])]
+    # Without GPU activity the note's words on device time tell of nothing measured.
+    note = OP_TIMES_NOTE if measured else OP_TIMES_NOTE.partition("; device time:")[0] + ")"
     return (
-        f"{heading}{_nesting_note(ops, names[:300])}<table><thead><tr><th>op</th><th>count</th>"
-        f"<th>{OP_TIME_HEADERS[0]}</th><th>{OP_TIME_HEADERS[1]}</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table><p>{OP_TIMES_NOTE}</p>{more}"
+        f"{heading}{_nesting_note(ops, names[:300], measured)}<table><thead><tr>"
+        + "".join(f"<th>{header}</th>" for header in headers)
+        + f"</tr></thead><tbody>{''.join(rows)}</tbody></table><p>{note}</p>{more}"
     )
 
 
-def _nested_pair(ops: Any, names: Sequence[str]) -> tuple[str, str] | None:
-    """The first of the table's top rows that holds another row with device time, and that
-    row, the nearest one inside it."""
-    timed = {name for name in names if ops[name].subtree_device_us}
+def _time(op: Op, measured: bool) -> float | None:
+    """What the op table sorts by: an op's device time, or its CPU time where none was measured."""
+    return op.subtree_device_us if measured else op.cpu_time_us
+
+
+def _nested_pair(ops: Any, names: Sequence[str], measured: bool) -> tuple[str, str] | None:
+    """The first of the table's top rows that holds another row with time (device time where
+    measured), and that row, the nearest one inside it."""
+    timed = {name for name in names if _time(ops[name], measured)}
     for name in names[:20]:
         seen, todo = {name}, list(ops[name].child_names)
         while todo:
@@ -220,10 +237,10 @@ def _nested_pair(ops: Any, names: Sequence[str]) -> tuple[str, str] | None:
     return None
 
 
-def _nesting_note(ops: Any, names: Sequence[str]) -> str:
+def _nesting_note(ops: Any, names: Sequence[str], measured: bool) -> str:
     """The op table is flat: an op and the ops inside it are rows alike (a compiled region's
     224.4us held its aten::mm's 168.9us), so a reader who added the column counted time twice."""
-    pair = _nested_pair(ops, names)
+    pair = _nested_pair(ops, names, measured)
     example = "" if pair is None else f" ({html.escape(pair[0])} holds {html.escape(pair[1])})"
     return (
         f"<p>Each op's time includes the ops inside it{example}: "
@@ -313,19 +330,24 @@ def render_page(
     title: str,
     trace: str | os.PathLike[str] | None = None,
     baselines: Sequence[tuple[str, str]] = (),
+    shown: Callable[[str], str] | None = None,
 ) -> str:
     """The page's HTML. ``trace``: the Chrome trace the profile came from (launches, memcpys, memsets);
-    ``baselines``: (heading, side-by-side table HTML) sections, from :func:`baseline_table`."""
+    ``baselines``: (heading, side-by-side table HTML) sections, from :func:`baseline_table`.
+    ``shown``: the profile's source (a trace's path) as the page names it; by default relative to
+    the working folder where under it (``kernelprof show --html``), else whole. The plugin names
+    paths relative to the rootdir, as a failure and the job summary do."""
+    source = (shown or _from_here)(prof.source)
     host = host_records(trace) if trace is not None else []
     data = _data(prof, title, host)
     opened = shown_call(prof)
     data["open"] = opened
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
     if prof.has_device_activity:
-        head = f"{plural(len(prof.calls), 'call')} on {where}; source {prof.source}"
+        head = f"{plural(len(prof.calls), 'call')} on {where}; source {source}"
     else:  # as kernelprof show says it: a CPU profile measured no GPU work, it did not see none done
         named = f" on {where}" if prof.device else ""
-        head = f"{plural(len(prof.calls), 'call')}, CPU only (no GPU activity recorded{named}); source {prof.source}"
+        head = f"{plural(len(prof.calls), 'call')}, CPU only (no GPU activity recorded{named}); source {source}"
     if len(prof.calls) > 1:
         head += f"; showing call {opened}, the median call by host span (pick another below)"
     side = "".join(f"<h2>{html.escape(h)}</h2>{table}" for h, table in baselines)
@@ -365,14 +387,20 @@ def write_page(
     title: str,
     trace: str | os.PathLike[str] | None = None,
     baselines: Sequence[tuple[str, str]] = (),
+    shown: Callable[[str], str] | None = None,
 ) -> None:
     """Write the page atomically: a reader (a browser, an artifact upload, another run writing the
     same test's page) never sees half of it."""
-    page = render_page(prof, title=title, trace=trace, baselines=baselines)
+    page = render_page(prof, title=title, trace=trace, baselines=baselines, shown=shown)
     # A name from a trace may hold a lone surrogate (JSON's "\ud800"), a path an undecodable byte:
     # no UTF-8 file holds them as such, so they are written as escapes, as tables show them.
     with atomic_path(path) as tmp:
         Path(tmp).write_text(page, encoding="utf-8", errors="backslashreplace")
+
+
+def _from_here(text: str) -> str:
+    """``text`` with each absolute path under the working folder written relative to it."""
+    return relative_paths(text, Path.cwd())
 
 
 def page_path(trace: Path) -> Path:

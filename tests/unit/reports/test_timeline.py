@@ -19,6 +19,7 @@ from pytest_kernelprof import load_trace
 from pytest_kernelprof.checks.baseline.signature import BaselineKernel
 from pytest_kernelprof.checks.diff import diff_kernels, render_diff
 from pytest_kernelprof.reports.timeline import (
+    NOT_MEASURED,
     baseline_table,
     fill,
     host_records,
@@ -410,3 +411,32 @@ def test_the_idle_share_the_page_says_is_the_text_outputs(tmp_path: Path) -> Non
     calls = json.loads(page.data)["calls"]
     assert [call["idle_share"] for call in calls] == [">99%", "99%", "98%"]
     assert "Math.round(100*" not in render_page(prof, title="matmul")  # no rule of its own
+
+
+def test_the_page_names_its_source_from_the_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `kernelprof show --html` has no rootdir: a path under the working folder is named from it,
+    # as the plugin's pages name theirs from the rootdir; another stays whole.
+    prof = load_trace(DATA / "h200_geglu_eager.json.gz")
+    monkeypatch.chdir(DATA.parent)
+    assert "; source data/h200_geglu_eager.json.gz" in render_page(prof, title="here")
+    monkeypatch.chdir(tmp_path)
+    assert f"; source {DATA / 'h200_geglu_eager.json.gz'}" in render_page(prof, title="elsewhere")
+    assert "; source x" in render_page(prof, title="shown", shown=lambda path: "x")
+
+
+def test_a_cpu_only_op_table_is_by_cpu_time_without_a_device_column() -> None:
+    # Trial: a CPU profile's op table was headed "by device time" over a device column of "-",
+    # its rows in no visible order.
+    prof = load_trace(DATA / "cpu_torch2.13.0_step.json.gz")
+    text = render_page(prof, title="cpu")
+    table = text[text.index("<h2>Ops of call") : text.index('<script id="data"')]
+    assert table.startswith(
+        f"<h2>Ops of call 1 (by CPU time, the ops inside each op included; device time {NOT_MEASURED})</h2>"
+    )
+    assert f'const NM="{NOT_MEASURED}"' in text  # the words of the page's GPU sections
+    assert "<thead><tr><th>op</th><th>count</th><th>cpu us (all)</th></tr></thead>" in table
+    assert "device" not in table.split("</h2>", 1)[1]
+    times = [float(cpu) for cpu in re.findall(r"<tr><td>[^<]*</td><td>\d+</td><td>([^<]*)</td></tr>", table)]
+    assert len(times) == len(prof.calls[1].ops) > 10
+    assert times == sorted(times, reverse=True)
+    assert "(my_block holds aten::linear)" in table

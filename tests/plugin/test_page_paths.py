@@ -1,0 +1,46 @@
+"""The timeline page beside a failed test's trace names paths as the failure and the job summary
+do: relative to the rootdir where under it (a trial's page read `baseline sm90/default
+(/tmp/x/tests/__kernelprof__/...)` and `source /tmp/x/tests/traces/...`)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.checks.baseline import baseline_paths, record
+from pytest_kernelprof.paths import trace_file_name
+from tests.helpers import DATA
+
+SUITE = """
+from pathlib import Path
+
+
+def test_baseline(kernelprof, kernel_baseline):
+    kernel_baseline.check(kernelprof.load_trace(Path(__file__).parent / "recorded" / "geglu.json.gz"))
+"""
+
+
+def test_the_page_of_a_failed_baseline_names_paths_relative_to_the_rootdir(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cpu_pytester.makeini("[pytest]\n")  # the rootdir, above the folder the run starts in
+    tests = cpu_pytester.mkpydir("tests")
+    module = tests / "test_user.py"
+    module.write_text(SUITE)
+    (tests / "recorded").mkdir()
+    shutil.copy(DATA / "h200_geglu_eager.json.gz", tests / "recorded" / "geglu.json.gz")
+    path, _ = baseline_paths(module, "tests/test_user.py::test_baseline")
+    record(path, "sm90", "default", load_trace(DATA / "h200_geglu_compiled.json.gz"))
+    monkeypatch.chdir(tests)
+    summary = cpu_pytester.path / "summary.md"
+    result = cpu_pytester.runpytest("--kernelprof-trace-dir", str(tests / "traces"), "--kernelprof-summary", summary)
+    result.assert_outcomes(failed=1)
+    shown = path.relative_to(cpu_pytester.path).as_posix()
+    assert shown in summary.read_text()  # as the failure names it
+    trace = tests / "traces" / trace_file_name("tests/test_user.py::test_baseline", 0)
+    text = trace.with_name(trace.name.removesuffix(".json.gz") + ".html").read_text()
+    assert f"<h2>baseline sm90/default ({shown}) and this run</h2>" in text
+    assert "; source tests/recorded/geglu.json.gz" in text
+    assert str(cpu_pytester.path) not in text
