@@ -24,7 +24,8 @@ def query_text(method: str, pattern: Pattern | None, kind: str | None, dtype: st
 
 class KernelCount(int):
     """What :meth:`KernelList.count` returns: an ``int`` that also holds what it counted (the
-    kernels, the pattern and kind, the indices that matched), for the report of a failed
+    kernels, the pattern and kind, the numbers in their call of the kernels that matched, as
+    the kernel table numbers them), for the report of a failed
     assertion such as ``assert prof.kernels.count("triton_*gelu*") == 1``."""
 
     kernels: KernelList
