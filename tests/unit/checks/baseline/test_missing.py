@@ -52,7 +52,11 @@ def test_an_entry_that_differs_is_a_mismatch_not_a_missing_entry(tmp_path: Path)
         _check(path).check(prof)
     assert type(caught.value) is BaselineMismatchError
     # `prof == kernel_baseline` is pytest's AssertionError either way: its explanation says which.
-    assert not (prof == _check(tmp_path / "none.json"))
+    missing = _check(tmp_path / "none.json")
+    assert prof != missing
+    explained = missing.explanation()
+    assert explained is not None
+    assert explained.head[1].startswith("no kernel baseline sm90/default in ")
 
 
 def test_a_sweep_whose_buckets_only_lack_entries_is_missing_and_one_that_differs_a_mismatch(tmp_path: Path) -> None:
