@@ -10,7 +10,7 @@ from typing import Any, Protocol, overload
 from ..decode import KINDS, KernelName
 from ..errors import KernelMatchError, QueryError, QueryTypeError
 from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable
-from .counts import KernelCount, query_text
+from .counts import KernelCount, query_text, wanted_text
 from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table
 from .kernel_text import KERNEL_CELLS as KERNEL_CELLS  # the timeline's table and tests import them from here
 from .kernel_text import kernel_cells as kernel_cells
@@ -363,20 +363,7 @@ class KernelList(_Records[Kernel]):
         found = [k for _, k in pairs]
         if len(found) == 1:
             return found[0]
-        wanted = (
-            " and ".join(
-                part
-                for part in (
-                    f"name matching {pattern.pattern if isinstance(pattern, re.Pattern) else pattern!r}"
-                    if pattern is not None
-                    else "",
-                    f"kind={kind!r}" if kind is not None else "",
-                    f"dtype={dtype!r}" if dtype is not None else "",
-                )
-                if part
-            )
-            or "any kernel"
-        )
+        wanted = wanted_text(pattern, kind, dtype)
         times = f" (times: {self.times})" if self.times else ""
         lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}{times}:"]
         lines.append(self.table(marked=matched))
