@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .errors import (
         BaselineError,
         BaselineMismatchError,
+        BaselineMissingError,
         BenchmarkError,
         CannotTellError,
         ForbiddenError,
@@ -77,6 +78,7 @@ _HOMES: dict[str, str] = {
     "KernelProfError": "errors",
     "BaselineError": "errors",
     "BaselineMismatchError": "errors",
+    "BaselineMissingError": "errors",
     "BenchmarkError": "errors",
     "CannotTellError": "errors",
     "ForbiddenError": "errors",
@@ -141,6 +143,7 @@ _MOVED_TO_TYPES = frozenset(
 __all__ = [
     "BaselineError",
     "BaselineMismatchError",
+    "BaselineMissingError",
     "BenchmarkError",
     "CannotTellError",
     "Capture",

@@ -103,12 +103,21 @@ class BaselineError(KernelProfError):
 
 class BaselineMismatchError(KernelProfError, AssertionError):
     """``kernel_baseline.check(prof)`` on a profile whose kernel signature differs from its stored
-    baseline, or whose metrics are worse, or which has no baseline yet; the message shows the diff
-    and the command that records the change. An ``AssertionError``, so the test fails."""
+    baseline, or whose metrics are worse; the message shows the diff and the command that records
+    the change. One with no baseline yet raises :class:`BaselineMissingError`, a subclass. An
+    ``AssertionError``, so the test fails."""
 
     # As KernelMatchError's: the KernelList whose whole table the message shows (a profile with
     # no baseline yet), which a report that shows the failure need not show again.
     kernels: Any = None
+
+
+class BaselineMissingError(BaselineMismatchError):
+    """``kernel_baseline.check(prof)`` (or ``check_sweep``) where the baseline file has no entry
+    for the profile yet (no file, no entry for the GPU architecture, no entry of that name, or a
+    sweep's buckets with none): nothing differs, there is nothing to compare with. The message
+    says how to record it. A ``BaselineMismatchError``, so an ``except`` of that still catches
+    it, and so an ``AssertionError``: the test fails until the baseline is recorded."""
 
 
 class SweepError(KernelProfError, AssertionError):

@@ -12,6 +12,7 @@ import json
 import shlex
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -399,15 +400,23 @@ def test_a_kernel_that_moved_dtype_fails_its_baseline_as_a_mismatch(cpu_pytester
     assert "1 test failed: kernel baseline" in (cpu_pytester.path / "summary.md").read_text()
 
 
-def test_a_missing_baselines_table_is_shown_once(project: pytest.Pytester) -> None:
+def test_a_missing_baseline_fails_by_its_type_and_shows_its_table_once(project: pytest.Pytester) -> None:
     # A trial: the failure of a test with no baseline yet showed the kernel table, and its
     # 'kernelprof profile' section showed it again.
-    result = project.runpytest("-k", "test_new")
+    result = project.runpytest("-k", "test_new", "--junitxml=junit.xml")
     result.assert_outcomes(failed=1, deselected=10)
     result.stdout.fnmatch_lines(
-        ["E   *no kernel baseline sm90/default in *", "*- kernelprof profile 1 of 1 -*", SHOWN_ABOVE]
+        [
+            "E   *BaselineMissingError: no kernel baseline sm90/default in *",
+            "*- kernelprof profile 1 of 1 -*",
+            SHOWN_ABOVE,
+        ]
     )
     assert result.stdout.str().count("triton_poi_fused__unsafe_view_gelu_mul_0") == 1
+    # Its type says what failed where only the type is read: JUnit's message, a CI filter on it.
+    failure = ElementTree.parse(project.path / "junit.xml").find(".//testcase/failure")
+    assert failure is not None
+    assert failure.get("message", "").startswith("pytest_kernelprof.errors.BaselineMissingError: no kernel baseline")
 
 
 def test_the_record_command_names_the_test_as_the_folder_pytest_runs_in_does(

@@ -195,7 +195,7 @@ def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> tuple[list[str
         children = [_occurrence_children(n) for n in group]
         cpu_ns = sum(n.end - n.start for n in group)
         self_cpu_ns = cpu_ns - sum(c.end - c.start for found in children for c in found)
-        kernels = [k for n in group for _, k in n.subtree_kernels]
+        kernels = [pair for n in group for pair in n.subtree_kernels]
         first_children = tuple(c.name for c in children[0])
         device_ns = sum(n.device_ns for n in group)
         self_device_ns = device_ns - sum(c.device_ns for found in children for c in found)
@@ -206,7 +206,11 @@ def _op_table(nodes: Sequence[_OpNode], device_recorded: bool) -> tuple[list[str
             self_cpu_time_us=self_cpu_ns / 1000.0,
             child_names=first_children,
             children_vary=any(tuple(c.name for c in found) != first_children for found in children[1:]),
-            kernels=KernelList(kernels, unavailable=None if device_recorded else _UNRECORDED),
+            kernels=KernelList(
+                [k for _, k in kernels],
+                unavailable=None if device_recorded else _UNRECORDED,
+                positions=[position for position, _ in kernels],
+            ),
             subtree_device_us=device_ns / 1000.0 if device_recorded else None,
             self_device_us=self_device_ns / 1000.0 if device_recorded else None,
         )

@@ -254,7 +254,8 @@ def median_call(
         if representative:
             if not position:
                 position.update((id(k), i) for i, k in enumerate(first.kernels))
-            op_kernels = KernelList([representative[position[id(k)]] for k in op.kernels], times=kernels.times)
+            numbers = [position[id(k)] for k in op.kernels]
+            op_kernels = KernelList([representative[n] for n in numbers], times=kernels.times, positions=numbers)
         return replace(
             op,
             kernels=op_kernels,

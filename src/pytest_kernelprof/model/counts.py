@@ -22,9 +22,21 @@ def query_text(method: str, pattern: Pattern | None, kind: str | None, dtype: st
     return f"{method}({', '.join(args)})"
 
 
+def wanted_text(pattern: Pattern | None, kind: str | None, dtype: str | None) -> str:
+    """``name matching 'triton_*' and kind='gemm'``: what ``one()`` looked for, for its failure."""
+    name = pattern.pattern if isinstance(pattern, re.Pattern) else repr(pattern)
+    parts = (
+        f"name matching {name}" if pattern is not None else "",
+        f"kind={kind!r}" if kind is not None else "",
+        f"dtype={dtype!r}" if dtype is not None else "",
+    )
+    return " and ".join(part for part in parts if part) or "any kernel"
+
+
 class KernelCount(int):
     """What :meth:`KernelList.count` returns: an ``int`` that also holds what it counted (the
-    kernels, the pattern and kind, the indices that matched), for the report of a failed
+    kernels, the pattern and kind, the numbers in their call of the kernels that matched, as
+    the kernel table numbers them), for the report of a failed
     assertion such as ``assert prof.kernels.count("triton_*gelu*") == 1``."""
 
     kernels: KernelList

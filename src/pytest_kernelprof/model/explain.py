@@ -275,7 +275,10 @@ def _counts(op: str, left: KernelCount, right: KernelCount) -> Explanation:
     matched and the other did not (what parts them), else each call's table, marked as its own."""
     head = [f"{left!r} {op} {right!r}", *_count_lines(left, "left: "), *_count_lines(right, "right: ")]
     same = left.kernels is right.kernels or (
-        left.kernels.measured and right.kernels.measured and left.kernels == right.kernels
+        left.kernels.measured
+        and right.kernels.measured
+        and left.kernels == right.kernels
+        and left.kernels._positions() == right.kernels._positions()  # the matches' numbers mean the same kernels
     )
     if same:
         apart = frozenset(left.matched).symmetric_difference(right.matched)
@@ -352,7 +355,7 @@ def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
     if op == "in":
         head.append("no kernel has that exact name (prof.kernels.count('glob*') matches patterns)")
         head.extend(kernels.nearest_lines(name, exact=True))
-    marked = frozenset(i for i, k in enumerate(kernels) if name_is(k.name, name))
+    marked = frozenset(n for n, k in zip(kernels._positions(), kernels, strict=True) if name_is(k.name, name))
     return Explanation(head, kernels.table(marked=marked).splitlines(), kernels)
 
 

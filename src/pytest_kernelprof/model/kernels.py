@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 from ..decode import KINDS, KernelName
 from ..errors import KernelMatchError, QueryError, QueryTypeError
 from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable
-from .counts import KernelCount, query_text
+from .counts import KernelCount, query_text, wanted_text
 from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table
 from .kernel_text import KERNEL_CELLS as KERNEL_CELLS  # the timeline's table and tests import them from here
 from .kernel_text import kernel_cells as kernel_cells
@@ -167,16 +167,33 @@ class KernelList(_Records[Kernel]):
 
     A list built from a profile that recorded no GPU activity is *unavailable*: every
     access raises :class:`NoDeviceActivityError`, so "no kernels" never passes a test.
+
+    Each kernel keeps its number in its call (``positions``): a selection (``of_kind``,
+    ``matching``, a slice, an op's or a module's kernels) numbers its table, its counts' matches
+    and its failures as the call's own table does, so that ``#3`` is one kernel everywhere in a
+    report. A list made by hand, of no call, numbers its kernels from 0.
     """
 
-    __slots__ = ("_times",)
+    # The numbers live on the list, not on Kernel: a number is a kernel's place in one list of
+    # one call, not a fact of the kernel. As a field it would make the same kernel of two calls
+    # (or a kernel and its hand-made twin) unequal, which ``==`` on calls and the diff rely on,
+    # and each profile would pay for it in ``_new_kernel``, the hot path of building one.
+    __slots__ = ("_positions_", "_times")
     _noun = "kernels"
 
     def __init__(
-        self, items: Sequence[Kernel] = (), *, unavailable: str | None = None, times: str | None = None
+        self,
+        items: Sequence[Kernel] = (),
+        *,
+        unavailable: str | None = None,
+        times: str | None = None,
+        positions: Sequence[int] | None = None,
     ) -> None:
         super().__init__(items, unavailable=unavailable)
         self._times = times
+        self._positions_ = None if positions is None else tuple(positions)
+        if self._positions_ is not None and len(self._positions_) != len(items):
+            raise ValueError(f"{len(items)} kernels and {len(self._positions_)} positions: one position a kernel")
 
     @property
     def times(self) -> str | None:
@@ -184,8 +201,30 @@ class KernelList(_Records[Kernel]):
         (``"each kernel's median over the 3 calls"``): what a failed query's table says."""
         return getattr(self, "_times", None)  # a deferred list has none: one call's own
 
-    def _with(self, kernels: Sequence[Kernel]) -> KernelList:
-        return KernelList(kernels, times=self.times)
+    def _positions(self) -> Sequence[int]:
+        """Each kernel's number in its call, as tables show it: 0..n-1 for a whole call's list
+        (a deferred one included) or one made by hand."""
+        positions: tuple[int, ...] | None = getattr(self, "_positions_", None)  # a deferred list has none
+        return range(len(self._loaded())) if positions is None else positions
+
+    def _numbered(self, keep: Callable[[Kernel], bool]) -> list[tuple[int, Kernel]]:
+        """(number, kernel) of the kernels ``keep`` keeps."""
+        return [(n, k) for n, k in zip(self._positions(), self._items(), strict=True) if keep(k)]
+
+    def _kept(self, keep: Callable[[Kernel], bool]) -> KernelList:
+        """The kernels ``keep`` keeps, with their numbers and times."""
+        pairs = self._numbered(keep)
+        return KernelList([k for _, k in pairs], times=self.times, positions=[n for n, _ in pairs])
+
+    @overload
+    def __getitem__(self, index: int) -> Kernel: ...
+    @overload
+    def __getitem__(self, index: slice) -> KernelList: ...
+    def __getitem__(self, index: int | slice) -> Kernel | KernelList:
+        __tracebackhide__ = True
+        if isinstance(index, slice):
+            return KernelList(self._items()[index], times=self.times, positions=self._positions()[index])
+        return self._items()[index]
 
     def __eq__(self, other: object) -> bool:
         """Kernels compare with kernels; a list of strings compares with the kernels' names, in order."""
@@ -245,7 +284,7 @@ class KernelList(_Records[Kernel]):
         """Kernels whose name matches a glob (whole name, case-sensitive) or a regex (search)."""
         __tracebackhide__ = True
         check_pattern(pattern)
-        return self._with([k for k in self._items() if _matches(k, pattern, None)])
+        return self._kept(lambda k: _matches(k, pattern, None))
 
     def of_kind(self, kind: str) -> KernelList:
         __tracebackhide__ = True
@@ -253,13 +292,13 @@ class KernelList(_Records[Kernel]):
             raise QueryTypeError(f"of_kind takes a kind, one of {', '.join(KINDS)}; got None")
         check_kind(kind)
         self._warn_undecided("of_kind", None, kind)
-        return self._with([k for k in self._items() if k.is_kind(kind)])
+        return self._kept(lambda k: k.is_kind(kind))
 
     def unplaced(self) -> KernelList:
         """The kernels no evidence placed (kind ``"other"`` for want of any): each could be of
         any kind, so kind questions warn about them (``UndecodedKernelWarning``)."""
         __tracebackhide__ = True
-        return self._with([k for k in self._items() if k.unplaced])
+        return self._kept(lambda k: k.unplaced)
 
     def _undecided(self, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> list[int]:
         """Positions of the kernels whose unknown kind or dtype could make them ``kind`` and
@@ -283,7 +322,8 @@ class KernelList(_Records[Kernel]):
         if not undecided:
             return []
         # The line stays one line on a trace of thousands: the first few, the rest counted.
-        rows = ", ".join(f"#{i}" for i in undecided[:UNDECIDED_SHOWN])
+        positions = self._positions()
+        rows = ", ".join(f"#{positions[i]}" for i in undecided[:UNDECIDED_SHOWN])
         if len(undecided) > UNDECIDED_SHOWN:
             rows += f", ... and {len(undecided) - UNDECIDED_SHOWN} more"
         facts = " or ".join(sorted({missing(self._loaded()[i])[0] for i in undecided}))
@@ -306,7 +346,7 @@ class KernelList(_Records[Kernel]):
         check_pattern(pattern)
         check_kind(kind)
         dtype = check_dtype(dtype)
-        matched = tuple(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
+        matched = tuple(n for n, _ in self._numbered(lambda k: _matches(k, pattern, kind, dtype)))
         self._warn_undecided("count", pattern, kind, dtype)
         return KernelCount(matched, self, pattern, kind, dtype)
 
@@ -317,25 +357,13 @@ class KernelList(_Records[Kernel]):
         check_pattern(pattern)
         check_kind(kind)
         dtype = check_dtype(dtype)
-        matched = frozenset(i for i, k in enumerate(self._items()) if _matches(k, pattern, kind, dtype))
+        pairs = self._numbered(lambda k: _matches(k, pattern, kind, dtype))
         self._warn_undecided("one", pattern, kind, dtype)
-        found = [self._loaded()[i] for i in sorted(matched)]
+        matched = frozenset(n for n, _ in pairs)
+        found = [k for _, k in pairs]
         if len(found) == 1:
             return found[0]
-        wanted = (
-            " and ".join(
-                part
-                for part in (
-                    f"name matching {pattern.pattern if isinstance(pattern, re.Pattern) else pattern!r}"
-                    if pattern is not None
-                    else "",
-                    f"kind={kind!r}" if kind is not None else "",
-                    f"dtype={dtype!r}" if dtype is not None else "",
-                )
-                if part
-            )
-            or "any kernel"
-        )
+        wanted = wanted_text(pattern, kind, dtype)
         times = f" (times: {self.times})" if self.times else ""
         lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}{times}:"]
         lines.append(self.table(marked=matched))
@@ -359,11 +387,13 @@ class KernelList(_Records[Kernel]):
         if not exact:
             open_ = set(self._undecided(pattern, kind, dtype))
             by_name = [i for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
-            named = [f"#{i}" for i in by_name if i not in open_]
-            if by_name and not named:
+            out = [i for i in by_name if i not in open_]
+            if by_name and not out:
                 return []
-            if named:
-                ruled = [kernels[int(number[1:])] for number in named]
+            if out:
+                positions = self._positions()
+                named = [f"#{positions[i]}" for i in out]
+                ruled = [kernels[i] for i in out]
                 facts = [
                     fact
                     for fact, out in (
@@ -383,13 +413,14 @@ class KernelList(_Records[Kernel]):
         return ["nearest names: " + ", ".join(map(repr, close))] if close else []  # quoted: names hold ", "
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
-        """The kernel table; rows whose index is in ``marked`` get a ``*``. A display, so it does
-        not raise where nothing was measured, but never reads as "no kernels" there either."""
+        """The kernel table, each row numbered as in its call; rows whose number is in ``marked``
+        get a ``*``. A display, so it does not raise where nothing was measured, but never reads
+        as "no kernels" there either."""
         if self._unavailable is not None:
             return UNMEASURED_TABLE
         if not self._loaded():
             return "(no kernels)"
-        return kernel_table(self._items(), marked=marked, medians=self.times is not None)
+        return kernel_table(self._items(), self._positions(), marked=marked, medians=self.times is not None)
 
     def __repr__(self) -> str:
         # One line: pytest shows reprs in an assertion's "where" lines, a newline there as "\n".

@@ -288,7 +288,7 @@ class ModuleView:
 
     @property
     def self_kernels(self) -> KernelList:
-        return KernelList([k for k in self.op.kernels if k.module == self.name])
+        return self.op.kernels._kept(lambda k: k.module == self.name)
 
     @property
     def device_time_us(self) -> float:

@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
-from ...errors import BaselineError, BaselineMismatchError, KernelSequenceMismatchError
+from ...errors import BaselineError, BaselineMismatchError, BaselineMissingError, KernelSequenceMismatchError
 from ...model import KernelProfile
 from ...model.explain import Explanation
 from ...model.unknowns import warn_undecided
@@ -82,9 +82,10 @@ class KernelBaseline:
                 "one profile, so give each its own name= (name=f'step{i}')"
             )
         self._checked.add(name)
-        failure = self._compare(prof, name)
-        if failure is not None:
-            error = BaselineMismatchError("\n".join([*failure.head[1:], *failure.body]))
+        failed = self._compare(prof, name)
+        if failed is not None:
+            error_type, failure = failed
+            error = error_type("\n".join([*failure.head[1:], *failure.body]))
             error.kernels = failure.table_of
             raise error
 
@@ -97,9 +98,10 @@ class KernelBaseline:
         legacy = self.legacy_path
         return legacy is not None and legacy != self.path and not self.path.exists() and legacy.exists()
 
-    def _compare(self, prof: KernelProfile, name: str) -> Explanation | None:
-        """None where ``prof`` matches (or was recorded); else what failed, as a short head
-        (after the comparison line) and the diff or table as the body."""
+    def _compare(self, prof: KernelProfile, name: str) -> tuple[type[BaselineMismatchError], Explanation] | None:
+        """None where ``prof`` matches (or was recorded); else the error for what failed (an
+        entry missing or one that differs: its type, not its text, tells them apart for CI) and
+        what failed, as a short head (after the comparison line) and the diff or table as the body."""
         __tracebackhide__ = True
         if not isinstance(prof, KernelProfile):
             raise TypeError(f"kernel_baseline.check() takes a KernelProfile, got {type(prof).__name__}")
@@ -126,7 +128,7 @@ class KernelBaseline:
         entry = printable(f"{arch}/{name}")  # a test's parameter, say: on its line in the output
         if stored is None:
             head = [summary, f"no kernel baseline {entry} in {self._shown(path)}", f"record it with: {update}"]
-            return Explanation(head, prof.kernels.table().splitlines(), prof.kernels)
+            return BaselineMissingError, Explanation(head, prof.kernels.table().splitlines(), prof.kernels)
         if BUCKET_KEY in stored:
             raise _other_kind(
                 self._shown(path), entry, "a check_sweep bucket's ranges, not one profile's kernels", update
@@ -162,7 +164,7 @@ class KernelBaseline:
         # After the headline, in kernelprof diff's words (which teaches with --kernels, a test with the ini).
         head.extend(unplaced_lines(recorded.kernels, current.kernels, "the baseline", "this run", "kernelprof_kernels"))
         body.append(f"if the change is intended: {update}")
-        return Explanation(head, body)
+        return BaselineMismatchError, Explanation(head, body)
 
     def check_sweep(
         self, sweep: ProfileSweep, by: str | Callable[[SweepCase], object] | None = None, name: str = "sweep"
@@ -171,7 +173,8 @@ class KernelBaseline:
         names the bucket of a case (``lambda case: "M<64" if case["M"] < 64 else "M>=64"``; a
         string, the argument whose values are the buckets; None, one bucket), and each bucket's
         entry, ``name[bucket]``, holds ranges over its cases (``buckets.py``). Fails naming the
-        buckets that differ; records them under --kernelprof-update."""
+        buckets that differ (a ``BaselineMissingError`` where no bucket differs and some have no
+        entry yet); records them under --kernelprof-update."""
         __tracebackhide__ = True
         if not isinstance(sweep, ProfileSweep):
             raise TypeError(f"kernel_baseline.check_sweep() takes a ProfileSweep, got {type(sweep).__name__}")
@@ -221,6 +224,7 @@ class KernelBaseline:
         stored = read_baseline(path).get("archs", {}).get(arch, {})
         update = update_command(self._command_id)
         failed = []
+        differs = False  # whether a bucket differs, else those failed only lack an entry
         for bucket, cases in buckets.items():
             entry_name = f"{name}[{bucket}]"
             self._note(Checked(str(path), arch, entry_name))
@@ -236,6 +240,7 @@ class KernelBaseline:
                 )
             lines = compare_bucket(BucketRanges.from_json(entry[BUCKET_KEY]), cases, self._names, self._tolerance)
             if lines:
+                differs = True
                 failed.append(f"bucket {bucket!r} differs from {shown} (its cases: {labels}):")
                 failed.extend(f"  {line}" for line in lines)
                 # The kernels of the first case that differs: what the change looks like. A case's
@@ -250,13 +255,15 @@ class KernelBaseline:
                 "from the baseline "
                 f"{printable(name)}[...] in {self._shown(path)} (names compared: {self._names})"
             )
-            raise BaselineMismatchError("\n".join([head, *failed, f"if the change is intended: {update}"]))
+            error_type = BaselineMismatchError if differs else BaselineMissingError
+            raise error_type("\n".join([head, *failed, f"if the change is intended: {update}"]))
 
     def __eq__(self, other: object) -> bool:
         __tracebackhide__ = True
         if not isinstance(other, KernelProfile):
             return NotImplemented
-        self._last_failure = self._compare(other, "default")
+        failed = self._compare(other, "default")
+        self._last_failure = None if failed is None else failed[1]
         return self._last_failure is None
 
     __hash__ = None  # type: ignore[assignment]
