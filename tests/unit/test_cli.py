@@ -154,7 +154,7 @@ def test_diff_compares_the_host_span_and_gpu_work_of_the_calls_too(
     assert lines[kernels + 1 : kernels + 4] == [
         "host span, the same calls: 223.3us -> 371.0us (+66.1%); GPU idle within it 38% -> 66%",
         # A trial: of three calls the median is the slower one after call 0; b's call 2 is a's median.
-        "host span of each call, from call 0: a 3467.4, 223.3, 161.6us; b 3088.5, 371.0, 223.0us",
+        "host span per call, from call 0: a 3467.4, 223.3, 161.6us; b 3088.5, 371.0, 223.0us",
         "GPU work in all, the same calls: 235.6us -> 224.4us (-4.7%)",
     ]
     spans = [[round(call.wall_us, 1) for call in load_trace(trace(n)).calls] for n in ("geglu_eager", "geglu_compiled")]

@@ -176,22 +176,26 @@ def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
     return f"GPU time in kernels, the median call by host span ({calls})"
 
 
-def _call_times(a: KernelProfile, b: KernelProfile) -> list[str]:
+def _call_times(a: CallProfile, b: CallProfile, spans: str | None = None) -> list[str]:
     """The host span and GPU work of the calls compared, which ``show`` leads with beside the kernel
-    time: a compiled step whose kernels got faster can still take the host longer. Then every
-    call's host span on each side: of three calls the median is the slower of the two after call 0
-    (which holds the profiler's start-up), so a change of the median alone may be one call's noise
-    (a trial read +66% where the compiled side's other call matched the eager median)."""
-    ma, mb = a.median_call, b.median_call
-    idle = f"GPU idle within it {format_share(ma.gpu_idle_fraction)} -> {format_share(mb.gpu_idle_fraction)}"
+    time: a compiled step whose kernels got faster can still take the host longer; ``spans``
+    (:func:`_call_spans`) between them."""
+    idle = f"GPU idle within it {format_share(a.gpu_idle_fraction)} -> {format_share(b.gpu_idle_fraction)}"
+    return [
+        f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}; {idle}",
+        *([spans] if spans else []),
+        f"GPU work in all, the same calls: {time_change(a.gpu_work_us, b.gpu_work_us)}",
+    ]
+
+
+def _call_spans(a: KernelProfile, b: KernelProfile) -> str:
+    """Every call's host span on each side: of three calls the median is the slower of the two
+    after call 0 (which holds the profiler's start-up), so a change of the median alone may be one
+    call's noise (a trial read +66% where the compiled side's other call matched the eager median)."""
     spans = "; ".join(
         f"{side} {', '.join(format_us(call.wall_us) for call in p.calls)}us" for side, p in (("a", a), ("b", b))
     )
-    return [
-        f"host span, the same calls: {time_change(ma.wall_us, mb.wall_us)}; {idle}",
-        f"host span of each call, from call 0: {spans}",
-        f"GPU work in all, the same calls: {time_change(ma.gpu_work_us, mb.gpu_work_us)}",
-    ]
+    return f"host span per call, from call 0: {spans}"
 
 
 def _missing_folder(path: str) -> str | None:
@@ -309,7 +313,7 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     ]
     print(render_table(("", "a", "b"), rows, right=(1, 2)))
     print(f"{_median_calls(a, b)}: {time_change(a.median_call.kernels.total_us, b.median_call.kernels.total_us)}")
-    print("\n".join(_call_times(a, b)))
+    print("\n".join(_call_times(a.median_call, b.median_call, _call_spans(a, b))))
     for line in summary_lines(list(ka), list(kb)):
         print(line)
     for line in unplaced_lines(list(ka), list(kb), "a", "b", "--kernels"):
