@@ -188,6 +188,11 @@ def _call_times(a: CallProfile, b: CallProfile, spans: str | None = None) -> lis
     ]
 
 
+def _launches(call: CallProfile) -> str:
+    """A call's launches as show counts them: ``2 (1 graph)`` where graph launches are among them."""
+    return f"{call.launches} ({call.graph_launches} graph)" if call.graph_launches else str(call.launches)
+
+
 def _call_spans(a: KernelProfile, b: KernelProfile) -> str:
     """Every call's host span on each side: of three calls the median is the slower of the two
     after call 0 (which holds the profiler's start-up), so a change of the median alone may be one
@@ -307,9 +312,15 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
         raise KernelProfError("neither trace recorded GPU activity: no kernels to compare")
     ka, kb = a.call.kernels, b.call.kernels
     result = diff_kernels(list(ka), list(kb), by=by)
+    ma, mb = a.median_call, b.median_call
+    # The host's side of the calls compared too, as show and a baseline's metrics count it: a CUDA
+    # graph's point is 49 launches -> 2, which kernels per call alone did not show (a trial).
     rows = [
         ("kernels per call", str(len(ka)), str(len(kb))),
         ("memory ops per call", str(len(a.memory_ops)), str(len(b.memory_ops))),
+        ("launches, the median call", _launches(ma), _launches(mb)),
+        ("host syncs, the median call", str(len(ma.syncs)), str(len(mb.syncs))),
+        ("DtoH copies, the median call", str(ma.copies.count("DtoH")), str(mb.copies.count("DtoH"))),
     ]
     print(render_table(("", "a", "b"), rows, right=(1, 2)))
     print(f"{_median_calls(a, b)}: {time_change(a.median_call.kernels.total_us, b.median_call.kernels.total_us)}")
