@@ -261,7 +261,11 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
             print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
             print(host_section(view))
         else:
-            print("no GPU activity in this trace" + ("" if ops else "; --ops shows its CPU side, the op tree"))
+            # The host span is measured without a GPU: a CPU trace's one figure (a trial found none shown).
+            print(
+                f"host span {format_us(view.wall_us)}us; no GPU activity in this trace"
+                + ("" if ops else "; --ops shows its CPU side, the op tree")
+            )
         if view.runtime.measured:
             print(f"runtime calls: {_counts(dict(view.runtime))}")
         if ops:

@@ -198,6 +198,6 @@ def workflow_commands(
         yield command("error", message, file=file, line=line, title=title)
     if len(found) > MAX_ERRORS:
         yield (
-            f"::notice title=kernelprof::{len(found) - MAX_ERRORS} more kernelprof annotations not written "
+            f"::notice title=kernelprof::{plural(len(found) - MAX_ERRORS, 'more kernelprof annotation')} not written "
             f"(GitHub shows {MAX_ERRORS} per step): see the job summary and the log"
         )

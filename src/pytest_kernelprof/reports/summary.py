@@ -207,7 +207,7 @@ def _failures(
     for nodeid, failure in failed[:MAX_FAILURES]:
         also = [line for error in errors.get(nodeid, ()) for line in _then(error, rootpath)]
         blocks.append(_entry(nodeid, f"failed ({noun(failure.category)})", failure, rootpath, also))
-    blocks += _rest("failed tests", failed)
+    blocks += _rest(("failed test", "failed tests"), failed)
     return blocks
 
 
@@ -231,7 +231,7 @@ def _errors(tests: Mapping[str, ReportRecord], errors: Mapping[str, Sequence[Fai
         also = [line for error in errors[nodeid][1:] for line in _then(error, rootpath)]
         what = f"errored in {failure.when} ({noun(failure.category)})"
         blocks.append(_entry(nodeid, what, failure, rootpath, also))
-    blocks += _rest(f"tests {verb}", errored)
+    blocks += _rest((f"test {verb}", f"tests {verb}"), errored)
     return blocks
 
 
@@ -258,7 +258,8 @@ def _then(error: Failure, rootpath: Path) -> list[str]:
     ]
 
 
-def _rest(which: str, listed: Sequence[tuple[str, Failure]]) -> list[Block]:
+def _rest(which: tuple[str, str], listed: Sequence[tuple[str, Failure]]) -> list[Block]:
+    """``which``: the words for one test and for several (``failed test``, ``failed tests``)."""
     if len(listed) <= MAX_FAILURES:
         return []
     # Named, in the order above, so that the heading's counts have their tests (their failures
@@ -266,7 +267,8 @@ def _rest(which: str, listed: Sequence[tuple[str, Failure]]) -> list[Block]:
     rest = [f"<code>{_html(nodeid)}</code>" for nodeid, _ in listed[MAX_FAILURES : MAX_FAILURES + MAX_NAMED]]
     unnamed = len(listed) - MAX_FAILURES - len(rest)
     tail = f" and {unnamed} more" if unnamed else ""
-    return [[f"... and {len(listed) - MAX_FAILURES} more {which} (see the job log): {', '.join(rest)}{tail}.", ""]]
+    more = len(listed) - MAX_FAILURES
+    return [[f"... and {more} more {which[more != 1]} (see the job log): {', '.join(rest)}{tail}.", ""]]
 
 
 def _heading(categories: Sequence[str], verb: str = "failed") -> str:

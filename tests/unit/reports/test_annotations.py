@@ -257,3 +257,13 @@ def test_the_record_of_a_long_table_keeps_the_hint_after_it_and_the_summary_show
     text = render_summary({"t.py::test_b": ReportRecord(failure=failure)}, [], rootpath=Path("."))
     assert f"\n... {len(lines) - len(kept)} more lines in the job log\n{NEAREST.strip()}\n" in text
     assert _message("kernels", kept, len(lines) - len(kept))[-1] == NEAREST.strip()
+
+
+def test_one_annotation_past_the_cap_is_one_annotation() -> None:
+    # A trial: "1 more kernelprof annotations not written".
+    tests = {
+        f"t.py::test_k{i:02}": ReportRecord(failure=Failure("kernels", "assert 1 == 2", 0, "t.py", i))
+        for i in range(MAX_ERRORS + 1)
+    }
+    commands = list(workflow_commands(tests, workspace=Path(".")))
+    assert commands[-1].startswith("::notice title=kernelprof::1 more kernelprof annotation not written")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof.reports.records import Failure, ReportRecord, Unplaced
-from pytest_kernelprof.reports.summary import code_span, render_summary
+from pytest_kernelprof.reports.summary import MAX_FAILURES, code_span, render_summary
 
 
 def _failed(*categories: str) -> dict[str, ReportRecord]:
@@ -151,3 +151,14 @@ def read_code_span(markdown: str) -> str:
 def test_a_code_span_shows_its_text_as_it_is_backticks_included(text: str) -> None:
     # Before: each backtick was written ', so a command pasted from the summary named another test.
     assert read_code_span(code_span(text)) == text
+
+
+@pytest.mark.parametrize(("more", "words"), [(1, "1 more failed test "), (2, "2 more failed tests ")])
+def test_the_failures_past_the_cap_are_counted_in_words_that_agree(more: int, words: str) -> None:
+    # A trial: "... and 1 more failed tests (see the job log)".
+    tests = {
+        f"t.py::test_{i:02}": ReportRecord(failure=Failure("kernels", "assert 1 == 2", 0, "t.py", i))
+        for i in range(MAX_FAILURES + more)
+    }
+    text = render_summary(tests, [], rootpath=Path("."))
+    assert f"... and {words}(see the job log)" in text
