@@ -15,6 +15,15 @@ def check_kind(kind: str | None) -> None:
     if kind is not None and not isinstance(kind, str):
         raise QueryTypeError(f"a kernel kind is a str, one of {', '.join(KINDS)}; got {type(kind).__name__}")
     if kind is not None and kind not in KINDS:
+        # A kind copied from a table's cell with its evidence ("reduction (ir)", "gemm (op)"): say
+        # that the parenthesis is where the kind came from, and what to write.
+        shown = re.fullmatch(r"(\w+) \((\S+)\)", kind)
+        if shown is not None and shown.group(1) in KINDS:
+            named, source = shown.groups()
+            raise QueryError(
+                f"unknown kernel kind {kind!r}: the tables' {kind!r} is kind {named!r}, and '({source})' "
+                f"says where the kind came from (Kernel.evidence); write kind={named!r}"
+            )
         raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
 
 

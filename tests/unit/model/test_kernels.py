@@ -86,6 +86,11 @@ def test_typos_in_kind_and_pattern_type_are_errors(geglu: KernelList) -> None:
         geglu.of_kind("gemms")
     with pytest.raises(TypeError, match="glob string or a compiled re.Pattern"):
         geglu.count(3)  # type: ignore[arg-type]
+    # A trial copied a table's cell, evidence and all: what the parenthesis is, and what to write.
+    with pytest.raises(ValueError, match=r"'reduction \(ir\)' is kind 'reduction', .* write kind='reduction'$"):
+        geglu.count(kind="reduction (ir)")
+    with pytest.raises(ValueError, match="unknown kernel kind 'gemms \\(op\\)'; the kinds are"):
+        geglu.count(kind="gemms (op)")  # no kind in the parenthesis's way: the list of kinds
 
 
 def test_of_kind_none_and_a_kind_of_another_type_are_errors_not_empty_lists(geglu: KernelList) -> None:
