@@ -174,12 +174,13 @@ def test_an_op_assertion_gets_the_op_table_in_the_summary_and_the_terminal(cpu_p
     result.assert_outcomes(failed=2)
     text = (cpu_pytester.path / "summary.md").read_text()
     expected = [
-        "*the ops of the call (times: each one's median over the 3 calls), * the op the assertion named:",
-        "  op * count  cpu us (all)  device us (all)  kernels",
+        # Whose ops and times, said once: the headers and the note, not "the call" of 3.
+        "*the ops of the 3 calls, * the op the assertion named:",
+        "  op * count  median cpu us (all)  median device us (all)  kernels",
         "  aten::linear * 3 * 122.3 * 165.6 * 3",
         "* aten::mm * 3 * 86.6 * 165.6 * 3",
         "  aten::_unsafe_view *",
-        "(times: the sum over each op's occurrences in the call*",
+        "(all: each op's occurrences in a call summed, its children included; median: over the 3 calls; device *",
         "aten::mm's kernels:",
         "#  kind  family *",
         # Each kernel by its number in the call, as the profile's table numbers it (#1 is the gelu).
@@ -191,7 +192,7 @@ def test_an_op_assertion_gets_the_op_table_in_the_summary_and_the_terminal(cpu_p
     count.fnmatch_lines(["assert 3 == 2", "*where 3 = Op('aten::mm', count=3, *", "", "kernelprof profile 1 of 1, *"])
     count.fnmatch_lines(expected)
     assert [line for line in _failure(text, "test_op_count").splitlines() if line.startswith("* ")] == [
-        "* aten::mm                3          86.6            165.6        3"
+        "* aten::mm                3                 86.6                   165.6        3"
     ]
     result.stdout.fnmatch_lines(["*- kernelprof profile 1 of 1 -*", "per call (call 1, *", *expected])
     # An op of one call: that call's table, with its own times.
@@ -199,4 +200,6 @@ def test_an_op_assertion_gets_the_op_table_in_the_summary_and_the_terminal(cpu_p
     call.fnmatch_lines(
         ["*where * = Op('aten::gelu', *", "kernelprof profile 1 of 1, the ops of call 1, * the op the assertion named:"]
     )
-    call.fnmatch_lines(["* aten::gelu *1 *", "aten::gelu's kernels:", "1  pointwise *gelu*"])
+    call.fnmatch_lines(["  op * count  call 1 cpu us (all)  call 1 device us (all)  kernels", "* aten::gelu *1 *"])
+    call.fnmatch_lines(["(all: each op's occurrences in a call summed, its children included; device *"])
+    call.fnmatch_lines(["aten::gelu's kernels:", "1  pointwise *gelu*"])

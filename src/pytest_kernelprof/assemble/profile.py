@@ -157,7 +157,7 @@ def _build_call(
         index=step.index,
         kernels=KernelList.deferred(call_kernels.own, unavailable=unavailable),
         memory_ops=tuple(memory),
-        ops=OpTable(load_ops, load_tree),
+        ops=OpTable(load_ops, load_tree, call=step.index),
         runtime=RuntimeCalls(runtime, unavailable=unavailable),
         memory_reading=reading,
         syncs=SyncList(host_syncs(step, stacks, flagged, may_sync), unavailable=unavailable),

@@ -265,7 +265,7 @@ def median_call(
             self_device_us=_median_or_none([o.self_device_us for o in same]),
         )
 
-    ops = OpTable(lambda: (first.ops.names, make))
+    ops = OpTable(lambda: (first.ops.names, make), medians=len(calls))
     return replace(first, kernels=kernels, memory_ops=memory_ops, ops=ops, syncs=syncs)
 
 

@@ -37,7 +37,6 @@ from . import (
     SyncList,
 )
 from .kernel_text import KernelNames
-from .profiles import MedianOps
 
 # The most lines and characters a line an explanation holds (kernel tables of large models
 # included: a table of more rows than this is not read line by line).
@@ -220,8 +219,7 @@ def explain(op: str, left: object, right: object) -> Explanation | None:
     if isinstance(right, KernelList) and isinstance(left, str) and op in ("in", "not in"):
         return _name_in(op, left, right)
     if isinstance(right, OpTable) and isinstance(left, str) and op in ("in", "not in"):
-        times = f" (times: each one's median over the {right.calls} calls)" if isinstance(right, MedianOps) else ""
-        return Explanation([f"{left!r} {op} {right!r}", f"the ops of the call{times}:"], right.table().splitlines())
+        return Explanation([f"{left!r} {op} {right!r}", f"{right.heading}:"], right.table().splitlines())
     for side in (left, right):
         if isinstance(side, KernelProfile | KernelList):
             kernels = side.kernels if isinstance(side, KernelProfile) else side

@@ -23,11 +23,28 @@ V = TypeVar("V")
 # was three linears' time, their addmms within).
 # The device time holds the op's memcpys and memsets too: aten::mm's 166.8 over GEMMs adding to
 # 165.2 read as a miscount where the note said nothing of cuBLAS's memsets.
+# Each header says whose figures they are, as the kernel table's time does (`median us`, `call 1 us`):
+# a failure's table of medians and the timeline page's call 1 both read `cpu us (all)`, aten::clamp_min
+# 13.9 in one and 13.5 in the other, under a heading and a note that spoke of "the call" in a profile of 3.
 OP_TIME_HEADERS = ("cpu us (all)", "device us (all)")
-OP_TIMES_NOTE = (
-    "(times: the sum over each op's occurrences in the call, its children included; "
-    "device time: its kernels and its memory ops, memcpys and memsets)"
-)
+
+
+def op_time_headers(whose: str = "") -> tuple[str, str]:
+    """The time columns' headers, after ``whose`` figures they are (``median``, ``call 1``, or none)."""
+    prefix = f"{whose} " if whose else ""
+    cpu, device = OP_TIME_HEADERS
+    return f"{prefix}{cpu}", f"{prefix}{device}"
+
+
+def op_times_note(medians: int | None = None, device: bool = True) -> str:
+    """The line under an op table: what ``(all)`` sums, over how many calls ``median`` is taken
+    (where the table holds medians), and what the device time holds (where it has one)."""
+    parts = ["all: each op's occurrences in a call summed, its children included"]
+    if medians is not None:
+        parts.append(f"median: over the {medians} calls")
+    if device:
+        parts.append("device time: its kernels, memcpys and memsets")
+    return "(" + "; ".join(parts) + ")"
 
 
 @dataclass(frozen=True)
@@ -196,11 +213,17 @@ class OpTable(_NamedTable[Op]):
     returns the op names and a function that makes one ``Op``.
     """
 
-    __slots__ = ("_load", "_made", "_make", "_names", "_tree")
+    __slots__ = ("_load", "_made", "_make", "_names", "_tree", "call", "medians")
 
-    def __init__(self, load: OpLoader, tree: OpTreeLoader | None = None) -> None:
+    def __init__(
+        self, load: OpLoader, tree: OpTreeLoader | None = None, *, call: int | None = None, medians: int | None = None
+    ) -> None:
         self._load: OpLoader | None = load
         self._tree = tree
+        # Whose figures the table holds: each op's median over ``medians`` calls, or the own
+        # figures of the call numbered ``call``; neither where the maker did not say.
+        self.call = call
+        self.medians = medians
         self._names: dict[str, None] = {}
         self._make: Callable[[str], Op] | None = None
         self._made: dict[str, Op] = {}
@@ -241,6 +264,25 @@ class OpTable(_NamedTable[Op]):
             raise QueryError(_NO_TREE)
         return self._tree()
 
+    @property
+    def whose(self) -> str:
+        """Whose figures the table holds, as its time headers say: ``median``, ``call 1`` or ``""``."""
+        return "median" if self.medians is not None else "" if self.call is None else f"call {self.call}"
+
+    @property
+    def heading(self) -> str:
+        """The words above the table in a failure: whose ops they are, never "the call" of a
+        profile of several (its times are the medians the time headers and the note name)."""
+        if self.medians is not None:
+            return f"the ops of the {self.medians} calls"
+        return "the ops of the call" if self.call is None else f"the ops of call {self.call}"
+
+    def time_headers(self) -> tuple[str, str]:
+        return op_time_headers(self.whose)
+
+    def times_note(self, device: bool = True) -> str:
+        return op_times_note(self.medians, device)
+
     def table(self) -> str:
         rows = []
         for op in (self[name] for name in self._loaded()):
@@ -255,8 +297,8 @@ class OpTable(_NamedTable[Op]):
                     str(len(op.kernels)) if op.kernels.measured else "-",
                 )
             )
-        table = render_table(("op", "count", *OP_TIME_HEADERS, "kernels"), rows, right=(1, 2, 3, 4))
-        return f"{table}\n{OP_TIMES_NOTE}"
+        table = render_table(("op", "count", *self.time_headers(), "kernels"), rows, right=(1, 2, 3, 4))
+        return f"{table}\n{self.times_note()}"
 
     def __repr__(self) -> str:
         return f"OpTable({plural(len(self._loaded()), 'op')})"

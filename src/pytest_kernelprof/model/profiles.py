@@ -145,17 +145,6 @@ class CallProfile:
         )
 
 
-class MedianOps(OpTable):
-    """A profile's ops (``KernelProfile.ops``), those of its representative call, whose times are
-    medians over ``calls`` calls: a failed ``"op" in prof.ops`` says so above the table."""
-
-    __slots__ = ("calls",)
-
-    def __init__(self, ops: OpTable, calls: int) -> None:
-        super().__init__(lambda: (ops.names, ops.__getitem__))
-        self.calls = calls
-
-
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
 
 
@@ -227,15 +216,14 @@ class KernelProfile:
 
     @property
     def ops(self) -> OpTable:
-        """The representative call's CPU ops: each op's times its median over the calls. Where the
+        """The representative call's CPU ops: each op's times its median over the calls (the first
+        call's own where the calls varied, as its table's headers say). Where the
         calls ran different ops (by name), a :class:`VariedProfileError`: ``"aten::x" not in
         prof.ops`` must not pass on the first call's word while another call ran it."""
         __tracebackhide__ = True
         if self._ops_differ is not None:
             raise VariedProfileError(self._ops_differ)
-        if len(self.calls) == 1:
-            return self.call.ops
-        return MedianOps(self.call.ops, len(self.calls))
+        return self.call.ops
 
     @functools.cached_property
     def _ops_differ(self) -> str | None:

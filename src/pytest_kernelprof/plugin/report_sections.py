@@ -102,8 +102,8 @@ OP_MARK = "* "
 
 def op_lines(prof: KernelProfile, ops: Sequence[Op]) -> tuple[str, list[str]]:
     """What ``prof``'s op table says of ``ops``, the ``Op`` values a failed assertion named
-    (pytest shows an op as its one-line repr): the words that head it ("the ops of the call"
-    and whose times they are) and the table of the call whose ops they are, their rows marked
+    (pytest shows an op as its one-line repr): the words that head it (whose ops they are:
+    "the ops of the 3 calls", "the ops of call 1") and the table of the call whose ops they are, their rows marked
     ``*``, then each one's kernels. No lines where none of ``ops`` is ``prof``'s."""
     for table, whose in _op_tables(prof):
         try:
@@ -141,10 +141,8 @@ def op_tables(profiles: Sequence[KernelProfile], ops: Sequence[Op]) -> list[str]
 def _op_tables(prof: KernelProfile) -> list[tuple[OpTable, str]]:
     """The op tables an ``Op`` of ``prof`` may come from, with what heads each: the profile's own
     (its representative call's, each op's times its median over the calls) and each call's."""
-    many = len(prof.calls) > 1
-    times = f" (times: each one's median over the {len(prof.calls)} calls)" if many else ""
-    tables = [(prof.call.ops, f"the ops of the call{times}")]
-    return tables + [(call.ops, f"the ops of call {call.index}") for call in prof.calls if many]
+    tables = [prof.call.ops, *(call.ops for call in prof.calls if len(prof.calls) > 1)]
+    return [(table, table.heading) for table in tables]
 
 
 def tables_shown(error: BaseException | None, tabled: Sequence[tuple[Sequence[str], object]]) -> list[object]:

@@ -51,7 +51,7 @@ from ..checks.diff import change_details, describe_kernel, diff_kernels, render_
 from ..errors import KernelProfError
 from ..model import KernelProfile
 from ..model.kernels import kernel_cells
-from ..model.ops import OP_TIME_HEADERS, OP_TIMES_NOTE, Op
+from ..model.ops import Op
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
 from ..paths import atomic_path
 from ..tables import display_name, format_share, plural
@@ -205,9 +205,9 @@ def _op_table(prof: KernelProfile, number: int) -> str:
             cells.append("-" if op.subtree_device_us is None else f"{op.subtree_device_us:.1f}")
         rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
     more = f"<p>... and {len(names) - 300} more ops</p>" if len(names) > 300 else ""
-    headers = ["op", "count", *(OP_TIME_HEADERS if measured else OP_TIME_HEADERS[:1])]
+    headers = ["op", "count", *(ops.time_headers() if measured else ops.time_headers()[:1])]
     # Without GPU activity the note's words on device time tell of nothing measured.
-    note = OP_TIMES_NOTE if measured else OP_TIMES_NOTE.partition("; device time:")[0] + ")"
+    note = ops.times_note(device=measured)
     return (
         f"{heading}{_nesting_note(ops, names[:300], measured)}<table><thead><tr>"
         + "".join(f"<th>{header}</th>" for header in headers)

@@ -73,7 +73,7 @@ def test_names_tables_and_ops_explain_the_other_comparisons(trace: Trace) -> Non
     assert ops is not None
     assert ops.head == [
         "'aten::foo' in OpTable(11 ops)",
-        "the ops of the call (times: each one's median over the 3 calls):",
+        "the ops of the 3 calls:",
     ]
     assert ops.body == prof.ops.table().splitlines()
     # Any other comparison with a profile or its kernels: the kernels.
@@ -205,13 +205,17 @@ def test_tables_of_medians_over_calls_say_so(trace: Trace) -> None:
     )
     explanation = explain("in", "aten::mm", prof.ops)
     assert explanation is not None
-    assert explanation.head[1] == "the ops of the call (times: each one's median over the 3 calls):"
+    # Said once, by the table (its headers and its note), where "the call (times: ...)" was ambiguous with 3.
+    assert explanation.head[1] == "the ops of the 3 calls:"
+    assert explanation.body[0].split()[2:4] == ["median", "cpu"]
+    assert explanation.body[-1].count("median: over the 3 calls") == 1
     explanation = explain("==", prof.copies, [])
     assert explanation is not None
     assert explanation.head[1].endswith(" (times: each one's median over the 3 calls)")
     one_call = explain("in", "aten::mm", prof.calls[1].ops)  # a call's own ops: its own times
     assert one_call is not None
-    assert one_call.head[1] == "the ops of the call:"
+    assert one_call.head[1] == "the ops of call 1:"
+    assert "median" not in "\n".join(one_call.body)
 
 
 def test_an_ops_kernels_say_their_times_are_medians(trace: Trace) -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from pytest_kernelprof import ModuleNotRecordedError, OpNotFoundError, QueryError, load_trace
 from pytest_kernelprof.model import Op, OpTable
-from pytest_kernelprof.model.ops import OP_TIMES_NOTE
+from pytest_kernelprof.model.ops import op_times_note
 from tests.helpers import DATA, Stream, build
 
 HOSTILE_OP = "aten::mul_\n::error::nearest"
@@ -78,9 +78,24 @@ def test_a_cpu_only_profile_shows_no_kernel_count_as_it_shows_no_device_time() -
     # A trial: `device us -` beside `kernels 0` read as a measured zero.
     *rows, note = load_trace(DATA / "cpu_torch2.13.0_calls.json.gz").ops.table().splitlines()[1:]
     assert rows
-    assert note == OP_TIMES_NOTE
+    assert note == op_times_note(medians=3)
     assert all(row.split()[-2:] == ["-", "-"] for row in rows)
     assert load_trace(DATA / "h200_linear_eager.json.gz").ops.table().splitlines()[1].split()[-1].isdigit()
+
+
+def test_an_op_tables_time_headers_say_whose_times_they_are() -> None:
+    # A trial: a failure's table of medians and the page's call 1 both read `cpu us (all)`, under
+    # a heading "(times: each one's median over the 3 calls)" and a note "the sum ... in the call".
+    prof = load_trace(DATA / "h200_geglu_eager.json.gz")
+    medians, call = prof.ops.table().splitlines(), prof.calls[1].ops.table().splitlines()
+    assert medians[0].split()[2:] == ["median", "cpu", "us", "(all)", "median", "device", "us", "(all)", "kernels"]
+    assert call[0].split()[2:] == ["call", "1", "cpu", "us", "(all)", "call", "1", "device", "us", "(all)", "kernels"]
+    assert medians[-1] == (
+        "(all: each op's occurrences in a call summed, its children included; median: over the 3 calls; "
+        "device time: its kernels, memcpys and memsets)"
+    )
+    assert call[-1] == medians[-1].replace(" median: over the 3 calls;", "")
+    assert (prof.ops.heading, prof.calls[1].ops.heading) == ("the ops of the 3 calls", "the ops of call 1")
 
 
 # Trust (issue 34): `"aten::*" not in prof.ops` passed on a profile full of aten ops.

@@ -123,6 +123,17 @@ def test_kernels_of_calls_that_differ_refuse_to_answer_for_call_0(kernels: tuple
     assert prof.host_summary().startswith("per call")
 
 
+def test_the_ops_of_calls_that_differ_say_they_are_call_0s() -> None:
+    # prof.ops of calls that launched different kernels is call 0's own: its table said nothing of
+    # whose, and a failed `"op" in prof.ops` called its times medians over the 3 calls.
+    prof = _gemm_in_calls(1, 2, 1)
+    assert prof.varied
+    table = prof.ops.table()
+    assert table.splitlines()[0].split()[2:5] == ["call", "0", "cpu"]
+    assert "median" not in table
+    assert prof.ops.heading == "the ops of call 0"
+
+
 def test_kernels_of_calls_alike_still_answer() -> None:
     prof = _gemm_in_calls(1, 1, 1)
     assert not prof.varied

@@ -217,9 +217,16 @@ def test_the_op_table_has_the_headers_and_note_of_kernelprof_show_ops() -> None:
     # Issue 32: the page said "device us (subtree)", `kernelprof show --ops` "device us", and
     # neither said the figures sum each op's occurrences in the call, its children included.
     _, text = _page_data("geglu_eager")
-    assert "<th>cpu us (all)</th><th>device us (all)</th></tr>" in text
-    assert "<p>(times: the sum over each op's occurrences in the call, its children included; " in text
-    assert "device time: its kernels and its memory ops, memcpys and memsets)</p>" in text
+    assert "<p>(all: each op's occurrences in a call summed, its children included; " in text
+    assert "device time: its kernels, memcpys and memsets)</p>" in text
+
+
+def test_the_op_table_says_its_times_are_its_calls() -> None:
+    # A trial: the page's call 1 and a failure's medians both read `cpu us (all)`, aten::clamp_min
+    # 13.5 in one and 13.9 in the other.
+    _, text = _page_data("geglu_eager")
+    assert "<th>call 1 cpu us (all)</th><th>call 1 device us (all)</th></tr>" in text
+    assert "median" not in text[text.index("<h2>Ops of call") : text.index('<script id="data"')]
 
 
 @pytest.mark.parametrize(
@@ -434,7 +441,7 @@ def test_a_cpu_only_op_table_is_by_cpu_time_without_a_device_column() -> None:
         f"<h2>Ops of call 1 (by CPU time, the ops inside each op included; device time {NOT_MEASURED})</h2>"
     )
     assert f'const NM="{NOT_MEASURED}"' in text  # the words of the page's GPU sections
-    assert "<thead><tr><th>op</th><th>count</th><th>cpu us (all)</th></tr></thead>" in table
+    assert "<thead><tr><th>op</th><th>count</th><th>call 1 cpu us (all)</th></tr></thead>" in table
     assert "device" not in table.split("</h2>", 1)[1]
     times = [float(cpu) for cpu in re.findall(r"<tr><td>[^<]*</td><td>\d+</td><td>([^<]*)</td></tr>", table)]
     assert len(times) == len(prof.calls[1].ops) > 10
