@@ -151,7 +151,8 @@ def test_every_failure_of_a_profile_query_is_in_the_summary_by_its_type(
     )
     assert len(messages["test_one_named"]) == 7  # the table's header and its five kernels
     assert messages["test_op_missing"] == [
-        "op 'aten::gelu' did not run in the profiled call; nearest: triton_poi_fused__unsafe_view_gelu_mul_0"
+        "op 'aten::gelu' did not run in the 3 profiled calls; nearest: triton_poi_fused__unsafe_view_gelu_mul_0. "
+        "To assert that it does not run: assert 'aten::gelu' not in prof.ops"
     ]
     assert messages["test_bad_dtype"][0].startswith("unknown dtype 'float32' (did you mean 'fp32'?)")
     assert messages["test_no_gpu_activity"][0].startswith("the profiler recorded no GPU activity: ")

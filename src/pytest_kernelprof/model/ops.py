@@ -168,11 +168,21 @@ class _NamedTable(Mapping[str, V]):
     def _nearest(self, name: str, names: Iterable[str]) -> list[str]:
         return nearest(name, names)
 
+    def _ran_in(self) -> str:
+        """Where the table's names ran, as its "did not run" error says it."""
+        return "the profiled call"
+
+    def _asked_as(self) -> str:
+        """How a test names this table (``prof.ops``)."""
+        return self._where
+
     def _not_run(self, what: str, name: str, names: Iterable[str]) -> str:
         # The names come from the trace: each shown on the message's line (printable).
         close = [printable(n) for n in self._nearest(name, names)]
         hint = f"; nearest: {', '.join(close)}" if close else ""
-        return f"{what} {name!r} did not run in the profiled call{hint}"
+        # A test that means "it must not run" wrote prof.ops[name].count == 0 (a trial): say what asks that.
+        absent = f". To assert that it does not run: assert {name!r} not in {self._asked_as()}"
+        return f"{what} {name!r} did not run in {self._ran_in()}{hint}{absent}"
 
     def __contains__(self, name: object) -> bool:
         """``"aten::mm" in prof.ops`` asks for that exact name. ``in`` never reads a pattern as a
@@ -237,6 +247,14 @@ class OpTable(_NamedTable[Op]):
 
     def _nearest(self, name: str, names: Iterable[str]) -> list[str]:
         return nearest_ops(name, names)
+
+    def _ran_in(self) -> str:
+        if self.medians is not None:
+            return f"the {self.medians} profiled calls"
+        return "the profiled call" if self.call is None else f"call {self.call}"
+
+    def _asked_as(self) -> str:
+        return self._where if self.medians is not None or self.call is None else f"prof.calls[{self.call}].ops"
 
     def __getitem__(self, name: str) -> Op:
         __tracebackhide__ = True

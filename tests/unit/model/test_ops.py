@@ -131,7 +131,13 @@ def test_a_missing_op_names_the_ops_near_it_without_the_namespace(trace: str, as
     ops = load_trace(DATA / f"{trace}.json.gz").ops
     with pytest.raises(OpNotFoundError) as raised:
         ops[asked]
-    assert str(raised.value) == f"op {asked!r} did not run in the profiled call; nearest: {nearest}"
+    # Where it did not run, and what asks "it must not run" (a trial wrote ops[name].count == 0).
+    absent = f"To assert that it does not run: assert {asked!r} not in prof.ops"
+    assert str(raised.value) == f"op {asked!r} did not run in the 3 profiled calls; nearest: {nearest}. {absent}"
+    with pytest.raises(OpNotFoundError) as raised:
+        load_trace(DATA / f"{trace}.json.gz").calls[2].ops[asked]
+    assert str(raised.value).startswith(f"op {asked!r} did not run in call 2; nearest: ")
+    assert str(raised.value).endswith(f"assert {asked!r} not in prof.calls[2].ops")
 
 
 def test_get_refuses_a_glob_as_in_does() -> None:
