@@ -224,9 +224,13 @@ def _fused_part(kernel: KernelName) -> str:
     return f"{','.join(kernel.fused_ops)} ({what})" if kernel.fused_ops else what
 
 
-def _differences(before: KernelName, after: KernelName, label_a: str, label_b: str) -> list[str]:
+def _differences(
+    before: KernelName, after: KernelName, label_a: str, label_b: str, ops_compared: bool = True
+) -> list[str]:
     """What tells two kernels of one shape apart: the name, the dtype, the op that launched them
-    (a ``Kernel``'s or a stored kernel's; a bare decoded name has none)."""
+    (a ``Kernel``'s or a stored kernel's; a bare decoded name has none). ``ops_compared``: whether
+    the diff aligned on the launching op too (a baseline's does); where not (``kernelprof diff``),
+    the op line says it is told, not compared: a trial read it as the reason for the ``~``."""
     lines = []
     if before.name != after.name:
         shown = display_name(after.name)
@@ -236,19 +240,22 @@ def _differences(before: KernelName, after: KernelName, label_a: str, label_b: s
         else:
             lines.append(f"renamed in {label_b}: {shown}")
     if before.dtype != after.dtype:
-        lines.append(f"dtype: {before.dtype or '?'} in {label_a}, {after.dtype or '?'} in {label_b}")
+        # A dtype one side does not know moves nothing (dtype_moved): told, not compared.
+        told = "dtype" if before.dtype and after.dtype else "dtype (? unknown, not compared)"
+        lines.append(f"{told}: {before.dtype or '?'} in {label_a}, {after.dtype or '?'} in {label_b}")
     op_a, op_b = getattr(before, "op", None), getattr(after, "op", None)
     if op_a != op_b:
-        lines.append(f"op: {op_a or '-'} in {label_a}, {op_b or '-'} in {label_b}")
+        told = "op" if ops_compared else "op (told, not compared)"
+        lines.append(f"{told}: {op_a or '-'} in {label_a}, {op_b or '-'} in {label_b}")
     return lines
 
 
-def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b") -> list[str]:
+def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b", *, ops_compared: bool = True) -> list[str]:
     """The diff as lines: a stretch that repeats (one block per layer) once, with its count;
     then what each fused kernel took over, once per distinct fusion with its count, the kernels
     each lost fusion split into, likewise, and the
     removed kernels no added kernel took over, so that every removed kernel is told once."""
-    lines = _repeats_folded([_change_lines(change, label_a, label_b) for change in diff.changes])
+    lines = _repeats_folded([_change_lines(change, label_a, label_b, ops_compared) for change in diff.changes])
     fusions = Counter(
         (" + ".join(_fused_part(k) for k in covered), display_name(fused.name)) for covered, fused in diff.fusions
     )
@@ -278,11 +285,11 @@ def _times(count: int) -> str:
     return f"  x{count}" if count > 1 else ""
 
 
-def _change_lines(change: Change, label_a: str, label_b: str) -> tuple[str, ...]:
+def _change_lines(change: Change, label_a: str, label_b: str, ops_compared: bool = True) -> tuple[str, ...]:
     if change.mark == "~":
         assert change.before is not None
         assert change.after is not None
-        told = _differences(change.before, change.after, label_a, label_b)
+        told = _differences(change.before, change.after, label_a, label_b, ops_compared)
         return (f"~ {describe_kernel(change.before)}", *(f"    {line}" for line in told))
     if change.mark == "=" and change.before is not None and change.after is not None:
         # Aligned without names (by shape, or a baseline that ignores library names): the

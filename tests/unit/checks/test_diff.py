@@ -214,7 +214,19 @@ def test_an_unknown_dtype_is_a_question_mark_as_in_the_tables(trace: Trace) -> N
     assert f"+ pointwise/inductor ? [gelu,mul]  {display_name(fused.name)}" in lines
     triton = parse_kernel_name("triton_poi_fused_add_0")
     typed = dataclasses.replace(triton, name="triton_poi_fused_add_1", dtype="bf16")  # its IR read
-    assert "    dtype: ? in a, bf16 in b" in render_diff(diff_kernels([triton], [typed]), "a", "b")
+    # Told, and said not to be compared: a ? moves nothing (a trial read such lines as the ~'s reason).
+    assert "    dtype (? unknown, not compared): ? in a, bf16 in b" in render_diff(
+        diff_kernels([triton], [typed]), "a", "b"
+    )
+
+
+def test_kernelprof_diffs_op_line_says_the_op_is_not_compared(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # A trial: a ~ listed "op: Torch-Compiled Region: 2/0 in a, ... 0/0 in b", read as its reason;
+    # kernelprof diff aligns by name or shape, never by op (a baseline compares ops: its line is "op:").
+    assert main(["diff", str(trace("geglu_compiled")), str(DATA / "h100_inductor_geglu_bf16.json.gz")]) == 1
+    out = capsys.readouterr().out
+    assert "    op (told, not compared): Torch-Compiled Region: 2/0 in a, Torch-Compiled Region: 0/0 in b" in out
+    assert "    op: " not in out
 
 
 @pytest.mark.parametrize(("a", "b"), [("bf16", "fp32"), ("fp32", "bf16")])
