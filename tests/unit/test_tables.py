@@ -20,6 +20,7 @@ from pytest_kernelprof.tables import (
     format_share,
     name_is,
     name_matches,
+    plural,
     render_table,
 )
 from tests.helpers import DATA, Stream, build
@@ -307,3 +308,10 @@ def test_one_long_cell_does_not_widen_every_row() -> None:
 def test_a_share_that_rounds_to_all_or_none_says_it_is_not(fraction: float, shown: str) -> None:
     # Trial: a call with 2.6us busy in a 1336.4us host span read "idle 100%" while the GPU did work.
     assert format_share(fraction) == shown
+
+
+def test_plural_writes_a_consonant_y_as_ies() -> None:
+    # The one way a count is written: "2 copies" was spelled out by hand in two places.
+    assert [plural(n, "copy") for n in (1, 2)] == ["1 copy", "2 copies"]
+    assert plural(2, "key") == "2 keys"
+    assert plural(0, "call") == "0 calls"

@@ -160,7 +160,7 @@ def host_section(view: CallProfile) -> str:
     lines = [f"{line}, {plural(len(syncs), 'host sync')}:" if syncs else f"{line}, no host syncs"]
     if syncs:
         lines.append(sync_table(list(syncs), call=view.index))
-    lines.append(f"{plural(len(copies), 'copy').replace('copys', 'copies')}:" if copies else "no copies")
+    lines.append(f"{plural(len(copies), 'copy')}:" if copies else "no copies")
     if copies:
         lines.append(copy_table(list(copies), call=view.index))
     return "\n".join(lines)

@@ -16,7 +16,7 @@ from ..errors import BaselineMismatchError, KernelMatchError, KernelProfError, T
 from ..paths import trace_file_name
 from ..reports.records import Unplaced
 from ..reports.summary import relative_paths
-from ..tables import printable
+from ..tables import plural, printable
 
 if TYPE_CHECKING:
     from ..api import Capture
@@ -92,7 +92,7 @@ def _copies(prof: KernelProfile, text: str) -> str:
         return ""
     said = set(text.splitlines())
     fixes = [line for line in copies.fix_lines() if line not in said]
-    count = f"{len(copies)} {'copy' if len(copies) == 1 else 'copies'}"
+    count = plural(len(copies), "copy")
     return "\n" + "\n".join([f"{count} per call:", copies.table(), *fixes])
 
 

@@ -181,8 +181,12 @@ def format_share(fraction: float) -> str:
 
 
 def plural(count: int, word: str) -> str:
-    """``1 call``, ``3 calls``: the one way a count and its noun are written."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    """``1 call``, ``3 calls``, ``2 copies``: the one way a count and its noun are written."""
+    if count == 1:
+        return f"{count} {word}"
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return f"{count} {word[:-1]}ies"
+    return f"{count} {word}s"
 
 
 def nearest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
