@@ -160,7 +160,7 @@ def _build_call(
         ops=OpTable(load_ops, load_tree, call=step.index),
         runtime=RuntimeCalls(runtime, unavailable=unavailable),
         memory_reading=reading,
-        syncs=SyncList(host_syncs(step, stacks, flagged, may_sync), unavailable=unavailable),
+        syncs=SyncList(host_syncs(step, stacks, flagged, may_sync), unavailable=unavailable, call=step.index),
         wall_us=(step.end - step.start) / 1000.0,
         _launches=sum(count for (kernel, _, _), count in kinds if kernel),
         _graph_launches=sum(count for (_, graph, _), count in kinds if graph),

@@ -110,7 +110,7 @@ class _Records(_Measured, Sequence[T], Generic[T]):
     def __getitem__(self: RecordsT, index: int | slice) -> T | RecordsT:
         __tracebackhide__ = True
         if isinstance(index, slice):
-            return type(self)(self._items()[index])
+            return self._like(self._items()[index])
         item: T = self._items()[index]
         return item
 
@@ -131,6 +131,11 @@ class _Records(_Measured, Sequence[T], Generic[T]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+    def _like(self: RecordsT, items: Sequence[T]) -> RecordsT:
+        """Records of the same call as these, holding ``items`` (a slice): what a subclass knows
+        of its call kept."""
+        return type(self)(items)
 
     def _table(self, items: Sequence[T]) -> str:
         raise NotImplementedError

@@ -404,8 +404,8 @@ class KernelProfile:
 
     def _summary_syncs(self, median: CallProfile) -> tuple[SyncList, str]:
         """The syncs under the line that names ``median``: its own where the calls synced alike
-        (``syncs`` holds host times that are medians, which no call had); else ``syncs``, the
-        call with the most, and a note that says whose they are."""
+        (which ``syncs`` is then too); else ``syncs``, the call with the most, and a note that
+        says whose they are."""
         shapes = {tuple((s.call, s.kind, s.ops) for s in c.syncs) for c in self.calls if c.syncs.measured}
         if len(shapes) <= 1 or len(self.calls) == 1:
             return (median.syncs if median.syncs.measured else self.syncs), ""

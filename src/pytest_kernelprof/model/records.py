@@ -252,10 +252,20 @@ def advice(syncs: Sequence[Sync] = (), copies: Sequence[MemoryOp] = ()) -> list[
 
 
 class SyncList(_Records[Sync]):
-    """The host syncs of one call, in time order (see :class:`Sync`)."""
+    """The host syncs of one call, in time order (see :class:`Sync`). ``call``: the number of
+    that call, which its table's time column names (``call 1 host us``), as ``kernelprof show``'s
+    does: a trial read the same header over a failure's table and ``prof.syncs``' as two kinds of
+    figure."""
 
-    __slots__ = ()
+    __slots__ = ("call",)
     _noun = "host syncs"
+
+    def __init__(self, items: Sequence[Sync] = (), *, unavailable: str | None = None, call: int | None = None) -> None:
+        super().__init__(items, unavailable=unavailable)
+        self.call = call
+
+    def _like(self, items: Sequence[Sync]) -> SyncList:
+        return SyncList(items, call=self.call)
 
     def count(self, call: str | None = None, *, kind: str | None = None) -> Count:
         """How many syncs are of API ``call`` (a glob, or the name without Kineto's ``_v...``
@@ -279,7 +289,7 @@ class SyncList(_Records[Sync]):
         return advice(syncs=self._items())
 
     def _table(self, items: Sequence[Sync]) -> str:
-        return sync_table(items)
+        return sync_table(items, call=self.call)
 
     def _summary(self, item: Sync) -> str:
         # Short: pytest prints ``assert not prof.syncs`` with this line twice (the assertion and
@@ -345,6 +355,9 @@ class CopyList(_Records[MemoryOp]):
         count = Count(len(found), query, "copies", len(self._loaded()), table, copy_fixes(found))
         count.times = self.times
         return count
+
+    def _like(self, items: Sequence[MemoryOp]) -> CopyList:
+        return CopyList(items, times=self.times, medians=self.medians)
 
     def _table(self, items: Sequence[MemoryOp]) -> str:
         return copy_table(items, medians=self.medians)

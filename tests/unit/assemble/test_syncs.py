@@ -203,7 +203,10 @@ def test_failure_reprs_name_each_sync(trace: Trace) -> None:
     assert first.startswith("SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_")
     assert len(first) < 160
     assert "to fix" not in first  # said once, under the table the failure's report shows
-    assert table[0].split() == ["#", "call", "kind", "copy", "host", "us", "ops", "where"]
+    # The time column names the call whose own times they are, as `kernelprof show`'s: the median call's.
+    assert table[0].split() == ["#", "call", "kind", "copy", "call", "1", "host", "us", "ops", "where"]
+    assert load_trace(trace("sync_cpu_copy")).median_call.index == 1
+    assert "call 1 host us" in syncs[:1].table().splitlines()[0]  # a slice is still the call's
     assert table[1].split()[:5] == ["0", "cudaMemcpyAsync", "copy", "DtoH", "pageable"]
     assert table[2].split()[:4] == ["1", "cudaStreamSynchronize", "stream", "-"]
     count = syncs.count(kind="stream")
