@@ -415,7 +415,9 @@ class KernelProfile:
     def __repr__(self) -> str:
         # One line, as KernelList's; the table is table(), and what IPython shows.
         where = f" on {self.device} ({self.arch})" if self.device else ", no GPU named"
-        label = self.source.replace("\\", "/").rsplit("/", 1)[-1]
+        # The trace's path as the test named it, as the failure's section and ``table()`` name it
+        # (a trial saw the file's base name in the one and its whole path in the other).
+        label = self.source
         what = f"{plural(len(self.call.kernels), 'kernel')} per call" if self.has_device_activity else "no GPU activity"
         return f"KernelProfile({label!r}{where}: {what}, {plural(len(self.calls), 'call')})"
 
