@@ -293,6 +293,11 @@ def kernelprof_show() -> str:
     return _kernelprof("show", "tests/data/h200_geglu_compiled.json.gz")
 
 
+def kernelprof_show_ops() -> str:
+    """docs/traces.md: ``kernelprof show --ops`` of a bf16 nn.Linear: its CPU op tree."""
+    return _kernelprof("show", "tests/data/h200_linear_eager.json.gz", "--ops")
+
+
 def gpu_workflow() -> str:
     """docs/ci.md: the GitHub Actions workflow for a GPU runner, ``examples/ci/gpu-tests.yml`` whole."""
     return (ROOT / "examples" / "ci" / "gpu-tests.yml").read_text(encoding="utf-8")
@@ -310,6 +315,7 @@ SAMPLES: dict[str, Callable[[], str]] = {
     "kernelprof-diff-dtype": kernelprof_diff_dtype,
     "kernelprof-diff-bias": kernelprof_diff_bias,
     "kernelprof-show": kernelprof_show,
+    "kernelprof-show-ops": kernelprof_show_ops,
     "sweep-broken-fusion": sweep_broken_fusion,
     "sweep-bucket-baseline": sweep_bucket_baseline,
     "gpu-workflow": gpu_workflow,
