@@ -4,6 +4,7 @@ do: relative to the rootdir where under it (a trial's page read `baseline sm90/d
 
 from __future__ import annotations
 
+import html
 import shutil
 
 import pytest
@@ -44,3 +45,7 @@ def test_the_page_of_a_failed_baseline_names_paths_relative_to_the_rootdir(
     assert f"<h2>baseline sm90/default ({shown}) and this run</h2>" in text
     assert "; source tests/recorded/geglu.json.gz" in text
     assert str(cpu_pytester.path) not in text
+    # The page leads with the failure's headline, in its words (a trial found the page without it).
+    headline = next(line for line in result.outlines if "kernels per call: " in line).split("kernels per call: ")[1]
+    assert headline.startswith("4 -> 5")
+    assert f'<div class="told"><div>kernels per call: {html.escape(headline)}</div>' in text

@@ -293,7 +293,7 @@ def _workspace(config: pytest.Config) -> Path:
 
 def _page_baselines(item: pytest.Item, profiles: Sequence[Any]) -> list[tuple[str, str]]:
     """Side-by-side tables of the baselines a failed test checked."""
-    from ..checks.baseline import Checked, Signature, read_baseline
+    from ..checks.baseline import Checked, Signature, per_call_lines, read_baseline
     from ..reports.summary import relative_paths
     from ..reports.timeline import baseline_table
     from .fixtures import BASELINE_NOTES_KEY
@@ -308,14 +308,17 @@ def _page_baselines(item: pytest.Item, profiles: Sequence[Any]) -> list[tuple[st
             continue
         try:
             stored = read_baseline(Path(note.path)).get("archs", {}).get(note.arch, {}).get(note.name)
-            kernels = Signature.from_json(stored).kernels if stored is not None else ()
+            signature = Signature.from_json(stored) if stored is not None else None
+            kernels = signature.kernels if signature is not None else ()
             current = list(run.kernels)
+            # The failure's headline (`kernels per call: 4 -> 5 (launches too)`) above the page's lines too.
+            headline = per_call_lines(signature, Signature.of(run)) if signature is not None else []
         except (KernelProfError, ValueError, KeyError, TypeError):
             continue
         # The path as the failure and the job summary name it: relative to the rootdir.
         path = relative_paths(str(note.path), item.config.rootpath)
         title = f"baseline {note.arch}/{note.name} ({path}) and this run"
-        sections.append((title, baseline_table(kernels, current)))
+        sections.append((title, baseline_table(kernels, current, headline)))
     return sections
 
 

@@ -259,14 +259,16 @@ SIDE_LEGEND = (
 )
 
 
-def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
+def baseline_table(stored: Sequence[Any], current: Sequence[Any], headline: Sequence[str] = ()) -> str:
     """The stored baseline's kernels and the run's side by side, aligned by their diff;
     each a ``KernelName`` (``BaselineKernel`` or ``Kernel``). The diff is the one the text
     diff renders (:func:`diff_kernels`), so the page tells what it tells: its count and dtype
     lines (:func:`summary_lines`), its ``fused:`` and ``split:`` lines and its unknown-dtype note above the
     table, a kernel a fusion took over as fused into the run's
     kernel, not as removed or renamed, and each kernel in the words of its line there (kind,
-    family, dtype, layout, fused ops, name: ``pointwise/aten bf16 [gelu]  at::native::...``)."""
+    family, dtype, layout, fused ops, name: ``pointwise/aten bf16 [gelu]  at::native::...``).
+    ``headline``: the baseline failure's first lines (``kernels per call: 4 -> 5 (launches too)``),
+    told first, as the failure tells them."""
 
     def key(k: Any) -> str:
         return f"{k.kind}/{k.family} {display_name(k.name)}"
@@ -312,7 +314,7 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any]) -> str:
         rows.append(f'<tr class="{cls}"><td>{cells[0]}</td><td>{cells[1]}</td></tr>')
     # Every line the text diff tells above its kernels, then its fused: and split: lines: a GEMM
     # gone fp32 is told by the dtype line alone (its row is one more yellow row).
-    told = summary_lines(stored, current)
+    told = [*headline, *summary_lines(stored, current)]
     told += [line for line in render_diff(diff, "baseline", "this run") if line.startswith(("fused: ", "split: "))]
     told += unknown_dtype_note(stored, current)  # last, as the text diff's note after its kernels
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in told)

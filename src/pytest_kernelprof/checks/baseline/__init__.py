@@ -68,6 +68,7 @@ from .signature import (
     Signature,
     compare,
     compare_metrics,
+    per_call_lines,
     stable_op,
 )
 
@@ -95,6 +96,7 @@ __all__ = [
     "compare",
     "compare_metrics",
     "entries",
+    "per_call_lines",
     "prune_entries",
     "read_baseline",
     "record",

@@ -250,7 +250,7 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
         # Only dtypes moved (the diff's ``~`` of aligned kernels): each told on one line.
         return _dtype_moves(stored.kernels, current.kernels)
     return [
-        *_per_call(stored, current),
+        *per_call_lines(stored, current),
         *summary_lines(stored.kernels, current.kernels),
         "--- baseline",
         "+++ this run",
@@ -268,7 +268,9 @@ def launches_follow_kernels(stored: Signature, current: Signature) -> bool:
     return old is not None and new is not None and moved != 0 and new - old == moved
 
 
-def _per_call(stored: Signature, current: Signature) -> list[str]:
+def per_call_lines(stored: Signature, current: Signature) -> list[str]:
+    """The failure's headline where the kernels per call changed (``kernels per call: 4 -> 5
+    (launches too)``), which the timeline page's baseline section leads with too."""
     # Left out when unchanged, as an unchanged count or metric is: "kernels per call: 1", with
     # no arrow, read as a line cut short.
     a, b = len(stored.kernels), len(current.kernels)
