@@ -76,7 +76,7 @@ def test_a_cpu_install_installs_numpy_with_torch(page: Path) -> None:
 
 # The one form a git URL takes on the pages while the project has no public repository: a
 # placeholder a reader cannot mistake for a real address (the trial: github.com/<owner>/...).
-GIT_PLACEHOLDER = "git+https://GIT-SERVER/PATH/TO/pytest-kernelprof@TAG"
+GIT_PLACEHOLDER = "git+https://GIT-SERVER/PATH/TO/pytest-kernelprof@COMMIT-SHA"
 
 
 @pytest.mark.parametrize("page", [*PAGES, ROOT / "CONTRIBUTING.md"], ids=lambda p: p.relative_to(ROOT).as_posix())
