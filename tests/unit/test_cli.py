@@ -18,15 +18,8 @@ import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
-from pytest_kernelprof.cli import (
-    CLOSED_PIPE,
-    INDUCTORS_NOTE,
-    INDUCTORS_RANGE,
-    OP_TREE_NOTE,
-    OP_TREE_ROWS,
-    main,
-    op_tree,
-)
+from pytest_kernelprof.cli import CLOSED_PIPE, main
+from pytest_kernelprof.cli.show import INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_NOTE, OP_TREE_ROWS, op_tree
 from pytest_kernelprof.errors import QueryError
 from pytest_kernelprof.tables import format_us
 from tests.helpers import DATA, Stream, user_kernel_trace, write
