@@ -733,7 +733,8 @@ def test_a_diff_of_a_trace_without_gpu_activity_against_one_with_it_compares_not
         out, err = capsys.readouterr()
         assert err == (
             f"kernelprof: error: {cpu} recorded no GPU activity: no kernels to compare with the other trace's "
-            f"(kernelprof show --ops {cpu} shows its CPU side)\n"
+            f"(kernelprof show --ops {cpu} shows its CPU side; "
+            f"kernelprof diff --ops {a} {b} compares their CPU op trees)\n"
         )
         assert "no GPU activity" not in out  # said once, by the error (a trial read it twice, on two streams)
 

@@ -57,8 +57,14 @@ def _parser() -> argparse.ArgumentParser:
     diff_command.add_argument(
         "--by",
         choices=("name", "shape"),
-        default="name",
+        default=None,  # name; None tells --ops that it was not given
         help="align kernels by name, or by kind/family/layout/fused ops (ignores cuBLAS tile changes); default: name",
+    )
+    diff_command.add_argument(
+        "--ops",
+        action="store_true",
+        help="compare the CPU op trees of the two median calls (how often each op ran at its place in the tree), "
+        "not the kernels: for traces recorded without a GPU too; exit 1 when the ops differ",
     )
     return parser
 
@@ -132,7 +138,7 @@ def _run(args: argparse.Namespace) -> int:
         status = (
             show.show(args.trace, args.calls, args.ops, args.html, decoder)
             if args.command == "show"
-            else diff.diff(args.a, args.b, args.by, decoder)
+            else diff.diff(args.a, args.b, args.by, decoder, ops=args.ops)
         )
         sys.stdout.flush()  # a reader gone early shows here, not in the flush at exit
         return status

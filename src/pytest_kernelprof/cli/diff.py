@@ -1,24 +1,28 @@
 """``kernelprof diff A B``: what changed between two traces' kernels, and the host's side of the
-calls compared."""
+calls compared; ``kernelprof diff --ops A B``: what changed between their calls' CPU op trees."""
 
 from __future__ import annotations
 
+import shlex
+
 from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change, unknown_dtype_note, unplaced_lines
+from ..checks.op_diff import OpCount, diff_op_trees
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile
 from ..tables import format_share, format_us, render_table
 from .files import STDIN, head, load, readable, shown
+from .show import INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_ROWS, inductors_ranges
 
 
-def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
-    """Whose kernel time the diff compares: each side's median call, the call ``show`` and the
-    JUnit ``kernel_us`` report, so that the three agree."""
+def _median_calls(a: KernelProfile, b: KernelProfile, what: str = "GPU time in kernels") -> str:
+    """Whose kernel time (or ``what``) the diff compares: each side's median call, the call ``show``
+    and the JUnit ``kernel_us`` report, so that the three agree."""
     # Calls are numbered from 0, as prof.calls[i]: "call 1 of 3" would read as the first.
     calls = "; ".join(
         f"{side}: call {p.median_call.index}, the median of {len(p.calls)}" for side, p in (("a", a), ("b", b))
     )
-    return f"GPU time in kernels, the median call by host span ({calls})"
+    return f"{what}, the median call by host span ({calls})"
 
 
 def _call_times(a: CallProfile, b: CallProfile, spans: str | None = None) -> list[str]:
@@ -48,14 +52,26 @@ def _call_spans(a: KernelProfile, b: KernelProfile) -> str:
     return f"host span per call, from call 0: {spans}"
 
 
-def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
+def diff(path_a: str, path_b: str, by: str | None, decoder: Decoder = BUILT_IN, ops: bool = False) -> int:
+    """``by``: None where not given (``name``), so that ``--ops`` can refuse one given."""
+    if ops and by is not None:
+        raise KernelProfError(
+            f"--ops with --by {by}: --by says how to align kernels, and --ops compares the CPU op trees, "
+            "not the kernels; drop --by (or --ops to compare the kernels)"
+        )
     if path_a == path_b == STDIN:
         raise KernelProfError(f"only one of the traces can be standard input ('{STDIN}')")
+    # The command that compares what two traces without kernels have: their op trees, the traces
+    # named as given (- for standard input), quoted for the shell.
+    arguments = shlex.join(path if path == STDIN else shown(path) for path in (path_a, path_b))
+    compare_ops = f"kernelprof diff --ops {arguments} compares their CPU op trees"
     with readable(path_a) as readable_a, readable(path_b) as readable_b:
         (a, lost_a), (b, lost_b) = load(readable_a, shown(path_a), decoder), load(readable_b, shown(path_b), decoder)
     path_a, path_b = shown(path_a), shown(path_b)
     print(f"a = {head(path_a, a, lost_a)}")
     print(f"b = {head(path_b, b, lost_b)}")
+    if ops:
+        return _diff_ops(a, b)
     if not a.has_device_activity or not b.has_device_activity:
         # Said once, by the error (on stderr, with exit status 2): a line on stdout as well told it twice.
         if a.has_device_activity != b.has_device_activity:
@@ -63,13 +79,13 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
             cpu = path_a if b.has_device_activity else path_b
             raise KernelProfError(
                 f"{cpu} recorded no GPU activity: no kernels to compare with the other trace's "
-                f"(kernelprof show --ops {cpu} shows its CPU side)"
+                f"(kernelprof show --ops {cpu} shows its CPU side; {compare_ops})"
             )
         # Neither recorded a kernel: nothing was compared, which is no "same" (a CI gate on two
         # traces both recorded without a GPU must not pass).
-        raise KernelProfError("neither trace recorded GPU activity: no kernels to compare")
+        raise KernelProfError(f"neither trace recorded GPU activity: no kernels to compare ({compare_ops})")
     ka, kb = a.call.kernels, b.call.kernels
-    result = diff_kernels(list(ka), list(kb), by=by)
+    result = diff_kernels(list(ka), list(kb), by=by or "name")
     ma, mb = a.median_call, b.median_call
     # The host's side of the calls compared too, as show and a baseline's metrics count it: a CUDA
     # graph's point is 49 launches -> 2, which kernels per call alone did not show (a trial).
@@ -91,7 +107,7 @@ def diff(path_a: str, path_b: str, by: str, decoder: Decoder = BUILT_IN) -> int:
     print("\n".join(render_diff(result, "a", "b", ops_compared=False)))
     for line in unknown_dtype_note(list(ka), list(kb)):
         print(line)
-    same = _calls_compared(a, b, by, lossy=bool(lost_a or lost_b)) and result.same
+    same = _calls_compared(a, b, by or "name", lossy=bool(lost_a or lost_b)) and result.same
     print("same kernels" if same else "the kernels differ")
     return 0 if same else 1
 
@@ -131,3 +147,67 @@ def _calls_compared(a: KernelProfile, b: KernelProfile, by: str, lossy: bool = F
     print(f"call {index} of a against call {index} of b{also}:")
     print("\n".join(f"  {line}" for line in render_diff(found, "a", "b", ops_compared=False)))
     return False
+
+
+OP_DIFF_HEADERS = ("op", "count a", "count b")
+OP_DIFF_ROWS_NOTE = (
+    "each row: an op at its place in the op tree, under the ops above it as show --ops indents them, and how "
+    "often it ran there in each side's median call; - an op only a has there, + one only b has, ~ a count "
+    "that changed, = an op above a changed one, the same in both"
+)
+OP_DIFF_TIME_NOTE = (
+    "CPU time per op is left out, not compared: it varies from run to run; kernelprof show --ops shows each side's"
+)
+
+
+def _diff_ops(a: KernelProfile, b: KernelProfile) -> int:
+    """The op trees of each side's median call compared (``diff_op_trees``): 0 where every op ran
+    as often at its place, 1 where not. Counts only (the note says why)."""
+    tree_a, tree_b = a.median_call.ops.tree(), b.median_call.ops.tree()
+    if not tree_a and not tree_b:
+        # Nothing compared is no "same ops", as for kernels.
+        raise KernelProfError("neither trace recorded CPU ops: no op trees to compare")
+    found = diff_op_trees(tree_a, tree_b)
+    changed = len(found.changed)
+    print(
+        f"{_median_calls(a, b, 'op counts')}: {found.compared} ops compared at their places in the trees, "
+        + (f"{changed} changed" if changed else "none changed")
+    )
+    print(f"host span, the same calls: {time_change(a.median_call.wall_us, b.median_call.wall_us)}")
+    if changed:
+        print(_op_rows(found.rows, inductors_ranges(a.median_call.ops) | inductors_ranges(b.median_call.ops)))
+    print(f"({OP_DIFF_ROWS_NOTE}; {OP_DIFF_TIME_NOTE})" if changed else f"({OP_DIFF_TIME_NOTE})")
+    if a.has_device_activity and b.has_device_activity:
+        print("kernels: not compared (kernelprof diff without --ops compares them)")
+    print("the ops differ" if changed else "same ops")
+    return 1 if changed else 0
+
+
+def _mark(row: OpCount) -> str:
+    """Before a row's op, as the kernel diff marks its lines: an op only a (-) or only b (+) has at
+    its place, one whose count changed (~), or one above those, the same in both (=)."""
+    if not row.changed:
+        return "="
+    return "+" if row.count_a is None else "-" if row.count_b is None else "~"
+
+
+def _op_rows(rows: tuple[OpCount, ...], inductors: set[str]) -> str:
+    """The rows as show --ops indents its tree, at most ``OP_TREE_ROWS`` of them."""
+
+    def count(n: int | None) -> str:
+        return "-" if n is None else str(n)
+
+    shown_rows = [
+        (
+            f"{_mark(row)} " + "  " * row.depth + row.name + (INDUCTORS_RANGE if row.name in inductors else ""),
+            count(row.count_a),
+            count(row.count_b),
+        )
+        for row in rows[:OP_TREE_ROWS]
+    ]
+    table = render_table(OP_DIFF_HEADERS, shown_rows, right=(1, 2))
+    if len(rows) > OP_TREE_ROWS:
+        table += f"\n... the rows go on past {OP_TREE_ROWS:,}"
+    if any(row.name in inductors for row in rows[:OP_TREE_ROWS]):
+        table += f"\n{INDUCTORS_NOTE}"
+    return table

@@ -44,13 +44,18 @@ OP_TREE_NOTE = (
 )
 
 
+def inductors_ranges(ops: OpTable) -> set[str]:
+    """The names of the call's ops that are ranges Inductor opens itself, which the op tree marks."""
+    return {name for name in ops if is_inductors_range(ops[name])}
+
+
 def op_tree(ops: OpTable) -> str:
     """The op tree of one call (``OpTable.tree()``), depth first from its top-level ops, each row
     the figures of its own occurrences. At most ``OP_TREE_ROWS`` rows. A loop, not a recursion: a
     trace nests ops thousands deep."""
     rows: list[tuple[str, str, str, str]] = []
     stack = [(root, 0) for root in reversed(ops.tree())]
-    inductors = {name for name in ops if is_inductors_range(ops[name])}
+    inductors = inductors_ranges(ops)
     cut = False
     while stack:
         if len(rows) == OP_TREE_ROWS:
