@@ -153,3 +153,12 @@ def test_the_op_diff_hint_names_the_traces_as_the_command_takes_them(tmp_path: P
     assert status == 0, err
     assert out.startswith("a = <stdin>: no GPU named in the trace, 3 calls\n")
     assert out.endswith("\nsame ops\n")
+
+
+def test_two_traces_without_cpu_ops_compare_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Nothing compared is no "same ops": exit 2, as the kernel diff of two traces without kernels.
+    s = Stream()
+    s.step(0, 0, 100)
+    empty = write(tmp_path, s)
+    assert main(["diff", "--ops", str(empty), str(empty)]) == 2
+    assert capsys.readouterr().err == "kernelprof: error: neither trace recorded CPU ops: no op trees to compare\n"

@@ -1,10 +1,11 @@
 """``kernelprof show TRACE`` and ``kernelprof diff A B``: read profiles without re-running them.
 A trace named ``-`` is read from standard input.
 
-Exit status: 0 success (and, for diff, the kernel sequences are the same), 1 the profiles
-differ, 2 a usage or file error (a trace that lost every kernel record among them), reported
-in one line without a traceback; 141 without a word when the reader of the output closed it
-early (``| head``), as for a process that SIGPIPE ended.
+Exit status: 0 success (and, for diff, the kernel sequences are the same; with ``--ops``, the op
+trees), 1 the profiles differ, 2 a usage or file error (a trace that lost every kernel record
+among them, a diff with nothing to compare), reported in one line without a traceback; 141
+without a word when the reader of the output closed it early (``| head``), as for a process
+that SIGPIPE ended.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ def _parser() -> argparse.ArgumentParser:
         "'GLOB: kind=... family=...'; may be given again"
     )
     show_command.add_argument("--kernels", action="append", default=[], metavar="LINE", help=kernels_help)
-    diff_command = sub.add_parser("diff", help="what changed between two traces; exit 1 when the kernels differ")
+    diff_command = sub.add_parser(
+        "diff", help="what changed between two traces; exit 1 when the kernels (with --ops, the ops) differ"
+    )
     diff_command.add_argument("--kernels", action="append", default=[], metavar="LINE", help=kernels_help)
     diff_command.add_argument("a", help="the trace before (- reads standard input)")
     diff_command.add_argument("b", help="the trace after (- reads standard input)")
