@@ -18,15 +18,8 @@ import pytest
 
 from pytest_kernelprof import IncompleteProfileError, load_trace
 from pytest_kernelprof.checks.diff import diff_kernels
-from pytest_kernelprof.cli import (
-    CLOSED_PIPE,
-    INDUCTORS_NOTE,
-    INDUCTORS_RANGE,
-    OP_TREE_NOTE,
-    OP_TREE_ROWS,
-    main,
-    op_tree,
-)
+from pytest_kernelprof.cli import CLOSED_PIPE, main
+from pytest_kernelprof.cli.show import INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_NOTE, OP_TREE_ROWS, op_tree
 from pytest_kernelprof.errors import QueryError
 from pytest_kernelprof.tables import format_us
 from tests.helpers import DATA, Stream, user_kernel_trace, write
@@ -740,7 +733,8 @@ def test_a_diff_of_a_trace_without_gpu_activity_against_one_with_it_compares_not
         out, err = capsys.readouterr()
         assert err == (
             f"kernelprof: error: {cpu} recorded no GPU activity: no kernels to compare with the other trace's "
-            f"(kernelprof show --ops {cpu} shows its CPU side)\n"
+            f"(kernelprof show --ops {cpu} shows its CPU side; "
+            f"kernelprof diff --ops {a} {b} compares their CPU op trees)\n"
         )
         assert "no GPU activity" not in out  # said once, by the error (a trial read it twice, on two streams)
 

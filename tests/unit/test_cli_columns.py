@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.cli import _call_times, main
+from pytest_kernelprof.cli import main
+from pytest_kernelprof.cli.diff import _call_times
 
 Trace = Callable[[str], Path]
 

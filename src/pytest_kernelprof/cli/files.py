@@ -157,3 +157,18 @@ def _shown_anyway(refusal: str) -> tuple[str, str]:
         f"{launches} kernel launches recorded on the CPU side have no GPU record. {refusal[lost.end() :]}",
         f"the profiler lost {plural(int(count), 'GPU record')}",
     )
+
+
+def head(path: str, prof: KernelProfile, incomplete: str | None) -> str:
+    """The line that names a trace the commands read: its device, its calls, and whether they varied."""
+    where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named in the trace"
+    varied = f", calls {_varied(incomplete)}" if prof.varied else ""
+    return f"{path}: {where}, {plural(len(prof.calls), 'call')}{varied}"
+
+
+def _varied(incomplete: str | None) -> str:
+    """How the calls' kernel sequences differ: as launched, or as recorded where the trace lost
+    records (``load``), which a difference it makes must not be blamed on the workload for."""
+    if incomplete is None:
+        return "launched different kernel sequences"
+    return f"recorded different kernel sequences: {incomplete} (the warning above)"

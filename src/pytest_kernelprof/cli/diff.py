@@ -1,0 +1,213 @@
+"""``kernelprof diff A B``: what changed between two traces' kernels, and the host's side of the
+calls compared; ``kernelprof diff --ops A B``: what changed between their calls' CPU op trees."""
+
+from __future__ import annotations
+
+import shlex
+
+from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change, unknown_dtype_note, unplaced_lines
+from ..checks.op_diff import OpCount, diff_op_trees
+from ..decode import BUILT_IN, Decoder
+from ..errors import KernelProfError
+from ..model import CallProfile, KernelProfile
+from ..tables import format_share, format_us, render_table
+from .files import STDIN, head, load, readable, shown
+from .show import INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_ROWS, inductors_ranges
+
+
+def _median_calls(a: KernelProfile, b: KernelProfile, what: str = "GPU time in kernels") -> str:
+    """Whose kernel time (or ``what``) the diff compares: each side's median call, the call ``show``
+    and the JUnit ``kernel_us`` report, so that the three agree."""
+    # Calls are numbered from 0, as prof.calls[i]: "call 1 of 3" would read as the first.
+    calls = "; ".join(
+        f"{side}: call {p.median_call.index}, the median of {len(p.calls)}" for side, p in (("a", a), ("b", b))
+    )
+    return f"{what}, the median call by host span ({calls})"
+
+
+def _call_times(a: CallProfile, b: CallProfile, spans: str | None = None) -> list[str]:
+    """The host span and GPU work of the calls compared, which ``show`` leads with beside the kernel
+    time: a compiled step whose kernels got faster can still take the host longer; ``spans``
+    (:func:`_call_spans`) between them."""
+    idle = f"GPU idle within it {format_share(a.gpu_idle_fraction)} -> {format_share(b.gpu_idle_fraction)}"
+    return [
+        f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}; {idle}",
+        *([spans] if spans else []),
+        f"GPU work in all, the same calls: {time_change(a.gpu_work_us, b.gpu_work_us)}",
+    ]
+
+
+def _launches(call: CallProfile) -> str:
+    """A call's launches as show counts them: ``2 (1 graph)`` where graph launches are among them."""
+    return f"{call.launches} ({call.graph_launches} graph)" if call.graph_launches else str(call.launches)
+
+
+def _call_spans(a: KernelProfile, b: KernelProfile) -> str:
+    """Every call's host span on each side: of three calls the median is the slower of the two
+    after call 0 (which holds the profiler's start-up), so a change of the median alone may be one
+    call's noise (a trial read +66% where the compiled side's other call matched the eager median)."""
+    spans = "; ".join(
+        f"{side} {', '.join(format_us(call.wall_us) for call in p.calls)}us" for side, p in (("a", a), ("b", b))
+    )
+    return f"host span per call, from call 0: {spans}"
+
+
+def diff(path_a: str, path_b: str, by: str | None, decoder: Decoder = BUILT_IN, ops: bool = False) -> int:
+    """``by``: None where not given (``name``), so that ``--ops`` can refuse one given."""
+    if ops and by is not None:
+        raise KernelProfError(
+            f"--ops with --by {by}: --by says how to align kernels, and --ops compares the CPU op trees, "
+            "not the kernels; drop --by (or --ops to compare the kernels)"
+        )
+    if path_a == path_b == STDIN:
+        raise KernelProfError(f"only one of the traces can be standard input ('{STDIN}')")
+    # The command that compares what two traces without kernels have: their op trees, the traces
+    # named as given (- for standard input), quoted for the shell.
+    arguments = shlex.join(path if path == STDIN else shown(path) for path in (path_a, path_b))
+    compare_ops = f"kernelprof diff --ops {arguments} compares their CPU op trees"
+    with readable(path_a) as readable_a, readable(path_b) as readable_b:
+        (a, lost_a), (b, lost_b) = load(readable_a, shown(path_a), decoder), load(readable_b, shown(path_b), decoder)
+    path_a, path_b = shown(path_a), shown(path_b)
+    print(f"a = {head(path_a, a, lost_a)}")
+    print(f"b = {head(path_b, b, lost_b)}")
+    if ops:
+        return _diff_ops(a, b)
+    if not a.has_device_activity or not b.has_device_activity:
+        # Said once, by the error (on stderr, with exit status 2): a line on stdout as well told it twice.
+        if a.has_device_activity != b.has_device_activity:
+            # One side's kernels against none measured: no comparison, so no "the kernels differ".
+            cpu = path_a if b.has_device_activity else path_b
+            raise KernelProfError(
+                f"{cpu} recorded no GPU activity: no kernels to compare with the other trace's "
+                f"(kernelprof show --ops {cpu} shows its CPU side; {compare_ops})"
+            )
+        # Neither recorded a kernel: nothing was compared, which is no "same" (a CI gate on two
+        # traces both recorded without a GPU must not pass).
+        raise KernelProfError(f"neither trace recorded GPU activity: no kernels to compare ({compare_ops})")
+    ka, kb = a.call.kernels, b.call.kernels
+    result = diff_kernels(list(ka), list(kb), by=by or "name")
+    ma, mb = a.median_call, b.median_call
+    # The host's side of the calls compared too, as show and a baseline's metrics count it: a CUDA
+    # graph's point is 49 launches -> 2, which kernels per call alone did not show (a trial).
+    rows = [
+        ("kernels per call", str(len(ka)), str(len(kb))),
+        ("memory ops per call", str(len(a.memory_ops)), str(len(b.memory_ops))),
+        ("launches, the median call", _launches(ma), _launches(mb)),
+        ("host syncs, the median call", str(len(ma.syncs)), str(len(mb.syncs))),
+        ("DtoH copies, the median call", str(ma.copies.count("DtoH")), str(mb.copies.count("DtoH"))),
+    ]
+    print(render_table(("", "a", "b"), rows, right=(1, 2)))
+    print(f"{_median_calls(a, b)}: {time_change(a.median_call.kernels.total_us, b.median_call.kernels.total_us)}")
+    print("\n".join(_call_times(a.median_call, b.median_call, _call_spans(a, b))))
+    for line in summary_lines(list(ka), list(kb)):
+        print(line)
+    for line in unplaced_lines(list(ka), list(kb), "a", "b", "--kernels"):
+        print(line)
+    # Aligned by name or shape, not by launching op: an op line under a ~ is told, not compared.
+    print("\n".join(render_diff(result, "a", "b", ops_compared=False)))
+    for line in unknown_dtype_note(list(ka), list(kb)):
+        print(line)
+    same = _calls_compared(a, b, by or "name", lossy=bool(lost_a or lost_b)) and result.same
+    print("same kernels" if same else "the kernels differ")
+    return 0 if same else 1
+
+
+def _calls_compared(a: KernelProfile, b: KernelProfile, by: str, lossy: bool = False) -> bool:
+    """Where a side's calls launched different kernels, the diff above (each side's first call)
+    does not tell them: each call of a against the call of b of its index, the first that
+    differs shown. Whether they are all the same (True where no side's calls varied).
+    ``lossy``: a trace lost records, so the calls' kernels differ as recorded, maybe not as launched."""
+    if not (a.varied or b.varied):
+        return True
+    whose = " and ".join(f"{side}'s" for side, p in (("a", a), ("b", b)) if p.varied)
+    verb = "recorded" if lossy else "launched"
+    head = f"{whose} calls {verb} different kernels: each call of a against the call of b of its index"
+    differ = [
+        (call_a.index, found)
+        for call_a, call_b in zip(a.calls[1:], b.calls[1:], strict=False)
+        if not (found := diff_kernels(list(call_a.kernels), list(call_b.kernels), by=by)).same
+    ]
+    if len(a.calls) != len(b.calls):
+        fewer, more = sorted(((len(p.calls), side) for side, p in (("a", a), ("b", b))))
+        extra = f"call {fewer[0]}" if more[0] == fewer[0] + 1 else f"calls {fewer[0]} to {more[0] - 1}"
+        print(
+            f"{head}; a has {len(a.calls)} calls and b {len(b.calls)}: {extra} of {more[1]} has no call to compare with"
+        )
+        head = ""
+    if not differ:
+        if head:
+            print(f"{head}: each the same")
+        return len(a.calls) == len(b.calls)
+    if head:
+        print(head)
+    (index, found), rest = differ[0], [str(i) for i, _ in differ[1:]]
+    also = (
+        f" (call {rest[0]} differs too)" if len(rest) == 1 else f" (calls {', '.join(rest)} differ too)" if rest else ""
+    )
+    print(f"call {index} of a against call {index} of b{also}:")
+    print("\n".join(f"  {line}" for line in render_diff(found, "a", "b", ops_compared=False)))
+    return False
+
+
+OP_DIFF_HEADERS = ("op", "count a", "count b")
+OP_DIFF_ROWS_NOTE = (
+    "each row: an op at its place in the op tree, under the ops above it as show --ops indents them, and how "
+    "often it ran there in each side's median call; - an op only a has there, + one only b has, ~ a count "
+    "that changed, = an op above a changed one, the same in both"
+)
+OP_DIFF_TIME_NOTE = (
+    "CPU time per op is left out, not compared: it varies from run to run; kernelprof show --ops shows each side's"
+)
+
+
+def _diff_ops(a: KernelProfile, b: KernelProfile) -> int:
+    """The op trees of each side's median call compared (``diff_op_trees``): 0 where every op ran
+    as often at its place, 1 where not. Counts only (the note says why)."""
+    tree_a, tree_b = a.median_call.ops.tree(), b.median_call.ops.tree()
+    if not tree_a and not tree_b:
+        # Nothing compared is no "same ops", as for kernels.
+        raise KernelProfError("neither trace recorded CPU ops: no op trees to compare")
+    found = diff_op_trees(tree_a, tree_b)
+    changed = len(found.changed)
+    print(
+        f"{_median_calls(a, b, 'op counts')}: {found.compared} ops compared at their places in the trees, "
+        + (f"{changed} changed" if changed else "none changed")
+    )
+    print(f"host span, the same calls: {time_change(a.median_call.wall_us, b.median_call.wall_us)}")
+    if changed:
+        print(_op_rows(found.rows, inductors_ranges(a.median_call.ops) | inductors_ranges(b.median_call.ops)))
+    print(f"({OP_DIFF_ROWS_NOTE}; {OP_DIFF_TIME_NOTE})" if changed else f"({OP_DIFF_TIME_NOTE})")
+    if a.has_device_activity and b.has_device_activity:
+        print("kernels: not compared (kernelprof diff without --ops compares them)")
+    print("the ops differ" if changed else "same ops")
+    return 1 if changed else 0
+
+
+def _mark(row: OpCount) -> str:
+    """Before a row's op, as the kernel diff marks its lines: an op only a (-) or only b (+) has at
+    its place, one whose count changed (~), or one above those, the same in both (=)."""
+    if not row.changed:
+        return "="
+    return "+" if row.count_a is None else "-" if row.count_b is None else "~"
+
+
+def _op_rows(rows: tuple[OpCount, ...], inductors: set[str]) -> str:
+    """The rows as show --ops indents its tree, at most ``OP_TREE_ROWS`` of them."""
+
+    def count(n: int | None) -> str:
+        return "-" if n is None else str(n)
+
+    shown_rows = [
+        (
+            f"{_mark(row)} " + "  " * row.depth + row.name + (INDUCTORS_RANGE if row.name in inductors else ""),
+            count(row.count_a),
+            count(row.count_b),
+        )
+        for row in rows[:OP_TREE_ROWS]
+    ]
+    table = render_table(OP_DIFF_HEADERS, shown_rows, right=(1, 2))
+    if len(rows) > OP_TREE_ROWS:
+        table += f"\n... the rows go on past {OP_TREE_ROWS:,}"
+    if any(row.name in inductors for row in rows[:OP_TREE_ROWS]):
+        table += f"\n{INDUCTORS_NOTE}"
+    return table

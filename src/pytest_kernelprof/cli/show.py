@@ -1,0 +1,184 @@
+"""``kernelprof show TRACE``: a trace's kernel table, host figures and op tree, one call or each."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+from ..assemble.optree import is_inductors_range
+from ..decode import BUILT_IN, Decoder
+from ..errors import KernelProfError
+from ..model import CallProfile, KernelProfile, OpTable
+from ..model.gpu_time import gpu_time_line
+from ..model.kernel_text import kernel_table
+from ..model.records import copy_table, sync_table
+from ..tables import format_us, plural, printable, render_table
+from .files import head, load, readable, shown
+
+
+def _counts(counter: Counter[str] | dict[str, int]) -> str:
+    return ", ".join(f"{printable(name)} x{n}" for name, n in sorted(counter.items())) or "none"
+
+
+# The most rows the op tree shows: a row per path of op names, so at most one per op of the call,
+# which a long compiled step has by the hundred thousand.
+OP_TREE_ROWS = 10_000
+# After the name of a range that Inductor opens itself (see ``is_inductors_range``).
+INDUCTORS_RANGE = "  (Inductor's range)"
+INDUCTORS_NOTE = (
+    "(Inductor's range: one Inductor opens itself; Kernel.op skips it, the timeline's op table leaves it out)"
+)
+# The tree's figures are each row's own: its op's occurrences under the ops above it. They were
+# each op's totals over the call, repeated at every place the op appeared (aten::as_strided's two
+# calls under aten::transpose and again under aten::expand, aten::fill_ 91.6us under an aten::zero_
+# of 84.3us), which an indented row reads as its own. The totals by name stay where the API and
+# the page give them (prof.calls[i].ops[name], the timeline page's flat op table; prof.ops[name] holds
+# medians over the calls, which a trial took for this call's totals); in the tree they would be
+# one more pair of columns that repeat at every place, the reading the trial got wrong.
+OP_TREE_HEADERS = ("count here", "cpu us here", "device us here")
+OP_TREE_NOTE = (
+    "(each row: its op's occurrences under the ops above it in the call, its children included, so a row never "
+    "exceeds the one it is under; device time: its kernels and its memory ops, memcpys and memsets; "
+    "an op's totals over this call: prof.calls[i].ops[name] of this call i, and the timeline page's op table; "
+    "prof.ops[name] holds each op's median over the calls)"
+)
+
+
+def inductors_ranges(ops: OpTable) -> set[str]:
+    """The names of the call's ops that are ranges Inductor opens itself, which the op tree marks."""
+    return {name for name in ops if is_inductors_range(ops[name])}
+
+
+def op_tree(ops: OpTable) -> str:
+    """The op tree of one call (``OpTable.tree()``), depth first from its top-level ops, each row
+    the figures of its own occurrences. At most ``OP_TREE_ROWS`` rows. A loop, not a recursion: a
+    trace nests ops thousands deep."""
+    rows: list[tuple[str, str, str, str]] = []
+    stack = [(root, 0) for root in reversed(ops.tree())]
+    inductors = inductors_ranges(ops)
+    cut = False
+    while stack:
+        if len(rows) == OP_TREE_ROWS:
+            cut = True
+            break
+        node, depth = stack.pop()
+        device = "-" if node.device_time_us is None else format_us(node.device_time_us)
+        shown_name = "  " * depth + node.name + (INDUCTORS_RANGE if node.name in inductors else "")
+        rows.append((shown_name, str(node.count), format_us(node.cpu_time_us), device))
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    table = render_table(("op", *OP_TREE_HEADERS), rows, right=(1, 2, 3))
+    if cut:
+        table += f"\n... the op tree goes on past {OP_TREE_ROWS:,} rows"
+    note = OP_TREE_NOTE
+    if any(INDUCTORS_RANGE in row[0] for row in rows):
+        note += f"\n{INDUCTORS_NOTE}"
+    return f"{table}\n{note}"
+
+
+def host_section(view: CallProfile) -> str:
+    """Launches, kernel time, host span and GPU idle share, then the host syncs and copies of a
+    call: in the words of the profile's own line (``KernelProfile.host_summary``, which a failed
+    assertion prints), so that a figure reads the same wherever it is shown; the tables' time
+    columns name the call, as its kernel table's does (``call 1 host us``, ``call 1 gpu us``)."""
+    graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
+    launches = f"{view.launches} launch{'' if view.launches == 1 else 'es'}{graphs}"
+    line = f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
+    syncs, copies = view.syncs, view.copies
+    lines = [f"{line}, {plural(len(syncs), 'host sync')}:" if syncs else f"{line}, no host syncs"]
+    if syncs:
+        lines.append(sync_table(list(syncs), call=view.index))
+    lines.append(f"{plural(len(copies), 'copy')}:" if copies else "no copies")
+    if copies:
+        lines.append(copy_table(list(copies), call=view.index))
+    return "\n".join(lines)
+
+
+def _missing_folder(path: str) -> str | None:
+    """The outermost folder on the way to ``path`` that does not exist yet, named as ``path``
+    is (relative where it is), or None."""
+    missing = None
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(folder) and os.path.dirname(folder) != folder:
+        missing, folder = folder, os.path.dirname(folder)
+    if missing is None or os.path.isabs(path):
+        return missing
+    return os.path.relpath(missing)
+
+
+def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: Decoder = BUILT_IN) -> int:
+    with readable(path) as copy:
+        return _show(copy, shown(path), calls, ops, html, decoder)
+
+
+def _say_inductor_dtypes(prof: KernelProfile) -> None:
+    """Why an Inductor kernel's dtype reads ``?``: a trace recorded before the plugin read them, or
+    without it (a newcomer read the recorded samples' ``?`` as dtype questions failing on compiled code)."""
+    if not prof.has_device_activity:
+        return
+    undated = {k.name for k in prof.call.kernels if k.family == "inductor" and k.dtype is None}
+    if undated:
+        print(
+            f"dtype ?: this trace has no dtype for {plural(len(undated), 'Inductor kernel')}: the plugin reads them "
+            "from Inductor's compiled signatures when it profiles live, and keeps them in the traces it saves; "
+            "a trace recorded without it (or before it read them) has none (docs/decoding.md)"
+        )
+
+
+def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder) -> int:
+    if html is not None and not html.strip():  # argparse passes `--html ""` on: no page, not a word
+        raise KernelProfError(f"--html {html!r}: an empty file name; name the page's file (--html timeline.html)")
+    if html and os.path.exists(html) and os.path.exists(path) and os.path.samefile(html, path):  # or a link to it
+        raise KernelProfError(f"--html {html}: that is the trace being read; name another file for the page")
+    if html and os.path.isdir(html):  # said before the report, not after it (the page is written last)
+        raise KernelProfError(f"--html {html} is a folder; name a file, such as {os.path.join(html, 'timeline.html')}")
+    prof, incomplete = load(path, name, decoder)
+    print(head(name, prof, incomplete))
+    # One call whole, every figure and table of it its own: the median call by host span, whose
+    # figures the profile's table and the JUnit properties give too (``prof.median_call``).
+    median = prof.median_call
+    if not calls and len(prof.calls) > 1:
+        print(f"call {median.index}, the median of {len(prof.calls)} by host span (--calls shows each):")
+    views = prof.calls if calls else (median,)
+    for view in views:
+        if calls:
+            print(f"\ncall {view.index}{' (the median call by host span)' if view is median else ''}:")
+        if prof.has_device_activity:
+            # The call's own times, not each kernel's median over the calls that a failure's table
+            # shows (``median us``): every figure here is this one call's, its time in kernels the
+            # sum of the column, which medians (no one call need have them) would not add up to.
+            # The column says whose they are, so that 59.2 here and 60.1 there read as two calls'.
+            print(kernel_table(list(view.kernels), call=view.index))
+            print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
+            print(host_section(view))
+        else:
+            # The host span is measured without a GPU: a CPU trace's one figure (a trial found none shown).
+            print(
+                f"host span {format_us(view.wall_us)}us; no GPU activity in this trace"
+                + ("" if ops else "; --ops shows its CPU side, the op tree")
+            )
+        if view.runtime.measured:
+            print(f"runtime calls: {_counts(dict(view.runtime))}")
+        if ops:
+            print(op_tree(view.ops))
+    if prof.has_device_activity and prof.call.kernels.unplaced():
+        import shlex
+
+        from ..model.unknowns import how_to_teach, teaching_values
+
+        unplaced = list({k.name: k for k in prof.call.kernels.unplaced()}.values())
+        print(
+            f"{plural(len(unplaced), 'kernel name')} no evidence could place (kind 'other'); teach them with --kernels:"
+        )
+        for line in how_to_teach(unplaced)[1:]:  # a glob from a kernel name: quoted for the shell
+            print(f"  --kernels {shlex.quote(line.strip())}")
+        print(f"  ({teaching_values(unplaced)})")
+    _say_inductor_dtypes(prof)
+    if html:
+        from ..reports.timeline import write_page
+
+        made = _missing_folder(html)
+        write_page(html, prof, title=name, trace=path)
+        # Made as the plugin's writers make theirs (trace dir, job summary), and said, so that a
+        # mistyped folder does not go unseen.
+        print(f"timeline page: {html}" + (f" (made the folder {made})" if made else ""))
+    return 0
