@@ -293,6 +293,20 @@ def kernelprof_show() -> str:
     return _kernelprof("show", "tests/data/h200_geglu_compiled.json.gz")
 
 
+def kernelprof_diff_ops() -> str:
+    """docs/traces.md: ``kernelprof diff --ops`` of nn.Linear and the same as matmul + add: their op trees."""
+    return _kernelprof(
+        "diff", "--ops", "tests/data/h200_linear_eager.json.gz", "tests/data/h200_matmul_add_eager.json.gz"
+    )
+
+
+def kernelprof_diff_ops_cpu() -> str:
+    """docs/traces.md: ``kernelprof diff --ops`` of one workload's CPU-only traces on torch 2.4.1 and 2.13.0."""
+    return _kernelprof(
+        "diff", "--ops", "tests/data/cpu_torch2.4.1_calls.json.gz", "tests/data/cpu_torch2.13.0_calls.json.gz"
+    )
+
+
 def kernelprof_show_ops() -> str:
     """docs/traces.md: ``kernelprof show --ops`` of a bf16 nn.Linear: its CPU op tree."""
     return _kernelprof("show", "tests/data/h200_linear_eager.json.gz", "--ops")
@@ -314,6 +328,8 @@ SAMPLES: dict[str, Callable[[], str]] = {
     "kernelprof-diff": kernelprof_diff,
     "kernelprof-diff-dtype": kernelprof_diff_dtype,
     "kernelprof-diff-bias": kernelprof_diff_bias,
+    "kernelprof-diff-ops": kernelprof_diff_ops,
+    "kernelprof-diff-ops-cpu": kernelprof_diff_ops_cpu,
     "kernelprof-show": kernelprof_show,
     "kernelprof-show-ops": kernelprof_show_ops,
     "sweep-broken-fusion": sweep_broken_fusion,

@@ -9,10 +9,30 @@ a GPU have op trees too: they have this to compare where the kernel diff has not
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..health import REGION_PREFIX
 from ..model import OpTreeNode
+
+# Names that differ between two runs of the same code, matched without the part that does:
+# Dynamo numbers its compiled regions in the order the process compiled them ("Torch-Compiled
+# Region: 2/0" here, "0/0" in a run of this test alone), and Inductor's range around a compiled
+# graph's call carries the graph's hash, which a torch or Triton upgrade changes.
+_RUN_SPECIFIC = (
+    (re.compile(rf"^{re.escape(REGION_PREFIX)}: \d+/\d+$"), REGION_PREFIX),
+    (re.compile(r"^## Call CompiledFxGraph \w+ ##$"), "## Call CompiledFxGraph ##"),
+)
+
+
+def place_name(name: str) -> str:
+    """The name an op is matched by at its place: its own, but for the parts that change from
+    run to run (``_RUN_SPECIFIC``)."""
+    for pattern, stable in _RUN_SPECIFIC:
+        if pattern.match(name):
+            return stable
+    return name
 
 
 @dataclass(frozen=True)
@@ -49,12 +69,14 @@ class OpTreeDiff:
 
 
 def _merged(a: Sequence[OpTreeNode], b: Sequence[OpTreeNode]) -> list[tuple[str, OpTreeNode | None, OpTreeNode | None]]:
-    """The children of one place on both sides, matched by name: a's in its order, then b's own.
-    A tree holds one node per name under a place (``OpTable.tree()``), so a name matches once."""
-    in_b = {node.name: node for node in b}
-    names_a = {node.name for node in a}
-    return [(node.name, node, in_b.get(node.name)) for node in a] + [
-        (node.name, None, node) for node in b if node.name not in names_a
+    """The children of one place on both sides, matched by name (``place_name``): a's in its
+    order, named as a names them, then b's own. A tree holds one node per name under a place
+    (``OpTable.tree()``), so a name matches once; two compiled regions of one place that differ
+    only in their compile ids would match one (the first)."""
+    in_b = {place_name(node.name): node for node in b}
+    names_a = {place_name(node.name) for node in a}
+    return [(node.name, node, in_b.get(place_name(node.name))) for node in a] + [
+        (node.name, None, node) for node in b if place_name(node.name) not in names_a
     ]
 
 

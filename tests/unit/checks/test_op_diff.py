@@ -118,3 +118,25 @@ def test_a_cpu_trace_against_a_gpu_trace_of_another_workload() -> None:
         ("aten::mul", None, 1),
     ]
     assert found.compared == len(found.rows) == 32
+
+
+def test_compile_ids_and_graph_hashes_do_not_make_a_place_differ() -> None:
+    # Dynamo numbers regions in the order the process compiled them, and a graph's hash changes
+    # with torch: the same code, run alone or after other tests, or on another torch, is the same.
+    def compiled(region: str, graph: str, mm: int) -> tuple[OpTreeNode, ...]:
+        return (
+            node(
+                f"Torch-Compiled Region: {region}",
+                1,
+                node(f"## Call CompiledFxGraph {graph} ##", 1, node("aten::mm", mm)),
+            ),
+        )
+
+    assert diff_op_trees(compiled("2/0", "fadri2gv", 3), compiled("0/0", "cqx7zz1b", 3)).same
+    assert rows(compiled("2/0", "fadri2gv", 3), compiled("0/0", "cqx7zz1b", 2)) == [
+        (0, "Torch-Compiled Region: 2/0", 1, 1),  # named as a names it
+        (1, "## Call CompiledFxGraph fadri2gv ##", 1, 1),
+        (2, "aten::mm", 3, 2),
+    ]
+    # Only those parts: another op's name, or another region's prefix, still differs.
+    assert not diff_op_trees((node("my_op: 2/0", 1),), (node("my_op: 0/0", 1),)).same
