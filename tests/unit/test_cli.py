@@ -163,8 +163,8 @@ def test_diff_compares_the_launches_syncs_and_copies_of_the_calls(capsys: pytest
     # A trial: a CUDA graph's 49 launches -> 2 showed nowhere in the diff (kernels per call 49 -> 25).
     eager, graphs = DATA / "h200_decode_eager.json.gz", DATA / "h200_decode_graphs.json.gz"
     assert main(["diff", str(eager), str(graphs)]) == 1
-    table = capsys.readouterr().out.splitlines()[2:8]
-    assert [line.split() for line in table[3:]] == [
+    table = capsys.readouterr().out.splitlines()[2:9]
+    assert [line.split() for line in table[4:]] == [
         ["launches,", "the", "median", "call", "49", "2", "(1", "graph)"],
         ["host", "syncs,", "the", "median", "call", "0", "0"],
         ["DtoH", "copies,", "the", "median", "call", "0", "0"],
@@ -172,9 +172,15 @@ def test_diff_compares_the_launches_syncs_and_copies_of_the_calls(capsys: pytest
     b = load_trace(graphs).median_call
     assert (b.launches, b.graph_launches) == (2, 1)
     assert main(["diff", str(DATA / "h200_sync_item_stacks.json.gz"), str(DATA / "h200_sync_device.json.gz")]) == 1
-    rows = {line.split(",")[0]: line.split()[-2:] for line in capsys.readouterr().out.splitlines()[2:8]}
+    rows = {line.split(",")[0]: line.split()[-2:] for line in capsys.readouterr().out.splitlines()[2:9]}
     assert rows["host syncs"] == ["1", str(len(load_trace(DATA / "h200_sync_device.json.gz").median_call.syncs))]
     assert rows["DtoH copies"][0] == "1"
+    # Memory ops by kind, as a baseline's `memcpys: 0 -> 1` counts them: 2 memsets against a memset
+    # and a memcpy read as "memory ops 2 2", unchanged (a trial).
+    assert main(["diff", str(DATA / "h200_geglu_eager.json.gz"), str(DATA / "h200_sync_item_stacks.json.gz")]) == 1
+    rows = {line.split(" per call")[0]: line.split()[-2:] for line in capsys.readouterr().out.splitlines()[2:9]}
+    assert rows["memcpys"] == ["0", "1"]
+    assert rows["memsets"] == ["2", "1"]
 
 
 def test_diff_compiled_and_eager_geglu_shows_the_lost_fusion(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
