@@ -411,3 +411,28 @@ def test_a_profile_section_does_not_repeat_a_table_the_failure_showed(
     # The fixture's value in a traceback: one line, as every value the plugin hands out.
     section(result, "test_one").fnmatch_lines(["kernelprof = Profiler(1 profile loaded)"])
     result.stdout.no_fnmatch_line("*Profiler object at 0x*")
+
+
+def test_a_profiles_repr_and_its_section_name_the_trace_alike(pytester: pytest.Pytester) -> None:
+    # A trial saw the whole path in the "where" line (the repr) and the rootdir-relative one in the
+    # section and the summary: both name it relative to the rootdir the suite runs from.
+    (pytester.path / "data").mkdir()
+    (pytester.path / "data" / "sync.json.gz").write_bytes((DATA / "h200_sync_cpu_copy.json.gz").read_bytes())
+    pytester.makepyfile(
+        test_where="""
+        from pathlib import Path
+
+        def test_no_syncs(kernelprof):
+            prof = kernelprof.load_trace(Path(__file__).parent.resolve() / "data" / "sync.json.gz")
+            assert not prof.syncs
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*= KernelProfile('data/sync.json.gz' on NVIDIA H200 (sm90): 1 kernel per call, 3 calls).syncs",
+            "KernelProfile from data/sync.json.gz on NVIDIA H200 (sm90): 3 calls*",
+        ]
+    )
+    assert str(pytester.path) + "/data" not in result.stdout.str().replace("Path(__file__)", "")

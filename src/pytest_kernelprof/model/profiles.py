@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -143,6 +144,20 @@ class CallProfile:
         printer.text(
             repr(self) if cycle or not self.kernels.measured else f"call {self.index}:\n{self.kernels.table()}"
         )
+
+
+def _from_here(source: str) -> str:
+    """A trace's path as the failure's section and the job summary name it: relative where it lies
+    under the working folder (pytest's rootdir, where a suite runs from there), else as given. A
+    trial saw the file's base name in the repr and its whole path in the section, then the whole
+    path in the repr and the relative one in the section."""
+    if not os.path.isabs(source):
+        return source  # a relative path, or a callable's name (a live profile)
+    try:
+        relative = os.path.relpath(source)
+    except ValueError:  # another drive (Windows)
+        return source
+    return source if relative.startswith(os.pardir) else relative
 
 
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
@@ -415,9 +430,7 @@ class KernelProfile:
     def __repr__(self) -> str:
         # One line, as KernelList's; the table is table(), and what IPython shows.
         where = f" on {self.device} ({self.arch})" if self.device else ", no GPU named"
-        # The trace's path as the test named it, as the failure's section and ``table()`` name it
-        # (a trial saw the file's base name in the one and its whole path in the other).
-        label = self.source
+        label = _from_here(self.source)
         what = f"{plural(len(self.call.kernels), 'kernel')} per call" if self.has_device_activity else "no GPU activity"
         return f"KernelProfile({label!r}{where}: {what}, {plural(len(self.calls), 'call')})"
 
