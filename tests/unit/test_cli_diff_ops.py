@@ -46,8 +46,8 @@ def test_two_cpu_traces_of_the_same_ops_are_the_same(capsys: pytest.CaptureFixtu
     assert main(["diff", "--ops", str(CPU_13), str(CPU_12)]) == 0
     a, b = load_trace(CPU_13).median_call, load_trace(CPU_12).median_call
     assert capsys.readouterr().out.splitlines() == [
-        f"a = {CPU_13}: no GPU named in the trace, 3 calls",
-        f"b = {CPU_12}: no GPU named in the trace, 3 calls",
+        f"a = {CPU_13}: CPU only (no GPU activity recorded), 3 calls",
+        f"b = {CPU_12}: CPU only (no GPU activity recorded), 3 calls",
         "op counts, the median call by host span (a: call 1, the median of 3; b: call 1, the median of 3): "
         "21 ops compared at their places in the trees, none changed",
         f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}",
@@ -151,7 +151,7 @@ def test_the_op_diff_hint_names_the_traces_as_the_command_takes_them(tmp_path: P
     )
     status, out, err = run("diff", "--ops", "-", str(spaced))
     assert status == 0, err
-    assert out.startswith("a = <stdin>: no GPU named in the trace, 3 calls\n")
+    assert out.startswith("a = <stdin>: CPU only (no GPU activity recorded), 3 calls\n")
     assert out.endswith("\nsame ops\n")
 
 

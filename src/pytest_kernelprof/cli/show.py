@@ -13,7 +13,7 @@ from ..model.gpu_time import gpu_time_line
 from ..model.kernel_text import kernel_table
 from ..model.records import copy_table, sync_table
 from ..tables import format_us, plural, printable, render_table
-from .files import head, load, readable, shown
+from .files import CPU_ONLY, head, load, readable, shown
 
 
 def _counts(counter: Counter[str] | dict[str, int]) -> str:
@@ -120,8 +120,8 @@ def _say_inductor_dtypes(prof: KernelProfile) -> None:
         print(
             f"dtype ?: this trace has no dtype for {plural(len(undated), 'Inductor kernel')}: the plugin reads them "
             "from Inductor's compiled signatures when it profiles live, and keeps them in the traces it saves; "
-            "a trace recorded without it (or before it read them) has none (the docs' page \"How kernels are decoded\", "
-            "docs/decoding.md)"
+            "a trace recorded without it (or before it read them) has none "
+            "(the docs' page \"How kernels are decoded\", docs/decoding.md)"
         )
 
 
@@ -154,7 +154,7 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
         else:
             # The host span is measured without a GPU: a CPU trace's one figure (a trial found none shown).
             print(
-                f"host span {format_us(view.wall_us)}us; no GPU activity in this trace"
+                f"host span {format_us(view.wall_us)}us; {CPU_ONLY}"
                 + ("" if ops else "; --ops shows its CPU side, the op tree")
             )
         if view.runtime.measured:
