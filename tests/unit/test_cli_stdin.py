@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof.cli import main
-from pytest_kernelprof.traces.files import MAX_TRACE_MB_ENV
+from pytest_kernelprof.traces.trace_bytes import MAX_TRACE_MB_ENV
 from tests.helpers import DATA
 
 MB = 1 << 20

@@ -18,7 +18,7 @@ from ..capture import Block, CapturedSession
 from ..errors import TraceNotKeptError
 from ..model import KernelProfile
 from ..paths import atomic_path, file_kind
-from ..traces.chrome import KERNELPROF_VERSION, append_kernelprof_key
+from ..traces.kernelprof_key import KERNELPROF_VERSION, append_kernelprof_key
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from ..decode import BUILT_IN, Decoder
 from ..errors import IncompleteProfileError, IncompleteProfileWarning, KernelProfError, TraceError
 from ..model import KernelProfile
 from ..tables import plural, printable
-from ..traces.files import copy_capped
+from ..traces.trace_bytes import copy_capped
 
 # The trace argument that reads standard input, and how messages name it.
 STDIN, STDIN_NAME = "-", "<stdin>"

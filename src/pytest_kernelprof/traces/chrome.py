@@ -1,25 +1,21 @@
-"""The Chrome trace format: its events as ``RawEvent``s, and the ``"kernelprof"`` key.
+"""The Chrome trace format: its events as ``RawEvent``s, and the facts of its header.
 
 torch.profiler exports Chrome/Perfetto JSON. This module knows that layout: the adapter
 from one event object (``raw_event_from_chrome``), msgspec's typed records for the same
-events and the loop that adapts a batch of them (``[fast]`` extra), the device facts of a
-trace's header, and the ``"kernelprof"`` key that captures add to the traces they export.
-Reading bytes and files (size caps, gzip, batching) is ``files.py``'s; it is handed the
-converters here and knows nothing of events.
+events and the loop that adapts a batch of them (``[fast]`` extra), and the device facts of a
+trace's header with what the ``"kernelprof"`` key that captures add to the traces they export
+holds (that key is ``kernelprof_key.py``'s). Reading bytes and files (size caps, gzip,
+batching) is ``files.py``'s; it is handed the converters here and knows nothing of events.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from collections.abc import Mapping
 from typing import Any
 
-from ..decode import DTYPES, KINDS
-from ..decode.triton_ir import IrFacts
-from ..errors import RecordingError, TraceError
 from ..tables import printable
 from . import (
     CATEGORIES,
@@ -38,9 +34,11 @@ from . import (
     runtime_event,
     typed_op_event,
 )
-from .files import TypedReader, read_trace
+from .files import read_trace
 from .json_reader import hide_trace_errors
+from .kernelprof_key import _triton_ir, _triton_kernels, kernelprof_section
 from .records import UNNAMED_RUNTIME, unnamed_runtime_call
+from .typed_batches import TypedReader
 
 # -- one event ----------------------------------------------------------------------------
 
@@ -367,75 +365,3 @@ def chrome_source(trace: Mapping[str, Any], label: str) -> Source:
         triton_kernels=_triton_kernels(section, label),
         triton_ir=_triton_ir(section, label),
     )
-
-
-# -- the "kernelprof" key -----------------------------------------------------------------
-
-# What a capture learns beyond torch's events goes into the exported Chrome JSON under one
-# top-level key: {"kernelprof": {"version": 1, "triton_kernels": [...], ...}}. Readers take the
-# sub-keys they know and ignore the others, so later versions can add their own.
-KERNELPROF_KEY = "kernelprof"
-KERNELPROF_VERSION = 1
-
-
-def kernelprof_section(trace: Mapping[str, Any], label: str) -> Mapping[str, Any]:
-    """The trace's ``"kernelprof"`` object ({} for a trace that torch alone wrote)."""
-    __tracebackhide__ = hide_trace_errors
-    section = trace.get(KERNELPROF_KEY)
-    if section is None:
-        return {}
-    if not isinstance(section, dict) or type(section.get("version")) is not int:
-        raise TraceError(
-            f"{label}: its '{KERNELPROF_KEY}' key is not an object with an integer 'version', so not "
-            "what pytest-kernelprof writes; remove the key to read the trace as torch wrote it"
-        )
-    return section
-
-
-def _triton_kernels(section: Mapping[str, Any], label: str) -> frozenset[str]:
-    __tracebackhide__ = hide_trace_errors
-    names = section.get("triton_kernels", [])
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise TraceError(f"{label}: '{KERNELPROF_KEY}.triton_kernels' is not a list of kernel names")
-    return frozenset(names)
-
-
-def _triton_ir(section: Mapping[str, Any], label: str) -> tuple[tuple[str, IrFacts], ...]:
-    """``{"name": {"kind": ..., "dtype": ...}}``: what capture read from each kernel's compiled IR."""
-    __tracebackhide__ = hide_trace_errors
-    read = section.get("triton_ir", {})
-    facts = []
-    if isinstance(read, dict):
-        for name, fields in read.items():
-            kind = fields.get("kind") if isinstance(fields, dict) else None
-            dtype = fields.get("dtype") if isinstance(fields, dict) else None
-            if kind not in KINDS or not (dtype is None or dtype in DTYPES):
-                break
-            facts.append((name, IrFacts(kind, dtype)))
-        else:
-            return tuple(facts)
-    raise TraceError(
-        f"{label}: '{KERNELPROF_KEY}.triton_ir' is not an object of kernel names to their kind and dtype "
-        f"(kinds: {', '.join(KINDS)})"
-    )
-
-
-def append_kernelprof_key(path: str, section: Mapping[str, Any]) -> None:
-    """Add ``"kernelprof": section`` to the JSON object in the file at ``path``, in place.
-
-    The new key goes before the object's closing brace, which is found from the end of the
-    file: a trace of hundreds of MB is neither read nor rewritten.
-    """
-    with open(path, "r+b") as handle:
-        end = handle.seek(0, os.SEEK_END)
-        tail_start = max(0, end - 4096)
-        handle.seek(tail_start)
-        tail = handle.read()
-        body = tail.rstrip()
-        if not body.endswith(b"}"):
-            raise RecordingError(f"{path}: torch wrote a trace that does not end with a JSON object's '}}'")
-        before = body[:-1].rstrip()
-        comma = b"" if before.endswith(b"{") else b","
-        handle.seek(tail_start + len(body) - 1)
-        handle.truncate()
-        handle.write(comma + b'\n  "' + KERNELPROF_KEY.encode() + b'": ' + json.dumps(section).encode() + b"\n}\n")

@@ -11,7 +11,7 @@ import torch
 
 import pytest_kernelprof as kp
 from pytest_kernelprof import RecordingError, TraceError
-from pytest_kernelprof.traces.chrome import append_kernelprof_key
+from pytest_kernelprof.traces.kernelprof_key import append_kernelprof_key
 from tests.helpers import triton_trace
 
 

@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import TraceError, load_trace
-from pytest_kernelprof.traces import chrome
-from pytest_kernelprof.traces import files as traces
+from pytest_kernelprof.traces import chrome, trace_bytes, typed_batches
 from pytest_kernelprof.traces import json_reader as trace_json
 from tests.helpers import DATA, fields, kineto_text, read_with
 
@@ -88,7 +87,7 @@ def test_the_typed_reader_leaves_what_it_does_not_expect_to_the_json_reader(
 
 
 def test_batches_are_cut_only_between_events(trace: Trace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(traces, "_TYPED_BATCH", 1)  # a cut at every event start
+    monkeypatch.setattr(typed_batches, "_TYPED_BATCH", 1)  # a cut at every event start
     original = trace("train_compiled")
     text = gzip.decompress(original.read_bytes()).decode()
     typed = chrome.typed_reader()
@@ -175,7 +174,7 @@ def test_deep_nesting_is_one_trace_error(
 
 
 def test_a_trace_over_the_size_cap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(traces.MAX_TRACE_MB_ENV, "1")
+    monkeypatch.setenv(trace_bytes.MAX_TRACE_MB_ENV, "1")
     # One CPU op: a trace that records nothing is refused once read (issue 34).
     text = '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 1}], "pad": "'
     text += "x" * (1 << 20) + '"}'
@@ -189,9 +188,9 @@ def test_a_trace_over_the_size_cap_is_refused(tmp_path: Path, monkeypatch: pytes
         assert str(info.value) == (
             f"{path}: larger than 1 MB, the most a trace is read to (set KERNELPROF_MAX_TRACE_MB to read a bigger one)"
         )
-    monkeypatch.setenv(traces.MAX_TRACE_MB_ENV, "2")
+    monkeypatch.setenv(trace_bytes.MAX_TRACE_MB_ENV, "2")
     assert not load_trace(packed).has_device_activity
-    monkeypatch.setenv(traces.MAX_TRACE_MB_ENV, "lots")
+    monkeypatch.setenv(trace_bytes.MAX_TRACE_MB_ENV, "lots")
     with pytest.raises(TraceError, match="KERNELPROF_MAX_TRACE_MB='lots': expected a whole number of megabytes"):
         load_trace(packed)
 
@@ -206,7 +205,7 @@ def test_a_stream_that_cannot_be_a_trace_stops_at_once() -> None:
 
 
 def test_an_endless_stream_stops_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(traces.MAX_TRACE_MB_ENV, "1")
+    monkeypatch.setenv(trace_bytes.MAX_TRACE_MB_ENV, "1")
     with subprocess.Popen(["yes", "{"], stdout=subprocess.PIPE) as endless:
         assert endless.stdout is not None
         path = f"/dev/fd/{endless.stdout.fileno()}"

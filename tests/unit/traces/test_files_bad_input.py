@@ -22,8 +22,7 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import IncompleteProfileError, NoDeviceActivityError, TraceError, load_trace
-from pytest_kernelprof.traces import chrome
-from pytest_kernelprof.traces import files as traces_module
+from pytest_kernelprof.traces import chrome, files, trace_bytes, typed_batches
 
 
 @pytest.fixture(params=["msgspec", "json"])
@@ -131,7 +130,7 @@ def test_a_cap_beyond_what_the_machine_addresses_is_one_line_and_exit_2(
 ) -> None:
     from pytest_kernelprof.cli import main
 
-    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, megabytes)
+    monkeypatch.setenv(trace_bytes.MAX_TRACE_MB_ENV, megabytes)
     with pytest.raises(TraceError, match=rf"KERNELPROF_MAX_TRACE_MB='{megabytes}': more than .* at most 8796093022207"):
         load_trace(trace("linear_eager"))
     assert main(["diff", str(trace("linear_eager")), str(trace("linear_compiled"))]) == 2
@@ -141,7 +140,7 @@ def test_a_cap_beyond_what_the_machine_addresses_is_one_line_and_exit_2(
 
 
 def test_the_largest_cap_reads_a_trace(monkeypatch: pytest.MonkeyPatch, trace: Any) -> None:
-    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, str(2**43 - 1))
+    monkeypatch.setenv(trace_bytes.MAX_TRACE_MB_ENV, str(2**43 - 1))
     assert load_trace(trace("linear_eager")).kernels
 
 
@@ -177,7 +176,7 @@ def test_every_layout_takes_the_fast_reader_and_gives_the_same_events(name: str,
 def test_a_one_line_trace_is_read_in_batches(trace: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     import gzip
 
-    monkeypatch.setattr(traces_module, "_TYPED_BATCH", 1)  # a cut after every event
+    monkeypatch.setattr(typed_batches, "_TYPED_BATCH", 1)  # a cut after every event
     typed = chrome.typed_reader()
     assert typed is not None
     text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
@@ -219,16 +218,16 @@ def test_the_standard_library_reader_batches_any_layout_too(
     from pytest_kernelprof.traces.chrome import raw_event_from_chrome
 
     monkeypatch.setattr(chrome, "typed_reader", lambda: None)
-    monkeypatch.setattr(traces_module, "_BATCH_CHARS", 1)  # a cut after every event
+    monkeypatch.setattr(files, "_BATCH_CHARS", 1)  # a cut after every event
     batched: list[int] = []
-    batches = traces_module._read_event_batches
+    batches = files._read_event_batches
 
     def counted(*args: Any) -> tuple[int, int]:
         pos, count = batches(*args)
         batched.append(count)
         return pos, count
 
-    monkeypatch.setattr(traces_module, "_read_event_batches", counted)
+    monkeypatch.setattr(files, "_read_event_batches", counted)
     text = gzip.decompress(trace("train_compiled").read_bytes()).decode()
     text = text.replace('"name": "aten::mm"', '"name": "aten::mm},{"', 1)
     total = len(json.loads(text)["traceEvents"])
@@ -236,7 +235,7 @@ def test_the_standard_library_reader_batches_any_layout_too(
     def events(content: str) -> list[str]:
         path = tmp_path / "trace.json"
         path.write_text(content)
-        return [repr(e) for e in traces_module.read_trace(path, raw_event_from_chrome)[1]]
+        return [repr(e) for e in files.read_trace(path, raw_event_from_chrome)[1]]
 
     expected = events(text)
     assert any("aten::mm},{" in e for e in expected)
@@ -502,4 +501,4 @@ def test_another_container_or_encoding_is_named_with_what_to_do(tmp_path: Path, 
 
 def test_a_zip_on_standard_input_is_named_at_its_first_bytes() -> None:
     with pytest.raises(TraceError, match=re.escape("<stdin>: a zip archive, not a trace (a GitHub artifact")):
-        traces_module.copy_capped([_zipped(_TEXT)], io.BytesIO(), "<stdin>")
+        trace_bytes.copy_capped([_zipped(_TEXT)], io.BytesIO(), "<stdin>")

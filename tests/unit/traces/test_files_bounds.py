@@ -16,7 +16,7 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.errors import IncompleteProfileError, TraceError
-from pytest_kernelprof.traces import files as traces_module
+from pytest_kernelprof.traces import files, trace_bytes
 
 MB = 1 << 20
 CAP_MB = 256
@@ -61,19 +61,19 @@ def _peak(fn: Any) -> tuple[float, BaseException | None]:
 
 
 def test_a_gzip_bomb_is_refused_before_it_fills_memory(bomb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, str(CAP_MB))
+    monkeypatch.setenv(trace_bytes.MAX_TRACE_MB_ENV, str(CAP_MB))
     assert bomb.stat().st_size < MB  # a thousandth of the 272 MB it unpacks to
     peak, raised = _peak(lambda: load_trace(bomb))
     assert isinstance(raised, TraceError)
     assert f"larger than {CAP_MB} MB, the most a trace is read to" in str(raised)
-    assert peak < traces_module._BOMB_BYTES / MB + 16, f"{peak:.0f} MB held for a {CAP_MB} MB cap"
+    assert peak < trace_bytes._BOMB_BYTES / MB + 16, f"{peak:.0f} MB held for a {CAP_MB} MB cap"
 
 
 def test_a_trace_that_compresses_like_a_bomb_but_fits_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Counted first, then unpacked once into one buffer: the cap, not the ratio, decides."""
-    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, str(CAP_MB))
+    monkeypatch.setenv(trace_bytes.MAX_TRACE_MB_ENV, str(CAP_MB))
     fits = _bomb(tmp_path / "fits.json.gz", CAP_MB // 2)
-    peak, raised = _peak(lambda: traces_module._trace_bytes(str(fits)))
+    peak, raised = _peak(lambda: trace_bytes._trace_bytes(str(fits)))
     assert raised is None
     assert peak < CAP_MB // 2 * 1.2 + 8, f"{peak:.0f} MB held for a {CAP_MB // 2} MB trace"
     assert not load_trace(fits).has_device_activity
@@ -114,14 +114,14 @@ class _Endless(io.RawIOBase):
 
 
 def test_a_file_that_grows_while_it_is_read_stops_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(traces_module.MAX_TRACE_MB_ENV, "8")
+    monkeypatch.setenv(trace_bytes.MAX_TRACE_MB_ENV, "8")
     endless = _Endless()
     small = os.stat_result((0o100644, 0, 0, 1, 0, 0, 100, 0, 0, 0))  # a regular file of 100 bytes
-    monkeypatch.setattr(traces_module, "_open", lambda name: endless)
-    monkeypatch.setattr(traces_module.os, "fstat", lambda fd: small)
+    monkeypatch.setattr(trace_bytes, "_open", lambda name: endless)
+    monkeypatch.setattr(trace_bytes.os, "fstat", lambda fd: small)
     with pytest.raises(TraceError, match="larger than 8 MB, the most a trace is read to"):
         load_trace("growing.json")
-    assert endless.given <= 8 * MB + traces_module._CHUNK + 101
+    assert endless.given <= 8 * MB + trace_bytes._CHUNK + 101
 
 
 def _spaces(path: Path, megabytes: int, event: bytes = b"") -> Path:
@@ -139,16 +139,16 @@ def test_under_the_default_cap_a_gzip_bomb_is_refused_by_its_ratio(
 ) -> None:
     # An adversarial review: under the default cap (4096 MiB) a 4 MB gzip unpacked to 4 GB and
     # took 8 GB to read. Traces compress 8 to 20 times; a bomb about a thousand.
-    monkeypatch.delenv(traces_module.MAX_TRACE_MB_ENV, raising=False)
+    monkeypatch.delenv(trace_bytes.MAX_TRACE_MB_ENV, raising=False)
     packed = _bomb(tmp_path / "bomb.json.gz", 80)
     peak, raised = _peak(lambda: load_trace(packed))
     assert isinstance(raised, TraceError), raised
     assert str(raised) == (
         f"{packed}: a gzip stream that unpacks to more than 100 times its size, as a gzip bomb does (a trace "
-        f"compresses 8 to 20 times): refused once it passed 64 MB (set {traces_module.MAX_TRACE_MB_ENV} to "
+        f"compresses 8 to 20 times): refused once it passed 64 MB (set {trace_bytes.MAX_TRACE_MB_ENV} to "
         "read it, up to that many megabytes)"
     )
-    assert peak < traces_module._BOMB_BYTES / MB + 16, f"{peak:.0f} MB held"
+    assert peak < trace_bytes._BOMB_BYTES / MB + 16, f"{peak:.0f} MB held"
 
 
 @pytest.mark.parametrize(("event", "refused"), [(b"", True), (_CPU_OP, False)], ids=["spaces", "cpu-op"])
@@ -175,7 +175,7 @@ def test_running_out_of_memory_while_reading_says_what_to_do(trace: Any, monkeyp
     def exhausted(*args: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr(traces_module, "read_trace_data", exhausted)
+    monkeypatch.setattr(files, "read_trace_data", exhausted)
     with pytest.raises(TraceError) as info:
         load_trace(trace("linear_eager"))
     assert str(info.value) == (
