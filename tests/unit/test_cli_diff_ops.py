@@ -49,7 +49,7 @@ def test_two_cpu_traces_of_the_same_ops_are_the_same(capsys: pytest.CaptureFixtu
         f"a = {CPU_13}: CPU only (no GPU activity recorded), 3 calls",
         f"b = {CPU_12}: CPU only (no GPU activity recorded), 3 calls",
         "op counts, the median call by host span (a: call 1, the median of 3; b: call 1, the median of 3): "
-        "21 ops compared at their places in the trees, none changed",
+        "21 ops at their places in the trees, each run as often in both",
         f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}",
         f"({TIME_NOTE})",
         "same ops",
@@ -60,7 +60,7 @@ def test_an_op_renamed_shows_where_it_was_and_where_it_is(tmp_path: Path, capsys
     gelu = _renamed(tmp_path / "gelu.json.gz", "aten::relu", "aten::gelu")
     assert main(["diff", "--ops", str(CPU_13), str(gelu)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[2].endswith(": 23 ops compared at their places in the trees, 4 changed")
+    assert out[2].endswith(": 23 ops at their places in the trees: 19 the same, 2 only in a, 2 only in b")
     table = out[4 : out.index("the ops differ") - 1]
     assert [line.split() for line in table] == [
         ["op", "count", "a", "count", "b"],
@@ -94,10 +94,21 @@ def test_a_count_changed_under_a_parent_in_gpu_traces(tmp_path: Path, capsys: py
         ["~", "aten::add", "1", "2"],
     ]
     assert out[7].startswith("(each row:")
+    assert out[2].endswith(": 3 ops at their places in the trees: 2 the same, 1 count changed")
     assert out[-2:] == ["kernels: not compared (kernelprof diff without --ops compares them)", "the ops differ"]
     # The kernel diff of the same traces compares kernels, not ops.
     assert main(["diff", str(one), str(two)]) == 1
     assert "the kernels differ" in capsys.readouterr().out
+
+
+def test_a_compiled_graphs_hash_is_shortened_where_it_is_matched_without_it(capsys: pytest.CaptureFixture[str]) -> None:
+    # 52 characters of hash made the op column over 100 wide (a trial); the diff matches without it.
+    compiled = DATA / "h200_geglu_compiled.json.gz"
+    assert main(["diff", "--ops", str(compiled), str(DATA / "h200_linear_compiled.json.gz")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    graph = [line for line in out if "CompiledFxGraph" in line]
+    assert [line.split("  (")[0].rstrip() for line in graph] == ["=   ## Call CompiledFxGraph fadri2gv... ##"]
+    assert max(len(line) for line in out[4:9]) < 90  # 131 with the whole hash
 
 
 def test_a_gpu_trace_against_itself_has_the_same_ops(capsys: pytest.CaptureFixture[str]) -> None:
