@@ -233,12 +233,14 @@ def _differences(
     the op line says it is told, not compared: a trial read it as the reason for the ``~``."""
     lines = []
     if before.name != after.name:
-        shown = display_name(after.name)
-        if shown == display_name(before.name):  # the shortening hid the very change: show where it is
+        # The line above shows b's kernel, as a `=` line does; a's name is told here, in the words
+        # of a `=` line's (a trial read a's attributes on `~` lines and b's on `=` lines).
+        shown = display_name(before.name)
+        if shown == display_name(after.name):  # the shortening hid the very change: show where it is
             changed = changed_parts(before.name, after.name)
-            lines.append(f"renamed in {label_b}, in a part the shown names leave out: {changed}")
+            lines.append(f"named otherwise in {label_a}, in a part the shown names leave out: {changed}")
         else:
-            lines.append(f"renamed in {label_b}: {shown}")
+            lines.append(f"named in {label_a}: {shown}")
     if before.dtype != after.dtype:
         # A dtype one side does not know moves nothing (dtype_moved): told, not compared.
         told = "dtype" if before.dtype and after.dtype else "dtype (? unknown, not compared)"
@@ -290,7 +292,7 @@ def _change_lines(change: Change, label_a: str, label_b: str, ops_compared: bool
         assert change.before is not None
         assert change.after is not None
         told = _differences(change.before, change.after, label_a, label_b, ops_compared)
-        return (f"~ {describe_kernel(change.before)}", *(f"    {line}" for line in told))
+        return (f"~ {describe_kernel(change.after)}", *(f"    {line}" for line in told))
     if change.mark == "=" and change.before is not None and change.after is not None:
         # Aligned without names (by shape, or a baseline that ignores library names): the
         # name this run has is the one to read, the other one is told below it.
@@ -304,12 +306,15 @@ def _change_lines(change: Change, label_a: str, label_b: str, ops_compared: bool
 
 def _repeats_folded(entries: Sequence[tuple[str, ...]]) -> list[str]:
     """Each stretch of entries that repeats back to back (``period`` entries, ``count`` times)
-    shown once under ``N times, back to back:``, the period chosen that folds the most entries."""
+    shown once under ``N times, back to back:``, the period chosen that folds the most entries;
+    shown as it is where folding would not make it shorter (one line twice)."""
     lines: list[str] = []
     index = 0
     while index < len(entries):
         period, count = _longest_repeat(entries, index)
-        if count > 1:
+        block = sum(len(entry) for entry in entries[index : index + period])
+        # Folded where that saves lines: one line twice read as a heading over a single line (a trial).
+        if count * block > block + 1:
             lines.append(f"{count} times, back to back:")
             lines.extend(f"  {line}" for entry in entries[index : index + period] for line in entry)
             index += period * count

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.checks.diff import diff_kernels, dtype_changes, render_diff, unknown_dtypes
+from pytest_kernelprof.checks.diff import describe_kernel, diff_kernels, dtype_changes, render_diff, unknown_dtypes
 from pytest_kernelprof.cli import main
 from pytest_kernelprof.decode import parse_kernel_name
 from pytest_kernelprof.tables import display_name
@@ -64,7 +64,7 @@ def test_kernelprof_diff_tells_each_fusion_once_with_its_count(
     # the eleven identical layers are shown once, under their count
     assert out.count("11 times, back to back:") == 1  # a trial: "x11:" read as a stray line
     assert sum(line.startswith("  + pointwise/inductor") for line in out) == 1
-    assert len(out) < 31  # figures, summary lines, one folded layer and the fusions: not 49 + 24 kernels
+    assert len(out) < 32  # figures, summary lines, one folded layer and the fusions: not 49 + 24 kernels
 
 
 def test_a_lost_fusion_is_told_as_a_split(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
@@ -183,7 +183,7 @@ def test_a_kernel_that_changed_dtype_only_says_so() -> None:
     a = parse_kernel_name("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64")
     b = parse_kernel_name("sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x64")
     lines = render_diff(diff_kernels([a], [b]), "a", "b")
-    assert lines[0].startswith(f"~ {a.kind}/{a.family} {a.dtype} tn")
+    assert lines[0].startswith(f"~ {b.kind}/{b.family} {b.dtype} tn")  # b's, as a = line shows
     assert f"    dtype: {a.dtype} in a, {b.dtype} in b" in lines
 
 
@@ -198,10 +198,12 @@ def test_a_rename_the_shown_names_hide_says_what_changed() -> None:
     a, b = parse_kernel_name(gelu), parse_kernel_name(gelu.replace("c10::BFloat16", "float"))
     assert display_name(a.name) == display_name(b.name)  # what hid it
     lines = render_diff(diff_kernels([a], [b]), "a", "b")
-    assert "    renamed in b, in a part the shown names leave out: c10::BFloat16 -> float (2 places)" in lines
+    assert "    named otherwise in a, in a part the shown names leave out: c10::BFloat16 -> float (2 places)" in lines
     other = parse_kernel_name("sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x64")
     shown = render_diff(diff_kernels([parse_kernel_name(other.name.replace("128x128", "64x128"))], [other]), "a", "b")
-    assert f"    renamed in b: {display_name(other.name)}" in shown  # a change the shown name holds
+    before = other.name.replace("128x128", "64x128")
+    assert shown[0].endswith(display_name(other.name))  # b's name on the ~ line, as on a = line
+    assert f"    named in a: {display_name(before)}" in shown  # a change the shown name holds
 
 
 def test_an_unknown_dtype_is_a_question_mark_as_in_the_tables(trace: Trace) -> None:
@@ -238,7 +240,7 @@ def test_a_kernel_of_one_name_whose_dtype_moved_is_changed_not_kept(
     traces = [str(DATA / f"h100_inductor_geglu_{dtype}.json.gz") for dtype in (a, b)]
     assert main(["diff", *traces]) == 1
     lines = capsys.readouterr().out.splitlines()
-    at = lines.index(f"~ pointwise/inductor {a} [gelu,mul]  triton_poi_fused_gelu_mul_0")
+    at = lines.index(f"~ pointwise/inductor {b} [gelu,mul]  triton_poi_fused_gelu_mul_0")
     assert lines[at + 1] == f"    dtype: {a} in a, {b} in b"
     assert not any(line.startswith("= pointwise") for line in lines), lines
     # A dtype one side does not know is no move: the kernel is kept.
@@ -284,3 +286,15 @@ def test_a_diff_lists_each_sides_kernels_in_launch_order() -> None:
     assert [change.mark for change in changes] == ["-", "-", "+", "+", "~", "-"]
     assert [c.before for c in changes if c.before is not None] == list(before)
     assert [c.after for c in changes if c.after is not None] == list(after)
+
+
+def test_a_repeat_is_folded_only_where_that_makes_it_shorter() -> None:
+    # A trial: "2 times, back to back:" over a single line, which two lines said as well.
+    gemm = parse_kernel_name("nvjet_sm90_tst_64x8_64x16_2x4_h_bz_NNT")
+    twice = render_diff(diff_kernels([gemm, gemm], []), "a", "b")
+    assert twice == [f"- {describe_kernel(gemm)}"] * 2
+    thrice = render_diff(diff_kernels([gemm] * 3, []), "a", "b")
+    assert thrice == ["3 times, back to back:", f"  - {describe_kernel(gemm)}"]
+    # A block of two lines twice folds: four lines become three.
+    add = parse_kernel_name("triton_poi_fused_add_0")
+    assert render_diff(diff_kernels([gemm, add] * 2, []), "a", "b")[0] == "2 times, back to back:"

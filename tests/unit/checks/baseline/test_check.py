@@ -222,7 +222,8 @@ def test_a_kernel_whose_dtype_moved_among_other_changes_is_changed_with_its_dtyp
     fp32 = load_trace(DATA / "h100_inductor_geglu_fp32.json.gz")
     lines = compare(Signature.of(bf16), Signature.of(fp32), "stable")
     assert lines is not None
-    at = lines.index("~ pointwise/inductor bf16 [gelu,mul]  triton_poi_fused_gelu_mul_0")
+    # The run's kernel on the ~ line, as on = lines; the baseline's dtype below it.
+    at = lines.index("~ pointwise/inductor fp32 [gelu,mul]  triton_poi_fused_gelu_mul_0")
     assert lines[at + 1] == "    dtype: bf16 in the baseline, fp32 in this run"
     assert not any(line.startswith("= pointwise") for line in lines), lines
     # Alone, the move is told on its line as before.
@@ -302,9 +303,9 @@ def test_a_diff_line_shows_the_field_that_differs(trace: Trace) -> None:
     assert "renamed" not in "\n".join(lines)  # the name is the same
     renamed = replace(moved, kernels=(replace(moved.kernels[0], name="nvjet_sm90_tst_other_TNT"), *sig.kernels[1:]))
     lines = compare(sig, renamed, "exact") or []
-    at = lines.index("~ gemm/nvjet bf16 tn  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")
+    at = lines.index("~ gemm/nvjet bf16 tn  nvjet_sm90_tst_other_TNT")  # this run's, as a = line
     assert lines[at + 1 : at + 3] == [
-        "    renamed in this run: nvjet_sm90_tst_other_TNT",
+        "    named in the baseline: nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
         "    op: aten::mm in the baseline, aten::addmm in this run",
     ]
 
