@@ -121,7 +121,7 @@ def _say_inductor_dtypes(prof: KernelProfile) -> None:
             f"dtype ?: this trace has no dtype for {plural(len(undated), 'Inductor kernel')}: the plugin reads them "
             "from Inductor's compiled signatures when it profiles live, and keeps them in the traces it saves; "
             "a trace recorded without it (or before it read them) has none "
-            "(the docs' page \"How kernels are decoded\", docs/decoding.md)"
+            '(the docs\' page "How kernels are decoded", docs/decoding.md)'
         )
 
 

@@ -203,7 +203,7 @@ def decode_strictness(strict: bool) -> Iterator[None]:
 # Inductor's kernels: teaching each generated name is the lesser remedy.
 _INDUCTOR_NOTE = (
     "Inductor's kernels: the plugin reads their dtype from Inductor's compiled signatures when it "
-    "profiles live, and keeps it in the traces it saves (the docs' page \"How kernels are decoded\", "
+    'profiles live, and keeps it in the traces it saves (the docs\' page "How kernels are decoded", '
     "docs/decoding.md); this profile has none for these",
 )
 

@@ -340,7 +340,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini(
         "kernelprof_forbid",
         "Rules every profile of the suite must satisfy, one a line: 'NAME: CONDITION ... | REASON' "
-        "(the docs' page \"Suite-wide rules\", docs/rules.md); default: none",
+        '(the docs\' page "Suite-wide rules", docs/rules.md); default: none',
         type="linelist",
         default=[],
     )
