@@ -10,8 +10,10 @@ profile hands out, the types a test annotates with or constructs (``Kernel``, ``
 ``Decoder``, ``KINDS``, ``parse_kernel_name``, ...), lives in :mod:`pytest_kernelprof.types`.
 ``__all__`` is exactly that top-level set (``tests/unit/test_package.py`` checks it).
 
-The value types used to be importable from here too; they still are, with a
-``DeprecationWarning`` naming their new spelling (``pytest_kernelprof.types.Kernel``).
+Asked for here, a value type raises an ``ImportError`` that names its home
+(``from pytest_kernelprof.types import Kernel``): no release ever exported them from the top level,
+so there is no old spelling to keep working (it warned with a ``DeprecationWarning`` before 0.1.0,
+which a trial read as a release that never was).
 
 Names are imported on first use (PEP 562 ``__getattr__``), each from the module ``_HOMES``
 names: pytest imports this package whenever it loads the plugin (``pytest_kernelprof.plugin``),
@@ -23,7 +25,6 @@ must not pay for the profile model. The imports below are for type checkers
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -109,9 +110,8 @@ _HOMES: dict[str, str] = {
     "VariedProfileError": "errors",
 }
 
-# Names that were public here and moved to ``pytest_kernelprof.types``: still importable from
-# here, with a DeprecationWarning.
-_MOVED_TO_TYPES = frozenset(
+# The value types of ``pytest_kernelprof.types``, asked for here: an error that names their home.
+_IN_TYPES = frozenset(
     {
         "KINDS",
         "CallProfile",
@@ -191,15 +191,14 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(f".{home}", __name__), name)
         globals()[name] = value  # later lookups skip __getattr__
         return value
-    if name in _MOVED_TO_TYPES:
-        # Not cached, so that every old spelling warns, not only the first.
-        warnings.warn(
-            f"pytest_kernelprof.{name} moved to pytest_kernelprof.types: "
-            f"use pytest_kernelprof.types.{name} (from pytest_kernelprof.types import {name})",
-            DeprecationWarning,
-            stacklevel=2,
+    if name in _IN_TYPES:
+        # An ImportError, not an AttributeError: `from pytest_kernelprof import Kernel` replaces an
+        # AttributeError with its own "cannot import name", which would lose where the name is.
+        raise ImportError(
+            f"{name} is in pytest_kernelprof.types, not the top level (which holds what a test calls or "
+            f"catches): from pytest_kernelprof.types import {name}",
+            name=__name__,
         )
-        return getattr(importlib.import_module(".types", __name__), name)
     if name == "types":  # `import pytest_kernelprof as kp; kp.types.Kernel` without importing the submodule
         return importlib.import_module(".types", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """The package's top level (``__init__.py``): exactly the documented public set, and the value
-types that moved to ``pytest_kernelprof.types`` still importable from it, with a warning."""
+types of ``pytest_kernelprof.types`` refused there with an error that names their home."""
 
 from __future__ import annotations
 
@@ -66,20 +66,22 @@ def test_the_top_level_is_the_entry_points_the_profile_and_every_error() -> None
 
 
 @pytest.mark.parametrize("name", MOVED)
-def test_a_moved_name_warns_and_is_its_new_home(name: str) -> None:
-    with pytest.warns(DeprecationWarning, match=rf"use pytest_kernelprof\.types\.{name} ") as caught:
-        value = getattr(pytest_kernelprof, name)
-    assert value is getattr(types, name)
-    assert caught[0].filename == __file__  # the warning points at the line that used the old name
-    with pytest.warns(DeprecationWarning, match=rf"pytest_kernelprof\.types\.{name}\b"):
-        getattr(pytest_kernelprof, name)  # every use warns, not only the first
+def test_a_value_type_asked_for_at_the_top_level_names_its_home(name: str) -> None:
+    # A trial read the DeprecationWarning these gave as a release that never was (0.1.0 is the first).
+    with pytest.raises(
+        ImportError, match=rf"^{name} is in pytest_kernelprof\.types, .*: from pytest_kernelprof\.types import {name}$"
+    ):
+        getattr(pytest_kernelprof, name)
+    assert getattr(types, name) is not None
 
 
-def test_an_old_import_statement_warns_at_its_line() -> None:
-    with pytest.warns(DeprecationWarning, match=r"pytest_kernelprof\.types\.Kernel") as caught:
-        from pytest_kernelprof import Kernel  # the old spelling, on purpose
-    assert Kernel is types.Kernel
-    assert caught[0].filename == __file__
+def test_a_from_import_of_a_value_type_says_where_it_is() -> None:
+    # Python replaces an AttributeError of a from-import with "cannot import name": the error must
+    # be the module's own, naming the home.
+    with pytest.raises(ImportError, match=r"from pytest_kernelprof\.types import Kernel$"):
+        from pytest_kernelprof import Kernel  # noqa: F401  (the top-level spelling, on purpose)
+    with pytest.raises(AttributeError, match="has no attribute 'Kernal'"):
+        pytest_kernelprof.Kernal  # noqa: B018  (a name that is nowhere stays an AttributeError)
 
 
 # Value types that were never importable from the top level.

@@ -123,7 +123,7 @@ def read_trace(
     """:func:`load_trace` without keeping the profile for the running test's reports."""
     __tracebackhide__ = hide_own_errors
     if not isinstance(decoder, Decoder):
-        raise TypeError(f"decoder must be a pytest_kernelprof.Decoder, got {type(decoder).__name__}")
+        raise TypeError(f"decoder must be a pytest_kernelprof.types.Decoder, got {type(decoder).__name__}")
     with paused_gc():
         source, events = events_from_trace_file(path)
         return build_profile(

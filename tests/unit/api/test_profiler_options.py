@@ -102,7 +102,7 @@ def test_the_profilers_attributes_read_and_replace_its_options() -> None:
 def test_a_profiler_refuses_bad_options_when_it_is_made() -> None:
     with pytest.raises(ValueError, match="^warmup must be an int >= 0, got -1$"):
         Profiler(warmup=-1)
-    with pytest.raises(TypeError, match="^decoder must be a pytest_kernelprof.Decoder, got str$"):
+    with pytest.raises(TypeError, match=r"^decoder must be a pytest_kernelprof\.types\.Decoder, got str$"):
         Profiler(decoder="built-in")  # type: ignore[arg-type]
     assert Profiler(decoder=Decoder()).decoder is not BUILT_IN
 
