@@ -265,7 +265,10 @@ def junit_message(report: pytest.TestReport, about_profile: bool) -> None:
     ``message`` attribute (pytest's crash message) goes where that section is in the failure's
     own text: the pointer says so there. The message of a failure about a profile has its memory
     addresses written ``at 0x...``, as the summary and the annotations write them (a dashboard
-    compares it between runs); another test's message is pytest's."""
+    compares it between runs); another test's message is pytest's. Where pytest would cut the
+    message of such a failure short (a baseline's diff), it keeps its first lines and the lines
+    that say what to do (the update command), and says the rest is in the failure's text."""
+    from ..reports.junit import short_message
     from ..reports.summary import without_addresses
 
     crash = getattr(report.longrepr, "reprcrash", None)
@@ -276,6 +279,8 @@ def junit_message(report: pytest.TestReport, about_profile: bool) -> None:
         message = _POINTER.sub(JUNIT_POINTER, message)
     elif not about_profile:
         return
+    else:
+        message = short_message(without_addresses(message))
     setattr(crash, "message", without_addresses(message))  # noqa: B010 (an Any, maybe None)
 
 
