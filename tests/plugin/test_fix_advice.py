@@ -222,7 +222,9 @@ def test_the_annotation_at_a_syncs_own_line_says_its_fix(cpu_pytester: pytest.Py
     # that annotation is the one that says what to do.
     cpu_pytester.makepyfile(test_s=ITEM_SUITE.format(data=str(DATA)))
     (cpu_pytester.path / "train.py").write_text("\n" * 60)  # the recorded stack's train.py(40)
-    result = cpu_pytester.runpytest_subprocess("-p", "no:randomly", "-k", "test_len_syncs", "--kernelprof-annotations", "on")
+    result = cpu_pytester.runpytest_subprocess(
+        "-p", "no:randomly", "-k", "test_len_syncs", "--kernelprof-annotations", "on"
+    )
     result.assert_outcomes(failed=1, deselected=3)
     found = _annotations(result.outlines)
     assert list(found) == ["train.py:40"], found

@@ -349,7 +349,10 @@ def pages_for_failed_test(item: pytest.Item, profiles: Sequence[Any]) -> list[st
             continue
         page = page_path(trace)
         try:
-            title = f"{item.nodeid} profile {index + 1}"
+            # Its own words after the test id (it read `t.py::test_x profile 1`, a run-on).
+            title = f"{item.nodeid}: " + (
+                f"profile {index + 1} of {len(profiles)}" if len(profiles) > 1 else "its profile"
+            )
             write_page(page, prof, title=title, trace=trace, baselines=baselines, shown=shown)
         except OSError as exc:
             lines.append(f"{page}: not written ({exc})")
