@@ -125,7 +125,8 @@ def test_a_short_message_keeps_its_head_and_what_to_do_within_pytests_bound() ->
     message = "\n".join(["x" * 600, "kernels per call: 4 -> 5", "--- baseline", "+++ this run", *diff, update])
     lines = short_message(message).splitlines()
     assert len("\n".join(lines)) <= MESSAGE_CHARS
-    assert lines[0].startswith("xxx") and "chars...]" in lines[0]  # a first line too long, clipped
+    assert lines[0].startswith("xxx")
+    assert "chars...]" in lines[0]  # a first line too long, clipped
     assert lines[1:] == [update, "(the rest, 33 lines, is in this failure's text)"]
     assert short_message("\n".join(diff[:3] + [update])) == "\n".join(diff[:3] + [update])  # within the bound
     assert short_message("\n".join(diff)) == "\n".join(diff)  # nothing that acts: pytest cuts it
