@@ -9,6 +9,7 @@ beforehand, and each of its two runs (compare, update) checks all of them at onc
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -448,3 +449,25 @@ def test_the_record_command_names_the_test_as_the_folder_pytest_runs_in_does(
             "lock it in with pytest --kernelprof-update 'test_b.py::test_x'",
         ]
     )
+
+
+def test_the_junit_message_of_a_baseline_change_keeps_its_update_command(project: pytest.Pytester) -> None:
+    # Trial report: pytest cut the JUnit message of a baseline failure to its first 500 characters,
+    # and the line cut was `if the change is intended: pytest --kernelprof-update '...'`.
+    result = project.runpytest("-k", "test_unfused", "--junitxml=junit.xml")
+    result.assert_outcomes(failed=2, deselected=9)
+    for case in ElementTree.parse(project.path / "junit.xml").iter("testcase"):
+        failure = case.find("failure")
+        assert failure is not None
+        message, test = failure.get("message", ""), case.get("name")
+        assert len(message) <= 500, message  # within pytest's bound: not cut again
+        lines = [line.strip() for line in message.splitlines()]
+        first = message.splitlines()[test == "test_unfused_eq"]  # `assert ... failed:` above the eq's
+        assert "kernel signature differs from the baseline sm90/default" in first, lines
+        assert "kernels per call: 4 -> 5 (launches too)" in lines
+        assert lines[-2] == f"if the change is intended: pytest --kernelprof-update 'test_b.py::{test}'", lines
+        # `assert prof == kernel_baseline`: the terminal's cut, its pointer to the section.
+        section = "the 'kernelprof assertion' section of " if test == "test_unfused_eq" else ""
+        assert re.fullmatch(rf"\(the rest, \d+ lines, is in {section}this failure's text\)", lines[-1]), lines
+        assert "full report in element text" not in message  # pytest's own cut
+        assert lines[-2] in (failure.text or "")  # the element's text is whole

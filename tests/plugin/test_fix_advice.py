@@ -188,3 +188,48 @@ def test_a_failed_copies_question_shows_the_copies_in_the_terminal_where_the_sum
             at = section.index(COPY_TABLE)
             assert section[at - 1] == "1 copy per call:"
             assert section[at + 2 :] == [DTOH]
+
+
+def _annotations(lines: list[str]) -> dict[str, list[str]]:
+    """Each ``::error`` annotation's message lines, by where it points (``file:line``)."""
+    found: dict[str, list[str]] = {}
+    for line in lines:
+        if match := re.fullmatch(r"::error file=([^,]+),line=(\d+),title=[^:]*::(.*)", line):
+            message = match[3].replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
+            found[f"{match[1]}:{match[2]}"] = message.splitlines()
+    return found
+
+
+def test_the_annotation_of_syncs_or_copies_named_in_a_line_says_their_fixes(cpu_pytester: pytest.Pytester) -> None:
+    # Trial report: the annotation of `assert not prof.syncs` held only the assertion's two lines,
+    # while the job summary said what would remove the sync.
+    cpu_pytester.makepyfile(test_s=SUITE.format(data=str(DATA)))
+    result = cpu_pytester.runpytest_subprocess("-p", "no:randomly", "--kernelprof-annotations", "on")
+    result.assert_outcomes(failed=4)
+    found = _annotations(result.outlines)
+    source = SUITE.splitlines()
+    for test in TESTS:
+        message = [line.strip() for line in found[f"test_s.py:{source.index(f'def {test}(kernelprof):') + 1}"]]
+        assert message[0] == f"test_s.py::{test}"
+        # Each fix once: a count's explanation says its own already, and it is not said again.
+        assert message.count(PAGEABLE) == 1, (test, message)
+        assert message.count(DTOH) == (test not in EXPLAINED), (test, message)
+        assert message.index(PAGEABLE) > 1  # after the assertion's head
+
+
+def test_the_annotation_at_a_syncs_own_line_says_its_fix(cpu_pytester: pytest.Pytester) -> None:
+    # Where the sync's file is in the checkout, the sync's line is annotated and the test's is not:
+    # that annotation is the one that says what to do.
+    cpu_pytester.makepyfile(test_s=ITEM_SUITE.format(data=str(DATA)))
+    (cpu_pytester.path / "train.py").write_text("\n" * 60)  # the recorded stack's train.py(40)
+    result = cpu_pytester.runpytest_subprocess(
+        "-p", "no:randomly", "-k", "test_len_syncs", "--kernelprof-annotations", "on"
+    )
+    result.assert_outcomes(failed=1, deselected=3)
+    found = _annotations(result.outlines)
+    assert list(found) == ["train.py:40"], found
+    read = (
+        "to fix: the host read a GPU value (.item(), bool(t), nonzero, boolean-mask indexing): keep it on the GPU "
+        "(torch.where, masks as multipliers) or read it once per step"
+    )
+    assert found["train.py:40"][1:] == [read], found

@@ -43,9 +43,37 @@ def test_the_page_of_a_failed_baseline_names_paths_relative_to_the_rootdir(
     trace = tests / "traces" / trace_file_name("tests/test_user.py::test_baseline", 0)
     text = trace.with_name(trace.name.removesuffix(".json.gz") + ".html").read_text()
     assert f"<h2>baseline sm90/default ({shown}) and this run</h2>" in text
+    # The title and the heading say whose page it is (they read `... test_baseline profile 1`).
+    assert "<title>tests/test_user.py::test_baseline: its profile - kernelprof</title>" in text
+    assert "<h1>tests/test_user.py::test_baseline: its profile</h1>" in text
     assert "; source tests/recorded/geglu.json.gz" in text
     assert str(cpu_pytester.path) not in text
     # The page leads with the failure's headline, in its words (a trial found the page without it).
     headline = next(line for line in result.outlines if "kernels per call: " in line).split("kernels per call: ")[1]
     assert headline.startswith("4 -> 5")
     assert f'<div class="told"><div>kernels per call: {html.escape(headline)}</div>' in text
+
+
+TWO = """
+from pathlib import Path
+
+DATA = Path({data!r})
+
+
+def test_two(kernelprof):
+    kernelprof.load_trace(DATA / "h200_geglu_eager.json.gz")
+    kernelprof.load_trace(DATA / "h200_geglu_compiled.json.gz")
+    assert False
+"""
+
+
+def test_the_pages_of_a_test_with_two_profiles_say_which_of_the_two_they_are(cpu_pytester: pytest.Pytester) -> None:
+    cpu_pytester.makepyfile(test_two=TWO.format(data=str(DATA)))
+    result = cpu_pytester.runpytest("--kernelprof-trace-dir", "traces")
+    result.assert_outcomes(failed=1)
+    for index in (0, 1):
+        trace = cpu_pytester.path / "traces" / trace_file_name("test_two.py::test_two", index)
+        text = trace.with_name(trace.name.removesuffix(".json.gz") + ".html").read_text()
+        title = f"test_two.py::test_two: profile {index + 1} of 2"
+        assert f"<title>{title} - kernelprof</title>" in text
+        assert f"<h1>{title}</h1>" in text

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import pytest
 
 from ..errors import KernelProfError
+from .assertions import EXPLAINING_KEY
 from .ci_facts import about_profile, failure_of
 from .fixtures import PROFILERS_KEY
 from .settings import SETTINGS_KEY
@@ -149,7 +150,10 @@ class ReportHooks:
         try:
             profiles = [c.profile for p in item.stash.get(PROFILERS_KEY, []) for c in p.captures]
             if self.junit and report.failed and call.excinfo is not None:
-                junit_message(report, about_profile(item, call.excinfo, report, profiles))
+                # The call's explanations, which the plugin's outer wrapper (hooks.py) has yet to
+                # move onto the item.
+                explained = self.config.stash.get(EXPLAINING_KEY, []) if report.when == "call" else []
+                junit_message(report, about_profile(item, call.excinfo, report, profiles), explained)
             if report.when != "call" and report.failed and call.excinfo is not None and self._told():
                 failure, _ = failure_of(item, call.excinfo, report, profiles)
                 if failure is not None:
@@ -260,12 +264,21 @@ def _size_of(path: Path) -> int:
         return 0
 
 
-def junit_message(report: pytest.TestReport, about_profile: bool) -> None:
+def junit_message(
+    report: pytest.TestReport,
+    about_profile: bool,
+    explained: Sequence[tuple[Sequence[str], Sequence[str]]] = (),
+) -> None:
     """The terminal points at the rest of a long explanation in a report section "below"; JUnit's
     ``message`` attribute (pytest's crash message) goes where that section is in the failure's
     own text: the pointer says so there. The message of a failure about a profile has its memory
     addresses written ``at 0x...``, as the summary and the annotations write them (a dashboard
-    compares it between runs); another test's message is pytest's."""
+    compares it between runs); another test's message is pytest's. Where pytest would cut the
+    message of such a failure short (a baseline's diff), it keeps its first lines and the lines
+    that say what to do (the update command), and says the rest is in the failure's text; one
+    that the terminal cut (``assert prof == kernel_baseline``) has those lines of its whole
+    explanation (``explained``: the plugin's explanations, shown and whole) above the pointer."""
+    from ..reports.junit import short_message
     from ..reports.summary import without_addresses
 
     crash = getattr(report.longrepr, "reprcrash", None)
@@ -273,9 +286,11 @@ def junit_message(report: pytest.TestReport, about_profile: bool) -> None:
     if not isinstance(message, str):
         return
     if POINTER_END in message:
-        message = _POINTER.sub(JUNIT_POINTER, message)
+        message = _with_actions(_POINTER.sub(JUNIT_POINTER, message), explained)
     elif not about_profile:
         return
+    else:
+        message = short_message(without_addresses(message))
     setattr(crash, "message", without_addresses(message))  # noqa: B010 (an Any, maybe None)
 
 
@@ -283,6 +298,23 @@ def junit_message(report: pytest.TestReport, about_profile: bool) -> None:
 POINTER_END = "is in the 'kernelprof assertion' section below; -vv shows it here)"
 _POINTER = re.compile(r"\(the rest, (\d+) lines, " + re.escape(POINTER_END))
 JUNIT_POINTER = r"(the rest, \1 lines, is in the 'kernelprof assertion' section of this failure's text)"
+
+
+def _with_actions(message: str, explained: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
+    """``message``, cut by the terminal, with the lines of its whole explanation that say what
+    to do and that it left out, above its pointer, where they fit pytest's bound on a message."""
+    from ..reports.junit import MESSAGE_CHARS
+    from ..reports.summary import acting_lines
+
+    lines = message.splitlines()
+    at = next((i for i in range(len(lines) - 1, -1, -1) if "'kernelprof assertion' section" in lines[i]), None)
+    if not explained or at is None:
+        return message
+    whole = explained[-1][1]
+    acts = [whole[i] for i in acting_lines(whole, 1, 2) if whole[i].strip() not in message]
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    longer = "\n".join([*lines[:at], *(indent + line.strip() for line in acts), *lines[at:]])
+    return longer if len(longer) <= MESSAGE_CHARS else message
 
 
 def _workspace(config: pytest.Config) -> Path:
@@ -344,7 +376,10 @@ def pages_for_failed_test(item: pytest.Item, profiles: Sequence[Any]) -> list[st
             continue
         page = page_path(trace)
         try:
-            title = f"{item.nodeid} profile {index + 1}"
+            # Its own words after the test id (it read `t.py::test_x profile 1`, a run-on).
+            title = f"{item.nodeid}: " + (
+                f"profile {index + 1} of {len(profiles)}" if len(profiles) > 1 else "its profile"
+            )
             write_page(page, prof, title=title, trace=trace, baselines=baselines, shown=shown)
         except OSError as exc:
             lines.append(f"{page}: not written ({exc})")

@@ -216,6 +216,9 @@ def sync_location(where: str) -> tuple[str, int, str] | None:
 
 
 def _syncs(profiles: Sequence[Any]) -> tuple[SyncSite, ...]:
+    """The user's lines that made the profiles' syncs, each with the ``to fix:`` lines of its
+    syncs' causes: an annotation at a sync's line is the one a reader sees of that failure."""
+    from ..model.records import advice
     from ..reports.records import SyncSite
 
     seen: dict[tuple[str, int], SyncSite] = {}
@@ -230,7 +233,8 @@ def _syncs(profiles: Sequence[Any]) -> tuple[SyncSite, ...]:
                 continue
             file, line, function = place
             found = seen.get((file, line)) or SyncSite(file, line, function, sync.call, sync.op, 0)
-            seen[file, line] = replace(found, count=found.count + 1)
+            fixes = tuple(dict.fromkeys([*found.fixes, *advice([sync])]))
+            seen[file, line] = replace(found, count=found.count + 1, fixes=fixes)
     return tuple(seen.values())
 
 

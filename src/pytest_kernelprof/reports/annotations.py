@@ -4,9 +4,10 @@ Written by the controller at the end of the session (terminal summary), from the
 failing test's report carried (records.py, plugin/ci.py):
 
 - each host sync that broke an assertion on syncs or a rule, at the user's line that made it,
-  where the profile has the stack (``stacks=True``; ``Sync.where``);
+  where the profile has the stack (``stacks=True``; ``Sync.where``), with its ``to fix:`` lines;
 - the test's line for each rule break and each baseline regression (and for a sync assertion
-  where no sync's stack is known), with the failure's first lines;
+  where no sync's stack is known), with the failure's first lines; a failure on syncs or copies
+  that named them in a line (``assert not prof.syncs``) with their tables' ``to fix:`` lines;
 - the test's line for every other failure about a profile (a kernel count, a fusion, a dtype,
   an op ...), with the assertion's head: the comparison and its first explanation line, and the
   hints below it (the nearest names, the kernels of unknown kind or dtype that could be it). The
@@ -43,6 +44,12 @@ LINE_CHARS = 500
 # The categories whose annotation carries the failure's first lines, not only its head: their
 # messages are short and end with what to do.
 WHOLE = ("rule", "baseline", "syncs", "copies")
+
+# The categories of a failure that may name its records in one line (``assert not prof.syncs``):
+# their ``to fix:`` lines are under the records' tables in the record (plugin/ci_facts.py), which
+# the annotation does not show, so it carries those lines itself.
+RECORDS = ("syncs", "copies")
+FIX = "to fix: "  # what a line starts with that says what would remove records (model/records.py)
 
 # The first cell of a table's header (tables.render_table's callers): a kernel, sync or copy
 # table ("#  kind", "#  call"), an op table ("op  count"), a module's or a compile's.
@@ -138,6 +145,17 @@ def _short(message: str, more_lines: int, workspace: Path, first: int = MESSAGE_
     return "\n".join(clip(relative_paths(line, workspace), LINE_CHARS) for line in shown)
 
 
+def _with_fixes(failure: Failure) -> str:
+    """The failure's message, with the ``to fix:`` lines of its records' tables that it does not
+    say already (a failed ``assert not prof.syncs`` says none: its tables are the summary's)."""
+    if failure.category not in RECORDS:
+        return failure.message
+    said = {line.strip() for line in failure.message.splitlines()}
+    fixes = [line.strip() for line in failure.tables.splitlines() if line.strip().startswith(FIX)]
+    new = [fix for fix in dict.fromkeys(fixes) if fix not in said]
+    return "\n".join([failure.message, *new]) if new else failure.message
+
+
 def _lines_of(category: str) -> int:
     """How many of a failure's first lines its annotation shows."""
     return MESSAGE_LINES if category in WHOLE else HEAD_LINES
@@ -179,10 +197,11 @@ def collect(
             times = f" ({sync.count} calls)" if sync.count > 1 else ""
             op = f" from {sync.op}" if sync.op else ""
             message = clip(f"host sync {sync.call}{op}{inside}{times} broke {broke} of {clip(nodeid)}", LINE_CHARS * 2)
+            message = "\n".join([message, *(clip(fix, LINE_CHARS) for fix in sync.fixes)])
             found.append((False, at, (relative(sync.file, workspace), sync.line, "kernelprof: host sync", message)))
         if failure.category in ("rule", "baseline") or not syncs:
             diff = failure.category == "baseline"
-            short = _short(failure.message, failure.more_lines, workspace, _lines_of(failure.category), diff)
+            short = _short(_with_fixes(failure), failure.more_lines, workspace, _lines_of(failure.category), diff)
             message = f"{clip(nodeid)}\n{short}"
             title = f"kernelprof: {noun(failure.category)}"
             found.append((False, at, (relative(failure.file, workspace), failure.line, title, message)))

@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from ..checks.metrics import read_metric
 from ..errors import CannotTellError, NoDeviceActivityError
 from ..model import CallProfile, KernelProfile
+from ..tables import clip, plural
 
 PREFIX = "kernelprof."
 PROFILES = f"{PREFIX}profiles"
@@ -129,3 +130,42 @@ def bounded(pairs: Sequence[tuple[str, object]], more: int = 0) -> list[tuple[st
     if left_out:
         kept.append((LEFT_OUT, left_out))
     return kept
+
+
+# pytest (9.x) cuts a failure's ``message`` attribute longer than 500 characters to its first
+# lines that fit: a baseline's diff lost its last line, the update command.
+MESSAGE_CHARS = 499
+
+
+def short_message(message: str, most: int = MESSAGE_CHARS) -> str:
+    """A failure's JUnit ``message`` within ``most`` characters, where it is longer and has lines
+    past its first that say what to do (``summary.acting_lines``: a baseline's update command,
+    ``to fix: ...``): its first lines, those lines, then how many lines the element's text has
+    besides: a diff's lines (from its ``--- `` line) are all there. Otherwise the message as it
+    is, for pytest to cut as it does."""
+    from .summary import acting_lines
+
+    lines = message.splitlines()
+    if len(message) <= most or len(lines) < 2:
+        return message
+    picked = acting_lines(lines, 1, len(lines))
+    actions: list[str] = []
+    for index in picked:  # half the room at most, the lines it ends with first to go
+        line = clip(lines[index], most // 4)
+        if sum(len(kept) + 1 for kept in actions) + len(line) + 1 > most // 2:
+            break
+        actions.append(line)
+    if not actions:
+        return message
+    pointer = f"(the rest, {len(lines)} lines, is in this failure's text)"
+    room = most - sum(len(line) + 1 for line in actions) - len(pointer)
+    head = [clip(lines[0], room - 1)]
+    room -= len(head[0]) + 1
+    for line in lines[1 : picked[0]]:
+        # A diff (``--- baseline``) comes whole or not at all: its first kernels alone read as all of it.
+        if len(line) + 1 > room or line.startswith("--- "):
+            break
+        head.append(line)
+        room -= len(line) + 1
+    pointer = f"(the rest, {plural(len(lines) - len(head) - len(actions), 'line')}, is in this failure's text)"
+    return "\n".join([*head, *actions, pointer])

@@ -48,6 +48,7 @@ class SyncSite:
     call: str
     op: str | None
     count: int
+    fixes: tuple[str, ...] = ()  # its ``to fix:`` lines (``model.records.advice``)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class ReportRecord:
             baselines=tuple(_note(n) for n in data.get("baselines", ())),
             unplaced=tuple(Unplaced(**u) for u in data.get("unplaced", ())),
             failure=None if failure is None else Failure(**failure),
-            syncs=tuple(SyncSite(**s) for s in data.get("syncs", ())),
+            syncs=tuple(SyncSite(**{**s, "fixes": tuple(s.get("fixes", ()))}) for s in data.get("syncs", ())),
             device=data.get("device", ""),
             worker=data.get("worker", ""),
         )

@@ -115,3 +115,18 @@ def test_the_decode_steps_figures_are_its_median_calls() -> None:
         prof.calls[1].gpu_work_us,
     )
     assert round(prof.kernels.total_us, 1) == 78.3  # each kernel's median, as the table shows them
+
+
+def test_a_short_message_keeps_its_head_and_what_to_do_within_pytests_bound() -> None:
+    from pytest_kernelprof.reports.junit import MESSAGE_CHARS, short_message
+
+    update = "if the change is intended: pytest --kernelprof-update 't.py::test_b'"
+    diff = [f"= gemm/nvjet bf16 tn  kernel_{i}" for i in range(30)]
+    message = "\n".join(["x" * 600, "kernels per call: 4 -> 5", "--- baseline", "+++ this run", *diff, update])
+    lines = short_message(message).splitlines()
+    assert len("\n".join(lines)) <= MESSAGE_CHARS
+    assert lines[0].startswith("xxx")
+    assert "chars...]" in lines[0]  # a first line too long, clipped
+    assert lines[1:] == [update, "(the rest, 33 lines, is in this failure's text)"]
+    assert short_message("\n".join(diff[:3] + [update])) == "\n".join(diff[:3] + [update])  # within the bound
+    assert short_message("\n".join(diff)) == "\n".join(diff)  # nothing that acts: pytest cuts it

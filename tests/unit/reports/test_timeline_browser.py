@@ -525,3 +525,39 @@ def test_a_cpu_only_page_says_not_measured_where_it_said_none(tmp_path: Path) ->
     said = " ".join(note_lines(dom))
     assert "No GPU activity was recorded in this profile" in said
     assert "idle" not in said.lower()
+
+
+@needs_browser
+def test_the_sentence_on_the_calls_own_tables_is_above_them_not_above_the_baseline(tmp_path: Path) -> None:
+    # Trial report: "The tables below are this call's own" was the note's last line, directly above
+    # the baseline and this run side by side, which is no table of the call.
+    prof = load_trace(DATA / "h200_geglu_eager.json.gz")
+    stored = [BaselineKernel.of(k) for k in load_trace(DATA / "h200_geglu_compiled.json.gz").kernels]
+    side = baseline_table(stored, list(prof.kernels))
+    page = tmp_path / "page.html"
+    page.write_text(render_page(prof, title="baseline", baselines=[("baseline", side)]), encoding="utf-8")
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    assert not any("tables below" in line for line in note_lines(dom)), note_lines(dom)
+    own = "<p id=\"own\">The tables below are this call's own. The profile's kernel table has each kernel's median"
+    assert dom.index('class="side"') < dom.index(own) < dom.index('<h2 id="kh">'), dom[-3000:]
+    assert re.search(r'<p id="own">[^<]*</p><h2 id="kh">', dom)  # directly above the kernel table
+
+
+# Each x-axis label's overflow past the timeline's right edge, at widths of the timeline from 500 to
+# 1390 pixels (the page's own place() lays the axis out again at each).
+_TICKS = """{const tl=document.getElementById("tl"),cut=[];let labels=0;
+ for(let w=500;w<1400;w+=10){tl.style.width=w+"px";place();const right=tl.getBoundingClientRect().right;
+  for(const t of tl.querySelectorAll("text.ax")){labels++;const over=t.getBoundingClientRect().right-right;
+   if(over>0.5)cut.push([w,t.textContent,over])}}
+ return {labels:labels,cut:cut}}"""
+
+
+@needs_browser
+@pytest.mark.parametrize("recorded", ["h200_sync_item_stacks", "h200_geglu_compiled"])
+def test_the_axis_labels_stay_inside_the_timeline(tmp_path: Path, recorded: str) -> None:
+    # Trial report: the last tick's label ran past the right edge, cut (`160` of `160us`).
+    page = tmp_path / "page.html"
+    show_html(DATA / f"{recorded}.json.gz", page)
+    ticks = measured(page, 1400, _TICKS)
+    assert ticks["labels"], ticks
+    assert ticks["cut"] == [], ticks
