@@ -67,8 +67,8 @@ class Profiler:
     ``profiler(fn, *args, **kwargs)`` forwards every extra argument to ``fn``; options go
     through :meth:`profile`. Each finished session is kept in ``captures`` (newest last) so
     the pytest plugin can show the kernel table of a failing test. Every profile is checked
-    against ``forbid`` (see ``checks/rules.py``; the fixture passes the ini's ``kernelprof_forbid``)
-    and raises :class:`ForbiddenError` when it breaks one.
+    against ``forbid`` ([Suite-wide rules][suite-wide-rules]; the fixture passes the ini's
+    ``kernelprof_forbid``) and raises :class:`ForbiddenError` when it breaks one.
 
     ``modules=True`` here (the fixture's ``--kernelprof-modules``) records module ranges where
     the profiled callable is an nn.Module and skips other callables; ``modules=True`` passed to

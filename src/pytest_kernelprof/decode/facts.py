@@ -70,9 +70,9 @@ SOURCES = ("user", "name", "ir", "template", "op", "op-inputs")
 
 @dataclass(frozen=True)
 class Evidence:
-    """Where each fact of a decoded kernel came from: one of :data:`SOURCES`, or None where no
-    evidence gave the fact (``kind=None``: nothing placed the kernel, its kind is ``"other"``
-    because nothing said otherwise)."""
+    """Where each fact of a decoded kernel came from: one of the sources that
+    [The evidence, in order][the-evidence-in-order] lists, or None where no evidence gave the fact
+    (``kind=None``: nothing placed the kernel, its kind is ``"other"`` because nothing said otherwise)."""
 
     kind: str | None = None
     family: str | None = None
