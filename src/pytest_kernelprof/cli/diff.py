@@ -3,7 +3,6 @@ calls compared; ``kernelprof diff --ops A B``: what changed between their calls'
 
 from __future__ import annotations
 
-import re
 import shlex
 
 from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change, unknown_dtype_note, unplaced_lines
@@ -13,7 +12,7 @@ from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile
 from ..tables import format_share, format_us, plural, render_table
 from .files import STDIN, head, load, readable, shown
-from .show import INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_ROWS, inductors_ranges
+from .show import INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_ROWS, inductors_ranges, shown_op
 
 
 def _median_calls(a: KernelProfile, b: KernelProfile, what: str = "GPU time in kernels") -> str:
@@ -206,11 +205,6 @@ def _op_tally(compared: int, changed: tuple[OpCount, ...]) -> str:
     return f"{head}: {', '.join(parts)}"
 
 
-# Inductor's range around a compiled graph's call, its hash shortened: matched without it
-# (``place_name``), and 52 characters of it made the op column over 100 wide (a trial).
-_GRAPH_HASH = re.compile(r"^(## Call CompiledFxGraph \w{8})\w+( ##)$")
-
-
 def _mark(row: OpCount) -> str:
     """Before a row's op, as the kernel diff marks its lines: an op only a (-) or only b (+) has at
     its place, one whose count changed (~), or one above those, the same in both (=)."""
@@ -229,7 +223,7 @@ def _op_rows(rows: tuple[OpCount, ...], inductors: set[str]) -> str:
         (
             f"{_mark(row)} "
             + "  " * row.depth
-            + _GRAPH_HASH.sub(r"\1...\2", row.name)
+            + shown_op(row.name)
             + (INDUCTORS_RANGE if row.name in inductors else ""),
             count(row.count_a),
             count(row.count_b),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 
 from ..assemble.optree import is_inductors_range
@@ -37,11 +38,23 @@ INDUCTORS_NOTE = (
 # one more pair of columns that repeat at every place, the reading the trial got wrong.
 OP_TREE_HEADERS = ("count here", "cpu us here", "device us here")
 OP_TREE_NOTE = (
-    "(each row: its op's occurrences under the ops above it in the call, its children included, so a row never "
-    "exceeds the one it is under; device time: its kernels and its memory ops, memcpys and memsets; "
+    "(each row: its op's occurrences under the ops above it in the call, its children's time included, so a row's "
+    "times never exceed the row's it is under (its count may: aten::addmm 2 calls aten::resolve_conj 4 times); "
+    "device time: its kernels and its memory ops, memcpys and memsets; "
     "an op's totals over this call: prof.calls[i].ops[name] of this call i, and the timeline page's op table; "
     "prof.ops[name] holds each op's median over the calls)"
 )
+
+
+# Inductor's range around a compiled graph's call, its hash shortened: 52 characters of it made the
+# op column over 100 wide (a trial), and the hash changes with every torch (diff --ops matches
+# without it). The whole name is in the trace, and in prof.ops.
+_GRAPH_HASH = re.compile(r"^(## Call CompiledFxGraph \w{8})\w+( ##)$")
+
+
+def shown_op(name: str) -> str:
+    """An op's name as the op trees show it: a compiled graph's hash cut to 8 characters."""
+    return _GRAPH_HASH.sub(r"\1...\2", name)
 
 
 def inductors_ranges(ops: OpTable) -> set[str]:
@@ -63,7 +76,7 @@ def op_tree(ops: OpTable) -> str:
             break
         node, depth = stack.pop()
         device = "-" if node.device_time_us is None else format_us(node.device_time_us)
-        shown_name = "  " * depth + node.name + (INDUCTORS_RANGE if node.name in inductors else "")
+        shown_name = "  " * depth + shown_op(node.name) + (INDUCTORS_RANGE if node.name in inductors else "")
         rows.append((shown_name, str(node.count), format_us(node.cpu_time_us), device))
         stack.extend((child, depth + 1) for child in reversed(node.children))
     table = render_table(("op", *OP_TREE_HEADERS), rows, right=(1, 2, 3))
@@ -120,8 +133,8 @@ def _say_inductor_dtypes(prof: KernelProfile) -> None:
         print(
             f"dtype ?: this trace has no dtype for {plural(len(undated), 'Inductor kernel')}: the plugin reads them "
             "from Inductor's compiled signatures when it profiles live, and keeps them in the traces it saves; "
-            "a trace recorded without it (or before it read them) has none "
-            '(the docs\' page "How kernels are decoded", docs/decoding.md)'
+            "a trace recorded without it (or before it read them) has none: record it with the plugin "
+            "(kernelprof.captures[i].export_trace(path), --kernelprof-trace-dir) to have them"
         )
 
 

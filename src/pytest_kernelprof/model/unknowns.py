@@ -203,8 +203,9 @@ def decode_strictness(strict: bool) -> Iterator[None]:
 # Inductor's kernels: teaching each generated name is the lesser remedy.
 _INDUCTOR_NOTE = (
     "Inductor's kernels: the plugin reads their dtype from Inductor's compiled signatures when it "
-    'profiles live, and keeps it in the traces it saves (the docs\' page "How kernels are decoded", '
-    "docs/decoding.md); this profile has none for these",
+    "profiles live, and keeps it in the traces it saves; this profile has none for these: profile the "
+    "callable with the kernelprof fixture, or save the trace it takes (kernelprof.captures[i].export_trace(path), "
+    "--kernelprof-trace-dir), to have them",
 )
 
 
