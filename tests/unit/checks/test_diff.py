@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
-from pytest_kernelprof.checks.diff import describe_kernel, diff_kernels, dtype_changes, render_diff, unknown_dtypes
+from pytest_kernelprof.checks.diff import (
+    describe_kernel,
+    diff_kernels,
+    dtype_changes,
+    render_diff,
+    time_change,
+    unknown_dtypes,
+)
 from pytest_kernelprof.cli import main
 from pytest_kernelprof.decode import parse_kernel_name
 from pytest_kernelprof.tables import display_name
@@ -298,3 +305,11 @@ def test_a_repeat_is_folded_only_where_that_makes_it_shorter() -> None:
     # A block of two lines twice folds: four lines become three.
     add = parse_kernel_name("triton_poi_fused_add_0")
     assert render_diff(diff_kernels([gemm, add] * 2, []), "a", "b")[0] == "2 times, back to back:"
+
+
+def test_a_time_change_that_rounds_to_one_figure_shows_the_digits_that_differ() -> None:
+    # A trial: "2.7us -> 2.7us (+1.2%)" read as a contradiction.
+    assert time_change(2.68, 2.712) == "2.68us -> 2.71us (+1.2%)"
+    assert time_change(2.7001, 2.7004) == "2.700us -> 2.700us (+0.0%)"  # three digits at most
+    assert time_change(223.3, 371.0) == "223.3us -> 371.0us (+66.1%)"
+    assert time_change(2.7, 2.7) == "2.7us -> 2.7us (+0.0%)"
