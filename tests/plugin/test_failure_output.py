@@ -302,7 +302,7 @@ def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.P
             "*0  DtoH       pageable  4194304          211.6  aten::copy_  Memcpy DtoH (Device -> Pageable)",
             "*assert SyncList of 2 == []",
             "*SyncList of 2: cudaMemcpyAsync in aten::copy_*",
-            "*#  call                   kind    copy           call 1 host us  ops  *  where",
+            "*#  runtime call           kind    copy           call 1 host us  ops  *  where",
             "*1  cudaStreamSynchronize  stream  -                         3.6  aten::to > aten::_to_copy > *",
             "*to fix: a copy to or from pageable memory blocks the host: *",
             "*to fix: a DtoH copy reads GPU results on the host: *",

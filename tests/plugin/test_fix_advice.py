@@ -146,7 +146,7 @@ def test_len_syncs(kernelprof):
     assert len(kernelprof.load_trace(ITEM).syncs) == 0
 """
 COPY_TABLE = "#  direction  host mem  bytes  median gpu us  op                         name"
-SYNC_TABLE = "#  call                   kind    copy  call 1 host us  ops                                     where"
+SYNC_TABLE = "#  runtime call           kind    copy  call 1 host us  ops                                     where"
 
 
 def _failure_blocks(lines: list[str]) -> dict[str, list[str]]:

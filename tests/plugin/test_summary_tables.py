@@ -81,7 +81,7 @@ def test_a_failure_without_a_table_gets_its_profiles_table_in_the_summary(
         [
             "assert not SyncList of 1: cudaStreamSynchronize at train.py(40)*",
             "kernelprof profile 1 of 1, its host syncs:",
-            "#  call * kind * host us  ops * where",
+            "#  runtime call * kind * host us  ops * where",
             "0  cudaStreamSynchronize  stream * aten::item > aten::_local_scalar_dense  train.py(40)*",
         ]
     )

@@ -166,7 +166,9 @@ def _filters(**given: Any) -> str:
 
 # ``kind`` is ``Sync.kind`` as ``count(kind=...)`` takes it; a copy's direction and host memory
 # have a column of their own (a trial read "copy DtoH pageable" and asked for that kind).
-SYNC_COLUMNS = ("call", "kind", "copy", "host us", "ops", "where")
+# "runtime call": the CUDA API the host waited in, as prof.runtime names them; "call" alone read as
+# the profiled call whose number heads the time column (a trial).
+SYNC_COLUMNS = ("runtime call", "kind", "copy", "host us", "ops", "where")
 
 
 def sync_cells(s: Sync) -> tuple[str, ...]:

@@ -52,7 +52,7 @@ RECORDS = ("syncs", "copies")
 FIX = "to fix: "  # what a line starts with that says what would remove records (model/records.py)
 
 # The first cell of a table's header (tables.render_table's callers): a kernel, sync or copy
-# table ("#  kind", "#  call"), an op table ("op  count"), a module's or a compile's.
+# table ("#  kind", "#  runtime call"), an op table ("op  count"), a module's or a compile's.
 _HEADER = re.compile(r"^\s*(#|op|module|compile)  +\S")
 
 

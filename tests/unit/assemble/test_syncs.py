@@ -204,7 +204,7 @@ def test_failure_reprs_name_each_sync(trace: Trace) -> None:
     assert len(first) < 160
     assert "to fix" not in first  # said once, under the table the failure's report shows
     # The time column names the call whose own times they are, as `kernelprof show`'s: the median call's.
-    assert table[0].split() == ["#", "call", "kind", "copy", "call", "1", "host", "us", "ops", "where"]
+    assert table[0].split() == ["#", "runtime", "call", "kind", "copy", "call", "1", "host", "us", "ops", "where"]
     assert load_trace(trace("sync_cpu_copy")).median_call.index == 1
     assert "call 1 host us" in syncs[:1].table().splitlines()[0]  # a slice is still the call's
     assert table[1].split()[:5] == ["0", "cudaMemcpyAsync", "copy", "DtoH", "pageable"]

@@ -304,9 +304,9 @@ def test_the_sync_tables_kind_is_the_kind_count_takes(trace: Trace) -> None:
     from pytest_kernelprof.model.records import SYNC_COLUMNS, sync_cells
 
     syncs = load_trace(trace("sync_cpu_copy")).syncs
-    assert SYNC_COLUMNS == ("call", "kind", "copy", "host us", "ops", "where")
+    assert SYNC_COLUMNS == ("runtime call", "kind", "copy", "host us", "ops", "where")
     lines = syncs.table().splitlines()
-    assert lines[0].split() == ["#", "call", "kind", "copy", "call", "1", "host", "us", "ops", "where"]
+    assert lines[0].split() == ["#", "runtime", "call", "kind", "copy", "call", "1", "host", "us", "ops", "where"]
     kind_at, copy_at = lines[0].index("kind"), lines[0].index("copy")
     kinds = [line[kind_at:copy_at].strip() for line in lines[1:]]
     copies = [line[copy_at:].split("  ")[0] for line in lines[1:]]

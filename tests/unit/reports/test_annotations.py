@@ -91,7 +91,7 @@ def test_a_rule_cut_keeps_no_header_without_its_rows_and_keeps_its_allow_marker(
     head = [f"kernelprof_forbid rule 'r{i}' (kernels>0) is broken" for i in range(MESSAGE_LINES - 3)]
     table = [
         "syncs = 3:",
-        "#  call                   kind    host us  ops          where",
+        "#  runtime call           kind    host us  ops          where",
         "0  cudaStreamSynchronize  stream      7.3  aten::item   main.py(40): step",
         "1  cudaStreamSynchronize  stream      7.3  aten::item   main.py(41): step",
         "2  cudaStreamSynchronize  stream      7.3  aten::item   main.py(42): step",
@@ -99,7 +99,7 @@ def test_a_rule_cut_keeps_no_header_without_its_rows_and_keeps_its_allow_marker(
     allow = "(a test that may break it: @pytest.mark.kernelprof_allow('r0'))"
     shown = _message("rule", [*head, *table, "", allow])
     assert shown[-1] == allow
-    assert not any(line.startswith("#  call") for line in shown), shown
+    assert not any(line.startswith("#  runtime call") for line in shown), shown
     assert shown[-2] == "(+5 lines in the job log)"
     assert shown[-3] == "syncs = 3:"
     # With room for the header's first row, both are kept.
