@@ -57,14 +57,13 @@ def annotations_on(config: pytest.Config) -> bool:
 
 @dataclass(frozen=True)
 class SummaryFile:
-    """Where the Markdown summary goes, and how."""
+    """Where the Markdown summary goes. ``step``: $GITHUB_STEP_SUMMARY, which other steps' tools
+    append to too, so appended to, and only where the summary has something to say (the job's
+    page stays clean). ``named``: by --kernelprof-summary PATH, so written on every run (a CI
+    step that uploads or reads it finds it), a line saying so where nothing failed."""
 
     path: Path
-    # $GITHUB_STEP_SUMMARY: the step's file, which other steps' tools append to too, so the
-    # section is appended, and only where it has something to say (a job's page stays clean).
     step: bool
-    # Named by the user (--kernelprof-summary PATH): written on every run, a line saying that
-    # nothing failed where nothing did, so that a CI step that uploads or reads it finds it.
     named: bool
 
 
