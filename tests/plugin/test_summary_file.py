@@ -64,3 +64,61 @@ def test_a_summary_path_under_github_actions_is_written_beside_the_step_summary(
     result.assert_outcomes(failed=1)
     assert step.read_text() == "earlier step\n" + mine * 2
     assert (pytester.path / "out" / "summary.md").read_text() == mine
+
+
+PASSING = f"""
+import pytest
+
+TRACE = {str(DATA / "h200_linear_eager.json.gz")!r}
+
+@pytest.fixture
+def loaded(kernelprof):
+    return kernelprof.load_trace(TRACE)
+
+def test_one(kernelprof):
+    assert len(kernelprof.load_trace(TRACE).kernels) == 1
+
+def test_two(kernelprof, loaded):
+    assert len(loaded.kernels) == len(kernelprof.load_trace(TRACE).kernels) == 1
+
+def test_plain():
+    pass
+"""
+
+
+def test_a_named_summary_file_is_written_on_a_run_with_nothing_to_report(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A trial: a CI step that uploads the named file found none after a passing run.
+    pytester.makepyfile(test_suite=PASSING)
+    step = pytester.path / "step_summary.md"
+    step.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    result = pytester.runpytest("--kernelprof-summary", "out/summary.md")
+    result.assert_outcomes(passed=3)
+    # A fixture's profile counts for the test that used it: three profiles, in two tests.
+    assert (pytester.path / "out" / "summary.md").read_text() == (
+        "## pytest-kernelprof\n\nNo profile failures: 2 tests took 3 profiles, none failed on one.\n"
+    )
+    # The job's page keeps no section that says nothing.
+    assert step.read_text() == "earlier step\n"
+
+
+def test_a_named_summary_file_holds_the_last_run_only(pytester: pytest.Pytester) -> None:
+    # Replaced, as --junitxml's file is: appended, it kept an earlier run's failures under this
+    # run's "no profile failures".
+    pytester.makepyfile(test_suite=SUITE)
+    summary = pytester.path / "summary.md"
+    pytester.runpytest("--kernelprof-summary", str(summary)).assert_outcomes(failed=1)
+    assert "test_suite.py::test_fails" in summary.read_text()
+    pytester.makepyfile(test_suite="def test_plain():\n    pass\n")
+    pytester.runpytest("--kernelprof-summary", str(summary)).assert_outcomes(passed=1)
+    assert summary.read_text() == "## pytest-kernelprof\n\nNo profile failures: no test took a profile.\n"
+    # Written beside and renamed onto it: no temporary file is left.
+    assert sorted(path.name for path in pytester.path.iterdir() if "summary" in path.name) == ["summary.md"]
+
+
+def test_the_summary_option_says_when_it_writes_the_file(pytester: pytest.Pytester) -> None:
+    text = " ".join(pytester.runpytest("--help").stdout.str().split())
+    assert "--kernelprof-summary=PATH Write a Markdown summary" in text
+    assert "to PATH at the end of every run (a line saying so where no profile failed)" in text

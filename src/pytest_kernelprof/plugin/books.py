@@ -167,7 +167,7 @@ class Books:
         from ..reports.records import ReportRecord
         from .report_sections import unplaced_kernels
 
-        record = ReportRecord(tuple(notes), tuple(unplaced_kernels(from_here)), failure, syncs)
+        record = ReportRecord(tuple(notes), tuple(unplaced_kernels(from_here)), failure, syncs, profiles=len(from_here))
         if device is not None:
             record = record.merged(ReportRecord(device=device[0], worker=device[1]))
         return record

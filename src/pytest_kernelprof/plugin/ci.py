@@ -21,14 +21,16 @@ import errno
 import json
 import os
 import re
+import stat
 from collections.abc import Generator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import pytest
 
 from ..errors import KernelProfError
+from ..paths import atomic_path
 from .assertions import EXPLAINING_KEY
 from .ci_facts import about_profile, failure_of
 from .fixtures import PROFILERS_KEY
@@ -53,20 +55,31 @@ def annotations_on(config: pytest.Config) -> bool:
     return mode == "on" or (mode == "auto" and os.environ.get("GITHUB_ACTIONS") == "true")
 
 
-def summary_paths(config: pytest.Config) -> list[Path]:
-    """Where to append the Markdown summary: $GITHUB_STEP_SUMMARY where it is set (the run's
-    page), and ``--kernelprof-summary PATH`` besides: the option adds a file, it does not take
-    the run page's summary away. ``--kernelprof-summary none`` writes none."""
+@dataclass(frozen=True)
+class SummaryFile:
+    """Where the Markdown summary goes. ``step``: $GITHUB_STEP_SUMMARY, which other steps' tools
+    append to too, so appended to, and only where the summary has something to say (the job's
+    page stays clean). ``named``: by --kernelprof-summary PATH, so written on every run (a CI
+    step that uploads or reads it finds it), a line saying so where nothing failed."""
+
+    path: Path
+    step: bool
+    named: bool
+
+
+def summary_paths(config: pytest.Config) -> list[SummaryFile]:
+    """Where the Markdown summary goes: appended to $GITHUB_STEP_SUMMARY where it is set (the
+    run's page), and written to ``--kernelprof-summary PATH`` besides: the option adds a file, it
+    does not take the run page's summary away. ``--kernelprof-summary none`` writes none."""
     given: str | None = config.getoption("kernelprof_summary", None)
     if given == "none":
         return []
     env = os.environ.get("GITHUB_STEP_SUMMARY")
-    paths = [Path(env)] if env else []
-    if given:
-        path = config.invocation_params.dir / given
-        if not any(_same_file(path, other) for other in paths):
-            paths.append(path)
-    return paths
+    path = config.invocation_params.dir / given if given else None
+    files = [SummaryFile(Path(env), step=True, named=path is not None and _same_file(path, Path(env)))] if env else []
+    if path is not None and not any(_same_file(path, other.path) for other in files):
+        files.append(SummaryFile(path, step=False, named=True))
+    return files
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -188,32 +201,32 @@ class ReportHooks:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not self.summaries or not self.books.controller():
             return
-        from ..reports.summary import SUMMARY_BYTES, render_summary
+        from ..reports.summary import SUMMARY_BYTES, nothing_to_report, render_summary
         from .user_hooks import summary_lines
 
         tests = self.books.by_test()
         extra, failed = summary_lines(self.config, int(exitstatus))
         self.summary_errors += failed
         baselines = self._baseline_sections(tests)
-        for path in self.summaries:
+        for target in self.summaries:
             text = render_summary(
                 tests,
                 baselines,
                 rootpath=self.config.rootpath,
                 extra=extra,
                 errors=self.errors,
-                budget=SUMMARY_BYTES - _size_of(path),
+                budget=SUMMARY_BYTES - (_size_of(target.path) if target.step else 0),
             )
+            if not text and target.named:
+                text = nothing_to_report(tests)
             if not text:
                 continue
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with _appending(path) as handle:
-                    handle.write(text)
+                _write_summary(target, text)
             except OSError as exc:
                 # Told in the terminal summary, below the failures, where the reader looks: here it
                 # would be glued onto the progress line.
-                self.summary_errors.append(f"kernelprof: the job summary was not written to {path}: {exc}")
+                self.summary_errors.append(f"kernelprof: the job summary was not written to {target.path}: {exc}")
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         for error in self.summary_errors + self._hook_error_lines():
@@ -232,6 +245,23 @@ class ReportHooks:
         if len(self.hook_errors) > MAX_HOOK_ERRORS:
             lines.append("kernelprof: more hook implementations failed: the tests' reports say which")
         return lines
+
+
+def _write_summary(target: SummaryFile, text: str) -> None:
+    """Append to the step's file; replace a file the user named atomically (a reader never sees
+    half of it, and it holds this run's summary only, as --junitxml's file does). A named pipe or
+    a device (``/dev/stdout``) the user named cannot be replaced: it is written into."""
+    try:
+        mode = target.path.stat().st_mode
+    except OSError:
+        mode = 0
+    if target.step or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        target.path.parent.mkdir(parents=True, exist_ok=True)
+        with _appending(target.path) as handle:
+            handle.write(text)
+        return
+    with atomic_path(target.path) as tmp, open(tmp, "w", encoding="utf-8", errors="backslashreplace") as handle:
+        handle.write(text)
 
 
 def _appending(path: Path) -> TextIO:

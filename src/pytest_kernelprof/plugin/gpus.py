@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -126,6 +127,43 @@ def visible_gpu_count() -> int:
 
     torch = import_torch()
     return int(torch.cuda.device_count()) if torch.cuda.is_available() else 0
+
+
+def cuda_missing_cause() -> tuple[str, str]:
+    """Why this process has no CUDA GPU, and what would give it one: (why, what to do), for a
+    gpu test that must not skip. Imports torch (a ``MissingTorchError`` where it cannot be
+    imported)."""
+    from ..capture.profiler import import_torch
+
+    torch = import_torch()
+    build = getattr(torch.version, "cuda", None) or getattr(torch.version, "hip", None)
+    if not build:
+        return (
+            f"torch {torch.__version__} is a CPU-only build",
+            "install a CUDA build of torch (https://pytorch.org/get-started/locally/)",
+        )
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env is not None and not visible_gpus(env, 0):
+        return f"CUDA_VISIBLE_DEVICES={env!r} hides every GPU", "unset CUDA_VISIBLE_DEVICES or name a GPU in it"
+    said = "torch.cuda.is_available() is False"
+    if torch.cuda.device_count() == 0:
+        # cudaGetDeviceCount's 0 does not say why; initialising CUDA does (no driver, a driver too
+        # old for this build, no device), and on failure leaves CUDA uninitialised.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                torch.cuda.init()
+            except Exception as exc:
+                said = f"torch.cuda says: {_first_line(str(exc))}"
+    return (
+        f"torch {torch.__version__} (a CUDA {build} build) finds no GPU: {said}",
+        "check the NVIDIA driver and the GPU with nvidia-smi",
+    )
+
+
+def _first_line(text: str, most: int = 300) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "(no message)"
+    return line if len(line) <= most else line[: most - 3] + "..."
 
 
 def gpus_needed(marks: Sequence[tuple[Sequence[object], Mapping[str, object]]]) -> int:

@@ -23,8 +23,8 @@ from ..errors import GpuSpecError, MissingTorchError
 from .assertions import ASSERTION_SECTIONS_KEY, COMPARING_KEY, EXPLAINING_KEY, TABLING_KEY, DecodeStrictness
 from .books import COMPARED_KEY, DEVICE_KEY, EXPLAINED_KEY, PHASES_KEY, Books, PhaseBooks
 from .fixtures import FIXTURES
-from .gpus import assignment_line, gpus_needed, visible_gpu_count
-from .settings import SETTINGS_KEY, add_options, read_settings, reports_asked
+from .gpus import assignment_line, cuda_missing_cause, gpus_needed, visible_gpu_count
+from .settings import SETTINGS_KEY, add_options, read_settings, reports_asked, setting_name
 from .worker_gpus import (
     CHOSEN_GPUS,
     GPU_LOCK,
@@ -217,7 +217,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     require = item.config.stash[SETTINGS_KEY].require_gpu
     if needed == 1:
         if require:
-            pytest.fail("gpu test on a machine where CUDA is not available (--kernelprof-require-gpu)", pytrace=False)
+            _no_cuda(item, "gpu test without CUDA")
         _skip("needs a CUDA GPU: torch.cuda.is_available() is False")
     if lent:
         reason = f"needs {needed} CUDA GPUs, and --kernelprof-gpus chose {found} ({','.join(lent)})"
@@ -229,8 +229,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             f"run it {RUN_WITHOUT_WORKERS}"
         )
     if require:
+        if found == 0 and not lent and worker_gpu is None:
+            _no_cuda(item, reason)
         pytest.fail(f"{reason} (--kernelprof-require-gpu)", pytrace=False)
     _skip(reason)
+
+
+def _no_cuda(item: pytest.Item, failure: str) -> NoReturn:
+    """Fail a gpu test that --kernelprof-require-gpu keeps from skipping, saying why this machine
+    has no CUDA GPU and what to do: a CPU build of torch and a missing driver are fixed apart."""
+    why, fix = cuda_missing_cause()
+    given = setting_name(item.config, "kernelprof_require_gpu")
+    drop = "drop --kernelprof-require-gpu" if given.startswith("--") else "set kernelprof_require_gpu = false"
+    pytest.fail(
+        f"{failure}: {why} (--kernelprof-require-gpu)\nto fix: {fix}, or {drop} to let gpu tests skip",
+        pytrace=False,
+    )
 
 
 def _skip(reason: str) -> NoReturn:

@@ -210,7 +210,8 @@ def add_options(parser: pytest.Parser) -> None:
         dest="kernelprof_calls",
         default=None,
         metavar="N",
-        help=f"Profiled calls per kernelprof(fn) call, each compared with the first; default: {DEFAULT_CALLS}",
+        help="Profiled calls per kernelprof(fn) call: their kernel sequences must match the first call's, and "
+        f"every figure is the median call's by host span (prof.median_call); default: {DEFAULT_CALLS}",
     )
     group.addoption(
         "--kernelprof-modules",
@@ -296,8 +297,9 @@ def add_options(parser: pytest.Parser) -> None:
         dest="kernelprof_summary",
         default=None,
         metavar="PATH",
-        help="Append a Markdown summary (failed profiles, baselines, undecoded kernels) to PATH at the end, "
-        "besides $GITHUB_STEP_SUMMARY where it is set (written by default); none: neither",
+        help="Write a Markdown summary (failed profiles, baselines, undecoded kernels) to PATH at the end of every "
+        "run (a line saying so where no profile failed); it is appended to $GITHUB_STEP_SUMMARY where that is set, "
+        "without this option too, where it has something to say; none: neither",
     )
     group.addoption(
         "--kernelprof-annotations",

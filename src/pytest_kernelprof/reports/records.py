@@ -71,6 +71,7 @@ class ReportRecord:
     syncs: tuple[SyncSite, ...] = ()
     device: str = ""  # an xdist worker's device line, sent once per worker
     worker: str = ""
+    profiles: int = 0  # how many profiles the test took (in that report's phase)
 
     def __bool__(self) -> bool:
         return self != ReportRecord()
@@ -92,6 +93,7 @@ class ReportRecord:
             syncs=tuple(SyncSite(**{**s, "fixes": tuple(s.get("fixes", ()))}) for s in data.get("syncs", ())),
             device=data.get("device", ""),
             worker=data.get("worker", ""),
+            profiles=int(data.get("profiles", 0)),
         )
 
     def merged(self, other: ReportRecord) -> ReportRecord:
@@ -103,6 +105,7 @@ class ReportRecord:
             syncs=(*self.syncs, *other.syncs),
             device=other.device or self.device,
             worker=other.worker or self.worker,
+            profiles=self.profiles + other.profiles,
         )
 
 

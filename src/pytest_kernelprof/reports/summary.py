@@ -9,7 +9,8 @@ xdist is no order to read in), each with its whole message (the kernel table or 
 ``plugin/ci.py`` recorded it, not as the terminal cut it) folded under a ``<details>``;
 what the run did to baselines (written, updated, improved, unused); the kernel names the
 decoder could not place, the most frequent first; then the lines ``pytest_kernelprof_summary``
-implementations add. Nothing is written where there is nothing to say.
+implementations add. Nothing is appended to $GITHUB_STEP_SUMMARY where there is nothing to say;
+a file the user named gets a line that says so (``nothing_to_report``).
 
 It reads each test's record (records.py), as the run's books merged them.
 
@@ -390,6 +391,22 @@ def render_summary(
         lines += block
         used += size
     return "\n".join(lines) + "\n"
+
+
+def nothing_to_report(tests: Mapping[str, ReportRecord]) -> str:
+    """The summary of a run that ``render_summary`` has nothing to say of, for a file the user
+    named (``--kernelprof-summary PATH``): a CI step that uploads or reads it finds it, and
+    reads what the run did rather than an empty file."""
+    counts = [record.profiles for record in tests.values() if record.profiles]
+    if not counts:
+        said = "no test took a profile."
+    elif counts == [1]:
+        said = "1 test took 1 profile and did not fail on it."
+    elif len(counts) == 1:
+        said = f"1 test took {counts[0]} profiles and failed on none."
+    else:
+        said = f"{len(counts)} tests took {plural(sum(counts), 'profile')}, none failed on one."
+    return f"## pytest-kernelprof\n\nNo profile failures: {said}\n"
 
 
 def _size(lines: Sequence[str]) -> int:

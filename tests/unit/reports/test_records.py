@@ -24,6 +24,7 @@ def test_a_record_round_trips_through_json_whatever_its_text_holds() -> None:
         syncs=(SyncSite("main.py", 40, "step", "cudaStreamSynchronize", None, 2),),
         device="kernelprof: NVIDIA H200 (sm90)",
         worker="gw1",
+        profiles=2,
     )
     text = record.to_json()
     assert text.isascii()  # xdist sends it as text: a lone surrogate must not break that
@@ -34,14 +35,20 @@ def test_a_record_round_trips_through_json_whatever_its_text_holds() -> None:
 
 
 def test_a_tests_records_merge_in_the_order_its_reports_came() -> None:
-    setup = ReportRecord(device="line", worker="gw0")
+    setup = ReportRecord(device="line", worker="gw0", profiles=1)
     call = ReportRecord(
-        baselines=(Checked("p", "sm90", "x"), Checked("p", "sm90", "x")), failure=Failure("rule", "m", 0, "f", 1)
+        baselines=(Checked("p", "sm90", "x"), Checked("p", "sm90", "x")),
+        failure=Failure("rule", "m", 0, "f", 1),
+        profiles=2,
     )
     other = ReportRecord(unplaced=(Unplaced("k", "", 1),))
     merged = by_test([("t::a", setup), ("t::b", other), ("t::a", call)])
     assert list(merged) == ["t::a", "t::b"]
     assert merged["t::a"] == ReportRecord(
-        baselines=(Checked("p", "sm90", "x"),), failure=Failure("rule", "m", 0, "f", 1), device="line", worker="gw0"
+        baselines=(Checked("p", "sm90", "x"),),
+        failure=Failure("rule", "m", 0, "f", 1),
+        device="line",
+        worker="gw0",
+        profiles=3,  # the profiles its fixture took in setup and those of its call
     )
     assert merged["t::b"] == other
