@@ -143,7 +143,10 @@ def test_every_failure_of_a_profile_query_is_in_the_summary_by_its_type(
     messages = {test: message.splitlines() for test, _, _, message in entries}
     # one(): its whole message, the table with every kernel (the GEMMs marked) and no pytest frame.
     for test in ("test_one_bare", "test_one_in_assert"):
-        assert messages[test][0] == f"expected exactly one kernel with kind='gemm', found 3 of 4 kernels: #0, #1, #3{MEDIANS}:"
+        assert (
+            messages[test][0]
+            == f"expected exactly one kernel with kind='gemm', found 3 of 4 kernels: #0, #1, #3{MEDIANS}:"
+        )
         assert sum(line.startswith("*") for line in messages[test]) == 3
         assert len(messages[test]) == 6
     assert messages["test_one_named"][0] == (
@@ -151,7 +154,9 @@ def test_every_failure_of_a_profile_query_is_in_the_summary_by_its_type(
     )
     assert len(messages["test_one_named"]) == 7  # the table's header and its five kernels
     assert messages["test_op_missing"] == [
-        "op 'aten::gelu' did not run in the 3 profiled calls; nearest: triton_poi_fused__unsafe_view_gelu_mul_0. "
+        "op 'aten::gelu' did not run in the 3 profiled calls; nearest: triton_poi_fused__unsafe_view_gelu_mul_0 "
+        "(Inductor's range: a kernel's launch, not an op). torch.compile ran this code: the ops Inductor compiled "
+        "are its kernels, not ops (a Triton kernel's name lists the ops fused into it); ask prof.kernels. "
         "To assert that it does not run: assert 'aten::gelu' not in prof.ops"
     ]
     assert messages["test_bad_dtype"][0].startswith("unknown dtype 'float32' (did you mean 'fp32'?)")

@@ -158,7 +158,6 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: s
     return _name_matches(kernel, pattern)
 
 
-
 class KernelList(_Records[Kernel]):
     """The kernels of one call, in launch order, with queries that explain their failures.
 
