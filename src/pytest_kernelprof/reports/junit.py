@@ -4,9 +4,9 @@ A stable interface: dashboards that read the XML trend these names. The times ar
 with fixed decimals, one for microseconds and three for the fraction (``0.920``, never
 ``0.92``), the counts as integers. Each profile a test takes adds one property per figure it
 can tell; a figure it cannot tell (anything on the GPU for a CPU-only profile, bytes or graph
-breaks for a loaded trace) is left out, never written as 0. The first profile of a test uses the names below; its second profile
-``kernelprof.2.<figure>``, and so on, so that a profile added to a test renames none
-before it. ``kernelprof.profiles`` counts the profiles of the test. Figures are per
+breaks for a loaded trace) is left out, never written as 0. The first profile of a test uses
+the names below; its second profile ``kernelprof.2.<figure>``, and so on, so that a profile
+added to a test renames none before it. ``kernelprof.profiles`` counts the profiles of the test. Figures are per
 profiled call, all of one call: ``prof.median_call``, the median call by host span, as
 ``KernelProfile`` reports them (so ``gpu_work_us`` is never above ``kernel_us`` plus the
 call's memory-op time, nor ``gpu_busy_us`` above ``gpu_work_us``).
