@@ -67,7 +67,9 @@ class ProfileOptions:
     def __post_init__(self) -> None:
         # In the order the checks ran before there was one place for them.
         if self.decoder is not None and not _instance_of(self.decoder, "pytest_kernelprof.decode", "Decoder"):
-            raise TypeError(f"decoder must be a pytest_kernelprof.types.Decoder, got {type(self.decoder).__name__}")
+            raise TypeError(
+                f"decoder must be a pytest_kernelprof.types.Decoder or None, got {type(self.decoder).__name__}"
+            )
         check_calls("warmup", self.warmup)
         check_calls("calls", self.calls)
         if not isinstance(self.modules, bool) and not _instance_of(self.modules, "torch.nn", "Module"):

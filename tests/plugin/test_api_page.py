@@ -192,4 +192,4 @@ def test_every_default_the_reference_shows_by_name_shows_its_value(hooks: Module
     from pytest_kernelprof import Profiler
 
     assert checked["Profiler: __init__(warmup=...)"] == repr(inspect.signature(Profiler).parameters["warmup"].default)
-    assert len(checked) >= 8, checked
+    assert len(checked) >= 6, checked  # the counts and bounds (a decoder= defaults to None, no name)

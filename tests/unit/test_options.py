@@ -40,9 +40,9 @@ def test_the_profilers_keywords_default_to_the_options_defaults() -> None:
     defaults = {name: p.default for name, p in inspect.signature(Profiler).parameters.items()}
     fields = {field.name for field in dataclasses.fields(ProfileOptions)}
     assert set(defaults) == fields
-    for name in fields - {"decoder"}:  # the profiler names the built-in decoder, the options None
+    for name in fields:  # decoder=None, in both: the built-in decoder
         assert defaults[name] == getattr(DEFAULTS, name), name
-    assert Profiler().options == DEFAULTS.replace(decoder=Profiler().decoder)
+    assert Profiler().options == DEFAULTS
 
 
 @pytest.mark.parametrize(
@@ -59,7 +59,7 @@ def test_the_profilers_keywords_default_to_the_options_defaults() -> None:
         ({"modules": "yes"}, TypeError, "modules= takes True, False or an nn.Module, got str"),
         ({"modules": None}, TypeError, "modules= takes True, False or an nn.Module, got NoneType"),
         ({"modules": torch.nn.functional.relu}, TypeError, "modules= takes True, False or an nn.Module, got function"),
-        ({"decoder": "built-in"}, TypeError, "decoder must be a pytest_kernelprof.types.Decoder, got str"),
+        ({"decoder": "built-in"}, TypeError, "decoder must be a pytest_kernelprof.types.Decoder or None, got str"),
     ],
 )
 def test_bad_values_fail_with_their_message(changes: dict[str, Any], error: type[Exception], message: str) -> None:
@@ -139,6 +139,6 @@ def test_the_leaf_imports_neither_torch_nor_a_stage_and_still_refuses_what_is_no
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.splitlines() == [
         "modules= takes True, False or an nn.Module, got object",
-        "decoder must be a pytest_kernelprof.types.Decoder, got object",
+        "decoder must be a pytest_kernelprof.types.Decoder or None, got object",
         "['pytest_kernelprof.options']",
     ]

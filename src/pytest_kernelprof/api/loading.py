@@ -50,14 +50,15 @@ def load_trace(
     *,
     allow_variation: bool = False,
     check_complete: bool = True,
-    decoder: Decoder = BUILT_IN,
+    decoder: Decoder | None = None,
 ) -> KernelProfile:
     """A KernelProfile from a Chrome trace that torch.profiler exported (.json or .json.gz).
 
     Calls come from the ``ProfilerStep#N`` annotations; without any, the trace is one call.
     ``check_complete=False`` accepts a trace whose GPU records were partly lost (counts may
     then be short), for reading rather than asserting. ``decoder`` decodes the kernels
-    (``Decoder().teach(...)`` for kernels the built-in evidence cannot place).
+    (``Decoder().teach(...)`` for kernels the built-in evidence cannot place; None, the
+    default: the built-in decoder).
 
     In a test, the profile goes into the test's reports (a failure's kernel tables, the job
     summary, JUnit) as one of the ``kernelprof`` fixture does; the fixture's
@@ -78,13 +79,14 @@ def load_trace(
 
 
 def load_sweep(
-    path: str | os.PathLike[str], *, allow_variation: bool = False, decoder: Decoder = BUILT_IN
+    path: str | os.PathLike[str], *, allow_variation: bool = False, decoder: Decoder | None = None
 ) -> ProfileSweep:
     """The sweep that ``ProfileSweep.export(folder)`` wrote: ``path`` is the folder or its
-    ``sweep.json``. Each case's profile is its trace's (see :func:`load_trace`), and what
-    torch.compile compiled in each case is the index's; in a test, each profile goes into the
-    test's reports as one of :func:`load_trace` does. This one checks no rule (the fixture's
-    ``kernelprof.load_sweep`` does): in a test that suite rules hold it warns as ``load_trace`` does."""
+    ``sweep.json``. Each case's profile is its trace's (see :func:`load_trace`; ``decoder`` as
+    there, None the built-in one), and what torch.compile compiled in each case is the index's;
+    in a test, each profile goes into the test's reports as one of :func:`load_trace` does. This
+    one checks no rule (the fixture's ``kernelprof.load_sweep`` does): in a test that suite rules
+    hold it warns as ``load_trace`` does."""
     __tracebackhide__ = hide_own_errors
     sweep, captures = read_sweep(path, allow_variation=allow_variation, decoder=decoder)
     for capture in captures:
@@ -100,7 +102,7 @@ def load_sweep(
 
 
 def read_sweep(
-    path: str | os.PathLike[str], *, allow_variation: bool = False, decoder: Decoder = BUILT_IN
+    path: str | os.PathLike[str], *, allow_variation: bool = False, decoder: Decoder | None = None
 ) -> tuple[ProfileSweep, list[TraceCapture]]:
     """:func:`load_sweep` without keeping its profiles: the sweep, and a capture per case."""
     __tracebackhide__ = hide_own_errors
@@ -118,12 +120,14 @@ def read_trace(
     *,
     allow_variation: bool = False,
     check_complete: bool = True,
-    decoder: Decoder = BUILT_IN,
+    decoder: Decoder | None = None,
 ) -> KernelProfile:
     """:func:`load_trace` without keeping the profile for the running test's reports."""
     __tracebackhide__ = hide_own_errors
-    if not isinstance(decoder, Decoder):
-        raise TypeError(f"decoder must be a pytest_kernelprof.types.Decoder, got {type(decoder).__name__}")
+    if decoder is None:
+        decoder = BUILT_IN
+    elif not isinstance(decoder, Decoder):
+        raise TypeError(f"decoder must be a pytest_kernelprof.types.Decoder or None, got {type(decoder).__name__}")
     with paused_gc():
         source, events = events_from_trace_file(path)
         return build_profile(

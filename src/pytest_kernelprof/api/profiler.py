@@ -74,8 +74,9 @@ class Profiler:
     the profiled callable is an nn.Module and skips other callables; ``modules=True`` passed to
     :meth:`profile` insists on one.
 
-    ``decoder`` decodes the kernels: the fixture's knows the ini's ``kernelprof_kernels``
-    lines; :meth:`teach` adds to it for the profiles this profiler takes next.
+    ``decoder`` decodes the kernels (None, the default: the built-in decoder): the fixture's
+    knows the ini's ``kernelprof_kernels`` lines; :meth:`teach` adds to it for the profiles this
+    profiler takes next.
 
     ``keep_traces=True`` keeps each profile's trace as its session ends, so that
     ``captures[i].export_trace(path)`` can write it after later profiles: torch writes a session's
@@ -107,7 +108,7 @@ class Profiler:
         forbid: Sequence[Rule | str] | str = (),
         stacks: bool = False,
         modules: bool = False,
-        decoder: Decoder = BUILT_IN,
+        decoder: Decoder | None = None,
         keep_traces: bool = False,
     ) -> None:
         self.options = ProfileOptions(

@@ -8,6 +8,9 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..model import Kernel, KernelList, Op, OpTreeNode
+from ..model.inductor_ranges import is_graph_call as is_graph_call  # assemble/kernels.py imports them from here
+from ..model.inductor_ranges import is_inductors_range as is_inductors_range  # show --ops, the timeline page
+from ..model.inductor_ranges import is_launch_range as is_launch_range
 from ..traces import RawEvent
 
 T = TypeVar("T")
@@ -267,34 +270,6 @@ def _op_tree(roots: Sequence[_OpNode], device_recorded: bool) -> tuple[OpTreeNod
 
 
 _UNRECORDED = "no GPU activity was recorded in this profile, so no op has kernels or device time"
-
-
-def is_launch_range(range_name: str, kernel_name: str) -> bool:
-    """Whether a range is the one Inductor opens around a single Triton launch: named after the
-    kernel, or after its name in the generated code (``_rms_norm_forward_kernel_0`` for a user
-    kernel)."""
-    if not range_name.startswith(kernel_name):
-        return False
-    rest = range_name[len(kernel_name) :]
-    return not rest or (rest[0] == "_" and rest[1:].isdigit())
-
-
-def is_graph_call(range_name: str) -> bool:
-    """Inductor's ``## Call CompiledFxGraph <hash> ##`` around a compiled graph: its hash changes
-    from run to run, so it is in a kernel's ``ops`` but never its ``op``, not even for the kernels
-    a CUDA graph replays, which it launches."""
-    return range_name.startswith("## ") and range_name.endswith(" ##")
-
-
-def is_inductors_range(op: Op) -> bool:
-    """Whether ``op`` is a range Inductor opens itself, which ``Kernel.op`` skips, ``show --ops``
-    marks and the timeline page's op table leaves out: the call of a compiled graph (its hash
-    changes from run to run), or the range around one kernel's launch, named after it (where GPU
-    activity was recorded to tell). Their time is in the range around them."""
-    kernels = op.kernels
-    return is_graph_call(op.name) or (
-        kernels.measured and len(kernels) > 0 and all(is_launch_range(op.name, k.name) for k in kernels)
-    )
 
 
 class Chains:

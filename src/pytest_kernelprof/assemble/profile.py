@@ -61,7 +61,7 @@ def build_profile(
     check_recorded(events, source)
     steps, runtime_by_corr, ops_by_id, gpu_events, stacks = sort_events(events)
     gpu_seen = bool(gpu_events)
-    unavailable = None if gpu_seen else no_activity_reason(source)
+    unavailable = None if gpu_seen else no_activity_reason(source, from_trace)
 
     runtime_names = RuntimeNames()
     if check_complete and source.gpu_requested:

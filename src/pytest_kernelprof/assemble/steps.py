@@ -17,7 +17,7 @@ from typing import NamedTuple, Protocol
 from ..decode.sync_calls import api_name, sync_kind
 from ..errors import KernelSequenceMismatchError, hide_own_errors
 from ..model import CallProfile, Kernel, KernelList, MemoryOp, Op, OpTable, SyncList
-from ..tables import changed_parts, display_name
+from ..tables import changed_parts, display_name, printable
 from ..traces import (
     ANNOTATION,
     GPU_CATEGORIES,
@@ -137,7 +137,9 @@ def sort_events(events: Sequence[RawEvent]) -> SortedEvents:
     return SortedEvents(steps, runtime_by_corr, ops_by_id, gpu_events, stacks)
 
 
-def no_activity_reason(source: Source) -> str:
+def no_activity_reason(source: Source, from_trace: bool = False) -> str:
+    """Why ``source`` holds no GPU record, in the terms of where it came from: a live capture
+    (``from_trace`` false) ran a callable, a trace file ran nothing here."""
     if not source.gpu_requested:
         return (
             "no GPU activity was recorded because CUDA is not available: only CPU ops were profiled. "
@@ -149,6 +151,20 @@ def no_activity_reason(source: Source) -> str:
             f"no GPU activity in this trace: it holds no GPU kernel, memcpy or memset records ('kernel', "
             f"'gpu_memcpy', 'gpu_memset' events, what CUDA and ROCm profiles hold) but {held} events, "
             "which this plugin does not read (another accelerator's, such as MTIA's?)"
+        )
+    if from_trace:
+        trace = printable(source.label)
+        ops = "Its CPU ops (prof.ops) can be queried as they are"
+        if source.device is None:
+            return (
+                f"{trace} recorded no GPU activity: it holds no kernel, memcpy or memset records and names no "
+                "GPU (a CPU-only profile, recorded where CUDA was not available). Record the trace on a GPU "
+                f"to query its kernels. {ops}"
+            )
+        return (
+            f"{trace} recorded no GPU activity, though it was recorded on {source.device}: it holds no kernel, "
+            "memcpy or memset records (the profiled code launched no GPU work, its tensors on the CPU?, or "
+            f"CUPTI recorded nothing: another CUPTI client such as nsys/ncu attached). {ops}"
         )
     return (
         "the profiler recorded no GPU activity: the callable launched no GPU work (are its tensors on "

@@ -36,12 +36,11 @@ from . import (
     Sync,
     SyncList,
 )
-from .kernel_text import KernelNames
+from .kernel_text import KernelNames, rows_text
 
 # The most lines and characters a line an explanation holds (kernel tables of large models
 # included: a table of more rows than this is not read line by line).
 MAX_BODY_LINES = 2000
-MATCHES_SHOWN = 20  # indexes on a count's head line (the table below marks every match)
 MAX_LINE_CHARS = 2000
 
 
@@ -256,9 +255,7 @@ def _count_lines(count: KernelCount, side: str = "") -> list[str]:
     """What ``count`` counted and matched (``side``: which side of the comparison it is), and
     the kernels that could answer it or nearly did."""
     kernels = count.kernels
-    shown = ", ".join(f"#{i}" for i in count.matched[:MATCHES_SHOWN])
-    more = f", ... and {len(count.matched) - MATCHES_SHOWN} more" if len(count.matched) > MATCHES_SHOWN else ""
-    which = f": {shown}{more}" if count.matched else ""  # the table marks each match
+    which = f": {rows_text(count.matched)}" if count.matched else ""  # the table marks each match
     times = f" (times: {kernels.times})" if kernels.times else ""
     lines = [f"{side}kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}{times}"]
     if not count.matched:
@@ -280,10 +277,9 @@ def _counts(op: str, left: KernelCount, right: KernelCount) -> Explanation:
     )
     if same:
         apart = frozenset(left.matched).symmetric_difference(right.matched)
-        rows = ", ".join(f"#{i}" for i in sorted(apart)[:MATCHES_SHOWN])
-        more = f", ... and {len(apart) - MATCHES_SHOWN} more" if len(apart) > MATCHES_SHOWN else ""
+        rows = rows_text(sorted(apart))
         if apart:
-            head.append(f"* marks the kernels one count matched and the other did not: {rows}{more}")
+            head.append(f"* marks the kernels one count matched and the other did not: {rows}")
         return Explanation(head, left.kernels.table(marked=apart).splitlines(), left.kernels)
     body = [
         *("the left's kernels (* marks its matches):", *left.kernels.table(frozenset(left.matched)).splitlines()),

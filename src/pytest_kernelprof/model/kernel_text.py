@@ -17,6 +17,15 @@ if TYPE_CHECKING:
     from .kernels import Kernel
 
 GLOB = re.compile(r"[*?[]")  # what makes a string a glob to fnmatch
+# Row numbers a query's head line names (``matched 2 of 7 kernels: #0, #6``); the table below
+# marks every match, so a line stays one line on a trace of thousands.
+ROWS_SHOWN = 20
+
+
+def rows_text(numbers: Sequence[int]) -> str:
+    """``#0, #6``: the kernel table's rows ``numbers``, the first ``ROWS_SHOWN`` of them, the rest counted."""
+    shown = ", ".join(f"#{n}" for n in numbers[:ROWS_SHOWN])
+    return shown + (f", ... and {len(numbers) - ROWS_SHOWN} more" if len(numbers) > ROWS_SHOWN else "")
 
 
 def glob_in_message(text: str, matched: Sequence[str], noun: str, instead: str) -> str:

@@ -11,7 +11,7 @@ from ..decode import KINDS, KernelName
 from ..errors import KernelMatchError, QueryError, QueryTypeError
 from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable
 from .counts import KernelCount, query_text, wanted_text
-from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table
+from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table, rows_text
 from .kernel_text import KERNEL_CELLS as KERNEL_CELLS  # the timeline's table and tests import them from here
 from .kernel_text import kernel_cells as kernel_cells
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
@@ -156,10 +156,6 @@ def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: s
     if dtype is not None and kernel.dtype != dtype:
         return False
     return _name_matches(kernel, pattern)
-
-
-# Of the kernels of unknown kind or dtype that could answer a failed query, the indexes named.
-UNDECIDED_SHOWN = 20
 
 
 class KernelList(_Records[Kernel]):
@@ -321,11 +317,8 @@ class KernelList(_Records[Kernel]):
         undecided = self._undecided(pattern, kind, dtype)
         if not undecided:
             return []
-        # The line stays one line on a trace of thousands: the first few, the rest counted.
         positions = self._positions()
-        rows = ", ".join(f"#{positions[i]}" for i in undecided[:UNDECIDED_SHOWN])
-        if len(undecided) > UNDECIDED_SHOWN:
-            rows += f", ... and {len(undecided) - UNDECIDED_SHOWN} more"
+        rows = rows_text([positions[i] for i in undecided])
         facts = " or ".join(sorted({missing(self._loaded()[i])[0] for i in undecided}))
         return [f"{plural(len(undecided), 'kernel')} of unknown {facts} ({rows}) could be it: teach the decoder"]
 
@@ -359,14 +352,16 @@ class KernelList(_Records[Kernel]):
         dtype = check_dtype(dtype)
         pairs = self._numbered(lambda k: _matches(k, pattern, kind, dtype))
         self._warn_undecided("one", pattern, kind, dtype)
-        matched = frozenset(n for n, _ in pairs)
         found = [k for _, k in pairs]
         if len(found) == 1:
             return found[0]
+        numbers = [n for n, _ in pairs]
         wanted = wanted_text(pattern, kind, dtype)
+        # The matches named as count() names them: the table's stars alone were hard to find.
+        which = f": {rows_text(numbers)}" if numbers else ""
         times = f" (times: {self.times})" if self.times else ""
-        lines = [f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())}{times}:"]
-        lines.append(self.table(marked=matched))
+        head = f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())} kernels"
+        lines = [f"{head}{which}{times}:", self.table(marked=frozenset(numbers))]
         lines.extend(self.undecided_lines(pattern, kind, dtype))
         if not found:
             lines.extend(self.nearest_lines(pattern, kind=kind, dtype=dtype))

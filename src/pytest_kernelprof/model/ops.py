@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from ..errors import ModuleNotRecordedError, NoDeviceActivityError, OpNotFoundError, QueryError
 from ..tables import format_us, nearest, plural, printable, render_table
+from .inductor_ranges import inductors_range, is_graph_call
 from .kernel_text import GLOB, glob_in_message
 from .kernels import KernelList
 from .measured import MODULE_RANGE_PREFIX
@@ -176,13 +177,21 @@ class _NamedTable(Mapping[str, V]):
         """How a test names this table (``prof.ops``)."""
         return self._where
 
+    def _suggested(self, name: str) -> str:
+        """A nearest name as the "did not run" error shows it."""
+        return printable(name)  # the names come from the trace: each shown on the message's line
+
+    def _not_found_why(self, name: str) -> str:
+        """Why ``name`` may be missing, where the table can tell (a sentence, or "")."""
+        return ""
+
     def _not_run(self, what: str, name: str, names: Iterable[str]) -> str:
-        # The names come from the trace: each shown on the message's line (printable).
-        close = [printable(n) for n in self._nearest(name, names)]
+        close = [self._suggested(n) for n in self._nearest(name, names)]
         hint = f"; nearest: {', '.join(close)}" if close else ""
+        why = self._not_found_why(name)
         # A test that means "it must not run" wrote prof.ops[name].count == 0 (a trial): say what asks that.
         absent = f". To assert that it does not run: assert {name!r} not in {self._asked_as()}"
-        return f"{what} {name!r} did not run in {self._ran_in()}{hint}{absent}"
+        return f"{what} {name!r} did not run in {self._ran_in()}{hint}{'. ' + why if why else ''}{absent}"
 
     def __contains__(self, name: object) -> bool:
         """``"aten::mm" in prof.ops`` asks for that exact name. ``in`` never reads a pattern as a
@@ -247,6 +256,21 @@ class OpTable(_NamedTable[Op]):
 
     def _nearest(self, name: str, names: Iterable[str]) -> list[str]:
         return nearest_ops(name, names)
+
+    def _suggested(self, name: str) -> str:
+        # A trial: aten::gelu's nearest was Inductor's launch range of the kernel it was fused into,
+        # suggested as an op of that name.
+        inductors = inductors_range(self[name])
+        return printable(name) + (f" (Inductor's range: {inductors}, not an op)" if inductors else "")
+
+    def _not_found_why(self, name: str) -> str:
+        # Inductor's graph call among the ops: what it compiled ran as its kernels, no op of it recorded.
+        if not any(is_graph_call(n) for n in self._loaded()):
+            return ""
+        return (
+            "torch.compile ran this code: the ops Inductor compiled are its kernels, not ops (a Triton "
+            "kernel's name lists the ops fused into it); ask prof.kernels"
+        )
 
     def _ran_in(self) -> str:
         if self.medians is not None:

@@ -1,11 +1,12 @@
 """The figures of each profile a test took, as JUnit XML properties (``--junitxml``).
 
-A stable interface: dashboards that read the XML trend these names. Each profile a test
-takes adds one property per figure it can tell; a figure it cannot tell (anything on the
-GPU for a CPU-only profile, bytes or graph breaks for a loaded trace) is left out, never
-written as 0. The first profile of a test uses the names below; its second profile
-``kernelprof.2.<figure>``, and so on, so that a profile added to a test renames none
-before it. ``kernelprof.profiles`` counts the profiles of the test. Figures are per
+A stable interface: dashboards that read the XML trend these names. The times are written
+with fixed decimals, one for microseconds and three for the fraction (``0.920``, never
+``0.92``), the counts as integers. Each profile a test takes adds one property per figure it
+can tell; a figure it cannot tell (anything on the GPU for a CPU-only profile, bytes or graph
+breaks for a loaded trace) is left out, never written as 0. The first profile of a test uses
+the names below; its second profile ``kernelprof.2.<figure>``, and so on, so that a profile
+added to a test renames none before it. ``kernelprof.profiles`` counts the profiles of the test. Figures are per
 profiled call, all of one call: ``prof.median_call``, the median call by host span, as
 ``KernelProfile`` reports them (so ``gpu_work_us`` is never above ``kernel_us`` plus the
 call's memory-op time, nor ``gpu_busy_us`` above ``gpu_work_us``).
@@ -66,6 +67,10 @@ _TIMES: dict[str, Callable[[CallProfile], float]] = {
     "gpu_work_us": lambda call: round(call.gpu_work_us, 1),
 }
 
+# The times' decimals, written as text with this many (``0.920``, ``34.0``): str() of the rounded float
+# dropped a trailing zero (a trial read ``0.92`` in one test and ``0.657`` in the next).
+_DECIMALS = {"gpu_idle_fraction": 3}  # the others, microseconds: 1
+
 # In the order they are written: the times here, the others metrics of checks/metrics.py by the same name.
 FIGURES = (
     "kernels",
@@ -109,8 +114,13 @@ def properties(profiles: Sequence[KernelProfile]) -> list[tuple[str, object]]:
     pairs: list[tuple[str, object]] = [(PROFILES, len(profiles))]
     for number, prof in enumerate(profiles[:MAX_PROFILES], start=1):
         prefix = PREFIX if number == 1 else f"{PREFIX}{number}."
-        pairs.extend((prefix + name, value) for name, value in figures(prof).items())
+        pairs.extend((prefix + name, _written(name, value)) for name, value in figures(prof).items())
     return pairs
+
+
+def _written(name: str, value: int | float) -> int | float | str:
+    """A figure as the XML has it: a time as text with its fixed decimals, a count as it is."""
+    return f"{value:.{_DECIMALS.get(name, 1)}f}" if name in _TIMES else value
 
 
 def bounded(pairs: Sequence[tuple[str, object]], more: int = 0) -> list[tuple[str, object]]:

@@ -12,10 +12,11 @@ from pytest_kernelprof import (
     IncompleteProfileError,
     IncompleteProfileWarning,
     KernelSequenceMismatchError,
+    NoDeviceActivityError,
     VariedProfileError,
     load_trace,
 )
-from tests.helpers import DATA, Stream, build
+from tests.helpers import DATA, Stream, build, write
 
 
 def linear_calls(n: int = 3, durations: tuple[float, ...] = (2.0, 2.0, 2.0)) -> Stream:
@@ -321,3 +322,26 @@ def test_calls_that_differ_where_the_shown_names_do_not_say_where() -> None:
         build(s)
     assert "#0: at::native::vectorized_elementwise_kernel<8, GeluCUDAKernelImpl(...)" in str(info.value)
     assert str(info.value).endswith("in a part the shown names leave out: float -> c10::BFloat16 (2 places)")
+
+
+def test_a_trace_without_gpu_activity_says_what_the_trace_holds(tmp_path: Path) -> None:
+    # A trial: a loaded CPU trace's kernels said "the callable launched no GPU work", where no callable ran.
+    cpu = DATA / "cpu_torch2.13.0_step.json.gz"
+    with pytest.raises(NoDeviceActivityError) as raised:
+        load_trace(cpu).kernels.count()
+    assert str(raised.value) == (
+        f"{cpu} recorded no GPU activity: it holds no kernel, memcpy or memset records and names no GPU (a "
+        "CPU-only profile, recorded where CUDA was not available). Record the trace on a GPU to query its "
+        "kernels. Its CPU ops (prof.ops) can be queried as they are"
+    )
+    assert load_trace(cpu).ops["aten::linear"].count == 2  # as it says
+    s = Stream()
+    s.step(0, 0, 50)
+    s.op("aten::relu", 1, 10)
+    on_a_gpu = write(tmp_path, s)  # names its device, "Fake GPU", and launched nothing on it
+    with pytest.raises(NoDeviceActivityError) as raised:
+        load_trace(on_a_gpu).kernels.count()
+    assert str(raised.value).startswith(
+        f"{on_a_gpu} recorded no GPU activity, though it was recorded on Fake GPU: it holds no kernel, memcpy or "
+        "memset records (the profiled code launched no GPU work, its tensors on the CPU?, or CUPTI recorded nothing"
+    )

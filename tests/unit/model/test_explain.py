@@ -306,7 +306,7 @@ def test_expected_names_written_as_shown_pair_with_the_kernels_they_name(trace: 
 def test_a_count_of_many_matches_names_the_first_twenty_on_its_line() -> None:
     # The head line listed every matching index: 3,000 matches made one line of 20,000 characters.
     from pytest_kernelprof.model.counts import KernelCount
-    from pytest_kernelprof.model.explain import MATCHES_SHOWN
+    from pytest_kernelprof.model.kernel_text import ROWS_SHOWN
 
     prof = load_trace(DATA / "h200_geglu_eager.json.gz")
     count = prof.kernels.count()
@@ -314,7 +314,7 @@ def test_a_count_of_many_matches_names_the_first_twenty_on_its_line() -> None:
     explanation = explain("==", many, 1)
     assert explanation is not None
     line = next(line for line in explanation.head if "matched" in line)
-    listed = ", ".join(f"#{i}" for i in range(MATCHES_SHOWN))
+    listed = ", ".join(f"#{i}" for i in range(ROWS_SHOWN))
     assert f"matched 3000 of 5 kernels: {listed}, ... and 2980 more" in line
 
 

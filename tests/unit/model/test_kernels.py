@@ -18,6 +18,7 @@ import pytest
 
 import pytest_kernelprof as kp
 from pytest_kernelprof import (
+    KernelMatchError,
     NoDeviceActivityError,
     OpNotFoundError,
     QueryError,
@@ -312,6 +313,24 @@ def test_dtype_questions_count_and_explain_themselves(trace: Trace) -> None:
         kernels.one(kind="gemm", dtype="bf16")
     with pytest.raises(ValueError, match=r"unknown dtype 'torch.float32' \(did you mean 'fp32'\?\); the dtypes are"):
         kernels.count(dtype="torch.float32")
+
+
+def test_one_names_the_kernels_it_found_as_count_does(trace: Trace) -> None:
+    # A trial: count() said "matched 2 of 7 kernels: #0, #6", one() only "found 2 of 7" over a starred table.
+    from pytest_kernelprof.model.explain import explain
+
+    kernels = load_trace(trace("bf16_mlp_fp32_linear")).kernels
+    explanation = explain("==", kernels.count(kind="gemm", dtype="bf16"), 1)
+    assert explanation is not None
+    assert explanation.head[1] == f"kernels.count(kind='gemm', dtype='bf16') matched 2 of 7 kernels: #0, #6{MEDIANS}"
+    with pytest.raises(KernelMatchError) as raised:
+        kernels.one(kind="gemm", dtype="bf16")
+    head = "expected exactly one kernel with kind='gemm' and dtype='bf16', found 2 of 7 kernels: #0, #6"
+    assert str(raised.value).splitlines()[0] == f"{head}{MEDIANS}:"
+    with pytest.raises(KernelMatchError) as raised:
+        kernels.one("nothing*")
+    head = "expected exactly one kernel with name matching 'nothing*', found 0 of 7 kernels"
+    assert str(raised.value).splitlines()[0] == f"{head}{MEDIANS}:"
 
 
 def test_a_dtype_question_warns_about_the_kernels_of_unknown_dtype() -> None:

@@ -116,28 +116,49 @@ def test_in_never_reads_a_pattern_as_an_op_or_module_name() -> None:
     assert 3 not in prof.ops
 
 
+# What a missing op's message says where Inductor's compiled graph ran in the call.
+COMPILED = (
+    "torch.compile ran this code: the ops Inductor compiled are its kernels, not ops (a Triton kernel's "
+    "name lists the ops fused into it); ask prof.kernels. "
+)
+GELU_LAUNCH = "triton_poi_fused__unsafe_view_gelu_mul_0 (Inductor's range: a kernel's launch, not an op)"
+
+
 @pytest.mark.parametrize(
-    ("trace", "asked", "nearest"),
+    ("trace", "asked", "nearest", "why"),
     [
         # Compared whole, every name shares "aten::": the typo came out near aten::t and aten::addmm.
-        ("h200_linear_eager", "aten::linearr", "aten::linear"),
-        ("h200_linear_eager", "linear", "aten::linear"),  # the namespace left out
-        ("h200_geglu_eager", "aten::gelu_", "aten::gelu"),  # not aten::mul, aten::view
-        ("h200_train_compiled", "aten::addmm", "aten::add_, aten::mm"),
-        ("h200_geglu_compiled", "aten::gelu", "triton_poi_fused__unsafe_view_gelu_mul_0"),  # where it went
+        ("h200_linear_eager", "aten::linearr", "aten::linear", ""),
+        ("h200_linear_eager", "linear", "aten::linear", ""),  # the namespace left out
+        ("h200_geglu_eager", "aten::gelu_", "aten::gelu", ""),  # not aten::mul, aten::view
+        ("h200_train_compiled", "aten::addmm", "aten::add_, aten::mm", COMPILED),
+        # Where it went: the kernel it was fused into, whose launch range is no op of that name (a trial).
+        ("h200_geglu_compiled", "aten::gelu", GELU_LAUNCH, COMPILED),
     ],
 )
-def test_a_missing_op_names_the_ops_near_it_without_the_namespace(trace: str, asked: str, nearest: str) -> None:
+def test_a_missing_op_names_the_ops_near_it_without_the_namespace(
+    trace: str, asked: str, nearest: str, why: str
+) -> None:
     ops = load_trace(DATA / f"{trace}.json.gz").ops
     with pytest.raises(OpNotFoundError) as raised:
         ops[asked]
     # Where it did not run, and what asks "it must not run" (a trial wrote ops[name].count == 0).
     absent = f"To assert that it does not run: assert {asked!r} not in prof.ops"
-    assert str(raised.value) == f"op {asked!r} did not run in the 3 profiled calls; nearest: {nearest}. {absent}"
+    assert str(raised.value) == f"op {asked!r} did not run in the 3 profiled calls; nearest: {nearest}. {why}{absent}"
     with pytest.raises(OpNotFoundError) as raised:
         load_trace(DATA / f"{trace}.json.gz").calls[2].ops[asked]
-    assert str(raised.value).startswith(f"op {asked!r} did not run in call 2; nearest: ")
+    assert str(raised.value).startswith(f"op {asked!r} did not run in call 2; nearest: {nearest}. {why}")
     assert str(raised.value).endswith(f"assert {asked!r} not in prof.calls[2].ops")
+
+
+def test_a_graph_call_suggested_is_said_to_be_inductors() -> None:
+    ops = load_trace(DATA / "h200_geglu_compiled.json.gz").ops
+    graph = next(name for name in ops if name.startswith("## Call CompiledFxGraph "))
+    with pytest.raises(
+        OpNotFoundError, match=r"nearest: ## Call CompiledFxGraph \w+ ## \(Inductor's range: a compiled "
+    ):
+        ops["CompiledFxGraph"]
+    assert graph in ops  # the range is in the table all the same
 
 
 def test_get_refuses_a_glob_as_in_does() -> None:

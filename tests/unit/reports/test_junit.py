@@ -11,7 +11,7 @@ import pytest
 from pytest_kernelprof import KernelProfile, load_trace
 from pytest_kernelprof.cli import main
 from pytest_kernelprof.errors import KernelProfError
-from pytest_kernelprof.reports.junit import figures
+from pytest_kernelprof.reports.junit import figures, properties
 from tests.helpers import DATA
 
 Trace = Callable[[str], Path]
@@ -40,6 +40,21 @@ def test_the_host_span_and_idle_share_that_every_text_output_leads_with_are_prop
     assert (found["wall_us"], found["gpu_idle_fraction"]) == (round(call.wall_us, 1), round(call.gpu_idle_fraction, 3))
     assert main(["show", str(trace("geglu_eager"))]) == 0
     assert "host span 223.3us, GPU busy 139.4us within it (idle 38%)" in capsys.readouterr().out
+
+
+def test_the_times_are_written_with_fixed_decimals(trace: Trace) -> None:
+    # A trial: gpu_idle_fraction read 0.92 in one test and 0.657 in another (str() of a rounded float).
+    written = dict(properties([load_trace(trace("bf16_mlp_fp32_linear"))]))
+    assert written["kernelprof.gpu_idle_fraction"] == "0.920"
+    for name, prof in _gpu_traces():
+        for prop, value in properties([prof]):
+            figure = prop.removeprefix("kernelprof.")
+            if figure == "gpu_idle_fraction":
+                assert re.fullmatch(r"[01]\.\d{3}", str(value)), (name, prop, value)
+            elif figure.endswith("_us"):
+                assert re.fullmatch(r"\d+\.\d", str(value)), (name, prop, value)
+            else:
+                assert isinstance(value, int), (name, prop, value)  # a count
 
 
 def _gpu_traces() -> list[tuple[str, KernelProfile]]:
