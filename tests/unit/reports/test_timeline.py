@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import load_trace
+from pytest_kernelprof.assemble.optree import is_inductors_range
 from pytest_kernelprof.checks.baseline.signature import BaselineKernel
 from pytest_kernelprof.checks.diff import diff_kernels, render_diff
 from pytest_kernelprof.reports.timeline import (
@@ -458,3 +459,39 @@ def test_a_cpu_only_op_table_is_by_cpu_time_without_a_device_column() -> None:
     assert len(times) == len(prof.calls[1].ops) > 10
     assert times == sorted(times, reverse=True)
     assert "(my_block holds aten::linear)" in table
+
+
+@pytest.mark.parametrize("recorded", ["cpu_torch2.13.0_calls", "h200_geglu_compiled", "h100_liger_fused_linear_jsd"])
+def test_the_ops_rows_are_the_op_tables_ops_of_the_call(recorded: str) -> None:
+    # Trial report: a CPU-only trace's timeline was one empty line; the ops rows draw the call's ops,
+    # each occurrence the op table counts once, none of the Inductor ranges it leaves out.
+    path = DATA / f"{recorded}.json.gz"
+    prof = load_trace(path)
+    page = _Page()
+    page.feed(render_page(prof, title=recorded, trace=path))
+    data = json.loads(page.data)
+    assert "op_times" not in data
+    call = data["calls"][data["open"]]
+    ops = prof.calls[data["open"]].ops
+    table = {name for name in ops.names if not is_inductors_range(ops[name])}
+    strings = data["strings"]
+    drawn = [strings[bar[3]] for bar in call["ops"] if bar[4] == 1]
+    assert drawn
+    assert set(drawn) <= table
+    lane = call["op_lane"]
+    told = len(drawn) + lane["merged"] + lane["deeper"] + lane["threads"]
+    assert told == sum(ops[name].count for name in table)
+    assert lane["rows"] == 1 + max(bar[2] for bar in call["ops"])
+    # Each bar within the call's time, where the page draws the call's kernels.
+    assert all(0 <= bar[0] and bar[0] + bar[1] <= call["wall"] * 1.02 for bar in call["ops"])
+    if recorded == "h200_geglu_compiled":
+        assert any(is_inductors_range(ops[name]) for name in ops.names)  # left out, as the op table leaves them
+
+
+def test_a_page_without_its_trace_says_it_has_no_op_times() -> None:
+    prof = load_trace(DATA / "cpu_torch2.13.0_calls.json.gz")
+    page = _Page()
+    page.feed(render_page(prof, title="cpu"))
+    data = json.loads(page.data)
+    assert data["op_times"] == "the page was written without the trace file, which holds the ops' times"
+    assert all(call["ops"] == [] for call in data["calls"])
