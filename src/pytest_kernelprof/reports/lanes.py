@@ -38,6 +38,7 @@ THREADS = 2
 REFERENCE_PX = 2000
 MAX_BARS = 3000
 _MERGED_NAMES = 3  # the names a merged bar's tip lists
+LANE_KEYS = ("rows", "deeper", "threads", "merged", "capped")  # what the page has of op_rows, in this order
 LAUNCH_PREFIXES = ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
 
 

@@ -19,7 +19,8 @@ def _bars(found: dict[str, Any]) -> list[tuple[float, float, int, str]]:
 def test_ops_nest_by_time_on_their_thread() -> None:
     ops = [[0.0, 100.0, 1, "outer"], [10.0, 40.0, 1, "a"], [50.0, 90.0, 1, "b"], [20.0, 30.0, 1, "inner"]]
     found = op_rows(ops, 100.0, ())
-    assert _bars(found) == [(0.0, 100.0, 0, "outer"), (10.0, 30.0, 1, "a"), (50.0, 40.0, 1, "b"), (20.0, 10.0, 2, "inner")]
+    outer, inner = (0.0, 100.0, 0, "outer"), (20.0, 10.0, 2, "inner")
+    assert _bars(found) == [outer, (10.0, 30.0, 1, "a"), (50.0, 40.0, 1, "b"), inner]
     assert (found["rows"], found["deeper"], found["merged"], found["capped"]) == (3, 0, 0, 0)
 
 

@@ -19,6 +19,7 @@ from pytest_kernelprof import load_trace
 from pytest_kernelprof.assemble.optree import is_inductors_range
 from pytest_kernelprof.checks.baseline.signature import BaselineKernel
 from pytest_kernelprof.checks.diff import diff_kernels, render_diff
+from pytest_kernelprof.reports.lanes import LANE_KEYS
 from pytest_kernelprof.reports.timeline import (
     NOT_MEASURED,
     baseline_table,
@@ -164,7 +165,8 @@ def test_host_records_find_each_event_its_call(name: str) -> None:
     trace = DATA / f"{name}.json.gz"
     found = host_records(trace)
     reference = _reference_host_records(trace)
-    # The ops' thread is the reader's own number for it: compared without it, the ends within 2 ns (ts and dur rounded apart).
+    # The ops' thread is the reader's own number for it: compared without it; the ends within
+    # 2 ns (ts and dur rounded apart).
     ops = [[(start, name) for start, _, _, name in call.pop("ops")] for call in found]
     ends = [[end for _, end, _, _ in call] for call in (h["ops"] for h in host_records(trace))]
     assert ops == [[(start, name) for start, _, name in call["ops"]] for call in reference]
@@ -478,12 +480,12 @@ def test_the_ops_rows_are_the_op_tables_ops_of_the_call(recorded: str) -> None:
     drawn = [strings[bar[3]] for bar in call["ops"] if bar[4] == 1]
     assert drawn
     assert set(drawn) <= table
-    lane = call["op_lane"]
+    lane = dict(zip(LANE_KEYS, call["op_lane"], strict=True))
     told = len(drawn) + lane["merged"] + lane["deeper"] + lane["threads"]
     assert told == sum(ops[name].count for name in table)
     assert lane["rows"] == 1 + max(bar[2] for bar in call["ops"])
     # Each bar within the call's time, where the page draws the call's kernels.
-    assert all(0 <= bar[0] and bar[0] + bar[1] <= call["wall"] * 1.02 for bar in call["ops"])
+    assert all(bar[0] >= 0 and bar[0] + bar[1] <= call["wall"] * 1.02 for bar in call["ops"])
     if recorded == "h200_geglu_compiled":
         assert any(is_inductors_range(ops[name]) for name in ops.names)  # left out, as the op table leaves them
 
