@@ -27,10 +27,10 @@ import os
 from collections.abc import Container, Sequence
 from typing import Any
 
-from ..assemble.optree import is_graph_call
+from ..assemble.optree import is_graph_call, ops_by_thread
 from ..errors import KernelProfError
 from ..tables import plural
-from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
+from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX, RawEvent
 from ..traces.chrome import read_chrome_trace
 
 DEPTH = 4
@@ -42,35 +42,38 @@ LANE_KEYS = ("rows", "deeper", "threads", "merged", "capped")  # what the page h
 LAUNCH_PREFIXES = ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
 
 
-def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]]]]:
+def host_records(trace: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Per call (ProfilerStep#N, in order; the whole trace where it has none): the kernel
-    launches ``[start_us, dur_us]``, the memcpys and memsets (``"copies"``)
-    ``[start_us, dur_us, stream, name]`` and the CPU ops, the op table's (``"ops"``)
-    ``[start_us, end_us, thread, name]``, times from the start of the call as ``Kernel.start_us`` counts them.
-    Read as ``load_trace`` reads (its reader, size cap and gzip), in time linear in the events."""
+    launches ``[start_us, dur_us]`` and the memcpys and memsets (``"copies"``)
+    ``[start_us, dur_us, stream, name]``, times from the start of the call as ``Kernel.start_us``
+    counts them; and the CPU ops, the op table's (``"ops"``, events, for :func:`op_rows`), with the
+    call's start (``"origin_ns"``). Read as ``load_trace`` reads (its reader, size cap and gzip), in
+    time linear in the events."""
     try:
         _, events = read_chrome_trace(trace)
     except (KernelProfError, OSError, ValueError):
         return []
-    steps = sorted(
-        (e.start / 1000, e.end / 1000) for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX)
-    )
+    found = sorted((e.start, e.end) for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX))
+    steps = [(start / 1000, end / 1000) for start, end in found]
     if not steps:
-        host = [e.start / 1000 for e in events if e.category in (OP, ANNOTATION, RUNTIME)]
+        host = [e.start for e in events if e.category in (OP, ANNOTATION, RUNTIME)]
         if not host:
             return []
-        steps = [(min(host), float("inf"))]
+        found, steps = [(min(host), 0)], [(min(host) / 1000, float("inf"))]
     starts = [start for start, _ in steps]
     last = len(steps) - 1
-    calls: list[dict[str, list[list[Any]]]] = [{"launches": [], "copies": [], "ops": []} for _ in steps]
+    calls: list[dict[str, Any]] = [
+        {"launches": [], "copies": [], "ops": [], "origin_ns": origin} for origin, _ in found
+    ]
     for e in events:
-        launch = e.category == RUNTIME and e.name.startswith(LAUNCH_PREFIXES)
+        category = e.category
+        launch = category == RUNTIME and e.name.startswith(LAUNCH_PREFIXES)
         # The ops a step holds (sort_events): its ops and user ranges that start in it, but the step's own.
-        op = e.category == OP or (e.category == ANNOTATION and not e.name.startswith(STEP_PREFIX))
+        op = category == OP or (category == ANNOTATION and not e.name.startswith(STEP_PREFIX))
         # Memsets too: GPU work the idle share counts, so the page draws what its shading leaves out.
-        if not launch and not op and e.category not in (MEMCPY, MEMSET):
+        if not launch and not op and category not in (MEMCPY, MEMSET):
             continue
-        ts, dur = e.start / 1000, round((e.end - e.start) / 1000, 3)
+        ts = e.start / 1000
         # The first call (in start order) whose range holds ts: the one that starts last at or
         # before ts, or the one before it where the two ranges meet at ts.
         index = bisect.bisect_right(starts, ts) - 1
@@ -82,72 +85,75 @@ def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]
         if not ts <= end and not (not launch and not op and index == last and ts > start):
             continue
         if op:
-            calls[index]["ops"].append([round(ts - start, 3), round(e.end / 1000 - start, 3), e.thread, e.name])
+            calls[index]["ops"].append(e)
         elif launch:
-            calls[index]["launches"].append([round(ts - start, 3), dur])
+            calls[index]["launches"].append([round(ts - start, 3), round((e.end - e.start) / 1000, 3)])
         else:
-            calls[index]["copies"].append([round(ts - start, 3), dur, e.stream, e.name])
+            calls[index]["copies"].append([round(ts - start, 3), round((e.end - e.start) / 1000, 3), e.stream, e.name])
     return calls
 
 
-def op_rows(ops: Sequence[Sequence[Any]], view_us: float, inductors: Container[str]) -> dict[str, Any]:
-    """``ops``: the call's ``[start_us, end_us, thread, name]``, in any order; ``view_us``: the
+def op_rows(ops: Sequence[RawEvent], origin_ns: int, view_us: float, inductors: Container[str]) -> dict[str, Any]:
+    """``ops``: the call's op events, in any order, ``origin_ns`` its start; ``view_us``: the
     time the page opens on; ``inductors``: the names of Inductor's own ranges. The bars
-    ``[start_us, dur_us, row, name, ops]`` (``ops`` > 1: a merged bar, ``name`` its tip), the
-    row count and what was left out (``deeper``, ``threads``: ops not drawn; ``merged``: ops in
-    merged bars; ``capped``: bars past ``MAX_BARS``)."""
-    ordered = sorted(ops, key=lambda op: (op[2], op[0], -op[1]))
-    by_thread: dict[Any, list[tuple[float, float, int, str]]] = {}
+    ``[start_us, dur_us, row, name, ops]``, times from the call's start (``ops`` > 1: a merged bar,
+    ``name`` its tip), the row count and what was left out (``deeper``, ``threads``: ops not drawn;
+    ``merged``: ops in merged bars; ``capped``: bars past ``MAX_BARS``)."""
+    by_thread: list[list[tuple[int, int, int, str]]] = []
     deeper = 0
-    stack: list[tuple[float, str, bool]] = []  # (end, name, drawn) of the open ops of the thread
-    open_names: dict[str, int] = {}
-    drawn_open, thread = 0, None
-    for start, end, tid, name in ordered:
-        if tid != thread:
-            thread, stack, open_names, drawn_open = tid, [], {}, 0
-        while stack and stack[-1][0] < end:  # as op_forest: an op ending before this one is no parent
-            _, gone, was_drawn = stack.pop()
-            open_names[gone] -= 1
-            drawn_open -= was_drawn
-        drawn = not open_names.get(name) and name not in inductors and not is_graph_call(name)
-        if drawn:
-            if drawn_open < DEPTH:
-                by_thread.setdefault(tid, []).append((start, end, drawn_open, name))
-            else:
-                deeper += 1
-        stack.append((end, name, drawn))
-        open_names[name] = open_names.get(name, 0) + 1
-        drawn_open += drawn
-    # Threads share rows where their ops did not overlap in time (the autograd thread's backward
-    # after the main thread's forward); one that ran alongside a set gets the next set of rows.
-    sets: list[float] = []  # the end of each set's last thread
-    rows: list[list[tuple[float, float, str]]] = []
+    for thread_events in ops_by_thread(ops):
+        found: list[tuple[int, int, int, str]] = []
+        stack: list[tuple[int, str, bool]] = []  # (end, name, drawn) of the thread's open ops
+        open_names: dict[str, int] = {}
+        drawn_open = 0
+        for e in thread_events:
+            end, name = e.end, e.name
+            while stack and stack[-1][0] < end:  # as op_forest: an op ending before this one is no parent
+                _, gone, was_drawn = stack.pop()
+                open_names[gone] -= 1
+                drawn_open -= was_drawn
+            drawn = not open_names.get(name) and name not in inductors and not is_graph_call(name)
+            if drawn:
+                if drawn_open < DEPTH:
+                    found.append((e.start, end, drawn_open, name))
+                else:
+                    deeper += 1
+            stack.append((end, name, drawn))
+            open_names[name] = open_names.get(name, 0) + 1
+            drawn_open += drawn
+        if found:
+            by_thread.append(found)
+    # Threads share rows where their outermost ops did not overlap in time (the autograd thread's
+    # backward between the main thread's forward and its optimizer step); a thread whose ops ran
+    # alongside a set's gets the next set of rows.
+    sets: list[list[tuple[int, int]]] = []  # each set's outermost ops, by start
+    rows: list[list[tuple[int, int, str]]] = []
     left_threads = 0
-    for found in sorted(by_thread.values(), key=lambda t: t[0][0]):
-        first, last = found[0][0], max(op[1] for op in found)
-        slot = next((i for i, end in enumerate(sets) if end <= first), len(sets))
+    for found in sorted(by_thread, key=lambda t: t[0][0]):
+        roots = [(op[0], op[1]) for op in found if op[2] == 0]  # by start: the thread's order
+        slot = next((i for i, taken in enumerate(sets) if not _overlap(taken, roots)), len(sets))
         if slot >= THREADS:
             left_threads += len(found)
             continue
         if slot == len(sets):
-            sets.append(last)
-        sets[slot] = max(sets[slot], last)
+            sets.append([])
+        sets[slot] = sorted(sets[slot] + roots)
         for start, end, depth, name in found:
             row = slot * DEPTH + depth
             while len(rows) <= row:
                 rows.append([])
             rows[row].append((start, end, name))
-    pixel = view_us / REFERENCE_PX
+    pixel = view_us * 1000 / REFERENCE_PX
     bars: list[list[Any]] = []
     for number, row_ops in enumerate(rows):
         row_ops.sort()
-        group: list[tuple[float, float, str]] = []
-        group_end = 0.0
+        group: list[tuple[int, int, str]] = []
+        group_end = 0
         for op in row_ops:
             if op[1] - op[0] >= pixel:
                 _close(group, number, bars)
                 group = []
-                bars.append([op[0], round(op[1] - op[0], 3), number, op[2], 1])
+                bars.append([op[0], op[1] - op[0], number, op[2], 1])
                 continue
             if group and op[0] - group_end > pixel:
                 _close(group, number, bars)
@@ -159,6 +165,8 @@ def op_rows(ops: Sequence[Sequence[Any]], view_us: float, inductors: Container[s
     capped = max(len(bars) - MAX_BARS, 0)
     if capped:
         bars = sorted(sorted(bars, key=lambda bar: -bar[1])[:MAX_BARS])
+    for bar in bars:  # in microseconds from the call's start, as the page's other times
+        bar[0], bar[1] = round((bar[0] - origin_ns) / 1000, 3), round(bar[1] / 1000, 3)
     return {
         "bars": bars,
         "rows": len(rows),
@@ -169,15 +177,28 @@ def op_rows(ops: Sequence[Sequence[Any]], view_us: float, inductors: Container[s
     }
 
 
-def _close(group: list[tuple[float, float, str]], row: int, bars: list[list[Any]]) -> None:
+def _overlap(a: Sequence[tuple[int, int]], b: Sequence[tuple[int, int]]) -> bool:
+    """Whether two lists of ranges, each by start and not overlapping within itself, overlap."""
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i][1] <= b[j][0]:
+            i += 1
+        elif b[j][1] <= a[i][0]:
+            j += 1
+        else:
+            return True
+    return False
+
+
+def _close(group: list[tuple[int, int, str]], row: int, bars: list[list[Any]]) -> None:
     """The bar of a run of ops each shorter than a pixel: the op itself where it is one."""
     if not group:
         return
     start, end = group[0][0], max(op[1] for op in group)
     if len(group) == 1:
-        bars.append([start, round(end - start, 3), row, group[0][2], 1])
+        bars.append([start, end - start, row, group[0][2], 1])
         return
     names = list(dict.fromkeys(op[2] for op in group))
     listed = ", ".join(names[:_MERGED_NAMES]) + (", ..." if len(names) > _MERGED_NAMES else "")
     tip = f"{plural(len(group), 'op')}, each shorter than a pixel at the opening zoom, merged: {listed}"
-    bars.append([start, round(end - start, 3), row, tip, len(group)])
+    bars.append([start, end - start, row, tip, len(group)])

@@ -110,8 +110,13 @@ def _data(
         except KernelProfError:
             syncs, sync_rows, copy_rows = [], [], []
         extra = host[number] if number < len(host) and len(host) == len(prof.calls) else {}
-        view = max([call.wall_us, *(row[0] + row[1] for row in rows), *(op[1] for op in extra.get("ops", ()))])
-        lane = op_rows(extra.get("ops", ()), view * 1.02, inductors)  # 1.02: the page's opening view
+        ops, origin = extra.get("ops", ()), extra.get("origin_ns", 0)
+        ends = [
+            call.wall_us,
+            *(row[0] + row[1] for row in rows),
+            (max((e.end for e in ops), default=0) - origin) / 1000,
+        ]
+        lane = op_rows(ops, origin, max(ends) * 1.02, inductors)  # 1.02: the page's opening view
         try:  # the shading: the idle stretches the call's GPU idle share counts, as the model has them
             idle = [[round(start, 3), round(end - start, 3)] for start, end in call.gpu_idle_spans]
             share = format_share(call.gpu_idle_fraction)  # the text outputs' words: ">99%", never "100%" of work

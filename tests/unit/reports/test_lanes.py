@@ -9,7 +9,18 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof.reports import lanes
-from pytest_kernelprof.reports.lanes import DEPTH, REFERENCE_PX, op_rows
+from pytest_kernelprof.reports.lanes import DEPTH, REFERENCE_PX
+from pytest_kernelprof.traces import OP, cpu_event
+
+
+def op_rows(ops: list[list[Any]], view_us: float, inductors: set[str] | tuple[()]) -> dict[str, Any]:
+    """``lanes.op_rows`` of ops ``[start_us, end_us, thread, name]``, in a call that starts at 1 s."""
+    origin = 10**9
+    events = [
+        cpu_event(OP, name, origin + round(start * 1000), origin + round(end * 1000), tid, 0)
+        for start, end, tid, name in ops
+    ]
+    return lanes.op_rows(events, origin, view_us, inductors)
 
 
 def _bars(found: dict[str, Any]) -> list[tuple[float, float, int, str]]:
@@ -51,13 +62,13 @@ def test_ops_deeper_than_the_cap_are_counted_not_drawn() -> None:
 
 
 def test_threads_share_rows_unless_they_ran_at_once() -> None:
-    forward = [[0.0, 40.0, 1, "forward"], [5.0, 10.0, 1, "aten::mm"]]
-    backward = [[50.0, 90.0, 2, "backward"]]  # after the forward: the same rows
+    forward = [[0.0, 40.0, 1, "forward"], [5.0, 10.0, 1, "aten::mm"], [95.0, 99.0, 1, "step"]]
+    backward = [[50.0, 90.0, 2, "backward"]]  # between the forward and the step: the same rows
     alongside = [[0.0, 90.0, 3, "loader"]]  # alongside both: a set of rows of its own
     third = [[1.0, 2.0, 4, "another"]]  # a third set: counted, not drawn
     found = op_rows(forward + backward + alongside + third, 100.0, ())
     rows = {name: row for _, _, row, name in _bars(found)}
-    assert rows == {"forward": 0, "aten::mm": 1, "backward": 0, "loader": DEPTH}
+    assert rows == {"forward": 0, "aten::mm": 1, "step": 0, "backward": 0, "loader": DEPTH}
     assert (found["rows"], found["threads"]) == (DEPTH + 1, 1)
 
 
