@@ -617,3 +617,15 @@ def test_the_ops_rows_are_drawn_labelled_hovered_and_zoomed(tmp_path: Path, reco
     shot.parent.mkdir(parents=True, exist_ok=True)
     browser("--window-size=1400,1000", f"--screenshot={shot}", page.as_uri())
     assert shot.stat().st_size > 10_000
+
+
+@needs_browser
+def test_a_page_without_its_trace_says_its_ops_rows_have_no_times(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(render_page(load_trace(DATA / "cpu_torch2.13.0_calls.json.gz"), title="cpu"), encoding="utf-8")
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    said = note_lines(dom)
+    assert "No ops rows: the page was written without the trace file, which holds the ops' times." in said
+    assert said[0] == "No GPU activity was recorded in this profile: it is CPU only, and nothing is shaded."
+    assert ">ops (no times)</text>" in dom
+    assert "<rect class=\"op" not in dom
