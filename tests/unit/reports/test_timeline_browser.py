@@ -628,4 +628,4 @@ def test_a_page_without_its_trace_says_its_ops_rows_have_no_times(tmp_path: Path
     assert "No ops rows: the page was written without the trace file, which holds the ops' times." in said
     assert said[0] == "No GPU activity was recorded in this profile: it is CPU only, and nothing is shaded."
     assert ">ops (no times)</text>" in dom
-    assert "<rect class=\"op" not in dom
+    assert '<rect class="op' not in dom
