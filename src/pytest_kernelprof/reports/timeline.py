@@ -36,13 +36,12 @@ each kernel in the words of its line there.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import html
 import json
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,57 +54,13 @@ from ..model.ops import Op
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
 from ..paths import atomic_path
 from ..tables import display_name, format_share, plural
-from ..traces import ANNOTATION, MEMCPY, MEMSET, OP, RUNTIME, STEP_PREFIX
-from ..traces.chrome import read_chrome_trace
+from ..traces.records import paused_gc
+from .lanes import DEPTH, LANE_KEYS, MAX_BARS, host_records, op_rows
 from .summary import relative_paths
 
 # What the page's GPU sections say where the profile has no GPU activity (the template's NM too).
 NOT_MEASURED = "not measured: no GPU activity in this profile"
-LAUNCH_PREFIXES = ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch")
 TABLE_ROWS = 500  # kernel table rows drawn at first; a button draws the rest
-
-
-def host_records(trace: str | os.PathLike[str]) -> list[dict[str, list[list[Any]]]]:
-    """Per call (ProfilerStep#N, in order; the whole trace where it has none): the kernel
-    launches ``[start_us, dur_us]`` and the memcpys and memsets (``"copies"``)
-    ``[start_us, dur_us, stream, name]``, times from the start of the call as ``Kernel.start_us`` counts them. Read as
-    ``load_trace`` reads (its reader, size cap and gzip), in time linear in the events."""
-    try:
-        _, events = read_chrome_trace(trace)
-    except (KernelProfError, OSError, ValueError):
-        return []
-    steps = sorted(
-        (e.start / 1000, e.end / 1000) for e in events if e.category == ANNOTATION and e.name.startswith(STEP_PREFIX)
-    )
-    if not steps:
-        host = [e.start / 1000 for e in events if e.category in (OP, ANNOTATION, RUNTIME)]
-        if not host:
-            return []
-        steps = [(min(host), float("inf"))]
-    starts = [start for start, _ in steps]
-    last = len(steps) - 1
-    calls: list[dict[str, list[list[Any]]]] = [{"launches": [], "copies": []} for _ in steps]
-    for e in events:
-        launch = e.category == RUNTIME and e.name.startswith(LAUNCH_PREFIXES)
-        # Memsets too: GPU work the idle share counts, so the page draws what its shading leaves out.
-        if not launch and e.category not in (MEMCPY, MEMSET):
-            continue
-        ts, dur = e.start / 1000, round((e.end - e.start) / 1000, 3)
-        # The first call (in start order) whose range holds ts: the one that starts last at or
-        # before ts, or the one before it where the two ranges meet at ts.
-        index = bisect.bisect_right(starts, ts) - 1
-        if index > 0 and ts <= steps[index - 1][1]:
-            index -= 1
-        if index < 0:
-            continue
-        start, end = steps[index]
-        if not ts <= end and not (not launch and index == last and ts > start):
-            continue
-        if launch:
-            calls[index]["launches"].append([round(ts - start, 3), dur])
-        else:
-            calls[index]["copies"].append([round(ts - start, 3), dur, e.stream, e.name])
-    return calls
 
 
 def shown_call(prof: KernelProfile) -> int:
@@ -115,7 +70,9 @@ def shown_call(prof: KernelProfile) -> int:
     return next((i for i, call in enumerate(prof.calls) if call is median), 0)
 
 
-def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _data(
+    prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]], inductors: Container[str] = frozenset()
+) -> dict[str, Any]:
     strings: dict[str, int] = {}
 
     def ref(text: str | None) -> int:
@@ -153,6 +110,13 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
         except KernelProfError:
             syncs, sync_rows, copy_rows = [], [], []
         extra = host[number] if number < len(host) and len(host) == len(prof.calls) else {}
+        ops, origin = extra.get("ops", ()), extra.get("origin_ns", 0)
+        ends = [
+            call.wall_us,
+            *(row[0] + row[1] for row in rows),
+            (max((e.end for e in ops), default=0) - origin) / 1000,
+        ]
+        lane = op_rows(ops, origin, max(ends) * 1.02, inductors)  # 1.02: the page's opening view
         try:  # the shading: the idle stretches the call's GPU idle share counts, as the model has them
             idle = [[round(start, 3), round(end - start, 3)] for start, end in call.gpu_idle_spans]
             share = format_share(call.gpu_idle_fraction)  # the text outputs' words: ">99%", never "100%" of work
@@ -170,6 +134,8 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
                 "launches": extra.get("launches", []),
                 "copies": extra.get("copies", []),
                 "host": bool(extra),
+                "ops": [[*bar[:3], ref(bar[3]), bar[4]] for bar in lane.pop("bars")],
+                "op_lane": [lane[key] for key in LANE_KEYS],  # a list: a dict's keys, 20,000 calls over, were 1.4 MB
             }
         )
     # The time columns, one call's own: headed with the call's number, as kernelprof show heads them.
@@ -177,10 +143,11 @@ def _data(prof: KernelProfile, title: str, host: Sequence[Mapping[str, Any]]) ->
     columns = {"sync_columns": SYNC_COLUMNS, "copy_columns": COPY_COLUMNS, "call_columns": own}
     # Without GPU records the GPU sections say "not measured", never "0 kernels" or "none".
     measured = prof.has_device_activity
-    return {"title": title, "strings": list(strings), "calls": calls, "measured": measured, **columns}
+    limits = {"op_depth": DEPTH, "op_bars": MAX_BARS}
+    return {"title": title, "strings": list(strings), "calls": calls, "measured": measured, **columns, **limits}
 
 
-def _op_table(prof: KernelProfile, number: int) -> str:
+def _op_table(prof: KernelProfile, number: int, inductors: Container[str]) -> str:
     """The op table of call ``number``, the one the page opens on: one call's ops, where the
     profile's own (medians over every call) cost an op tree per call, seconds on a long trace.
     By device time; a profile without GPU activity by CPU time, without the device column, whose
@@ -193,7 +160,7 @@ def _op_table(prof: KernelProfile, number: int) -> str:
     try:
         ops = prof.calls[number].ops if prof.calls else prof.ops
         names = sorted(
-            (name for name in ops.names if not is_inductors_range(ops[name])),
+            (name for name in ops.names if name not in inductors),
             key=lambda name: -(_time(ops[name], measured) or 0.0),
         )
     except KernelProfError:
@@ -213,6 +180,18 @@ def _op_table(prof: KernelProfile, number: int) -> str:
         + "".join(f"<th>{header}</th>" for header in headers)
         + f"</tr></thead><tbody>{''.join(rows)}</tbody></table><p>{note}</p>{more}"
     )
+
+
+def _inductors_ranges(prof: KernelProfile, number: int) -> frozenset[str]:
+    """The names of Inductor's own ranges in call ``number``, which the op table and the ops rows
+    leave out. Found on that call's ops (an op tree per call costs seconds on a long trace) and
+    left out of every call by name: a launch range is named after its kernel, which each call
+    launches alike (the ops rows tell a graph call by its name alone, in any call)."""
+    try:
+        ops = prof.calls[number].ops if prof.calls else prof.ops
+        return frozenset(name for name in ops.names if is_inductors_range(ops[name]))
+    except KernelProfError:
+        return frozenset()
 
 
 def _time(op: Op, measured: bool) -> float | None:
@@ -340,10 +319,17 @@ def render_page(
     the working folder where under it (``kernelprof show --html``), else whole. The plugin names
     paths relative to the rootdir, as a failure and the job summary do."""
     source = (shown or _from_here)(prof.source)
-    host = host_records(trace) if trace is not None else []
-    data = _data(prof, title, host)
     opened = shown_call(prof)
+    inductors = _inductors_ranges(prof, opened)
+    with paused_gc():  # many small lists, no cycle: the collector's passes cost more than making them
+        host = host_records(trace) if trace is not None else []
+        data = _data(prof, title, host, inductors)
     data["open"] = opened
+    # Why the ops rows are empty, where they are: the op times are the trace's, not the model's.
+    if trace is None:
+        data["op_times"] = "the page was written without the trace file, which holds the ops' times"
+    elif len(host) != len(prof.calls):
+        data["op_times"] = "the ops' times could not be read from the trace file, or its calls are not the profile's"
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
     if prof.has_device_activity:
         head = f"{plural(len(prof.calls), 'call')} on {where}; source {source}"
@@ -358,7 +344,7 @@ def render_page(
         TITLE=html.escape(title),
         HEAD=html.escape(head),
         BASELINE=side,
-        OPS=_op_table(prof, opened),
+        OPS=_op_table(prof, opened, inductors),
         ROWS=str(TABLE_ROWS),
         DATA=script_json(data),
     )

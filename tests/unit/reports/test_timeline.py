@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof import load_trace
+from pytest_kernelprof.assemble.optree import is_inductors_range
 from pytest_kernelprof.checks.baseline.signature import BaselineKernel
 from pytest_kernelprof.checks.diff import diff_kernels, render_diff
+from pytest_kernelprof.reports.lanes import LANE_KEYS
 from pytest_kernelprof.reports.timeline import (
     NOT_MEASURED,
     baseline_table,
@@ -131,7 +133,7 @@ def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
         for e in events
         if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith("ProfilerStep#")
     )
-    calls: list[dict[str, list[list[Any]]]] = [{"launches": [], "copies": []} for _ in steps]
+    calls: list[dict[str, list[list[Any]]]] = [{"launches": [], "copies": [], "ops": []} for _ in steps]
     for e in events:
         cat, name = e.get("cat"), str(e.get("name", ""))
         ts, dur = float(e["ts"]), float(e.get("dur", 0))
@@ -142,11 +144,15 @@ def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
         elif cat in ("gpu_memcpy", "memcpy", "gpu_memset", "memset"):
             stream = (e.get("args") or {}).get("stream", e.get("tid", 0))
             key, record = "copies", [ts, round(dur, 3), int(str(stream)) if str(stream).isdigit() else 0, name]
+        elif cat in ("cpu_op", "operator") or (cat == "user_annotation" and not name.startswith("ProfilerStep#")):
+            key, record = "ops", [ts, ts + dur, name]
         else:
             continue
         for index, (start, end) in enumerate(steps):
             if start <= ts <= end or (key == "copies" and index == len(steps) - 1 and ts > start):
                 record[0] = round(ts - start, 3)
+                if key == "ops":
+                    record[1] = round(record[1] - start, 3)
                 calls[index][key].append(record)
                 break
     return calls
@@ -158,8 +164,18 @@ def _reference_host_records(trace: Path) -> list[dict[str, list[list[Any]]]]:
 def test_host_records_find_each_event_its_call(name: str) -> None:
     trace = DATA / f"{name}.json.gz"
     found = host_records(trace)
-    assert found == _reference_host_records(trace)
+    reference = _reference_host_records(trace)
+    # The ops are events (op_rows reads them): compared by name and by their start in the call,
+    # within 2 ns (the reference's from the JSON's microseconds, theirs from whole nanoseconds).
+    ops = [[(e.name, (e.start - call["origin_ns"]) / 1000) for e in call.pop("ops")] for call in found]
+    expected = [[(name, start) for start, _, name in call.pop("ops")] for call in reference]
+    assert [[name for name, _ in call] for call in ops] == [[name for name, _ in call] for call in expected]
+    for call, wanted in zip(ops, expected, strict=True):
+        assert [start for _, start in call] == pytest.approx([start for _, start in wanted], abs=2e-3)
+    assert all(call.pop("origin_ns") for call in found)
+    assert found == reference
     assert sum(len(call["launches"]) for call in found) > 0
+    assert all(ops)
 
 
 def test_host_records_of_a_trace_that_cannot_be_read(tmp_path: Path) -> None:
@@ -447,3 +463,39 @@ def test_a_cpu_only_op_table_is_by_cpu_time_without_a_device_column() -> None:
     assert len(times) == len(prof.calls[1].ops) > 10
     assert times == sorted(times, reverse=True)
     assert "(my_block holds aten::linear)" in table
+
+
+@pytest.mark.parametrize("recorded", ["cpu_torch2.13.0_calls", "h200_geglu_compiled", "h100_liger_fused_linear_jsd"])
+def test_the_ops_rows_are_the_op_tables_ops_of_the_call(recorded: str) -> None:
+    # Trial report: a CPU-only trace's timeline was one empty line; the ops rows draw the call's ops,
+    # each occurrence the op table counts once, none of the Inductor ranges it leaves out.
+    path = DATA / f"{recorded}.json.gz"
+    prof = load_trace(path)
+    page = _Page()
+    page.feed(render_page(prof, title=recorded, trace=path))
+    data = json.loads(page.data)
+    assert "op_times" not in data
+    call = data["calls"][data["open"]]
+    ops = prof.calls[data["open"]].ops
+    table = {name for name in ops.names if not is_inductors_range(ops[name])}
+    strings = data["strings"]
+    drawn = [strings[bar[3]] for bar in call["ops"] if bar[4] == 1]
+    assert drawn
+    assert set(drawn) <= table
+    lane = dict(zip(LANE_KEYS, call["op_lane"], strict=True))
+    told = len(drawn) + lane["merged"] + lane["deeper"] + lane["threads"]
+    assert told == sum(ops[name].count for name in table)
+    assert lane["rows"] == 1 + max(bar[2] for bar in call["ops"])
+    # Each bar within the call's time, where the page draws the call's kernels.
+    assert all(bar[0] >= 0 and bar[0] + bar[1] <= call["wall"] * 1.02 for bar in call["ops"])
+    if recorded == "h200_geglu_compiled":
+        assert any(is_inductors_range(ops[name]) for name in ops.names)  # left out, as the op table leaves them
+
+
+def test_a_page_without_its_trace_says_it_has_no_op_times() -> None:
+    prof = load_trace(DATA / "cpu_torch2.13.0_calls.json.gz")
+    page = _Page()
+    page.feed(render_page(prof, title="cpu"))
+    data = json.loads(page.data)
+    assert data["op_times"] == "the page was written without the trace file, which holds the ops' times"
+    assert all(call["ops"] == [] for call in data["calls"])

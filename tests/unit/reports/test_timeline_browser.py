@@ -521,7 +521,7 @@ def test_a_cpu_only_page_says_not_measured_where_it_said_none(tmp_path: Path) ->
     assert '<h2 id="kh">Kernels of call 1</h2>' in dom
     legend = re.search(r'<div id="legend">(.*?)</div>', dom, re.S)
     assert legend
-    assert re.findall(r"</i>([^<]*)</span>", legend.group(1)) == ["host span", "its end"]
+    assert re.findall(r"</i>([^<]*)</span>", legend.group(1)) == ["CPU op (a colour per name)", "host span", "its end"]
     said = " ".join(note_lines(dom))
     assert "No GPU activity was recorded in this profile" in said
     assert "idle" not in said.lower()
@@ -561,3 +561,71 @@ def test_the_axis_labels_stay_inside_the_timeline(tmp_path: Path, recorded: str)
     ticks = measured(page, 1400, _TICKS)
     assert ticks["labels"], ticks
     assert ticks["cut"] == [], ticks
+
+
+# The first widest op bar's place and width, and its label, before and after zooming in twofold.
+_OP_ZOOM = """{const bars=[...document.querySelectorAll("#tl rect.op")],w=b=>+b.getAttribute("width"),
+ b=bars.reduce((a,c)=>w(c)>w(a)?c:a),x=()=>+b.getAttribute("x"),at=[x(),w(b)];
+ t1=t0+(t1-t0)/2;place();return {before:at,after:[x(),w(b)],index:bars.indexOf(b),
+ labels:document.querySelectorAll("#tl text.olbl").length}}"""
+
+
+@needs_browser
+@pytest.mark.parametrize("recorded", ["cpu_torch2.13.0_calls", "h100_liger_fused_linear_jsd"])
+def test_the_ops_rows_are_drawn_labelled_hovered_and_zoomed(tmp_path: Path, recorded: str) -> None:
+    # Trial report: a CPU-only trace's timeline was a single empty line, nothing to look at.
+    trace = DATA / f"{recorded}.json.gz"
+    page = tmp_path / "page.html"
+    show_html(trace, page)
+    block = re.search(r'<script id="data" type="application/json">(.*?)</script>', page.read_text(encoding="utf-8"))
+    assert block
+    data = json.loads(block.group(1))
+    bars, strings = data["calls"][data["open"]]["ops"], data["strings"]
+    counts = drawn(page)
+    assert counts["ops"] == len(bars) > 10
+    assert counts["op_rows"] == 1 + max(bar[2] for bar in bars) >= 3
+    assert counts["op_labels"] > 0
+    dom = browser("--window-size=1400,900", "--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    assert len(re.findall(r'<rect class="op( merged)?"[^>]* width="[0-9.]+"', dom)) == len(bars)
+    # Above the host lane: each bar's foot over the host lane's top.
+    host = re.search(r'<rect class="span"[^>]* y="([0-9.]+)"', dom)
+    assert host
+    feet = [float(y) + float(h) for y, h in re.findall(r'<rect class="op[^"]*" y="([0-9.]+)" height="([0-9.]+)"', dom)]
+    assert len(feet) == len(bars)
+    assert max(feet) < float(host.group(1)) - 10
+    said = " ".join(note_lines(dom))
+    if data["measured"]:
+        assert "The rows above the host lane are the call's CPU ops, one row per nesting depth." in said
+    else:  # the CPU-only note stays true, and tells what there is
+        assert "No GPU activity was recorded in this profile: it is CPU only, and nothing is shaded." in said
+        assert "What there is: the call's CPU ops, in the rows above the host lane" in said
+    # Zoomed in twofold, the widest bar is twice as wide, twice as far from the start; its label stays.
+    zoom = measured(page, 1400, _OP_ZOOM)
+    (x0, w0), (x1, w1) = zoom["before"], zoom["after"]  # type: ignore[misc]
+    assert w1 == pytest.approx(2 * w0, abs=0.2)
+    assert x1 - 90 == pytest.approx(2 * (x0 - 90), abs=0.2)  # 90: the lane labels' width
+    assert zoom["labels"]
+    # Hover: the whole name and the duration, as a kernel's.
+    index = int(zoom["index"])  # type: ignore[call-overload]
+    hovered = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri() + f"#op={index}")
+    tip = re.search(r'<div id="tip"[^>]*>([^<]*)</div>', hovered)
+    assert tip, hovered[-2000:]
+    lines = html.unescape(tip.group(1)).splitlines()
+    assert lines[0] == strings[bars[index][3]]
+    assert lines[1] == f"duration: {bars[index][1]} us"
+    shot = Path(os.environ.get("KERNELPROF_SCREENSHOT_DIR", tmp_path)) / f"timeline_ops_{recorded}.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    browser("--window-size=1400,1000", f"--screenshot={shot}", page.as_uri())
+    assert shot.stat().st_size > 10_000
+
+
+@needs_browser
+def test_a_page_without_its_trace_says_its_ops_rows_have_no_times(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(render_page(load_trace(DATA / "cpu_torch2.13.0_calls.json.gz"), title="cpu"), encoding="utf-8")
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    said = note_lines(dom)
+    assert "No ops rows: the page was written without the trace file, which holds the ops' times." in said
+    assert said[0] == "No GPU activity was recorded in this profile: it is CPU only, and nothing is shaded."
+    assert ">ops (no times)</text>" in dom
+    assert '<rect class="op' not in dom
