@@ -27,13 +27,13 @@ def test_show_names_the_call_of_its_sync_and_copy_times(trace: Trace, capsys: py
     path = str(trace("copy_dtoh_pageable_nonblocking"))
     assert main(["show", path]) == 0
     out = capsys.readouterr().out
-    [syncs] = _headers(out, "call ")
+    [syncs] = _headers(out, "runtime call ")
     [copies] = _headers(out, "direction ")
     assert "  call 1 host us  " in syncs
     assert "  call 1 gpu us  " in copies
     assert main(["show", "--calls", path]) == 0
     out = capsys.readouterr().out
-    assert [re.findall(r"call \d host us", line) for line in _headers(out, "call ")] == [
+    assert [re.findall(r"call \d host us", line) for line in _headers(out, "runtime call ")] == [
         ["call 0 host us"],
         ["call 1 host us"],
         ["call 2 host us"],
