@@ -10,7 +10,7 @@ from ..assemble.optree import is_inductors_range
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile, OpTable
-from ..model.gpu_time import gpu_time_line
+from ..model.gpu_time import call_line, inductor_dtype_note
 from ..model.kernel_text import kernel_table
 from ..model.records import copy_table, sync_table
 from ..tables import format_us, plural, printable, render_table
@@ -93,9 +93,7 @@ def host_section(view: CallProfile) -> str:
     call: in the words of the profile's own line (``KernelProfile.host_summary``, which a failed
     assertion prints), so that a figure reads the same wherever it is shown; the tables' time
     columns name the call, as its kernel table's does (``call 1 host us``, ``call 1 gpu us``)."""
-    graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
-    launches = f"{view.launches} launch{'' if view.launches == 1 else 'es'}{graphs}"
-    line = f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
+    line = call_line(view)
     syncs, copies = view.syncs, view.copies
     lines = [f"{line}, {plural(len(syncs), 'host sync')}:" if syncs else f"{line}, no host syncs"]
     if syncs:
@@ -124,18 +122,8 @@ def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: De
 
 
 def _say_inductor_dtypes(prof: KernelProfile) -> None:
-    """Why an Inductor kernel's dtype reads ``?``: a trace recorded before the plugin read them, or
-    without it (a newcomer read the recorded samples' ``?`` as dtype questions failing on compiled code)."""
-    if not prof.has_device_activity:
-        return
-    undated = {k.name for k in prof.call.kernels if k.family == "inductor" and k.dtype is None}
-    if undated:
-        print(
-            f"dtype ?: this trace has no dtype for {plural(len(undated), 'Inductor kernel')}: the plugin reads them "
-            "from Inductor's compiled signatures when it profiles live, and keeps them in the traces it saves; "
-            "a trace recorded without it (or before it read them) has none: record it with the plugin "
-            "(kernelprof.captures[i].export_trace(path), --kernelprof-trace-dir) to have them"
-        )
+    if prof.has_device_activity and (note := inductor_dtype_note(list(prof.call.kernels))):
+        print(note)
 
 
 def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder) -> int:

@@ -52,6 +52,30 @@ def gpu_time_line(view: CallProfile | KernelProfile) -> str:
     )
 
 
+def call_line(view: CallProfile) -> str:
+    """``4 launches, 222.8us in kernels, host span ...``: a call's launches, its time in kernels
+    and :func:`gpu_time_line`, as ``kernelprof show`` and the timeline page lead with them."""
+    graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
+    launches = f"{view.launches} launch{'' if view.launches == 1 else 'es'}{graphs}"
+    return f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
+
+
+def inductor_dtype_note(kernels: Sequence[Kernel]) -> str | None:
+    """Why an Inductor kernel's dtype reads ``?``, where one does: a trace recorded before the
+    plugin read them, or without it (a newcomer read the recorded samples' ``?`` as dtype questions
+    failing on compiled code). What ``kernelprof show`` and the timeline page say under the table."""
+    undated = {k.name for k in kernels if k.family == "inductor" and k.dtype is None}
+    if not undated:
+        return None
+    count = f"{len(undated)} Inductor kernel{'' if len(undated) == 1 else 's'}"
+    return (
+        f"dtype ?: this trace has no dtype for {count}: the plugin reads them from Inductor's compiled "
+        "signatures when it profiles live, and keeps them in the traces it saves; a trace recorded without it "
+        "(or before it read them) has none: record it with the plugin (kernelprof.captures[i].export_trace(path), "
+        "--kernelprof-trace-dir) to have them"
+    )
+
+
 def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
     merged: list[tuple[float, float]] = []
     for start, end in sorted(intervals):

@@ -41,6 +41,7 @@ import html
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Container, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -48,12 +49,13 @@ from typing import Any
 from ..assemble.optree import is_inductors_range
 from ..checks.diff import change_details, describe_kernel, diff_kernels, render_diff, summary_lines, unknown_dtype_note
 from ..errors import KernelProfError
-from ..model import KernelProfile
+from ..model import CallProfile, KernelProfile
+from ..model.gpu_time import call_line, inductor_dtype_note
 from ..model.kernels import kernel_cells
 from ..model.ops import Op
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
 from ..paths import atomic_path
-from ..tables import display_name, format_share, plural
+from ..tables import display_name, format_share, format_us, plural
 from ..traces.records import paused_gc
 from .lanes import DEPTH, LANE_KEYS, MAX_BARS, host_records, op_rows
 from .summary import relative_paths
@@ -124,6 +126,7 @@ def _data(
             idle, share = [], ""
         calls.append(
             {
+                "figures": _figures(call),
                 "wall": round(call.wall_us, 3),
                 "idle": idle,
                 "idle_share": share,
@@ -144,7 +147,29 @@ def _data(
     # Without GPU records the GPU sections say "not measured", never "0 kernels" or "none".
     measured = prof.has_device_activity
     limits = {"op_depth": DEPTH, "op_bars": MAX_BARS}
-    return {"title": title, "strings": list(strings), "calls": calls, "measured": measured, **columns, **limits}
+    note = inductor_dtype_note(list(prof.call.kernels)) if measured else None
+    return {
+        "title": title,
+        "strings": list(strings),
+        "calls": calls,
+        "measured": measured,
+        "dtype_note": note,
+        **columns,
+        **limits,
+    }
+
+
+def _figures(call: CallProfile) -> list[str]:
+    """The lines ``kernelprof show`` leads a call with, in its words: launches, time in kernels,
+    host span, GPU busy and work (:func:`call_line`), then the memory ops by name (a trial found the
+    page without the figures and without the memsets its timeline marks)."""
+    try:
+        line = call_line(call)
+    except KernelProfError:  # no GPU activity: the one figure a CPU profile has, as show words it
+        return [f"host span {format_us(call.wall_us)}us; no GPU activity recorded"]
+    named = Counter(m.name for m in call.memory_ops)
+    memory = ", ".join(f"{name} x{count}" for name, count in sorted(named.items()))
+    return [line, f"memory ops: {memory or 'none'}"]
 
 
 def _op_table(prof: KernelProfile, number: int, inductors: Container[str]) -> str:

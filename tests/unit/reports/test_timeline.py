@@ -499,3 +499,29 @@ def test_a_page_without_its_trace_says_it_has_no_op_times() -> None:
     data = json.loads(page.data)
     assert data["op_times"] == "the page was written without the trace file, which holds the ops' times"
     assert all(call["ops"] == [] for call in data["calls"])
+
+
+@pytest.mark.parametrize("trace", ["h200_geglu_compiled", "h200_sync_item_stacks", "cpu_torch2.13.0_calls"])
+def test_each_call_leads_with_the_figures_kernelprof_show_gives_it(
+    trace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trial: the page gave neither the call's figures nor the memsets its timeline marks, nor why
+    # an Inductor kernel's dtype reads "?", all of which `kernelprof show` prints.
+    from pytest_kernelprof.cli import main
+
+    path = DATA / f"{trace}.json.gz"
+    page = _Page()
+    page.feed(render_page(load_trace(path), title=trace, trace=path))
+    data = json.loads(page.data)
+    assert main(["show", "--calls", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    starts = [i for i, line in enumerate(out) if re.match(r"call \d+( \(the median call by host span\))?:$", line)]
+    assert len(starts) == len(data["calls"]) == 3
+    for call, start, end in zip(data["calls"], starts, [*starts[1:], len(out)], strict=True):
+        block = "\n".join(out[start:end])
+        assert call["figures"][0] in block  # show's line of that call, word for word
+        if len(call["figures"]) > 1:
+            assert f"\n{call['figures'][1]}\n" in block  # its memory ops, as show names them
+    note = next((line for line in out if line.startswith("dtype ?:")), None)
+    assert data["dtype_note"] == note
+    assert (note is not None) == (trace == "h200_geglu_compiled")
