@@ -148,11 +148,12 @@ def test_help_lists_the_options(pytester: pytest.Pytester) -> None:
     )
     # Issue 32 item 9: the rules' page is docs/rules.md; the README no longer has that section.
     text = " ".join(result.stdout.str().split())
-    # A trial: it said the calls were "each compared with the first", where every figure is the
-    # median call's: what is compared is their kernel sequences.
+    # Trials: it said the calls were "each compared with the first" (their kernel sequences are),
+    # then that every figure was the median call's, where a kernel's time is its median over the calls.
     assert (
         "--kernelprof-calls=N Profiled calls per kernelprof(fn) call: their kernel sequences must match the first "
-        "call's, and every figure is the median call's by host span (prof.median_call); default: 3" in text
+        "call's; launches, host span, busy and idle time are the median call's by host span (prof.median_call), "
+        "a kernel's time its median over the calls; default: 3" in text
     )
     assert "kernelprof_forbid (linelist): Rules every profile" in text
     # Named by the page's title too: a wheel carries no docs folder to find the file in.

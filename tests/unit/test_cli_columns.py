@@ -59,3 +59,18 @@ def test_an_idle_share_that_rounds_to_100_while_the_gpu_worked_reads_above_99(
     assert "100%" not in idle
     # kernelprof diff's idle line, of the calls it compares, says it the same way.
     assert "GPU idle within it >99% -> 99%" in _call_times(prof.calls[0], prof.calls[1])[0]
+
+
+def test_show_medians_prints_the_table_a_failure_shows(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # A trial: 56.5 in a failure's table ("median us") and 57.2 in show's ("call 1 us") for one
+    # kernel, with no way to get the failure's table back from the saved trace.
+    path = str(trace("geglu_eager"))
+    assert main(["show", "--medians", path]) == 0
+    out = capsys.readouterr().out.splitlines()
+    table = load_trace(path).table().splitlines()
+    assert out[1 : 1 + len(table)] == table
+    assert "median us" in out[2]
+    assert main(["show", path]) == 0
+    assert "median us" not in capsys.readouterr().out  # the call's own times without it
+    assert main(["show", "--medians", "--calls", path]) == 2
+    assert "--medians with --calls" in capsys.readouterr().err

@@ -37,6 +37,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     show_command.add_argument("--calls", action="store_true", help="one table per profiled call")
     show_command.add_argument(
+        "--medians",
+        action="store_true",
+        help="the profile's table as a failed assertion shows it: each kernel's median time over the calls",
+    )
+    show_command.add_argument(
         "--ops",
         action="store_true",
         help="the CPU op tree, each row the CPU and device time of its op under the ops above it",
@@ -139,7 +144,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         decoder = BUILT_IN.teach_lines(args.kernels, "--kernels") if args.kernels else BUILT_IN
         status = (
-            show.show(args.trace, args.calls, args.ops, args.html, decoder)
+            show.show(args.trace, args.calls, args.ops, args.html, decoder, args.medians)
             if args.command == "show"
             else diff.diff(args.a, args.b, args.by, decoder, ops=args.ops)
         )

@@ -39,7 +39,7 @@ INDUCTORS_NOTE = (
 OP_TREE_HEADERS = ("count here", "cpu us here", "device us here")
 OP_TREE_NOTE = (
     "(each row: its op's occurrences under the ops above it in the call, its children's time included, so a row's "
-    "times never exceed the row's it is under (its count may: aten::addmm 2 calls aten::resolve_conj 4 times); "
+    "times never exceed the row's it is under (its count may: an op can call another several times); "
     "device time: its kernels and its memory ops, memcpys and memsets; "
     "an op's totals over this call: prof.calls[i].ops[name] of this call i, and the timeline page's op table; "
     "prof.ops[name] holds each op's median over the calls)"
@@ -116,9 +116,11 @@ def _missing_folder(path: str) -> str | None:
     return os.path.relpath(missing)
 
 
-def show(path: str, calls: bool, ops: bool, html: str | None = None, decoder: Decoder = BUILT_IN) -> int:
+def show(
+    path: str, calls: bool, ops: bool, html: str | None = None, decoder: Decoder = BUILT_IN, medians: bool = False
+) -> int:
     with readable(path) as copy:
-        return _show(copy, shown(path), calls, ops, html, decoder)
+        return _show(copy, shown(path), calls, ops, html, decoder, medians)
 
 
 def _say_inductor_dtypes(prof: KernelProfile) -> None:
@@ -126,7 +128,14 @@ def _say_inductor_dtypes(prof: KernelProfile) -> None:
         print(note)
 
 
-def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder) -> int:
+def _show(
+    path: str, name: str, calls: bool, ops: bool, html: str | None, decoder: Decoder, medians: bool = False
+) -> int:
+    if medians and calls:
+        raise KernelProfError(
+            "--medians with --calls: --medians shows each kernel's median over the calls, --calls each call's "
+            "own times; give one"
+        )
     if html is not None and not html.strip():  # argparse passes `--html ""` on: no page, not a word
         raise KernelProfError(f"--html {html!r}: an empty file name; name the page's file (--html timeline.html)")
     if html and os.path.exists(html) and os.path.exists(path) and os.path.samefile(html, path):  # or a link to it
@@ -138,6 +147,14 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
     # One call whole, every figure and table of it its own: the median call by host span, whose
     # figures the profile's table and the JUnit properties give too (``prof.median_call``).
     median = prof.median_call
+    if medians:
+        # The profile's table as a failure shows it (each kernel's median over the calls, "median
+        # us"): a trial read 56.5 in a failure and 57.2 here, the median call's own, for one kernel.
+        print(prof.table())
+        if ops:
+            print(op_tree(median.ops))
+        _say_inductor_dtypes(prof)
+        return _page(prof, path, name, html)
     if not calls and len(prof.calls) > 1:
         print(f"call {median.index}, the median of {len(prof.calls)} by host span (--calls shows each):")
     views = prof.calls if calls else (median,)
@@ -175,6 +192,11 @@ def _show(path: str, name: str, calls: bool, ops: bool, html: str | None, decode
             print(f"  --kernels {shlex.quote(line.strip())}")
         print(f"  ({teaching_values(unplaced)})")
     _say_inductor_dtypes(prof)
+    return _page(prof, path, name, html)
+
+
+def _page(prof: KernelProfile, path: str, name: str, html: str | None) -> int:
+    """Write the timeline page where ``--html`` asked for one, and say where."""
     if html:
         from ..reports.timeline import write_page
 

@@ -167,9 +167,11 @@ _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the bu
 class KernelProfile:
     """One representative call of a profiled callable, plus each call on its own.
 
-    The representative call is the first profiled call with each kernel's duration
-    replaced by its median over all calls (the calls launched the same sequence, or
-    building the profile failed unless variation was allowed).
+    The representative call (``call``, whose kernels ``kernels`` holds) has the kernel sequence
+    the calls launched (the same in each, or building the profile failed unless variation was
+    allowed), each kernel's duration its median over all calls; the call-level figures (launches,
+    host span, GPU busy and idle, syncs) are the median call's by host span (``median_call``,
+    "call 1, the median of 3" in every output).
     """
 
     call: CallProfile

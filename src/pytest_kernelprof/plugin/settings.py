@@ -210,8 +210,9 @@ def add_options(parser: pytest.Parser) -> None:
         dest="kernelprof_calls",
         default=None,
         metavar="N",
-        help="Profiled calls per kernelprof(fn) call: their kernel sequences must match the first call's, and "
-        f"every figure is the median call's by host span (prof.median_call); default: {DEFAULT_CALLS}",
+        help="Profiled calls per kernelprof(fn) call: their kernel sequences must match the first call's; "
+        "launches, host span, busy and idle time are the median call's by host span (prof.median_call), a "
+        f"kernel's time its median over the calls; default: {DEFAULT_CALLS}",
     )
     group.addoption(
         "--kernelprof-modules",
