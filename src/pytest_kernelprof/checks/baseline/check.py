@@ -184,7 +184,7 @@ class KernelBaseline:
         """Compare a sweep with its stored baseline, one entry per bucket of its cases: ``by``
         names the bucket of a case (``lambda case: "M<64" if case["M"] < 64 else "M>=64"``; a
         string, the argument whose values are the buckets; None, one bucket), and each bucket's
-        entry, ``name[bucket]``, holds ranges over its cases (``buckets.py``). Fails naming the
+        entry, ``name[bucket]``, holds ranges over its cases (kernel counts per kind, names, metrics). Fails naming the
         buckets that differ (a ``BaselineMissingError`` where no bucket differs and some have no
         entry yet); records them under --kernelprof-update."""
         __tracebackhide__ = True
