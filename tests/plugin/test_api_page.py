@@ -10,6 +10,8 @@ tests run the hook's functions on samples of the built page and on every signatu
 from __future__ import annotations
 
 import ast
+import builtins
+import dataclasses
 import importlib
 import importlib.util
 import inspect
@@ -185,7 +187,8 @@ def test_every_default_the_reference_shows_by_name_shows_its_value(hooks: Module
             assert not (isinstance(default, ast.Attribute) and ast.unparse(default).startswith("pytest_kernelprof")), (
                 f"{where}: the hook shows a default named by a bare name, not {ast.unparse(default)}"
             )
-            if isinstance(default, ast.Name):
+            # A builtin (``shown: ... = str``) is Pygments' ``nb``, no name the hook looks up.
+            if isinstance(default, ast.Name) and not hasattr(builtins, default.id):
                 value = module.__dict__[default.id]
                 assert hooks.default_value(default.id) == hooks.spelling(value), where
                 checked[f"{obj.__name__}: {where}"] = hooks.default_value(default.id)
@@ -193,3 +196,101 @@ def test_every_default_the_reference_shows_by_name_shows_its_value(hooks: Module
 
     assert checked["Profiler: __init__(warmup=...)"] == repr(inspect.signature(Profiler).parameters["warmup"].default)
     assert len(checked) >= 6, checked  # the counts and bounds (a decoder= defaults to None, no name)
+
+
+API_PAGE = ROOT / "docs" / "reference" / "api.md"
+
+
+def _filters() -> dict[str, list[str]]:
+    """Each ``:::`` object of the API page and the ``filters`` its own options give (the global ones otherwise)."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    default = ast.literal_eval(re.search(r"^ +filters: (\[.*\])$", config, re.MULTILINE)[1])  # type: ignore[index]
+    found = {}
+    for block in re.split(r"^(?=::: )", API_PAGE.read_text(encoding="utf-8"), flags=re.MULTILINE)[1:]:
+        own = re.search(r"^ +filters: (\[.*\])$", block.split("\n\n", 1)[0], re.MULTILINE)
+        found[block.split()[1]] = ast.literal_eval(own[1]) if own else default
+    return found
+
+
+def _shown(name: str, filters: list[str]) -> bool:
+    """Whether mkdocstrings lists a member ``name`` under these filters (``!`` excludes a match)."""
+    return all(
+        (re.search(f[1:], name) is None) if f.startswith("!") else (re.search(f, name) is not None) for f in filters
+    )
+
+
+def _has(path: str, name: str) -> bool:
+    """Whether the object at ``path`` has a member ``name``: a class attribute, a field or an instance attribute."""
+    module, attr = path.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module), attr)
+    return hasattr(cls, name) or name in inspect.get_annotations(cls) or f"self.{name} = " in inspect.getsource(cls)
+
+
+# The trial found these on the page, listed as public: what the plugin's reports call.
+HIDDEN = {
+    "pytest_kernelprof.types.KernelList": ("undecided_lines", "nearest_lines"),
+    "pytest_kernelprof.types.OpTable": ("whose", "heading", "time_headers", "times_note"),
+    "pytest_kernelprof.types.Count": ("noun", "fixes", "explain", "query"),
+    "pytest_kernelprof.KernelProfile": ("compile_facts", "memory_from"),
+    "pytest_kernelprof.checks.baseline.KernelBaseline": ("explanation", "legacy_path"),
+}
+# What a test calls: still on the page.
+SHOWN = {
+    "pytest_kernelprof.types.KernelList": ("count", "one", "matching", "of_kind", "table", "unplaced"),
+    "pytest_kernelprof.types.OpTable": ("names", "tree", "table", "call", "medians"),
+    "pytest_kernelprof.types.Count": ("total", "table", "times"),
+    "pytest_kernelprof.KernelProfile": ("kernels", "ops", "syncs", "copies", "compile", "memory", "table"),
+    "pytest_kernelprof.checks.baseline.KernelBaseline": ("check", "check_sweep"),
+    "pytest_kernelprof.Profiler": ("profile", "teach", "sweep", "record", "load_trace"),
+}
+
+
+def test_the_page_lists_what_a_test_calls_and_not_the_reports_helpers() -> None:
+    filters = _filters()
+    for path, names in HIDDEN.items():
+        for name in names:
+            assert _has(path, name), f"{path}.{name}: a filter for a name the object no longer has"
+            assert not _shown(name, filters[path]), f"{path}.{name} is listed"
+    for path, names in SHOWN.items():
+        for name in names:
+            assert _has(path, name), f"{path}.{name}"
+            assert _shown(name, filters[path]), f"{path}.{name} is hidden"
+
+
+def test_each_profiler_setting_has_a_line_with_its_type() -> None:
+    """Trial: ``warmup``, ``calls``, ``no_grad``... were a bare name each: the class docstring's
+    Attributes table gives each a type and a line, and the bare entries are hidden."""
+    from pytest_kernelprof import Profiler
+    from pytest_kernelprof.options import ProfileOptions
+
+    doc = inspect.getdoc(Profiler) or ""
+    settings = [field.name for field in dataclasses.fields(ProfileOptions)]
+    filters = _filters()["pytest_kernelprof.Profiler"]
+    for name in [*settings, "options", "captures"]:
+        assert re.search(rf"^:vartype {name}: \S", doc, re.MULTILINE), name
+        assert re.search(rf"^:ivar {name}: \S", doc, re.MULTILINE), name
+        # griffe reads the type only when it comes before its line.
+        assert doc.index(f":vartype {name}:") < doc.index(f":ivar {name}:"), name
+        assert not _shown(name, filters), name
+
+
+def test_objects_are_one_heading_level_below_their_section() -> None:
+    """Trial: the section "Profiling" and the class "Profiler" were both h2."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^ +heading_level: 3$", config, re.MULTILINE)
+    page = API_PAGE.read_text(encoding="utf-8")
+    assert "heading_level" not in page
+    assert re.findall(r"^(#+) ", page, re.MULTILINE) == ["#", *["##"] * page.count("\n## ")]
+
+
+def test_the_kernel_baseline_fixtures_object_has_a_section() -> None:
+    page = API_PAGE.read_text(encoding="utf-8")
+    section = page.split("\n## Kernel baselines\n", 1)[1].split("\n## ", 1)[0]
+    assert "::: pytest_kernelprof.checks.baseline.KernelBaseline" in section
+    assert "`kernel_baseline` fixture" in section
+    assert "](../baselines.md)" in section
+    from pytest_kernelprof.checks.baseline import KernelBaseline
+
+    doc = inspect.getdoc(KernelBaseline) or ""
+    assert "assert prof == kernel_baseline" in doc
+    assert "legacy_path" not in doc  # the fixture's arguments are __init__'s docstring, off the page

@@ -373,10 +373,12 @@ def test_the_pages_name_no_internal_module_for_users_to_call() -> None:
     """Issue 32: docs/rules.md told users to pass ``pytest_kernelprof.checks.rules.parse_rules(...)``
     to ``Profiler``, where its example (and the code) takes the rule lines as strings."""
     internal = re.compile(r"pytest_kernelprof\.(checks|api|model|assemble|capture|reports|traces|health|tables)\b")
+    # A ``:::`` line is mkdocstrings' address of what it renders (the page shows the bare name):
+    # the kernel_baseline fixture's class has no public module to import it from.
     found = [
         f"{page.relative_to(ROOT)}: {hit[0]}"
         for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-        for hit in internal.finditer(page.read_text(encoding="utf-8"))
+        for hit in internal.finditer(re.sub(r"^:::.*$", "", page.read_text(encoding="utf-8"), flags=re.MULTILINE))
     ]
     assert not found
     assert 'Profiler(forbid=["no-mm: op=aten::mm | use the fused op", ...])' in (ROOT / "docs" / "rules.md").read_text()

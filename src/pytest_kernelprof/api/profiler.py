@@ -84,7 +84,37 @@ class Profiler:
     :class:`TraceNotKeptError` (under ``--kernelprof-trace-dir`` the plugin keeps them itself).
 
     The settings are held in ``options``, validated when the profiler is made; each of them
-    is also an attribute (``profiler.calls``), and setting one replaces the options.
+    is also an attribute (``profiler.calls``), and setting one replaces the options, validated
+    as the constructor's argument is (``profiler.calls = 0`` raises a ``ValueError``).
+
+    :vartype warmup: int
+    :ivar warmup: Calls run before the profiled ones and not recorded (compiling, autotuning,
+        allocator caches).
+    :vartype calls: int
+    :ivar calls: Calls profiled after the warm-up, each its own step (``prof.calls``).
+    :vartype no_grad: bool
+    :ivar no_grad: Run every call under ``torch.no_grad()``.
+    :vartype allow_variation: bool
+    :ivar allow_variation: Let the calls launch different kernel sequences (the profile is then
+        ``varied``); otherwise such a profile raises ``KernelSequenceMismatchError`` with a diff.
+    :vartype stacks: bool
+    :ivar stacks: Record Python stacks, so that syncs and kernels carry the user's frames (it costs).
+    :vartype modules: bool | nn.Module
+    :ivar modules: True: record the module calls of a profiled nn.Module (other callables are
+        profiled without); an nn.Module: record that module's calls, whatever the callable.
+    :vartype forbid: tuple[Rule, ...]
+    :ivar forbid: The rules every profile is checked against; set it from rule lines or ``Rule``
+        values, as the constructor takes them.
+    :vartype keep_traces: bool
+    :ivar keep_traces: Keep each profile's trace as its session ends, for
+        ``captures[i].export_trace(path)`` after later profiles.
+    :vartype decoder: Decoder
+    :ivar decoder: What decodes the kernels of the profiles taken or loaded from now on
+        (:meth:`teach` replaces it with one that knows one more rule).
+    :vartype options: ProfileOptions
+    :ivar options: Every setting above, as one frozen value.
+    :vartype captures: list[Capture]
+    :ivar captures: Each finished session (``Capture``), newest last: its profile and its trace.
     """
 
     warmup = _Option[int]()

@@ -23,15 +23,22 @@ from .signature import Signature, compare, compare_metrics, launches_follow_kern
 
 
 class KernelBaseline:
-    """``kernel_baseline.check(prof)``, or ``assert prof == kernel_baseline``.
+    """The ``kernel_baseline`` fixture's value: ``kernel_baseline.check(prof)``, or
+    ``assert prof == kernel_baseline``.
 
-    Compares a profile's kernel signature with the one stored for this test and the
-    profile's GPU architecture in ``__kernelprof__/<module>/<test>.json`` beside the test
-    module. With ``--kernelprof-update`` it records the signature instead. ``legacy_path``
-    is the file's name under pytest-kernelprof 0.1's naming: read where the file is missing,
-    moved to ``path`` by an update. ``notes`` collects what it did (notes.py), for the
-    test's report. ``shown`` names a baseline file in messages and the repr (the fixture's:
-    relative to the rootdir where the file is under it, as the job summary names it).
+    Compares a profile's kernel signature (each kernel's kind, family, layout, fused ops,
+    launching op, dtype and, as ``kernelprof_baseline_names`` says, name; the memory operations; the
+    metrics, each better lower) with the one stored for this test and the profile's GPU
+    architecture in ``__kernelprof__/<module>/<test>.json`` beside the test module. With
+    ``--kernelprof-update`` it records the signature instead, and passes.
+
+    ``assert prof == kernel_baseline`` checks the entry ``default``, as ``check(prof)`` does; a
+    failed comparison's assertion report shows the diff. ``check`` raises instead:
+    ``BaselineMismatchError`` with the diff and the command that updates the entry, or
+    ``BaselineMissingError`` where the entry was never recorded.
+
+    :vartype path: Path
+    :ivar path: The baseline file of this test.
     """
 
     def __init__(
@@ -47,6 +54,11 @@ class KernelBaseline:
         command_id: str | None = None,
         shown: Callable[[Path], str] = str,
     ) -> None:
+        """Made by the ``kernel_baseline`` fixture. ``legacy_path`` is the file's name under
+        pytest-kernelprof 0.1's naming: read where the file is missing, moved to ``path`` by an
+        update. ``notes`` collects what it did (notes.py), for the test's report. ``shown`` names a
+        baseline file in messages and the repr (the fixture's: relative to the rootdir where the file
+        is under it, as the job summary names it)."""
         self.path = path
         self.legacy_path = legacy_path
         self._nodeid = nodeid
@@ -172,7 +184,7 @@ class KernelBaseline:
         """Compare a sweep with its stored baseline, one entry per bucket of its cases: ``by``
         names the bucket of a case (``lambda case: "M<64" if case["M"] < 64 else "M>=64"``; a
         string, the argument whose values are the buckets; None, one bucket), and each bucket's
-        entry, ``name[bucket]``, holds ranges over its cases (``buckets.py``). Fails naming the
+        entry, ``name[bucket]``, holds ranges over its cases (kernel counts per kind, names, metrics). Fails naming the
         buckets that differ (a ``BaselineMissingError`` where no bucket differs and some have no
         entry yet); records them under --kernelprof-update."""
         __tracebackhide__ = True
