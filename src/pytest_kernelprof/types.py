@@ -2,7 +2,7 @@
 
 A test rarely imports these to use them (``prof.kernels`` is already a :class:`KernelList`);
 it imports them to annotate a helper (``def gemms(kernels: KernelList) -> KernelList``), to
-build a value itself (``Decoder().teach(...)``, ``parse_kernel_name(name)``) or to check a
+annotate the ``kernel_baseline`` fixture's value (:class:`KernelBaseline`), build a value itself (``Decoder().teach(...)``, ``parse_kernel_name(name)``) or to check a
 kind against :data:`KINDS`. What a test calls or catches is at the top level of the package
 (``Profiler``, ``load_trace``, ``KernelProfile``, the errors).
 
@@ -12,6 +12,7 @@ session that does not profile does not pay for it (``tests/plugin/test_cost.py``
 
 from __future__ import annotations
 
+from .checks.baseline import KernelBaseline
 from .checks.sweep import SweepCase
 from .decode import KINDS, Decoder, Evidence, KernelName, parse_kernel_name
 from .health import CompileReport, GraphBreak, MemoryReading, MemoryReport
@@ -44,6 +45,7 @@ __all__ = [
     "Evidence",
     "GraphBreak",
     "Kernel",
+    "KernelBaseline",
     "KernelCount",
     "KernelList",
     "KernelName",

@@ -232,7 +232,7 @@ HIDDEN = {
     "pytest_kernelprof.types.OpTable": ("whose", "heading", "time_headers", "times_note"),
     "pytest_kernelprof.types.Count": ("noun", "fixes", "explain", "query"),
     "pytest_kernelprof.KernelProfile": ("compile_facts", "memory_from"),
-    "pytest_kernelprof.checks.baseline.KernelBaseline": ("explanation", "legacy_path"),
+    "pytest_kernelprof.types.KernelBaseline": ("explanation", "legacy_path"),
 }
 # What a test calls: still on the page.
 SHOWN = {
@@ -240,7 +240,7 @@ SHOWN = {
     "pytest_kernelprof.types.OpTable": ("names", "tree", "table", "call", "medians"),
     "pytest_kernelprof.types.Count": ("total", "table", "times"),
     "pytest_kernelprof.KernelProfile": ("kernels", "ops", "syncs", "copies", "compile", "memory", "table"),
-    "pytest_kernelprof.checks.baseline.KernelBaseline": ("check", "check_sweep"),
+    "pytest_kernelprof.types.KernelBaseline": ("check", "check_sweep"),
     "pytest_kernelprof.Profiler": ("profile", "teach", "sweep", "record", "load_trace"),
 }
 
@@ -286,7 +286,7 @@ def test_objects_are_one_heading_level_below_their_section() -> None:
 def test_the_kernel_baseline_fixtures_object_has_a_section() -> None:
     page = API_PAGE.read_text(encoding="utf-8")
     section = page.split("\n## Kernel baselines\n", 1)[1].split("\n## ", 1)[0]
-    assert "::: pytest_kernelprof.checks.baseline.KernelBaseline" in section
+    assert "::: pytest_kernelprof.types.KernelBaseline" in section
     assert "`kernel_baseline` fixture" in section
     assert "](../baselines.md)" in section
     from pytest_kernelprof.checks.baseline import KernelBaseline
