@@ -39,6 +39,7 @@ value cut to ``MAX_NAME`` and ``MAX_VALUE`` characters.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Sequence
 
 from ..checks.metrics import read_metric
@@ -151,8 +152,11 @@ def short_message(message: str, most: int = MESSAGE_CHARS) -> str:
     """A failure's JUnit ``message`` within ``most`` characters, where it is longer and has lines
     past its first that say what to do (``summary.acting_lines``: a baseline's update command,
     ``to fix: ...``): its first lines, those lines, then how many lines the element's text has
-    besides: a diff's lines (from its ``--- `` line) are all there. Otherwise the message as it
-    is, for pytest to cut as it does."""
+    besides: a diff's lines (from its ``--- `` line) are all there. An acting line is kept whole
+    or left out (a command or a fix cut in its middle cannot be followed), and a table is kept
+    with a row at least or not at all (its header alone reads as an empty table). Otherwise the
+    message as it is, for pytest to cut as it does, unless pytest's cut would end at a table's
+    header: then its first lines that fit, without that header."""
     from .summary import acting_lines
 
     lines = message.splitlines()
@@ -161,21 +165,44 @@ def short_message(message: str, most: int = MESSAGE_CHARS) -> str:
     picked = acting_lines(lines, 1, len(lines))
     actions: list[str] = []
     for index in picked:  # half the room at most, the lines it ends with first to go
-        line = clip(lines[index], most // 4)
-        if sum(len(kept) + 1 for kept in actions) + len(line) + 1 > most // 2:
-            break
-        actions.append(line)
-    if not actions:
+        if sum(len(kept) + 1 for kept in actions) + len(lines[index]) + 1 <= most // 2:
+            actions.append(lines[index])
+    if not actions and not _ends_at_header(_pytests_cut(lines, most + 1)):
         return message
     pointer = f"(the rest, {len(lines)} lines, is in this failure's text)"
     room = most - sum(len(line) + 1 for line in actions) - len(pointer)
     head = [clip(lines[0], room - 1)]
     room -= len(head[0]) + 1
-    for line in lines[1 : picked[0]]:
+    for line in lines[1 : picked[0] if picked else len(lines)]:
         # A diff (``--- baseline``) comes whole or not at all: its first kernels alone read as all of it.
         if len(line) + 1 > room or line.startswith("--- "):
             break
         head.append(line)
         room -= len(line) + 1
+    if _ends_at_header(head + lines[len(head) : len(head) + 1]):
+        head.pop()
     pointer = f"(the rest, {plural(len(lines) - len(head) - len(actions), 'line')}, is in this failure's text)"
     return "\n".join([*head, *actions, pointer])
+
+
+# A table's header and its first row, as tables.render_table writes a table of kernels, copies or
+# syncs: its index column first.
+_HEADER = re.compile(r"\s*#  \S")
+_FIRST_ROW = re.compile(r"\s*0  \S")
+
+
+def _ends_at_header(lines: Sequence[str]) -> bool:
+    """Whether ``lines``, the kept lines and the first line after them, end a table at its header:
+    the last kept line is a header, and the line after it, left out, its first row."""
+    return len(lines) >= 3 and bool(_HEADER.match(lines[-2])) and bool(_FIRST_ROW.match(lines[-1]))
+
+
+def _pytests_cut(lines: Sequence[str], budget: int) -> list[str]:
+    """The lines pytest keeps of a message past its bound (junitxml's whole lines that fit), and
+    the first line it leaves out."""
+    size = 0
+    for count, line in enumerate(lines):
+        if count and size + len(line) + 1 > budget:
+            return list(lines[: count + 1])
+        size += len(line) + 1
+    return list(lines)

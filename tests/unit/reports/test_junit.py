@@ -145,3 +145,38 @@ def test_a_short_message_keeps_its_head_and_what_to_do_within_pytests_bound() ->
     assert lines[1:] == [update, "(the rest, 33 lines, is in this failure's text)"]
     assert short_message("\n".join(diff[:3] + [update])) == "\n".join(diff[:3] + [update])  # within the bound
     assert short_message("\n".join(diff)) == "\n".join(diff)  # nothing that acts: pytest cuts it
+
+
+def test_a_short_message_keeps_a_to_fix_line_whole_or_leaves_it_out() -> None:
+    # A trial read `to fix: ... copy into p[...25 chars...]_memory=True) with non_blocking=True`.
+    from pytest_kernelprof.reports.junit import MESSAGE_CHARS, short_message
+
+    long_fix = "  to fix: a copy to or from pageable memory blocks the host: " + "pin it " * 30
+    short_fix = "  to fix: keep them on the GPU"
+    head = ["AssertionError: assert 1 == 0", *(f"  line {i} " + "." * 60 for i in range(8))]
+    lines = short_message("\n".join([*head, long_fix, short_fix])).splitlines()
+    assert len("\n".join(lines)) <= MESSAGE_CHARS
+    assert long_fix not in lines
+    assert not any("chars...]" in line for line in lines), lines
+    assert lines[-2:] == [short_fix, "(the rest, 4 lines, is in this failure's text)"]  # 3 of the head, the fix
+
+
+def test_a_short_message_never_ends_a_table_at_its_header() -> None:
+    # A trial read `found 0 of 4 kernels ...:`, the table's header, then `nearest names: ...`.
+    from pytest_kernelprof.reports.junit import short_message
+
+    first = "KernelMatchError: expected exactly one kernel with kind='reduction', found 0 of 4 kernels" + "." * 150
+    header = "#  kind       family  dtype  layout  median us  name"
+    rows = [f"{i}  gemm       nvjet   bf16   tn            56.0  nvjet_sm90_tst_{'x' * 80}_TNT" for i in range(4)]
+    hint = "nearest names: " + ", ".join(f"'geglu_{i}'" for i in range(6))
+    lines = short_message("\n".join([first, header, *rows, hint])).splitlines()
+    assert lines == [first, hint, "(the rest, 5 lines, is in this failure's text)"]
+    # With room for a row, the header stays above it.
+    lines = short_message("\n".join([first[:100], header, *rows, hint])).splitlines()
+    assert lines == [first[:100], header, rows[0], hint, "(the rest, 3 lines, is in this failure's text)"]
+    # Nothing that acts, where pytest's cut (whole lines) would end at the header: cut here, without it.
+    lines = short_message("\n".join(["x" * 300, header, *rows])).splitlines()
+    assert lines == ["x" * 300, "(the rest, 5 lines, is in this failure's text)"]
+    # ... and where it would keep a row, the message is pytest's to cut.
+    message = "\n".join(["x" * 100, header, *rows])
+    assert short_message(message) == message
