@@ -1,10 +1,11 @@
 """The value types of pytest-kernelprof: what a profile hands out, for annotating and constructing.
 
 A test rarely imports these to use them (``prof.kernels`` is already a :class:`KernelList`);
-it imports them to annotate a helper (``def gemms(kernels: KernelList) -> KernelList``), to
-annotate the ``kernel_baseline`` fixture's value (:class:`KernelBaseline`), build a value itself (``Decoder().teach(...)``, ``parse_kernel_name(name)``) or to check a
-kind against :data:`KINDS`. What a test calls or catches is at the top level of the package
-(``Profiler``, ``load_trace``, ``KernelProfile``, the errors).
+it imports them to annotate a helper (``def gemms(kernels: KernelList) -> KernelList``) or the
+``kernel_baseline`` fixture's value (:class:`KernelBaseline`), to build a value itself
+(``Decoder().teach(...)``, ``parse_kernel_name(name)``) or to check a kind against :data:`KINDS`.
+What a test calls or catches is at the top level of the package (``Profiler``, ``load_trace``,
+``KernelProfile``, the errors).
 
 Importing this module loads the profile model (no torch): the plugin never imports it, so a
 session that does not profile does not pay for it (``tests/plugin/test_cost.py``).
