@@ -98,7 +98,8 @@ def pytest_unconfigure(config):
 
 # torch's version as its wheel gives it, which torch.__version__ is (2.13.0+cpu): torch imported
 # here would be taken out of sys.modules with the test's pytester, and imported again breaks.
-TORCH = importlib.metadata.version("torch")
+# A pattern: PyPI's CUDA wheels say 2.6.0 where torch.__version__ says 2.6.0+cu124.
+TORCH = importlib.metadata.version("torch").split("+")[0] + "*"
 NO_DRIVER = (
     "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
     "http://www.nvidia.com/Download/index.aspx"
