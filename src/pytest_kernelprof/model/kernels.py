@@ -320,7 +320,13 @@ class KernelList(_Records[Kernel]):
         positions = self._positions()
         rows = rows_text([positions[i] for i in undecided])
         facts = " or ".join(sorted({missing(self._loaded()[i])[0] for i in undecided}))
-        return [f"{plural(len(undecided), 'kernel')} of unknown {facts} ({rows}) could be it: teach the decoder"]
+        kernels = [self._loaded()[i] for i in undecided]
+        if facts == "dtype" and all(k.family == "inductor" for k in kernels):
+            # Inductor's, from a trace recorded without their dtype: teaching one by name would pin it.
+            remedy = "record the trace with the plugin"
+        else:
+            remedy = "teach the decoder"
+        return [f"{plural(len(undecided), 'kernel')} of unknown {facts} ({rows}) could be it: {remedy}"]
 
     def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> None:
         __tracebackhide__ = True

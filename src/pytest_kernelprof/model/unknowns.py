@@ -223,14 +223,23 @@ def warn_undecided(question: str, kernels: Sequence[KernelName]) -> None:
     strict = _STRICT.get()
     # Raised, it says so first (the type's name says "warning": users catch it by that name).
     failed = "failed under --kernelprof-strict-decode: " if strict else ""
-    lines = [
-        f"{failed}{question} may not hold: {plural(len(kernels), 'kernel')} {of_what} could change it:",
-        *describe(distinct),
+    # Inductor's kernels of unknown dtype only: a dtype taught by name would pin it, and the same
+    # name recompiled for fp32 would then pass a "no fp32 kernel" question (a trial); what gives
+    # them their dtype is a trace the plugin recorded.
+    inductor_only = unknown == ["dtype"] and all(k.family == "inductor" for k in distinct)
+    teach = [
         f"Teach the decoder {'their dtype' if unknown == ['dtype'] else 'what they are'} (pytest.ini), or "
         "kernelprof.teach(GLOB, ...) in the test before taking or loading the profile:",
         *(f"  {line}" for line in how_to_teach(distinct[:SHOWN])),
         f"  ({teaching_values(distinct[:SHOWN])})",
+    ]
+    lines = [
+        f"{failed}{question} may not hold: {plural(len(kernels), 'kernel')} {of_what} could change it:",
+        *describe(distinct),
+        *([] if inductor_only else teach),
         *_INDUCTOR_NOTE * any(k.family == "inductor" and k.dtype is None for k in distinct),
+        *("(teaching them a dtype by name is no remedy: the same name recompiled for another dtype would pass unseen)",)
+        * inductor_only,
         *("(an error under --kernelprof-strict-decode)",) * (not strict),
     ]
     if strict:

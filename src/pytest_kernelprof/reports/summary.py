@@ -54,6 +54,7 @@ ACTION_STARTS = ("if the change is intended:", "to fix:", "(a test that may brea
 ACTION_ENDS = (
     "which a test that may break it leaves out)",
     "could be it: teach the decoder",
+    "could be it: record the trace with the plugin",
     " ruled it out",
     " ruled them out",
 )

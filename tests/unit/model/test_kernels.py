@@ -436,7 +436,7 @@ def test_a_kernel_of_unknown_dtype_is_not_said_to_be_ruled_out(trace: Trace) -> 
     with pytest.warns(UndecodedKernelWarning), pytest.raises(AssertionError) as info:
         kernels.one("triton_poi_fused_*", dtype="bf16")  # #2, of unknown dtype
     last = str(info.value).splitlines()[-1]
-    assert last == "1 kernel of unknown dtype (#2) could be it: teach the decoder"
+    assert last == "1 kernel of unknown dtype (#2) could be it: record the trace with the plugin"  # Inductor's
     with pytest.raises(AssertionError, match=r"'nvjet\*' matches #0, #1, #3 by name: their dtype ruled them out$"):
         kernels.one("nvjet*", dtype="fp32")
     with pytest.raises(AssertionError, match=r"'nvjet\*coopB\*' matches #3 by name: its kind ruled it out$"):
