@@ -808,3 +808,11 @@ def test_the_op_trees_note_says_a_child_may_run_more_often_than_its_parent() -> 
     assert int(conj[1]) > int(rows[addmm][1])
     note = op_tree(call.ops).splitlines()[-1]
     assert "times never exceed the row's it is under (its count may: " in note
+
+
+def test_the_op_trees_note_on_a_cpu_trace_explains_no_device_time(capsys: pytest.CaptureFixture[str]) -> None:
+    # A trial: the note explained device time (kernels, memcpys, memsets) under a column of "-".
+    assert main(["show", "--ops", str(DATA / "cpu_torch2.13.0_calls.json.gz")]) == 0
+    note = capsys.readouterr().out.splitlines()[-1]
+    assert "device time: none recorded (-); " in note
+    assert "its kernels and its memory ops" not in note

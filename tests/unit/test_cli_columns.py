@@ -68,8 +68,8 @@ def test_show_medians_prints_the_table_a_failure_shows(trace: Trace, capsys: pyt
     assert main(["show", "--medians", path]) == 0
     out = capsys.readouterr().out.splitlines()
     table = load_trace(path).table().splitlines()
-    assert out[1 : 1 + len(table)] == table
-    assert "median us" in out[2]
+    assert out[: len(table)] == table  # the profile's table alone names the trace: one head line
+    assert "median us" in out[1]
     assert main(["show", path]) == 0
     assert "median us" not in capsys.readouterr().out  # the call's own times without it
     assert main(["show", "--medians", "--calls", path]) == 2

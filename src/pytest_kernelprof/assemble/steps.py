@@ -154,7 +154,7 @@ def no_activity_reason(source: Source, from_trace: bool = False) -> str:
         )
     if from_trace:
         trace = printable(source.label)
-        ops = "Its CPU ops (prof.ops) can be queried as they are"
+        ops = "Its CPU ops (prof.ops) can be queried as they are."
         if source.device is None:
             return (
                 f"{trace} recorded no GPU activity: it holds no kernel, memcpy or memset records and names no "

@@ -37,10 +37,11 @@ INDUCTORS_NOTE = (
 # medians over the calls, which a trial took for this call's totals); in the tree they would be
 # one more pair of columns that repeat at every place, the reading the trial got wrong.
 OP_TREE_HEADERS = ("count here", "cpu us here", "device us here")
+_DEVICE_TIME = "device time: its kernels and its memory ops, memcpys and memsets; "
 OP_TREE_NOTE = (
     "(each row: its op's occurrences under the ops above it in the call, its children's time included, so a row's "
     "times never exceed the row's it is under (its count may: an op can call another several times); "
-    "device time: its kernels and its memory ops, memcpys and memsets; "
+    f"{_DEVICE_TIME}"
     "an op's totals over this call: prof.calls[i].ops[name] of this call i, and the timeline page's op table; "
     "prof.ops[name] holds each op's median over the calls)"
 )
@@ -83,6 +84,8 @@ def op_tree(ops: OpTable) -> str:
     if cut:
         table += f"\n... the op tree goes on past {OP_TREE_ROWS:,} rows"
     note = OP_TREE_NOTE
+    if all(row[3] == "-" for row in rows):  # no GPU activity: no device time to explain (a trial)
+        note = note.replace(_DEVICE_TIME, "device time: none recorded (-); ")
     if any(INDUCTORS_RANGE in row[0] for row in rows):
         note += f"\n{INDUCTORS_NOTE}"
     return f"{table}\n{note}"
@@ -143,7 +146,8 @@ def _show(
     if html and os.path.isdir(html):  # said before the report, not after it (the page is written last)
         raise KernelProfError(f"--html {html} is a folder; name a file, such as {os.path.join(html, 'timeline.html')}")
     prof, incomplete = load(path, name, decoder)
-    print(head(name, prof, incomplete))
+    if not medians:  # the profile's table names the trace itself (a trial read two head lines)
+        print(head(name, prof, incomplete))
     # One call whole, every figure and table of it its own: the median call by host span, whose
     # figures the profile's table and the JUnit properties give too (``prof.median_call``).
     median = prof.median_call

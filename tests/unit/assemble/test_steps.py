@@ -332,7 +332,7 @@ def test_a_trace_without_gpu_activity_says_what_the_trace_holds(tmp_path: Path) 
     assert str(raised.value) == (
         f"{cpu} recorded no GPU activity: it holds no kernel, memcpy or memset records and names no GPU (a "
         "CPU-only profile, recorded where CUDA was not available). Record the trace on a GPU to query its "
-        "kernels. Its CPU ops (prof.ops) can be queried as they are"
+        "kernels. Its CPU ops (prof.ops) can be queried as they are."
     )
     assert load_trace(cpu).ops["aten::linear"].count == 2  # as it says
     s = Stream()
