@@ -4,6 +4,7 @@ summary, and a named pipe that no one reads is refused rather than waited on."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -43,15 +44,23 @@ def test_a_summary_named_pipe_that_no_one_reads_is_refused_without_waiting(pytes
     )
 
 
+def _run_beside_a_step_summary(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, suite: str
+) -> tuple[pytest.RunResult, Path]:
+    """``suite`` run with ``--kernelprof-summary out/summary.md`` under a GitHub step summary that
+    already holds an earlier step's line."""
+    pytester.makepyfile(test_suite=suite)
+    step = pytester.path / "step_summary.md"
+    step.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    return pytester.runpytest("--kernelprof-summary", "out/summary.md"), step
+
+
 def test_a_summary_path_under_github_actions_is_written_beside_the_step_summary(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The flag adds a file: it does not take the run page's summary away (it did, issue 32).
-    pytester.makepyfile(test_suite=SUITE)
-    step = pytester.path / "step_summary.md"
-    step.write_text("earlier step\n")
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
-    result = pytester.runpytest("--kernelprof-summary", "out/summary.md")
+    result, step = _run_beside_a_step_summary(pytester, monkeypatch, SUITE)
     result.assert_outcomes(failed=1)
     mine = (pytester.path / "out" / "summary.md").read_text()
     assert mine.startswith("## pytest-kernelprof\n")
@@ -90,11 +99,7 @@ def test_a_named_summary_file_is_written_on_a_run_with_nothing_to_report(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A trial: a CI step that uploads the named file found none after a passing run.
-    pytester.makepyfile(test_suite=PASSING)
-    step = pytester.path / "step_summary.md"
-    step.write_text("earlier step\n")
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
-    result = pytester.runpytest("--kernelprof-summary", "out/summary.md")
+    result, step = _run_beside_a_step_summary(pytester, monkeypatch, PASSING)
     result.assert_outcomes(passed=3)
     # A fixture's profile counts for the test that used it: three profiles, in two tests.
     assert (pytester.path / "out" / "summary.md").read_text() == (
