@@ -10,7 +10,7 @@ from ..assemble.optree import is_inductors_range
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile, OpTable
-from ..model.gpu_time import call_line, inductor_dtype_note
+from ..model.gpu_time import call_line, inductor_dtype_note, memory_ops_line
 from ..model.kernel_text import kernel_table
 from ..model.records import copy_table, sync_table
 from ..tables import format_us, plural, printable, render_table
@@ -171,7 +171,7 @@ def _show(
             # sum of the column, which medians (no one call need have them) would not add up to.
             # The column says whose they are, so that 59.2 here and 60.1 there read as two calls'.
             print(kernel_table(list(view.kernels), call=view.index))
-            print(f"memory ops: {_counts(Counter(m.name for m in view.memory_ops))}")
+            print(memory_ops_line(view))
             print(host_section(view))
         else:
             # The host span is measured without a GPU: a CPU trace's one figure (a trial found none shown).

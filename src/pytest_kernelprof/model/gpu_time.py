@@ -3,11 +3,12 @@ work time, and how much communication ran under compute (``Overlap``)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..tables import format_share, format_us
+from ..tables import format_share, format_us, printable
 from .kernels import Kernel
 
 if TYPE_CHECKING:
@@ -58,6 +59,14 @@ def call_line(view: CallProfile) -> str:
     graphs = f" ({view.graph_launches} graph)" if view.graph_launches else ""
     launches = f"{view.launches} launch{'' if view.launches == 1 else 'es'}{graphs}"
     return f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
+
+
+def memory_ops_line(view: CallProfile) -> str:
+    """``memory ops: Memset (Device) x2``: a call's memcpys and memsets by name, as ``kernelprof
+    show`` and the timeline page list them."""
+    named = Counter(m.name for m in view.memory_ops)
+    listed = ", ".join(f"{printable(name)} x{count}" for name, count in sorted(named.items()))
+    return f"memory ops: {listed or 'none'}"
 
 
 def inductor_dtype_note(kernels: Sequence[Kernel]) -> str | None:

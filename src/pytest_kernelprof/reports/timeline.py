@@ -41,7 +41,6 @@ import html
 import json
 import os
 import re
-from collections import Counter
 from collections.abc import Callable, Container, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,7 @@ from ..assemble.optree import is_inductors_range
 from ..checks.diff import change_details, describe_kernel, diff_kernels, render_diff, summary_lines, unknown_dtype_note
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile
-from ..model.gpu_time import call_line, inductor_dtype_note
+from ..model.gpu_time import call_line, inductor_dtype_note, memory_ops_line
 from ..model.kernels import kernel_cells
 from ..model.ops import Op
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
@@ -167,9 +166,7 @@ def _figures(call: CallProfile) -> list[str]:
         line = call_line(call)
     except KernelProfError:  # no GPU activity: the one figure a CPU profile has, as show words it
         return [f"host span {format_us(call.wall_us)}us; no GPU activity recorded"]
-    named = Counter(m.name for m in call.memory_ops)
-    memory = ", ".join(f"{name} x{count}" for name, count in sorted(named.items()))
-    return [line, f"memory ops: {memory or 'none'}"]
+    return [line, memory_ops_line(call)]
 
 
 def _op_table(prof: KernelProfile, number: int, inductors: Container[str]) -> str:
