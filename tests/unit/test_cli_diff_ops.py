@@ -48,9 +48,9 @@ def test_two_cpu_traces_of_the_same_ops_are_the_same(capsys: pytest.CaptureFixtu
     assert capsys.readouterr().out.splitlines() == [
         f"a = {CPU_13}: CPU only (no GPU activity recorded), 3 calls",
         f"b = {CPU_12}: CPU only (no GPU activity recorded), 3 calls",
-        "op counts, the median call by host span (a: call 1, the median of 3; b: call 1, the median of 3): "
-        "21 ops at their places in the trees, each run as often in both",
-        f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}",
+        "the median call by host span: a's call 1, b's call 1 (of 3 each, numbered from 0)",
+        "op counts: 21 ops at their places in the trees, each run as often in both",
+        f"host span: {time_change(a.wall_us, b.wall_us)}",
         f"({TIME_NOTE})",
         "same ops",
     ]
@@ -60,8 +60,8 @@ def test_an_op_renamed_shows_where_it_was_and_where_it_is(tmp_path: Path, capsys
     gelu = _renamed(tmp_path / "gelu.json.gz", "aten::relu", "aten::gelu")
     assert main(["diff", "--ops", str(CPU_13), str(gelu)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[2].endswith(": 23 ops at their places in the trees: 19 the same, 2 only in a, 2 only in b")
-    table = out[4 : out.index("the ops differ") - 1]
+    assert out[3] == "op counts: 23 ops at their places in the trees: 19 the same, 2 only in a, 2 only in b"
+    table = out[5 : out.index("the ops differ") - 1]
     assert [line.split() for line in table] == [
         ["op", "count", "a", "count", "b"],
         ["=", "my_block", "1", "1"],
@@ -88,13 +88,13 @@ def test_a_count_changed_under_a_parent_in_gpu_traces(tmp_path: Path, capsys: py
     one, two = _adds(tmp_path / "one", 1), _adds(tmp_path / "two", 2)
     assert main(["diff", "--ops", str(one), str(two)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert [line.split() for line in out[4:7]] == [
+    assert [line.split() for line in out[5:8]] == [
         ["op", "count", "a", "count", "b"],
         ["=", "outer", "1", "1"],
         ["~", "aten::add", "1", "2"],
     ]
-    assert out[7].startswith("(each row:")
-    assert out[2].endswith(": 3 ops at their places in the trees: 2 the same, 1 count changed")
+    assert out[8].startswith("(each row:")
+    assert out[3] == "op counts: 3 ops at their places in the trees: 2 the same, 1 count changed"
     assert out[-2:] == ["kernels: not compared (kernelprof diff without --ops compares them)", "the ops differ"]
     # The kernel diff of the same traces compares kernels, not ops.
     assert main(["diff", str(one), str(two)]) == 1

@@ -416,10 +416,10 @@ def unplaced_lines(
     ]
 
 
-def time_change(before_us: float, after_us: float) -> str:
-    """``before -> after (+x.x%)``; where the two round to one figure and yet differ, with the
-    digits that tell them apart (``2.68us -> 2.71us (+1.2%)``: ``2.7us -> 2.7us (+1.2%)`` read as a
-    contradiction)."""
+def time_figures(before_us: float, after_us: float) -> tuple[str, str, str]:
+    """``("2.7us", "2.6us", "-3.6%")``: a time before and after, and the change (empty where the
+    time before is 0); where the two round to one figure and yet differ, with the digits that tell
+    them apart (``2.68us``, ``2.71us``: ``2.7us -> 2.7us (+1.2%)`` read as a contradiction)."""
     shown = format_us
     if before_us != after_us and format_us(before_us) == format_us(after_us):
         digits = next((n for n in range(2, 4) if f"{before_us:.{n}f}" != f"{after_us:.{n}f}"), 3)
@@ -427,6 +427,11 @@ def time_change(before_us: float, after_us: float) -> str:
         def shown(value: float) -> str:
             return f"{value:.{digits}f}"
 
-    if before_us <= 0:
-        return f"{shown(before_us)}us -> {shown(after_us)}us"
-    return f"{shown(before_us)}us -> {shown(after_us)}us ({(after_us - before_us) / before_us:+.1%})"
+    change = f"{(after_us - before_us) / before_us:+.1%}" if before_us > 0 else ""
+    return f"{shown(before_us)}us", f"{shown(after_us)}us", change
+
+
+def time_change(before_us: float, after_us: float) -> str:
+    """``before -> after (+x.x%)``, the figures of :func:`time_figures`."""
+    before, after, change = time_figures(before_us, after_us)
+    return f"{before} -> {after}" + (f" ({change})" if change else "")

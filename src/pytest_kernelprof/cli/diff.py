@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import shlex
 
-from ..checks.diff import diff_kernels, render_diff, summary_lines, time_change, unknown_dtype_note, unplaced_lines
+from ..checks.diff import (
+    diff_kernels,
+    render_diff,
+    summary_lines,
+    time_change,
+    time_figures,
+    unknown_dtype_note,
+    unplaced_lines,
+)
 from ..checks.op_diff import OpCount, diff_op_trees
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
@@ -15,26 +23,37 @@ from .files import STDIN, head, load, readable, shown
 from .show import INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_ROWS, inductors_ranges, shown_op
 
 
-def _median_calls(a: KernelProfile, b: KernelProfile, what: str = "GPU time in kernels") -> str:
-    """Whose kernel time (or ``what``) the diff compares: each side's median call, the call ``show``
-    and the JUnit ``kernel_us`` report, so that the three agree."""
-    # Calls are numbered from 0, as prof.calls[i]: "call 1 of 3" would read as the first.
-    calls = "; ".join(
-        f"{side}: call {p.median_call.index}, the median of {len(p.calls)}" for side, p in (("a", a), ("b", b))
+def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
+    """Whose figures the diff's second table compares: each side's median call, the call ``show``
+    and the JUnit ``kernel_us`` report, so that the three agree. Said once, above them: the same
+    qualifier on every row, and "per call" beside "the median call" in one table, read as a
+    puzzle (a trial)."""
+    # Calls are numbered from 0, as prof.calls[i]: "call 1 of 3" alone would read as the first.
+    counts = f"of {len(a.calls)} each" if len(a.calls) == len(b.calls) else f"of {len(a.calls)} and {len(b.calls)}"
+    return (
+        f"the median call by host span: a's call {a.median_call.index}, b's call {b.median_call.index} "
+        f"({counts}, numbered from 0)"
     )
-    return f"{what}, the median call by host span ({calls})"
 
 
-def _call_times(a: CallProfile, b: CallProfile, spans: str | None = None) -> list[str]:
-    """The host span and GPU work of the calls compared, which ``show`` leads with beside the kernel
-    time: a compiled step whose kernels got faster can still take the host longer; ``spans``
-    (:func:`_call_spans`) between them."""
-    idle = f"GPU idle within it {format_share(a.gpu_idle_fraction)} -> {format_share(b.gpu_idle_fraction)}"
-    return [
-        f"host span, the same calls: {time_change(a.wall_us, b.wall_us)}; {idle}",
-        *([spans] if spans else []),
-        f"GPU work in all, the same calls: {time_change(a.gpu_work_us, b.gpu_work_us)}",
+def _time_row(what: str, before_us: float, after_us: float) -> tuple[str, str, str, str]:
+    return (what, *time_figures(before_us, after_us))
+
+
+def _call_table(ma: CallProfile, mb: CallProfile) -> str:
+    """The host's side of the calls compared, as show and a baseline's metrics count it (a CUDA
+    graph's point is 49 launches -> 2, which kernels per call alone did not show: a trial), and
+    their times: a compiled step whose kernels got faster can still take the host longer."""
+    rows = [
+        ("launches", _launches(ma), _launches(mb), ""),
+        ("host syncs", str(len(ma.syncs)), str(len(mb.syncs)), ""),
+        ("DtoH copies", str(ma.copies.count("DtoH")), str(mb.copies.count("DtoH")), ""),
+        _time_row("GPU time in kernels", ma.kernels.total_us, mb.kernels.total_us),
+        _time_row("host span", ma.wall_us, mb.wall_us),
+        ("GPU idle within it", format_share(ma.gpu_idle_fraction), format_share(mb.gpu_idle_fraction), ""),
+        _time_row("GPU work in all", ma.gpu_work_us, mb.gpu_work_us),
     ]
+    return render_table(("", "a", "b", "change"), rows, right=(1, 2, 3))
 
 
 def _count(prof: KernelProfile, kind: str) -> str:
@@ -54,7 +73,7 @@ def _call_spans(a: KernelProfile, b: KernelProfile) -> str:
     spans = "; ".join(
         f"{side} {', '.join(format_us(call.wall_us) for call in p.calls)}us" for side, p in (("a", a), ("b", b))
     )
-    return f"host span per call, from call 0: {spans}"
+    return f"host span of each call, from call 0: {spans}"
 
 
 def diff(path_a: str, path_b: str, by: str | None, decoder: Decoder = BUILT_IN, ops: bool = False) -> int:
@@ -91,21 +110,16 @@ def diff(path_a: str, path_b: str, by: str | None, decoder: Decoder = BUILT_IN, 
         raise KernelProfError(f"neither trace recorded GPU activity: no kernels to compare ({compare_ops})")
     ka, kb = a.call.kernels, b.call.kernels
     result = diff_kernels(list(ka), list(kb), by=by or "name")
-    ma, mb = a.median_call, b.median_call
-    # The host's side of the calls compared too, as show and a baseline's metrics count it: a CUDA
-    # graph's point is 49 launches -> 2, which kernels per call alone did not show (a trial).
     rows = [
-        ("kernels per call", str(len(ka)), str(len(kb))),
+        ("kernels", str(len(ka)), str(len(kb))),
         # By kind, as a baseline counts them (`memcpys: 0 -> 1` among its worse lines): "memory ops
         # 2 2" read as unchanged for 2 memsets against a memset and a memcpy (a trial).
-        *((f"{kind}s per call", _count(a, kind), _count(b, kind)) for kind in ("memcpy", "memset")),
-        ("launches, the median call", _launches(ma), _launches(mb)),
-        ("host syncs, the median call", str(len(ma.syncs)), str(len(mb.syncs))),
-        ("DtoH copies, the median call", str(ma.copies.count("DtoH")), str(mb.copies.count("DtoH"))),
+        *((f"{kind}s", _count(a, kind), _count(b, kind)) for kind in ("memcpy", "memset")),
     ]
-    print(render_table(("", "a", "b"), rows, right=(1, 2)))
-    print(f"{_median_calls(a, b)}: {time_change(a.median_call.kernels.total_us, b.median_call.kernels.total_us)}")
-    print("\n".join(_call_times(a.median_call, b.median_call, _call_spans(a, b))))
+    print(render_table(("per call", "a", "b"), rows, right=(1, 2)))
+    print(_median_calls(a, b))
+    print(_call_table(a.median_call, b.median_call))
+    print(_call_spans(a, b))
     for line in summary_lines(list(ka), list(kb)):
         print(line)
     for line in unplaced_lines(list(ka), list(kb), "a", "b", "--kernels"):
@@ -176,8 +190,9 @@ def _diff_ops(a: KernelProfile, b: KernelProfile) -> int:
         raise KernelProfError("neither trace recorded CPU ops: no op trees to compare")
     found = diff_op_trees(tree_a, tree_b)
     changed = len(found.changed)
-    print(f"{_median_calls(a, b, 'op counts')}: {_op_tally(found.compared, found.changed)}")
-    print(f"host span, the same calls: {time_change(a.median_call.wall_us, b.median_call.wall_us)}")
+    print(_median_calls(a, b))
+    print(f"op counts: {_op_tally(found.compared, found.changed)}")
+    print(f"host span: {time_change(a.median_call.wall_us, b.median_call.wall_us)}")
     if changed:
         print(_op_rows(found.rows, inductors_ranges(a.median_call.ops) | inductors_ranges(b.median_call.ops)))
     print(f"({OP_DIFF_ROWS_NOTE}; {OP_DIFF_TIME_NOTE})" if changed else f"({OP_DIFF_TIME_NOTE})")

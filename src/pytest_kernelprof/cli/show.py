@@ -37,13 +37,13 @@ INDUCTORS_NOTE = (
 # medians over the calls, which a trial took for this call's totals); in the tree they would be
 # one more pair of columns that repeat at every place, the reading the trial got wrong.
 OP_TREE_HEADERS = ("count here", "cpu us here", "device us here")
-_DEVICE_TIME = "device time: its kernels and its memory ops, memcpys and memsets; "
+# One short line: a 430-character footer read as a wall (a trial); the rest of the reading (medians
+# over the calls in prof.ops, the timeline's op table) is docs/traces.md's. No pointer to docs/
+# here: a wheel has none.
+_DEVICE_TIME = "device us: kernels, memcpys, memsets; "
 OP_TREE_NOTE = (
-    "(each row: its op's occurrences under the ops above it in the call, its children's time included, so a row's "
-    "times never exceed the row's it is under (its count may: an op can call another several times); "
-    f"{_DEVICE_TIME}"
-    "an op's totals over this call: prof.calls[i].ops[name] of this call i, and the timeline page's op table; "
-    "prof.ops[name] holds each op's median over the calls)"
+    f"(a row: its op's runs under the ops above it, children included; {_DEVICE_TIME}"
+    "an op's totals over the call: prof.calls[i].ops[name])"
 )
 
 
@@ -85,7 +85,7 @@ def op_tree(ops: OpTable) -> str:
         table += f"\n... the op tree goes on past {OP_TREE_ROWS:,} rows"
     note = OP_TREE_NOTE
     if all(row[3] == "-" for row in rows):  # no GPU activity: no device time to explain (a trial)
-        note = note.replace(_DEVICE_TIME, "device time: none recorded (-); ")
+        note = note.replace(_DEVICE_TIME, "device us: none recorded (-); ")
     if any(INDUCTORS_RANGE in row[0] for row in rows):
         note += f"\n{INDUCTORS_NOTE}"
     return f"{table}\n{note}"

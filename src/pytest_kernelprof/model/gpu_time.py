@@ -77,11 +77,11 @@ def inductor_dtype_note(kernels: Sequence[Kernel]) -> str | None:
     if not undated:
         return None
     count = f"{len(undated)} Inductor kernel{'' if len(undated) == 1 else 's'}"
+    # What to do, in one line (the whole story, signatures read live and kept in saved traces, made
+    # 330 characters: a trial); said here, not by a pointer to docs/, which a wheel has none of.
     return (
-        f"dtype ?: this trace has no dtype for {count}: the plugin reads them from Inductor's compiled "
-        "signatures when it profiles live, and keeps them in the traces it saves; a trace recorded without it "
-        "(or before it read them) has none: record it with the plugin (kernelprof.captures[i].export_trace(path), "
-        "--kernelprof-trace-dir) to have them"
+        f"dtype ?: this trace has no dtype for {count}; a trace the plugin saves keeps them "
+        "(--kernelprof-trace-dir, kernelprof.captures[i].export_trace(path))"
     )
 
 

@@ -46,6 +46,27 @@ def glob_in_message(text: str, matched: Sequence[str], noun: str, instead: str) 
 KERNEL_CELLS = ("kind", "family", "dtype", "layout", "fused ops")
 
 
+# What a cell's "(source)" says, in the table's key line: the suffix was explained only in
+# docs/decoding.md, which a failure's reader does not have open (a trial asked what "(ir)" meant).
+EVIDENCE_KEY = {
+    "op": "the kind of the op that launched it",
+    "op-inputs": "the dtype of its op's inputs",
+    "ir": "read from its compiled Triton IR",
+    "template": "read from its template arguments",
+    "user": "taught (--kernels, ini option kernelprof_kernels)",
+}
+
+
+def evidence_key(kernels: Sequence[Kernel]) -> str | None:
+    """``(ir): read from its compiled Triton IR; (op): ...``: what the table's suffixes say, for
+    those it shows, or None where it shows none."""
+    shown = {k.evidence.kind for k in kernels if k.evidence.kind not in (None, "name")}
+    shown |= {"user" for k in kernels if k.dtype is not None and k.evidence.dtype == "user"}
+    if not shown:
+        return None
+    return "; ".join(f"({source}): {EVIDENCE_KEY.get(source, 'its evidence')}" for source in sorted(shown))
+
+
 def kernel_cells(k: Kernel) -> tuple[str, str, str, str, str]:
     """A kernel's ``KERNEL_CELLS`` as every kernel table shows them (see ``kernel_table``)."""
     return (
@@ -74,7 +95,8 @@ def kernel_table(
     (cuBLAS's ``scal_kernel`` is ``part of gemm``). The time column says whose
     times it holds: ``median us`` where ``medians`` (each kernel's median over the calls, which no
     one call need have), ``call 1 us`` where they are the own times of the call numbered ``call``
-    (``kernelprof show``'s), ``us`` where they are one call's own and the table does not know which."""
+    (``kernelprof show``'s), ``us`` where they are one call's own and the table does not know which.
+    Where a cell has a ``(source)``, a last line says what each means (``evidence_key``)."""
     numbers = range(len(kernels)) if positions is None else positions
     helpers = any(k.part_of for k in kernels)
     rows = [
@@ -91,7 +113,9 @@ def kernel_table(
     ]
     time = "median us" if medians else "us" if call is None else f"call {call} us"
     headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], time)
-    return render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
+    table = render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
+    key = evidence_key(kernels)
+    return table if key is None else f"{table}\n{key}"
 
 
 class KernelNames(list[str]):

@@ -76,3 +76,13 @@ def test_a_users_triton_kernels_read_as_their_ir_showed() -> None:
         "user_add_kernel": ("pointwise", "triton", "fp32", "ir"),
     }
     assert prof.kernels.count(kind="gemm") == 1
+
+
+def test_the_kernel_table_says_what_its_evidence_marks_mean() -> None:
+    # A trial met "reduction (ir)" in a table and found what "(ir)" meant only in docs/decoding.md.
+    table = load_trace(DATA / "h100_user_triton.json.gz").kernels.table().splitlines()
+    assert any("reduction (ir)" in row for row in table)
+    assert table[-1] == "(ir): read from its compiled Triton IR"
+    fp32 = load_trace(DATA / "h200_linear_fp32.json.gz").kernels.table().splitlines()
+    assert "(op)" not in fp32[-1]
+    assert not fp32[-1].startswith("(")  # no mark in the table, no key under it
