@@ -53,7 +53,7 @@ EVIDENCE_KEY = {
     "op-inputs": "the dtype of its op's inputs",
     "ir": "read from its compiled Triton IR",
     "template": "read from its template arguments",
-    "user": "taught (--kernels, ini option kernelprof_kernels)",
+    "user": "taught to the decoder (kernelprof.teach, ini option kernelprof_kernels, --kernels)",
 }
 
 

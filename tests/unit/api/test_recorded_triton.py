@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_kernelprof import load_trace
+from pytest_kernelprof.decode import BUILT_IN
 from tests.helpers import DATA
 
 LIGER_TRACES = sorted(DATA.glob("h100_liger_*.json.gz"))
@@ -86,3 +87,6 @@ def test_the_kernel_table_says_what_its_evidence_marks_mean() -> None:
     fp32 = load_trace(DATA / "h200_linear_fp32.json.gz").kernels.table().splitlines()
     assert "(op)" not in fp32[-1]
     assert not fp32[-1].startswith("(")  # no mark in the table, no key under it
+    taught = BUILT_IN.teach_lines(["user_add_kernel: kind=pointwise family=mine dtype=bf16"], "--kernels")
+    key = load_trace(DATA / "h100_user_triton.json.gz", decoder=taught).kernels.table().splitlines()[-1]
+    assert key.startswith("(ir): read from its compiled Triton IR; (user): taught to the decoder (kernelprof.teach, ")
