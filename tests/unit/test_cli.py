@@ -33,7 +33,7 @@ def test_show_prints_the_kernel_table(trace: Trace, capsys: pytest.CaptureFixtur
     assert "NVIDIA H200 (sm90), 3 calls" in out
     assert "launched by" in out
     assert out.count("nvjet_sm90_tst_") == 3
-    assert "memory ops: Memset (Device) x2" in out
+    assert "memory ops per call: Memset (Device) x2" in out
     assert "runtime calls: cuLaunchKernelEx x3, cudaLaunchKernel x2, cudaMemsetAsync x2" in out
 
 

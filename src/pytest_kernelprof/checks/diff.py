@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..decode import KernelName
+from ..model.kernel_text import kind_text
 from ..tables import changed_parts, display_name, format_us, plural
 from .alignment import align
 
@@ -208,13 +209,15 @@ def _ops(kernel: KernelName) -> frozenset[str]:
 
 
 def describe_kernel(kernel: KernelName) -> str:
-    """One kernel as the text diff shows it (the timeline page's side-by-side rows too)."""
+    """One kernel as the text diff shows it (the timeline page's side-by-side rows too):
+    ``pointwise/cublas (part of gemm) fp32  scal_kernel`` (:func:`kind_text`), then its dtype,
+    layout, fused ops and name."""
     # An unknown dtype is "?", as the kernel tables print it: left out, a kernel of unknown dtype
     # reads like one of no dtype, and a line beside it with one reads as the only typed kernel.
     dtype = f" {kernel.dtype or '?'}"
     layout = f" {kernel.layout}" if kernel.layout else ""
     ops = f" [{','.join(kernel.fused_ops)}]" if kernel.fused_ops else ""
-    return f"{kernel.kind}/{kernel.family}{dtype}{layout}{ops}  {display_name(kernel.name)}"
+    return f"{kind_text(kernel)}{dtype}{layout}{ops}  {display_name(kernel.name)}"
 
 
 def _fused_part(kernel: KernelName) -> str:

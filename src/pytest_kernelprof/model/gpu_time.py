@@ -61,12 +61,15 @@ def call_line(view: CallProfile) -> str:
     return f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
 
 
-def memory_ops_line(view: CallProfile) -> str:
-    """``memory ops: Memset (Device) x2``: a call's memcpys and memsets by name, as ``kernelprof
-    show`` and the timeline page list them."""
+def memory_ops_line(view: CallProfile, whose: str = "") -> str:
+    """``memory ops per call: Memset (Device) x2``: one call's memcpys and memsets by name, as
+    ``kernelprof show``, the timeline page and a profile's section (a failure's) list them, in
+    the words of ``kernelprof diff``'s ``memsets per call`` (a trial read ``memory ops:`` in one
+    and ``memory ops per call:`` in another). ``whose``: a note after ``per call`` that names the
+    call where the calls made different ones."""
     named = Counter(m.name for m in view.memory_ops)
     listed = ", ".join(f"{printable(name)} x{count}" for name, count in sorted(named.items()))
-    return f"memory ops: {listed or 'none'}"
+    return f"memory ops per call{whose}: {listed or 'none'}"
 
 
 def inductor_dtype_note(kernels: Sequence[Kernel]) -> str | None:

@@ -14,6 +14,7 @@ from ..errors import QueryError
 from ..tables import display_name, format_us, name_matches, plural, printable, render_table
 
 if TYPE_CHECKING:
+    from ..decode import KernelName
     from .kernels import Kernel
 
 GLOB = re.compile(r"[*?[]")  # what makes a string a glob to fnmatch
@@ -65,6 +66,16 @@ def evidence_key(kernels: Sequence[Kernel]) -> str | None:
     if not shown:
         return None
     return "; ".join(f"({source}): {EVIDENCE_KEY.get(source, 'its evidence')}" for source in sorted(shown))
+
+
+def kind_text(kernel: KernelName) -> str:
+    """``pointwise/cublas (part of gemm)``: a kernel's kind and family, and the work a helper
+    kernel belongs to (``part_of``), as every one-line description of a kernel starts (a diff's
+    lines, a baseline failure's, the timeline page's side-by-side rows). In the words of the
+    kernel table's ``part of`` column: a trial saw ``scal_kernel`` as ``part of gemm`` in the
+    table and as a plain pointwise kernel in the diff."""
+    part = f" (part of {kernel.part_of})" if kernel.part_of else ""
+    return f"{kernel.kind}/{kernel.family}{part}"
 
 
 def kernel_cells(k: Kernel) -> tuple[str, str, str, str, str]:

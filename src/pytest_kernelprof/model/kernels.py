@@ -11,7 +11,7 @@ from ..decode import KINDS, KernelName
 from ..errors import KernelMatchError, QueryError, QueryTypeError
 from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable
 from .counts import KernelCount, query_text, wanted_text
-from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table, rows_text
+from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table, kind_text, rows_text
 from .kernel_text import KERNEL_CELLS as KERNEL_CELLS  # the timeline's table and tests import them from here
 from .kernel_text import kernel_cells as kernel_cells
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
@@ -114,7 +114,7 @@ class Kernel(KernelName):
         op = f" op={printable(self.op)}" if self.op else ""
         dtype = f" {self.dtype}" if self.dtype else ""
         return (
-            f"Kernel({self.kind}/{self.family}{template}{dtype}{layout} {format_us(self.duration_us)}us "
+            f"Kernel({kind_text(self)}{template}{dtype}{layout} {format_us(self.duration_us)}us "
             f"{display_name(self.name)!r}{op})"
         )
 

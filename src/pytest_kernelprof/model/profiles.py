@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import os
 import statistics
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +22,7 @@ from ..health import (
     region_ids,
 )
 from ..tables import format_us, plural, printable
-from .gpu_time import Overlap, gpu_time_line, overlap_of
+from .gpu_time import Overlap, gpu_time_line, memory_ops_line, overlap_of
 from .kernels import KernelList, MemoryOp
 from .measured import MODULE_RANGE_PREFIX, needs_measurement
 from .ops import ModuleTable, ModuleView, OpTable
@@ -381,12 +380,11 @@ class KernelProfile:
         if not self.has_device_activity:
             reason = self._unavailable or "no GPU activity"  # each reason says "no GPU activity" itself
             return f"{head}\n{reason}\n{self.call.ops.table()}"
-        memory_ops = self.call.memory_ops
         # In the words `kernelprof show` uses, not a "+ N" line: under a baseline's diff a
-        # leading "+" read as one more added kernel.
-        by_name = Counter(m.name for m in memory_ops)
-        named = ", ".join(f"{printable(name)} x{n}" for name, n in sorted(by_name.items()))
-        memory = f"\nmemory ops per call: {named}" if memory_ops else ""
+        # leading "+" read as one more added kernel. None is left unsaid, as in a failure's every
+        # other line but the host syncs'; where the calls made different ones, whose they are.
+        whose = "" if self.memory_from is None else f" (call {self.memory_from}'s: the calls made different ones)"
+        memory = f"\n{memory_ops_line(self.call, whose)}" if self.call.memory_ops else ""
         table = self.call.kernels.table() if kernels is None else kernels
         return f"{head}\n{table}{memory}\n{self.host_summary()}"
 

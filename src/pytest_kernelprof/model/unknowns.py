@@ -23,6 +23,7 @@ from ..errors import UndecodedKernelWarning
 from ..paths import callers_stacklevel
 from ..tables import display_name, name_matches, plural, printable
 from ..tables.template_arguments import depths
+from .kernel_text import kind_text
 
 SHOWN = 5  # kernels listed in one warning; the rest are counted
 
@@ -166,7 +167,7 @@ def _known_and_not(kernel: KernelName) -> str:
     the decoder placed (only its dtype missing), ``aten, kind unknown`` or ``kind unknown`` for
     one it did not (its family known or not)."""
     if not kernel.unplaced:
-        return f"{kernel.kind}/{kernel.family}, dtype unknown"
+        return f"{kind_text(kernel)}, dtype unknown"
     return "kind unknown" if kernel.family == "unknown" else f"{kernel.family}, kind unknown"
 
 

@@ -313,3 +313,18 @@ def test_a_time_change_that_rounds_to_one_figure_shows_the_digits_that_differ() 
     assert time_change(2.7001, 2.7004) == "2.700us -> 2.700us (+0.0%)"  # three digits at most
     assert time_change(223.3, 371.0) == "223.3us -> 371.0us (+66.1%)"
     assert time_change(2.7, 2.7) == "2.7us -> 2.7us (+0.0%)"
+
+
+def test_a_helper_kernel_is_told_as_part_of_its_work_as_the_table_tells_it(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trial: cuBLAS's scal_kernel read "part of gemm" in show's table and a plain pointwise
+    # kernel in the diff's lines.
+    assert main(["diff", str(trace("compile_clean")), str(trace("compile_clean_train"))]) == 1
+    out = capsys.readouterr().out.splitlines()
+    helpers = [line for line in out if line[2:].startswith("pointwise/cublas")]
+    assert helpers  # the traces do hold the helper kernels
+    assert all(line[2:].startswith("pointwise/cublas (part of gemm) fp32  ") for line in helpers)
+    assert any(line.startswith("+ reduction/cublas (part of gemm) fp32  ") for line in out)  # split-K reduce
+    gemm = next(k for k in load_trace(trace("compile_clean")).kernels if k.kind == "gemm")
+    assert describe_kernel(gemm).startswith("gemm/cublas fp32 [bias]  ")  # a kernel of its own work: as before

@@ -26,8 +26,9 @@ from pytest_kernelprof import (
     UndecodedKernelWarning,
     load_trace,
 )
-from pytest_kernelprof.decode import Evidence
+from pytest_kernelprof.decode import Evidence, parse_kernel_name
 from pytest_kernelprof.model.kernels import KERNEL_CELLS
+from pytest_kernelprof.model.unknowns import describe
 from pytest_kernelprof.tables import display_name
 from pytest_kernelprof.types import Kernel, KernelCount, KernelList
 
@@ -268,6 +269,16 @@ def test_the_table_shows_each_kernels_dtype_and_the_work_a_helper_is_part_of(tra
         "#  kind       family  dtype  layout  fused ops   us  launched by  name",
         "0  pointwise  aten    ?      -       -          0.0  -            k",
     ]
+
+
+def test_a_helper_kernel_says_what_it_is_part_of_on_one_line_as_in_the_table(trace: Trace) -> None:
+    # A trial read scal_kernel as "part of gemm" in the table and as a plain pointwise kernel
+    # elsewhere: every one-line description says it in the table's words (model.kernel_text.kind_text).
+    helper = next(k for k in load_trace(trace("compile_clean")).kernels if "scal_kernel" in k.name)
+    assert repr(helper).startswith("Kernel(pointwise/cublas (part of gemm) fp32 ")
+    # An undecided dtype's line (what the decoder knows of the kernel, and what not) too.
+    undecided = dataclasses.replace(parse_kernel_name("scal_kernel<float>"), dtype=None)
+    assert describe([undecided]) == ["  scal_kernel<float>  (pointwise/cublas (part of gemm), dtype unknown)"]
 
 
 def test_the_fused_ops_column_is_named_for_the_attribute_it_shows() -> None:

@@ -3,6 +3,7 @@ in IPython."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 import pytest_kernelprof as kp
 from pytest_kernelprof import load_trace
+from pytest_kernelprof.cli import main
 from tests.helpers import DATA
 
 Trace = Callable[[str], Path]
@@ -191,3 +193,18 @@ def test_modules_of_calls_that_differ_refuse_to_answer_for_call_0(tmp_path: Path
     with pytest.raises(VariedProfileError, match=r"prof.calls\[1\].modules, or every call"):
         prof.module("extra")
     assert "extra" in prof.calls[1].modules
+
+
+def test_show_and_a_profiles_section_tell_the_memory_ops_alike(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trial read "memory ops: ..." in show and "memory ops per call: ..." in a failure's profile
+    # section: each is one call's, and both say it in one line of the same words.
+    assert main(["show", str(trace("geglu_eager"))]) == 0
+    shown = [line for line in capsys.readouterr().out.splitlines() if line.startswith("memory ops")]
+    prof = load_trace(trace("geglu_eager"))
+    section = [line for line in prof.table().splitlines() if line.startswith("memory ops")]
+    assert shown == section == ["memory ops per call: Memset (Device) x2"]
+    # Where the calls made different memory ops, the section's are one call's, which it names.
+    other = dataclasses.replace(prof, memory_from=2)
+    assert "memory ops per call (call 2's: the calls made different ones): Memset (Device) x2" in other.table()

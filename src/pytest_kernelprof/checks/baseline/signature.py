@@ -11,9 +11,19 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...decode import DTYPES, FAMILIES, KINDS, LAYOUTS, TRITON_FAMILIES, KernelName, fused_ops_read_now
+from ...decode import (
+    DTYPES,
+    FAMILIES,
+    KINDS,
+    LAYOUTS,
+    TRITON_FAMILIES,
+    KernelName,
+    fused_ops_read_now,
+    parse_kernel_name,
+)
 from ...health import REGION_PREFIX
 from ...model import Kernel, KernelProfile
+from ...model.kernel_text import kind_text
 from ...tables import display_name
 from ..diff import diff_kernels, dtype_moved, render_diff, shape_key, summary_lines, unknown_dtype_note
 from ..metrics import METRICS, read_metric
@@ -70,12 +80,16 @@ class BaselineKernel(KernelName):
     """One kernel of a stored signature: a decoded name (the stored fields of it) and its op."""
 
     op: str | None = None
+    # Not stored, nor compared: the work a helper kernel belongs to, this run's decoder's for a
+    # stored kernel (from its name), so that a baseline's lines tell ``scal_kernel`` as ``part of
+    # gemm`` on both sides, as the kernel tables do.
+    part_of: str | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, kernel: Kernel) -> BaselineKernel:
         fields = {f: getattr(kernel, f) for f in STORED_FIELDS}
         fields["op"] = stable_op(kernel.op)
-        return cls(**fields)
+        return cls(**fields, part_of=kernel.part_of)
 
     def to_json(self) -> dict[str, Any]:
         data = {f: getattr(self, f) for f in STORED_FIELDS}
@@ -118,6 +132,7 @@ class BaselineKernel(KernelName):
             # graph's hash: each compares as it would be written now.
             fused_ops=fused_ops_read_now(tuple(fused_ops), name, op, kind, family),
             op=op,
+            part_of=parse_kernel_name(name).part_of,
         )
 
 
@@ -295,8 +310,7 @@ def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKer
         "--- baseline",
         "+++ this run",
         *(
-            f"#{i} {new.kind}/{new.family}: {old.dtype} in the baseline, {new.dtype} in this run  "
-            + display_name(new.name)
+            f"#{i} {kind_text(new)}: {old.dtype} in the baseline, {new.dtype} in this run  " + display_name(new.name)
             for i, old, new in moved
         ),
         *unknown_dtype_note(stored, current),

@@ -216,3 +216,30 @@ def test_a_baseline_read_as_now_still_tells_a_fusion_that_changed(trace: Trace) 
     lost = _as_written_before(data, lambda k: ["_unsafe_view", "mul"] if k["family"] == "inductor" else k["fused_ops"])
     assert [k.fused_ops for k in Signature.from_json(lost).kernels if k.family == "inductor"] == [("mul",)]
     assert compare(Signature.from_json(lost), Signature.of(prof), "loose") is not None
+
+
+def test_a_baseline_failure_tells_a_helper_kernel_as_part_of_its_work(trace: Trace) -> None:
+    # As the kernel tables and `kernelprof diff` do: cuBLAS's scal_kernel is "part of gemm", on
+    # the stored side too, which the file does not hold (this decoder reads it from the name).
+    prof = load_trace(trace("compile_clean"))
+    data = Signature.of(prof).to_json(prof)
+    assert all("part_of" not in kernel for kernel in data["kernels"])  # the file's format is unchanged
+    stored = Signature.from_json(data)
+    helper = next(i for i, k in enumerate(stored.kernels) if "scal_kernel" in k.name)
+    assert stored.kernels[helper].part_of == "gemm"
+    current = Signature.of(prof)
+    moved = replace(
+        current, kernels=tuple(replace(k, dtype="bf16") if i == helper else k for i, k in enumerate(current.kernels))
+    )
+    lines = compare(stored, moved, "exact")
+    assert lines is not None
+    assert any(
+        line.startswith(f"#{helper} pointwise/cublas (part of gemm): fp32 in the baseline, bf16 ") for line in lines
+    )
+    dropped = replace(current, kernels=current.kernels[:helper] + current.kernels[helper + 1 :])
+    lines = compare(stored, dropped, "exact")
+    assert lines is not None
+    assert any(line.startswith("- pointwise/cublas (part of gemm) fp32  scal_kernel") for line in lines)
+    # Told, not compared: a stored kernel that says no part (read by an older decoder) matches.
+    unparted = replace(stored, kernels=tuple(replace(k, part_of=None) for k in stored.kernels))
+    assert compare(unparted, current, "exact") is None
