@@ -1,28 +1,39 @@
 #!/usr/bin/env python3
-"""The README's commands: ``python3 dev.py examples``, ``python3 dev.py tests`` and
-``python3 dev.py compat``.
+"""The README's commands: `python3 dev.py examples`, `python3 dev.py tests` and
+`python3 dev.py compat`.
 
-Each creates (or reuses) a virtual environment in ``.venv``, installs what the project needs
-into it, and runs pytest there; arguments after the command go to pytest. Needs only Python
-3.10+ with ``venv`` and ``pip``.
+`examples` and `tests` create (or reuse) a virtual environment in `.venv`, install what the
+project needs into it, and run pytest there; arguments after the command go to pytest. Needs
+only Python 3.10+ with `venv` and `pip`.
 
 torch is chosen as a newcomer's machine needs it: a torch already in the environment is kept
 (a CUDA build stays a CUDA build); otherwise a machine with an NVIDIA GPU gets PyPI's default
-build and one without gets the CPU build, because a plain ``torch`` requirement would pull a
-multi-GB CUDA build onto a machine that cannot use it. ``KERNELPROF_TORCH`` (a pip requirement
-such as ``torch==2.11.0``) overrides the choice; ``KERNELPROF_VENV`` names another environment
-directory; ``--system`` uses the running interpreter and installs nothing.
+build and one without gets the CPU build, because a plain `torch` requirement would pull a
+multi-GB CUDA build onto a machine that cannot use it. `KERNELPROF_TORCH` (a pip requirement
+such as `torch==2.11.0`) overrides the choice; `KERNELPROF_VENV` names another environment
+directory; `--system` uses the running interpreter and installs nothing.
 
-``python3 dev.py compat [VERSIONS...] [--python 3.10] [-- pytest arguments]`` runs the suite
-(``tests`` and ``examples``) on other torch versions, one cached environment per torch and
-Python under ``.venvs/`` (``py3.11-torch2.6.0``), and prints one line per version: passed,
-failed, skipped, wall time. Versions default to the floor that ``pyproject.toml`` requires,
-the newest release of each minor version above it, and the newest one pip's index lists for
-that Python (asked each time, so a new release joins the day it is published); ``2.8`` means
-the newest 2.8.x, ``floor`` and ``newest`` those two. torch comes from pip's configured index,
-pinned: installing the project never replaces it. On Linux that is PyPI's default build, a CUDA
-build of 5 to 7 GB installed, also on a machine without a GPU (where its GPU tests skip): the
-run checks before it starts that the disk holds every environment it has to make.
+`python3 dev.py compat [VERSIONS...] [--python X.Y] [-- pytest arguments...]` runs the tests
+and the examples (`pytest tests examples -n auto`) once per torch version, each in its own
+environment under `.venvs/` (`.venvs/py3.11-torch2.6.0`: made on first use, then reused; the
+project, installed editable with its `test` extra, installed again when `pyproject.toml`
+changes or the checkout moves). Without versions: the floor of `pyproject.toml`'s `torch>=X.Y`
+(its first release), then the newest release of every minor version above it, as `pip index
+versions torch` lists them for that Python, asked on every run, so a new release joins the day
+it is published. `2.8` is the newest 2.8.x, `2.8.0` that release (a local build such as
+`2.13.0+cpu` too), `floor` and `newest` what they say. `--python 3.10` (repeatable: a version
+on `PATH` or among pyenv's, or an interpreter's path; by default the one running dev.py) picks
+the interpreter, and arguments after `--` go to pytest. torch comes from pip's configured
+index, pinned while the project installs, so that pip never swaps it for another: on Linux,
+PyPI's CUDA build (5 to 7 GB installed), also on a machine without a GPU, where the suite runs
+on the CPU and its GPU tests skip. Before it makes any environment, `compat` adds up the disk
+the missing ones need (7 GB kept for each CUDA build, 1 GB for a CPU build, and room for the
+last install: 9 GB free to install a CUDA build) and refuses the run, naming the figure and
+the free disk, where `.venvs/` cannot hold them; each install checks again before pip starts.
+It prints a Markdown table row per version as each finishes (torch, Python, passed, failed,
+skipped, wall time, or why it did not run), then the whole table, and exits non-zero if any
+version failed or did not run; each run's output is in `.venvs/<name>.pytest.log`, pip's in
+`.venvs/<name>.log`.
 """
 
 from __future__ import annotations
@@ -50,8 +61,8 @@ COMMANDS = {
     # worksteal: the pytester tests are few and long, the unit tests many and short, and xdist's
     # default hands them out in blocks, so one worker ran every pytester test while the other
     # sat idle (119 s against 89 s for the suite on a 2-core machine).
-    "tests": ["-n", "auto", "--dist", "worksteal"],
     "examples": ["examples", "-rs"],
+    "tests": ["-n", "auto", "--dist", "worksteal"],
 }
 
 

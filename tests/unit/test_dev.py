@@ -93,8 +93,8 @@ def test_an_unknown_command_is_named(dev: ModuleType, capsys: pytest.CaptureFixt
     assert dev.main(["lint", "-x"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.splitlines()[0] == "dev.py: unknown command 'lint' (the commands: tests, examples, compat)"
-    assert "usage: python3 dev.py {tests,examples}" in err
+    assert err.splitlines()[0] == "dev.py: unknown command 'lint' (the commands: examples, tests, compat)"
+    assert "usage: python3 dev.py {examples,tests}" in err
     assert "README" not in err  # the usage, not the docstring
 
 
@@ -105,7 +105,41 @@ def test_no_command_or_help_prints_the_docstring_and_usage(
     assert dev.main(argv) == code
     out = capsys.readouterr().out
     assert out.startswith("The README's commands")
-    assert "usage: python3 dev.py {tests,examples}" in out
+    assert "usage: python3 dev.py {examples,tests}" in out
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_help_and_contributing_tell_compat_alike(dev: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    # Trial: `dev.py --help` said compat prints "passed, failed, skipped, wall time" a line and runs
+    # "the newest one pip's index lists" besides; CONTRIBUTING.md said otherwise. One text, both places.
+    dev.main(["--help"])
+    help_text = capsys.readouterr().out
+    compat = help_text[help_text.index("`python3 dev.py compat [VERSIONS...]") :].split("\n\n")[0]
+    assert "Markdown table row per version" in compat
+    assert _words(compat) in _words((ROOT / "CONTRIBUTING.md").read_text())
+
+
+def _commands(page: str) -> str:
+    """A page's "The commands" section up to its first paragraph after the bullets."""
+    text = (ROOT / page).read_text()
+    section = text[text.index("\n```bash\npython3 dev.py ") :]
+    return section[: section.index("\n- `compat`") if page == "README.md" else section.index("\n\n`python3")]
+
+
+def test_contributing_gives_the_readmes_commands_as_the_readme_does() -> None:
+    # Trial: CONTRIBUTING.md listed `tests` before `examples`, in other words than the README's.
+    readme = _commands("README.md")
+    assert readme.index("dev.py examples") < readme.index("dev.py tests") < readme.index("dev.py compat")
+    assert _commands("CONTRIBUTING.md") == readme
+
+
+def test_ci_runs_the_readmes_commands() -> None:
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    for command in ("python3 dev.py tests", "python3 dev.py examples"):
+        assert command in ci
 
 
 def test_tests_say_how_long_the_suite_took(

@@ -341,6 +341,8 @@ def render_page(
     the working folder where under it (``kernelprof show --html``), else whole. The plugin names
     paths relative to the rootdir, as a failure and the job summary do."""
     source = (shown or _from_here)(prof.source)
+    # `kernelprof show TRACE --html` titles the page with the trace: the heading names it, once.
+    sourced = "" if os.path.abspath(title) == os.path.abspath(prof.source) else f"; source {source}"
     opened = shown_call(prof)
     inductors = _inductors_ranges(prof, opened)
     with paused_gc():  # many small lists, no cycle: the collector's passes cost more than making them
@@ -354,10 +356,10 @@ def render_page(
         data["op_times"] = "the ops' times could not be read from the trace file, or its calls are not the profile's"
     where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
     if prof.has_device_activity:
-        head = f"{plural(len(prof.calls), 'call')} on {where}; source {source}"
+        head = f"{plural(len(prof.calls), 'call')} on {where}{sourced}"
     else:  # as kernelprof show says it: a CPU profile measured no GPU work, it did not see none done
         named = f" on {where}" if prof.device else ""
-        head = f"{plural(len(prof.calls), 'call')}, CPU only (no GPU activity recorded{named}); source {source}"
+        head = f"{plural(len(prof.calls), 'call')}, CPU only (no GPU activity recorded{named}){sourced}"
     if len(prof.calls) > 1:
         head += f"; showing call {opened}, the median call by host span (pick another below)"
     side = "".join(f"<h2>{html.escape(h)}</h2>{table}" for h, table in baselines)

@@ -447,6 +447,22 @@ def test_the_page_names_its_source_from_the_working_folder(tmp_path: Path, monke
     assert "; source x" in render_page(prof, title="shown", shown=lambda path: "x")
 
 
+@pytest.mark.parametrize(
+    "given",
+    ["data/h200_geglu_eager.json.gz", "./data/h200_geglu_eager.json.gz", str(DATA / "h200_geglu_eager.json.gz")],
+)
+def test_a_page_titled_with_its_trace_names_the_file_once(given: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Trial: `kernelprof show TRACE --html` titles the page with the trace's path, and the line
+    # under the heading said "; source TRACE" again.
+    monkeypatch.chdir(DATA.parent)
+    text = render_page(load_trace(given), title=given)
+    heading = re.search("<h1>(.*)</h1><div>(.*)</div>", text)
+    assert heading is not None
+    assert heading[1] == given
+    assert heading[2].startswith("3 calls on NVIDIA H200 (sm90); showing call ")
+    assert "json.gz" not in heading[2]
+
+
 def test_a_cpu_only_op_table_is_by_cpu_time_without_a_device_column() -> None:
     # Trial: a CPU profile's op table was headed "by device time" over a device column of "-",
     # its rows in no visible order.
