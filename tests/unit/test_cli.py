@@ -534,6 +534,18 @@ def test_show_dash_reads_standard_input(trace: Trace, packed: bool) -> None:
     assert out.count("nvjet_sm90_tst_") == 3
 
 
+def test_a_page_of_standard_input_names_it_stdin(trace: Trace, tmp_path: Path) -> None:
+    # A page of a trace read from a pipe named its temporary copy, gone when show ended.
+    page = tmp_path / "page.html"
+    result = _run_cli("show", "-", "--html", str(page), stdin=trace("geglu_eager").read_bytes())
+    assert result.returncode == 0, result.stderr
+    heading = re.search("<h1>(.*)</h1><div>(.*)</div>", page.read_text())
+    assert heading is not None
+    assert heading[1] == "&lt;stdin&gt;"
+    assert heading[2].startswith("3 calls on NVIDIA H200 (sm90); showing call ")
+    assert "kernelprof-" not in page.read_text()
+
+
 def test_diff_reads_one_side_from_standard_input(trace: Trace) -> None:
     result = _run_cli("diff", "-", str(trace("geglu_compiled")), stdin=trace("geglu_eager").read_bytes())
     assert result.returncode == 1, result.stderr

@@ -205,7 +205,9 @@ def _page(prof: KernelProfile, path: str, name: str, html: str | None) -> int:
         from ..reports.timeline import write_page
 
         made = _missing_folder(html)
-        write_page(html, prof, title=name, trace=path)
+        # Named as show names it: a trace read from a pipe is <stdin>, not the temporary copy it was
+        # read from, which is gone when the command ends.
+        write_page(html, prof, title=name, trace=path, shown=lambda _source: name)
         # Made as the plugin's writers make theirs (trace dir, job summary), and said, so that a
         # mistyped folder does not go unseen.
         print(f"timeline page: {html}" + (f" (made the folder {made})" if made else ""))

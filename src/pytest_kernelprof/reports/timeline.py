@@ -50,6 +50,7 @@ from ..checks.diff import change_details, describe_kernel, diff_kernels, render_
 from ..errors import KernelProfError
 from ..model import CallProfile, KernelProfile
 from ..model.gpu_time import call_line, inductor_dtype_note, memory_ops_line
+from ..model.kernel_text import evidence_key
 from ..model.kernels import kernel_cells
 from ..model.ops import Op
 from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
@@ -146,13 +147,16 @@ def _data(
     # Without GPU records the GPU sections say "not measured", never "0 kernels" or "none".
     measured = prof.has_device_activity
     limits = {"op_depth": DEPTH, "op_bars": MAX_BARS}
-    note = inductor_dtype_note(list(prof.call.kernels)) if measured else None
+    # Under the figures, the lines show prints under its table: what an evidence mark means (the
+    # page's table has the marks), why a dtype reads ?.
+    kernels = list(prof.call.kernels) if measured else []
+    notes = [note for note in (evidence_key(kernels), inductor_dtype_note(kernels)) if note]
     return {
         "title": title,
         "strings": list(strings),
         "calls": calls,
         "measured": measured,
-        "dtype_note": note,
+        "kernel_notes": notes,
         **columns,
         **limits,
     }
@@ -342,7 +346,8 @@ def render_page(
     paths relative to the rootdir, as a failure and the job summary do."""
     source = (shown or _from_here)(prof.source)
     # `kernelprof show TRACE --html` titles the page with the trace: the heading names it, once.
-    sourced = "" if os.path.abspath(title) == os.path.abspath(prof.source) else f"; source {source}"
+    same = source == title or os.path.abspath(title) == os.path.abspath(prof.source)
+    sourced = "" if same else f"; source {source}"
     opened = shown_call(prof)
     inductors = _inductors_ranges(prof, opened)
     with paused_gc():  # many small lists, no cycle: the collector's passes cost more than making them

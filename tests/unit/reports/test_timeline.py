@@ -517,6 +517,19 @@ def test_a_page_without_its_trace_says_it_has_no_op_times() -> None:
     assert all(call["ops"] == [] for call in data["calls"])
 
 
+def test_the_page_says_what_its_tables_evidence_marks_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    # The page's kernel table shows "reduction (ir)" as show's does: the key line show prints under
+    # its table is under the page's figures too.
+    from pytest_kernelprof.cli import main
+
+    path = DATA / "h100_user_triton.json.gz"
+    page = _Page()
+    page.feed(render_page(load_trace(path), title="triton", trace=path))
+    assert main(["show", str(path)]) == 0
+    key = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("(ir): "))
+    assert json.loads(page.data)["kernel_notes"] == [key]
+
+
 @pytest.mark.parametrize("trace", ["h200_geglu_compiled", "h200_sync_item_stacks", "cpu_torch2.13.0_calls"])
 def test_each_call_leads_with_the_figures_kernelprof_show_gives_it(
     trace: str, capsys: pytest.CaptureFixture[str]
@@ -544,5 +557,5 @@ def test_each_call_leads_with_the_figures_kernelprof_show_gives_it(
                 "host span " + block.split("host span ")[1].split(";")[0] + "; no GPU activity recorded"
             ]
     note = next((line for line in out if line.startswith("dtype ?:")), None)
-    assert data["dtype_note"] == note
+    assert data["kernel_notes"] == ([note] if note else [])
     assert (note is not None) == (trace == "h200_geglu_compiled")
