@@ -50,7 +50,7 @@ def _call_table(ma: CallProfile, mb: CallProfile) -> str:
         ("DtoH copies", str(ma.copies.count("DtoH")), str(mb.copies.count("DtoH")), ""),
         _time_row("GPU time in kernels", ma.kernels.total_us, mb.kernels.total_us),
         _time_row("host span", ma.wall_us, mb.wall_us),
-        ("GPU idle within it", format_share(ma.gpu_idle_fraction), format_share(mb.gpu_idle_fraction), ""),
+        ("GPU idle in host span", format_share(ma.gpu_idle_fraction), format_share(mb.gpu_idle_fraction), ""),
         _time_row("GPU work in all", ma.gpu_work_us, mb.gpu_work_us),
     ]
     return render_table(("", "a", "b", "change"), rows, right=(1, 2, 3))

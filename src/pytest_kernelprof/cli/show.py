@@ -9,7 +9,7 @@ from collections import Counter
 from ..assemble.optree import is_inductors_range
 from ..decode import BUILT_IN, Decoder
 from ..errors import KernelProfError
-from ..model import CallProfile, KernelProfile, OpTable
+from ..model import CallProfile, Kernel, KernelProfile, OpTable
 from ..model.gpu_time import call_line, inductor_dtype_note, memory_ops_line
 from ..model.kernel_text import kernel_table
 from ..model.records import copy_table, sync_table
@@ -126,6 +126,20 @@ def show(
         return _show(copy, shown(path), calls, ops, html, decoder, medians)
 
 
+def _say_how_to_teach(kernels: list[Kernel], what: str) -> None:
+    """``what``, then the ``--kernels`` lines that would teach the decoder what it lacks of them."""
+    if not kernels:
+        return
+    import shlex
+
+    from ..model.unknowns import how_to_teach, teaching_values
+
+    print(f"{what}; teach {'it' if len(kernels) == 1 else 'them'} with --kernels:")
+    for line in how_to_teach(kernels)[1:]:  # a glob from a kernel name: quoted for the shell
+        print(f"  --kernels {shlex.quote(line.strip())}")
+    print(f"  ({teaching_values(kernels)})")
+
+
 def _say_inductor_dtypes(prof: KernelProfile) -> None:
     if prof.has_device_activity and (note := inductor_dtype_note(list(prof.call.kernels))):
         print(note)
@@ -171,7 +185,7 @@ def _show(
             # sum of the column, which medians (no one call need have them) would not add up to.
             # The column says whose they are, so that 59.2 here and 60.1 there read as two calls'.
             print(kernel_table(list(view.kernels), call=view.index))
-            print(memory_ops_line(view))
+            print(memory_ops_line(view, call=view.index))
             print(host_section(view))
         else:
             # The host span is measured without a GPU: a CPU trace's one figure (a trial found none shown).
@@ -183,18 +197,15 @@ def _show(
             print(f"runtime calls: {_counts(dict(view.runtime))}")
         if ops:
             print(op_tree(view.ops))
-    if prof.has_device_activity and prof.call.kernels.unplaced():
-        import shlex
-
-        from ..model.unknowns import how_to_teach, teaching_values
-
-        unplaced = list({k.name: k for k in prof.call.kernels.unplaced()}.values())
-        print(
-            f"{plural(len(unplaced), 'kernel name')} no evidence could place (kind 'other'); teach them with --kernels:"
-        )
-        for line in how_to_teach(unplaced)[1:]:  # a glob from a kernel name: quoted for the shell
-            print(f"  --kernels {shlex.quote(line.strip())}")
-        print(f"  ({teaching_values(unplaced)})")
+    if prof.has_device_activity:
+        kernels = list(prof.call.kernels)
+        unplaced = list({k.name: k for k in kernels if k.unplaced}.values())
+        _say_how_to_teach(unplaced, f"{plural(len(unplaced), 'kernel name')} no evidence could place (kind 'other')")
+        # A kernel placed but of no known dtype, other than Inductor's (whose line says why): a
+        # trial met the cuDNN attention kernel's "?" with no word on it in show.
+        undated = [k for k in kernels if not k.unplaced and k.dtype is None and k.family != "inductor"]
+        undated = list({k.name: k for k in undated}.values())
+        _say_how_to_teach(undated, f"dtype ?: no evidence gave the dtype of {plural(len(undated), 'kernel name')}")
     _say_inductor_dtypes(prof)
     return _page(prof, path, name, html)
 

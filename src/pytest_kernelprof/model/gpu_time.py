@@ -61,15 +61,17 @@ def call_line(view: CallProfile) -> str:
     return f"{launches}, {format_us(view.kernels.total_us)}us in kernels, {gpu_time_line(view)}"
 
 
-def memory_ops_line(view: CallProfile, whose: str = "") -> str:
-    """``memory ops per call: Memset (Device) x2``: one call's memcpys and memsets by name, as
-    ``kernelprof show``, the timeline page and a profile's section (a failure's) list them, in
-    the words of ``kernelprof diff``'s ``memsets per call`` (a trial read ``memory ops:`` in one
-    and ``memory ops per call:`` in another). ``whose``: a note after ``per call`` that names the
-    call where the calls made different ones."""
+def memory_ops_line(view: CallProfile, whose: str = "", *, call: int | None = None) -> str:
+    """``memory ops per call: Memset (Device) x2``: one call's memcpys and memsets by name, as a
+    profile's section (a failure's) lists them, in the words of ``kernelprof diff``'s ``memsets
+    per call`` (a trial read ``memory ops:`` in one output and ``memory ops per call:`` in another).
+    ``whose``: a note after ``per call`` that names the call where the calls made different ones.
+    ``call``: the number of the one call shown, which ``kernelprof show`` and the timeline page
+    name (``memory ops in call 1:``, as their kernel tables' ``call 1 us``): "per call" under a
+    ``call 0:`` heading read wrong (a trial)."""
     named = Counter(m.name for m in view.memory_ops)
     listed = ", ".join(f"{printable(name)} x{count}" for name, count in sorted(named.items()))
-    return f"memory ops per call{whose}: {listed or 'none'}"
+    return f"{'memory ops per call' + whose if call is None else f'memory ops in call {call}'}: {listed or 'none'}"
 
 
 def inductor_dtype_note(kernels: Sequence[Kernel]) -> str | None:
@@ -83,7 +85,8 @@ def inductor_dtype_note(kernels: Sequence[Kernel]) -> str | None:
     # What to do, in one line (the whole story, signatures read live and kept in saved traces, made
     # 330 characters: a trial); said here, not by a pointer to docs/, which a wheel has none of.
     return (
-        f"dtype ?: this trace has no dtype for {count}; a trace the plugin saves keeps them "
+        f"dtype ?: this trace has no dtype for {count}; a trace the plugin saves keeps "
+        f"{'its dtype' if len(undated) == 1 else 'their dtypes'} "
         "(--kernelprof-trace-dir, kernelprof.captures[i].export_trace(path))"
     )
 

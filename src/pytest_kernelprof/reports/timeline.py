@@ -170,7 +170,7 @@ def _figures(call: CallProfile) -> list[str]:
         line = call_line(call)
     except KernelProfError:  # no GPU activity: the one figure a CPU profile has, as show words it
         return [f"host span {format_us(call.wall_us)}us; no GPU activity recorded"]
-    return [line, memory_ops_line(call)]
+    return [line, memory_ops_line(call, call=call.index)]
 
 
 def _op_table(prof: KernelProfile, number: int, inductors: Container[str]) -> str:

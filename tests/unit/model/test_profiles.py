@@ -199,12 +199,19 @@ def test_show_and_a_profiles_section_tell_the_memory_ops_alike(
     trace: Trace, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A trial read "memory ops: ..." in show and "memory ops per call: ..." in a failure's profile
-    # section: each is one call's, and both say it in one line of the same words.
+    # section: each is one call's, and both say whose in the same words; show names its one call,
+    # as its table's "call 1 us" does ("per call" under show --calls' "call 0:" read wrong: a trial).
     assert main(["show", str(trace("geglu_eager"))]) == 0
     shown = [line for line in capsys.readouterr().out.splitlines() if line.startswith("memory ops")]
     prof = load_trace(trace("geglu_eager"))
     section = [line for line in prof.table().splitlines() if line.startswith("memory ops")]
-    assert shown == section == ["memory ops per call: Memset (Device) x2"]
+    assert shown == ["memory ops in call 1: Memset (Device) x2"]
+    assert section == ["memory ops per call: Memset (Device) x2"]
+    assert main(["show", "--calls", str(trace("geglu_eager"))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith("memory ops")] == [
+        f"memory ops in call {i}: Memset (Device) x2" for i in range(3)
+    ]
     # Where the calls made different memory ops, the section's are one call's, which it names.
     other = dataclasses.replace(prof, memory_from=2)
     assert "memory ops per call (call 2's: the calls made different ones): Memset (Device) x2" in other.table()

@@ -550,7 +550,7 @@ def test_each_call_leads_with_the_figures_kernelprof_show_gives_it(
         block = "\n".join(out[start:end])
         assert call["figures"][0] in block  # show's line of that call, word for word
         if data["measured"]:
-            memory = next(line for line in block.splitlines() if line.startswith("memory ops per call: "))
+            memory = next(line for line in block.splitlines() if line.startswith("memory ops in call "))
             assert call["figures"][1:] == [memory]  # its memory ops, as show names them
         else:
             assert call["figures"] == [
