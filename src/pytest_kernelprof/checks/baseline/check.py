@@ -143,7 +143,14 @@ class KernelBaseline:
         summary = "KernelProfile == kernel_baseline failed:"
         entry = printable(f"{arch}/{name}")  # a test's parameter, say: on its line in the output
         if stored is None:
-            head = [summary, f"no kernel baseline {entry} in {self._shown(path)}", f"record it with: {update}"]
+            # The table's times named as every failure's kernel table names them (model/explain.py).
+            times = f" (times: {prof.kernels.times})" if prof.kernels.times else ""
+            head = [
+                summary,
+                f"no kernel baseline {entry} in {self._shown(path)}",
+                f"record it with: {update}",
+                f"the kernels it would record{times}:",
+            ]
             return BaselineMissingError, Explanation(head, prof.kernels.table().splitlines(), prof.kernels)
         if BUCKET_KEY in stored:
             raise _other_kind(
