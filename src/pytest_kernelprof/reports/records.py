@@ -113,7 +113,7 @@ def _note(data: Mapping[str, Any]) -> BaselineNote:
     from ..checks.baseline.notes import NOTE_TYPES
 
     # JSON holds a tuple field (Recorded.change) as a list: a tuple again, so the note hashes.
-    fields = {key: tuple(value) if isinstance(value, list) else value for key, value in data.items()}
+    fields: dict[str, Any] = {key: tuple(value) if isinstance(value, list) else value for key, value in data.items()}
     return NOTE_TYPES[fields.pop("note")](**fields)
 
 

@@ -17,9 +17,9 @@ from ...tables import plural, printable
 from ..diff import unplaced_lines
 from ..sweep import ProfileSweep, SweepCase
 from .buckets import BUCKET_KEY, BucketRanges, compare_bucket
-from .files import UPDATED, read_baseline, record, record_entry
+from .files import UPDATED, accepted_lines, read_baseline, record, record_entry
 from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
-from .signature import MetricChange, Signature, compare, compare_metrics, launches_follow_kernels
+from .signature import Signature, differences
 
 
 class KernelBaseline:
@@ -124,9 +124,8 @@ class KernelBaseline:
             moving = self._legacy_only()
             before = read_baseline(self.legacy_path if moving and self.legacy_path else self.path)
             outcome = record(self.path, arch, name, prof, legacy=self.legacy_path)
-            accepted = (
-                self._accepted(before.get("archs", {}).get(arch, {}).get(name), prof) if outcome == UPDATED else ()
-            )
+            stored = before.get("archs", {}).get(arch, {}).get(name)
+            accepted = accepted_lines(stored, prof, self._names, self._tolerance) if outcome == UPDATED else ()
             self._note(Checked(str(self.path), arch, name))
             self._note(Recorded(outcome, str(self.path), arch, name, accepted))
             if moving:
@@ -157,7 +156,7 @@ class KernelBaseline:
                 self._shown(path), entry, "a check_sweep bucket's ranges, not one profile's kernels", update
             )
         recorded, current = Signature.from_json(stored), Signature.of(prof)
-        lines, worse, better = self._differences(recorded, current)
+        lines, worse, better = differences(recorded, current, self._names, self._tolerance)
         # Kernels no evidence placed are "other" on both sides whatever they are: the kinds
         # compared for them cannot show a change, so the comparison says so.
         unplaced = [k for k in prof.kernels if k.unplaced]
@@ -184,44 +183,6 @@ class KernelBaseline:
         head.extend(unplaced_lines(recorded.kernels, current.kernels, "the baseline", "this run", "kernelprof_kernels"))
         body.append(f"if the change is intended: {update}")
         return BaselineMismatchError, Explanation(head, body)
-
-    def _differences(
-        self, recorded: Signature, current: Signature
-    ) -> tuple[list[str] | None, list[MetricChange], list[MetricChange]]:
-        """The signature's diff lines (None where it matches), then the worse and the better metrics."""
-        lines = compare(recorded, current, self._names)
-        worse, better = compare_metrics(recorded, current, self._tolerance, self._names)
-        if lines is not None and launches_follow_kernels(recorded, current):
-            # A launch per kernel: the kernels-per-call line tells the launches with the kernels, once.
-            worse = [change for change in worse if change.name != "launches"]
-            better = [change for change in better if change.name != "launches"]
-        return lines, worse, better
-
-    def _accepted(self, stored: object, prof: KernelProfile) -> tuple[str, ...]:
-        """What an update that replaced the entry ``stored`` accepts, as a failed check's headline
-        would have said it (``kernels per call: 4 -> 5``, ``count changes: ...``), the worse
-        metrics first; the update run's log keeps it, as the failure that asked for it may be gone."""
-        if not isinstance(stored, dict) or BUCKET_KEY in stored:
-            return ("the entry held a check_sweep bucket's ranges",) if isinstance(stored, dict) else ()
-        try:
-            recorded = Signature.from_json(stored)
-        except ValueError as exc:
-            return (f"the stored entry was not readable ({exc})",)
-        lines, worse, better = self._differences(recorded, Signature.of(prof))
-        said = [f"worse: {change}" for change in worse]
-        if lines is not None:
-            at = lines.index("--- baseline")
-            # Only dtypes moved: no count line comes before the diff, its ``#i`` lines tell them.
-            said.extend(lines[:at] or [line for line in lines[at:] if line.startswith("#")])
-        said.extend(f"better: {change}" for change in better)
-        if not said:
-            device = stored.get("device")
-            said.append(
-                f"device: {device} -> {prof.device}"
-                if device != prof.device
-                else f"no change the check compares (names compared: {self._names}), only names or fields it does not"
-            )
-        return tuple(said)
 
     def check_sweep(
         self, sweep: ProfileSweep, by: str | Callable[[SweepCase], object] | None = None, name: str = "sweep"

@@ -49,7 +49,8 @@ def test_a_missing_entrys_table_says_whose_times_it_shows(tmp_path: Path) -> Non
     lines = str(caught.value).splitlines()
     assert lines[2] == f"the kernels it would record (times: {prof.kernels.times}):"
     assert prof.kernels.times == "each kernel's median over the 3 calls"
-    assert lines[3].startswith("#  kind ") and "median us" in lines[3]
+    assert lines[3].startswith("#  kind ")
+    assert "median us" in lines[3]
 
 
 def test_an_entry_that_differs_is_a_mismatch_not_a_missing_entry(tmp_path: Path) -> None:
