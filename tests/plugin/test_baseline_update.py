@@ -80,8 +80,11 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
         [
             "*- kernelprof: 2 baselines written, 1 updated, 1 unchanged -*",
             f"updated {rel_b}: sm90/default",
-            f"written {rel_a}: sm90/default",
-            f"written {rel_a}: sm90/linear",
+            # What the update accepts, as the failed check said it (compiled -> eager GEGLU).
+            "  kernels per call: 4 -> 5 (launches too)",
+            "  count changes: pointwise: 1 -> 2",
+            f"written {rel_a}: sm90/default (new entry)",
+            f"written {rel_a}: sm90/linear (new entry)",
         ]
     )
     result.stdout.no_fnmatch_line(f"* {rel_c}: sm90/*")  # unchanged files are not listed
@@ -125,6 +128,33 @@ def test_update_says_what_it_wrote_and_prune_deletes_what_is_unused(pytester: py
     assert not orphan.exists()
     assert sorted(json.loads(b.read_text())["archs"]["sm90"]) == ["default"]
     assert sorted(json.loads(a.read_text())["archs"]["sm90"]) == ["default", "linear"]
+
+
+def test_update_says_what_the_replaced_entry_differed_in(pytester: pytest.Pytester) -> None:
+    """The trial: `updated ...: sm90/default` and nothing of what the new baseline accepts."""
+    pytester.makepyfile(test_u=PROJECT.format(data=str(DATA)))
+    (pytester.path / "which.txt").write_text("geglu_eager")
+    pytester.runpytest("--kernelprof-update", "test_u.py::test_b").assert_outcomes(passed=1)
+    (pytester.path / "which.txt").write_text("geglu_compiled")
+    failed = pytester.runpytest("test_u.py::test_b")
+    failed.assert_outcomes(failed=1)
+    headline = ["*kernels per call: 5 -> 4 (launches too)", "*count changes: pointwise: 2 -> 1"]
+    failed.stdout.fnmatch_lines(headline)
+
+    result = pytester.runpytest("--kernelprof-update", "test_u.py::test_b")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*- kernelprof: 1 baseline updated -*",
+            "updated __kernelprof__/test_u/test_b.json: sm90/default",
+            *(line.replace("*", "  ", 1) for line in headline),
+            "*= 1 passed in *",
+        ],
+        consecutive=True,
+    )
+    # Recorded again unchanged: nothing said of the entry.
+    result = pytester.runpytest("--kernelprof-update", "test_u.py::test_b")
+    result.stdout.fnmatch_lines(["*- kernelprof: 1 baseline unchanged -*", "*= 1 passed in *"], consecutive=True)
 
 
 def _umask() -> int:

@@ -45,8 +45,8 @@ def test_record_rerun_unchanged_then_one_bucket_changes(
     recorded.stdout.fnmatch_lines(
         [
             "*- kernelprof: 2 baselines written -*",
-            "written __kernelprof__/test_s/test_geglu_sweep.json: sm90/sweep[[]batch<16[]]",
-            "written __kernelprof__/test_s/test_geglu_sweep.json: sm90/sweep[[]batch>=16[]]",
+            "written __kernelprof__/test_s/test_geglu_sweep.json: sm90/sweep[[]batch<16[]] (new entry)",
+            "written __kernelprof__/test_s/test_geglu_sweep.json: sm90/sweep[[]batch>=16[]] (new entry)",
         ]
     )
     entries = json.loads(stored.read_text())["archs"]["sm90"]

@@ -112,7 +112,8 @@ class ReportRecord:
 def _note(data: Mapping[str, Any]) -> BaselineNote:
     from ..checks.baseline.notes import NOTE_TYPES
 
-    fields = dict(data)
+    # JSON holds a tuple field (Recorded.change) as a list: a tuple again, so the note hashes.
+    fields: dict[str, Any] = {key: tuple(value) if isinstance(value, list) else value for key, value in data.items()}
     return NOTE_TYPES[fields.pop("note")](**fields)
 
 

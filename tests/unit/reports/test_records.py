@@ -15,6 +15,7 @@ def test_a_record_round_trips_through_json_whatever_its_text_holds() -> None:
         baselines=(
             Checked(f"/p/{ODD}.json", "sm90", ODD),
             Recorded("written", f"/p/{ODD}.json", "sm90", ODD),
+            Recorded("updated", f"/p/{ODD}.json", "sm90", "x", ("kernels per call: 4 -> 5", f"count changes: {ODD}")),
             Renamed("/old|x.json", "/new|x.json"),
             ReadUnderOldName("/old|x.json", "/new|x.json"),
             Improved(f"t.py::test[{ODD}]", ODD, "peak_bytes", 1_000_000, 800_000),

@@ -17,9 +17,9 @@ from ...tables import plural, printable
 from ..diff import unplaced_lines
 from ..sweep import ProfileSweep, SweepCase
 from .buckets import BUCKET_KEY, BucketRanges, compare_bucket
-from .files import read_baseline, record, record_entry
+from .files import UPDATED, accepted_lines, read_baseline, record, record_entry
 from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
-from .signature import Signature, compare, compare_metrics, launches_follow_kernels
+from .signature import Signature, differences
 
 
 class KernelBaseline:
@@ -122,9 +122,12 @@ class KernelBaseline:
         arch = prof.arch or "unknown_arch"
         if self._update:
             moving = self._legacy_only()
+            before = read_baseline(self.legacy_path if moving and self.legacy_path else self.path)
             outcome = record(self.path, arch, name, prof, legacy=self.legacy_path)
+            stored = before.get("archs", {}).get(arch, {}).get(name)
+            accepted = accepted_lines(stored, prof, self._names, self._tolerance) if outcome == UPDATED else ()
             self._note(Checked(str(self.path), arch, name))
-            self._note(Recorded(outcome, str(self.path), arch, name))
+            self._note(Recorded(outcome, str(self.path), arch, name, accepted))
             if moving:
                 self._note(Renamed(str(self.legacy_path), str(self.path)))
             return None
@@ -139,18 +142,21 @@ class KernelBaseline:
         summary = "KernelProfile == kernel_baseline failed:"
         entry = printable(f"{arch}/{name}")  # a test's parameter, say: on its line in the output
         if stored is None:
-            head = [summary, f"no kernel baseline {entry} in {self._shown(path)}", f"record it with: {update}"]
+            # The table's times named as every failure's kernel table names them (model/explain.py).
+            times = f" (times: {prof.kernels.times})" if prof.kernels.times else ""
+            head = [
+                summary,
+                f"no kernel baseline {entry} in {self._shown(path)}",
+                f"record it with: {update}",
+                f"the kernels it would record{times}:",
+            ]
             return BaselineMissingError, Explanation(head, prof.kernels.table().splitlines(), prof.kernels)
         if BUCKET_KEY in stored:
             raise _other_kind(
                 self._shown(path), entry, "a check_sweep bucket's ranges, not one profile's kernels", update
             )
         recorded, current = Signature.from_json(stored), Signature.of(prof)
-        lines = compare(recorded, current, self._names)
-        worse, better = compare_metrics(recorded, current, self._tolerance, self._names)
-        if lines is not None and launches_follow_kernels(recorded, current):
-            # A launch per kernel: the kernels-per-call line tells the launches with the kernels, once.
-            worse = [change for change in worse if change.name != "launches"]
+        lines, worse, better = differences(recorded, current, self._names, self._tolerance)
         # Kernels no evidence placed are "other" on both sides whatever they are: the kinds
         # compared for them cannot show a change, so the comparison says so.
         unplaced = [k for k in prof.kernels if k.unplaced]

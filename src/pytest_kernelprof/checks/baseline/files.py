@@ -19,7 +19,7 @@ from ...errors import BaselineError
 from ...model import KernelProfile
 from ...paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
 from .buckets import BUCKET_FIELDS, BUCKET_KEY, BucketRanges
-from .signature import FORMAT_VERSION, MISSING, Signature, bad_value, known_keys
+from .signature import FORMAT_VERSION, MISSING, Signature, bad_value, differences, known_keys
 
 # The keys of a file and of an entry of a sweep's bucket (its ranges' are BUCKET_FIELDS).
 FILE_KEYS = ("format", "archs")
@@ -243,3 +243,32 @@ def _function_name(test: str) -> str:
     """``TestX::test_k[a::b]`` -> ``test_k[a::b]``: the name without its classes (pytest's ``item.name``)."""
     head, bracket, params = test.partition("[")
     return head.rsplit("::", 1)[-1] + bracket + params
+
+
+def accepted_lines(stored: object, prof: KernelProfile, mode: str, tolerance: float) -> tuple[str, ...]:
+    """What an update that replaced the entry ``stored`` accepts, as a failed check's headline
+    would have said it (``kernels per call: 4 -> 5``, ``count changes: ...``), the worse metrics
+    first: the update run's log keeps it, where the failure that asked for it may be gone."""
+    if not isinstance(stored, dict):
+        return ()
+    if BUCKET_KEY in stored:
+        return ("the entry held a check_sweep bucket's ranges",)
+    try:  # a hand-edited entry
+        recorded = Signature.from_json(stored)
+    except ValueError as exc:
+        return (f"the stored entry was not readable ({exc})",)
+    lines, worse, better = differences(recorded, Signature.of(prof), mode, tolerance)
+    said = [f"worse: {change}" for change in worse]
+    if lines is not None:
+        at = lines.index("--- baseline")
+        # Only dtypes moved: no count line comes before the diff, its ``#i`` lines tell them.
+        said.extend(lines[:at] or [line for line in lines[at:] if line.startswith("#")])
+    said.extend(f"better: {change}" for change in better)
+    if not said:
+        device = stored.get("device")
+        said.append(
+            f"device: {device} -> {prof.device}"
+            if device != prof.device
+            else f"no change the check compares (names compared: {mode}), only names or fields it does not"
+        )
+    return tuple(said)

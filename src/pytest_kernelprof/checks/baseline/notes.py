@@ -22,12 +22,14 @@ class Checked:
 
 @dataclass(frozen=True)
 class Recorded:
-    """--kernelprof-update recorded the entry: ``outcome`` is written, updated or unchanged."""
+    """--kernelprof-update recorded the entry: ``outcome`` is written, updated or unchanged;
+    ``change``, where it updated one, what the new entry accepts (a failed check's headline lines)."""
 
     outcome: str
     path: str
     arch: str
     name: str
+    change: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

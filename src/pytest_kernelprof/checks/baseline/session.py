@@ -154,8 +154,12 @@ class BaselineSession:
         for note in sorted(self.updates, key=_update_order):
             if isinstance(note, Renamed):
                 changed.append(f"renamed {shown(note.old)} -> {shown(note.new)}")
-            elif note.outcome != UNCHANGED:
+            elif note.outcome == WRITTEN:
+                changed.append(f"{note.outcome} {shown(note.path)}: {_entry(note.arch, note.name)} (new entry)")
+            elif note.outcome == UPDATED:
+                # What the new entry accepts, under its line: the run's log keeps what was let in.
                 changed.append(f"{note.outcome} {shown(note.path)}: {_entry(note.arch, note.name)}")
+                changed.extend(f"  {printable(clip(line))}" for line in note.change)
         return [title, *changed]
 
     def _improved_section(self) -> list[str]:

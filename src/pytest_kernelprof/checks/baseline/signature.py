@@ -362,3 +362,17 @@ def compare_metrics(
         elif new < old - slack:
             better.append(change)
     return worse, better
+
+
+def differences(
+    recorded: Signature, current: Signature, mode: str, tolerance: float
+) -> tuple[list[str] | None, list[MetricChange], list[MetricChange]]:
+    """What a check compares: the signature's diff lines (None where it matches), then the worse
+    and the better metrics."""
+    lines = compare(recorded, current, mode)
+    worse, better = compare_metrics(recorded, current, tolerance, mode)
+    if lines is not None and launches_follow_kernels(recorded, current):
+        # A launch per kernel: the kernels-per-call line tells the launches with the kernels, once.
+        worse = [change for change in worse if change.name != "launches"]
+        better = [change for change in better if change.name != "launches"]
+    return lines, worse, better

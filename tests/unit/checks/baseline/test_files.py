@@ -12,6 +12,7 @@ import pytest
 
 from pytest_kernelprof import BaselineError, load_trace
 from pytest_kernelprof.checks.baseline import KernelBaseline, read_baseline, record
+from pytest_kernelprof.checks.baseline.files import accepted_lines
 from tests.helpers import DATA
 
 Trace = Callable[[str], Path]
@@ -220,3 +221,23 @@ def test_a_file_holds_every_field_a_buckets_ranges_write(tmp_path: Path) -> None
     path = tmp_path / "test_s.json"
     path.write_text(json.dumps({"format": 1, "archs": {"sm90": {"s[all]": {"device": "H100", "bucket": stored}}}}))
     assert read_baseline(path)["archs"]["sm90"]["s[all]"]["bucket"] == stored
+
+
+def test_an_update_tells_what_it_accepted_where_no_kernel_changed(tmp_path: Path) -> None:
+    """What --kernelprof-update prints under an `updated` line (tests/plugin/test_baseline_update.py
+    has the kernels' headline): a metric moved either way, else the device, else that nothing compared moved."""
+    prof = load_trace(DATA / "h200_geglu_eager.json.gz")
+    path = tmp_path / "t.json"
+    record(path, "sm90", "default", prof)
+    stored = json.loads(path.read_text())["archs"]["sm90"]["default"]
+    assert accepted_lines(stored, prof, "stable", 0.05) == (
+        "no change the check compares (names compared: stable), only names or fields it does not",
+    )
+    assert accepted_lines({**stored, "device": "NVIDIA H100"}, prof, "stable", 0.05) == (
+        "device: NVIDIA H100 -> NVIDIA H200",
+    )
+    lower = {**stored, "metrics": {**stored["metrics"], "launches": 4}}
+    assert accepted_lines(lower, prof, "stable", 0.05) == ("worse: launches: 4 -> 5",)
+    higher = {**stored, "metrics": {**stored["metrics"], "launches": 6}}
+    assert accepted_lines(higher, prof, "stable", 0.05) == ("better: launches: 6 -> 5",)
+    assert accepted_lines({"bucket": {}}, prof, "stable", 0.05) == ("the entry held a check_sweep bucket's ranges",)

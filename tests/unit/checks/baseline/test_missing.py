@@ -41,6 +41,18 @@ def test_an_entry_missing_is_its_own_error_and_still_a_mismatch(tmp_path: Path) 
     assert caught.value.kernels is not None  # its table is the profile's: a report shows it once
 
 
+def test_a_missing_entrys_table_says_whose_times_it_shows(tmp_path: Path) -> None:
+    """The trial: its table had a `median us` column without the note every other failure's carries."""
+    prof = load_trace(GEGLU)
+    with pytest.raises(BaselineMissingError) as caught:
+        _check(tmp_path / "test_m.json").check(prof)
+    lines = str(caught.value).splitlines()
+    assert lines[2] == f"the kernels it would record (times: {prof.kernels.times}):"
+    assert prof.kernels.times == "each kernel's median over the 3 calls"
+    assert lines[3].startswith("#  kind ")
+    assert "median us" in lines[3]
+
+
 def test_an_entry_that_differs_is_a_mismatch_not_a_missing_entry(tmp_path: Path) -> None:
     prof = load_trace(GEGLU)
     path = tmp_path / "test_m.json"
