@@ -12,9 +12,8 @@ import re
 
 import pytest
 
-from pytest_kernelprof.decode import parse_kernel_name
+from pytest_kernelprof.decode import fused_ops_read_now, parse_kernel_name
 from pytest_kernelprof.decode.aten_op_names import ATEN_OP_NAMES
-from pytest_kernelprof.decode import fused_ops_read_now
 from pytest_kernelprof.decode.inductor import VIEW_OPS, inductor_ops, inductor_origins, own_work
 from tests.helpers import DATA
 
