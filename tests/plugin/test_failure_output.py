@@ -436,3 +436,29 @@ def test_a_profiles_repr_and_its_section_name_the_trace_alike(pytester: pytest.P
         ]
     )
     assert str(pytester.path) + "/data" not in result.stdout.str().replace("Path(__file__)", "")
+
+
+def test_a_family_count_fails_as_every_count_does(cpu_pytester: pytest.Pytester) -> None:
+    # A trial: "the compiled model launches no eager ATen pointwise kernel" could not be written.
+    cpu_pytester.makepyfile(
+        test_f=f"""
+from pytest_kernelprof import load_trace
+
+def test_no_aten_pointwise():
+    prof = load_trace({str(DATA / "h200_geglu_eager.json.gz")!r})
+    assert prof.kernels.count(family="aten", kind="pointwise") == 0
+"""
+    )
+    result = cpu_pytester.runpytest("-p", "no:randomly", "-vv")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E       AssertionError: assert 2 == 0",
+            f"E         kernels.count(kind='pointwise', family='aten') matched 2 of 5 kernels: #1, #3{MEDIANS}",
+            "E          #  kind * family *",
+            "E          0  gemm * nvjet *",
+            "E         [*]1  pointwise  aten *",
+            "E          2  gemm * nvjet *",
+            "E         [*]3  pointwise  aten *",
+        ]
+    )

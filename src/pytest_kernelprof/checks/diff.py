@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..decode import KernelName
+from ..model.counts import query_text
 from ..model.kernel_text import kind_text
 from ..tables import changed_parts, display_name, format_us, plural
 from .alignment import align
@@ -348,9 +349,19 @@ def _longest_repeat(entries: Sequence[tuple[str, ...]], start: int) -> tuple[int
 
 
 def count_changes(before: Sequence[KernelName], after: Sequence[KernelName]) -> list[str]:
-    """``kind: 2 -> 1`` for each kind whose count changed."""
+    """``kind: 2 -> 1`` for each kind whose count changed. Where reductions or persistent ones
+    changed and there are persistent ones, the last of their entries also says what
+    ``count(kind='reduction')`` answers, which counts both (``KernelName.is_kind``): a compiled
+    softmax's ``persistent_reduction: 0 -> 1; reduction: 1 -> 0`` is one reduction on either
+    side to a test, which the entries alone read as one removed."""
     a, b = Counter(k.kind for k in before), Counter(k.kind for k in after)
-    return [f"{kind}: {a[kind]} -> {b[kind]}" for kind in sorted(set(a) | set(b)) if a[kind] != b[kind]]
+    entries = {kind: f"{kind}: {a[kind]} -> {b[kind]}" for kind in sorted(set(a) | set(b)) if a[kind] != b[kind]}
+    both = ("reduction", "persistent_reduction")
+    last = next((kind for kind in both if kind in entries), None)
+    if last is not None and (a["persistent_reduction"] or b["persistent_reduction"]):
+        counted = " -> ".join(str(sum(1 for k in side if k.is_kind("reduction"))) for side in (before, after))
+        entries[last] += f" ({query_text('count', None, 'reduction')}, persistent ones included: {counted})"
+    return list(entries.values())
 
 
 def dtype_changes(before: Sequence[KernelName], after: Sequence[KernelName]) -> list[str]:

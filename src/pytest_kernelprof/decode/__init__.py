@@ -20,12 +20,13 @@ from .decoder import BUILT_IN, FAMILIES, Decoder, fused_ops_read_now, parse_kern
 from .facts import DTYPES, KINDS, LAYOUTS, NO_EVIDENCE, SOURCES, TRITON_FAMILIES, Evidence, KernelName
 from .grammar import RULES, Rule
 from .ops import dtype_of_inputs, kind_of_op
-from .teach import TAUGHT_FIELDS, Teaching, parse_teaching, parse_teachings
+from .teach import FAMILY_NAME, TAUGHT_FIELDS, Teaching, parse_teaching, parse_teachings
 
 __all__ = [
     "BUILT_IN",
     "DTYPES",
     "FAMILIES",
+    "FAMILY_NAME",
     "KINDS",
     "LAYOUTS",
     "NO_EVIDENCE",

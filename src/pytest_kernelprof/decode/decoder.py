@@ -28,7 +28,7 @@ from typing import Any
 from ..tables import plural
 from .facts import Evidence, KernelName
 from .grammar import RULES
-from .inductor import INDUCTOR_KINDS, computing_ops, template_kind
+from .inductor import INDUCTOR_KINDS, computing_ops, own_work, template_kind
 from .liger import LigerKernel, liger_kernel
 from .ops import dtype_of_inputs, fused_ops_of_op, kind_of_op
 from .teach import TAUGHT_FIELDS, Teaching, check_teaching, parse_teachings
@@ -146,7 +146,8 @@ def _with_op(decoded: KernelName, op: str | None, input_types: tuple[str, ...]) 
 
 def fused_ops_read_now(stored: tuple[str, ...], name: str, op: str | None, kind: str, family: str) -> tuple[str, ...]:
     """The fused ops that an older decoder gave a kernel (a baseline's stored ones), as this one
-    gives them: no views (``inductor.VIEW_OPS``); ``threshold``, not ``relu``, for the threshold
+    gives them: no views (``inductor.VIEW_OPS``), nor, in an Inductor pointwise or reduction
+    kernel's, the attention, GEMM or convolution op its output feeds; ``threshold``, not ``relu``, for the threshold
     functor that ReLU's backward runs; and where none were stored, those the name or else the
     launching op says now (an ATen functor newly read, the bias of addmm's GEMM, an ATen
     kernel's op). A stored record compares as it would be written now, so that a baseline
@@ -155,7 +156,9 @@ def fused_ops_read_now(stored: tuple[str, ...], name: str, op: str | None, kind:
         return _by_name(name).fused_ops or fused_ops_of_op(op, kind, family)
     if stored == ("relu",) and family == "aten" and _by_name(name).fused_ops == ("threshold",):
         return ("threshold",)
-    return computing_ops(stored)
+    # An Inductor kernel's stored origins as they are read now: no attention, GEMM or
+    # convolution op of the one its output feeds (inductor.own_work).
+    return own_work(stored, name) if family == "inductor" and name.startswith("triton_") else computing_ops(stored)
 
 
 def _taught(decoded: KernelName, teachings: Sequence[Teaching]) -> KernelName:

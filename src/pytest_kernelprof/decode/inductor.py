@@ -13,6 +13,7 @@ import functools
 import re
 
 from .aten_op_names import ATEN_OP_NAMES
+from .ops import kind_of_op
 
 # Inductor names a kernel "triton_<kind>_fused_<ops>_<n>" (torch/_inductor/utils.py,
 # get_fused_kernel_name): <ops> is the sorted, deduplicated names of its origins' ATen ops
@@ -194,6 +195,30 @@ def computing_ops(ops: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(op for op in ops if op not in VIEW_OPS)
 
 
+# The kinds of work Inductor leaves to a library (an extern kernel: SDPA, mm, a convolution) or
+# computes in a template, never in a pointwise or reduction Triton kernel. Such an op among the
+# origins of one is the op its output feeds (a copy into the strides cuDNN's attention wants, a
+# convolution's bias add): named after it, the kernel computes none of its work.
+_EXTERN_KINDS = frozenset(("attention", "gemm", "convolution"))
+_TRITON_KINDS = frozenset(("pointwise", "reduction", "persistent_reduction"))
+
+
+def _extern(op: str) -> bool:
+    """Whether ``op`` (an origin's name) is work of another kind than a Triton kernel's own,
+    by the launching op's kinds (``ops.kind_of_op``) and the templates' (``template_kind``)."""
+    return kind_of_op(f"aten::{op}") in _EXTERN_KINDS or template_kind((op,)) is not None
+
+
+def own_work(ops: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """``ops`` (origins of the Inductor kernel ``name``) without the views (``VIEW_OPS``) and, for a
+    pointwise or reduction kernel, without the attention, GEMM and convolution ops (``_EXTERN_KINDS``):
+    what the kernel computes. A template keeps them: they say what it computes (``template_kind``)."""
+    ops = computing_ops(ops)
+    if INDUCTOR_KINDS.get(name[len("triton_") : len("triton_") + 3]) not in _TRITON_KINDS:
+        return ops
+    return tuple(op for op in ops if not _extern(op))
+
+
 def inductor_origins(name: str) -> tuple[str, ...]:
     """Every origin op a kernel's name gives, views included, in the name's order."""
     ops, last = _origins(name)
@@ -201,11 +226,12 @@ def inductor_origins(name: str) -> tuple[str, ...]:
 
 
 def inductor_ops(name: str) -> tuple[str, ...]:
-    """The origin ops a kernel's name gives, views left out (``VIEW_OPS``); a name whose only
-    ops are views gives none, as one that names no op does. The last op of a name cut short is
-    kept as written, a view's name or not: it may begin a longer name ("t" of "tanh")."""
+    """The origin ops a kernel's name gives, views left out (``VIEW_OPS``), and other kinds' work
+    out of a pointwise or reduction kernel's (``own_work``); a name whose only ops are views gives
+    none, as one that names no op does. The last op of a name cut short is kept as written, a
+    view's name or not: it may begin a longer name ("t" of "tanh")."""
     ops, last = _origins(name)
-    return computing_ops(ops) if last is None else (*computing_ops(ops), last)
+    return own_work(ops, name) if last is None else (*own_work(ops, name), last)
 
 
 def _origins(name: str) -> tuple[tuple[str, ...], str | None]:

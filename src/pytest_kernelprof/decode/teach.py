@@ -22,7 +22,8 @@ from .facts import DTYPES, KINDS, LAYOUTS
 TAUGHT_FIELDS = ("kind", "family", "dtype", "layout", "part_of")
 _WORD = re.compile(r"\S+")
 _PAIR = re.compile(r"\w+=\S+")
-_FAMILY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# A family is a name users choose (teaching it, or asking for it in a query): one word.
+FAMILY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 # "template" is a query word (the kernels generated from a template), no kernel's kind: taught,
 # it gave kernels of kind "template" that no kind="template" query counted.
 TAUGHT_KINDS = tuple(kind for kind in KINDS if kind != "template")
@@ -82,7 +83,7 @@ def _check_value(origin: str, name: str, value: object) -> None:
     choices = _CHOICES.get(name)
     if choices is not None and value not in choices:
         raise TeachingError(f"{origin}: unknown {name} {value!r}; one of: {', '.join(choices)}")
-    if name == "family" and not _FAMILY.match(value):
+    if name == "family" and not FAMILY_NAME.match(value):
         raise TeachingError(
             f"{origin}: family {value!r} is not a name; use letters, digits, '_', '-' or '.', e.g. family=flash-attn"
         )

@@ -259,8 +259,8 @@ def _count_lines(count: KernelCount, side: str = "") -> list[str]:
     times = f" (times: {kernels.times})" if kernels.times else ""
     lines = [f"{side}kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}{times}"]
     if not count.matched:
-        lines.extend(kernels.nearest_lines(count.pattern, kind=count.kind, dtype=count.dtype))
-    lines.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype))
+        lines.extend(kernels.nearest_lines(count.pattern, kind=count.kind, dtype=count.dtype, family=count.family))
+    lines.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype, count.family))
     return lines
 
 

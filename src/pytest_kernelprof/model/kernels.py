@@ -15,7 +15,7 @@ from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table, kind_
 from .kernel_text import KERNEL_CELLS as KERNEL_CELLS  # the timeline's table and tests import them from here
 from .kernel_text import kernel_cells as kernel_cells
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
-from .query_args import KernelDtype, check_dtype, check_kind, check_pattern
+from .query_args import KernelDtype, check_dtype, check_family, check_kind, check_pattern, family_lines
 from .unknowns import could_match, missing, warn_undecided
 
 Pattern = str | re.Pattern[str]
@@ -150,8 +150,13 @@ def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
     return name_matches(kernel.name, pattern)
 
 
-def _matches(kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> bool:
+def _matches(
+    kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: str | None = None, family: str | None = None
+) -> bool:
     if kind is not None and not kernel.is_kind(kind):
+        return False
+    # The family whole, as a kernelprof_forbid rule's family= matches it.
+    if family is not None and kernel.family != family:
         return False
     if dtype is not None and kernel.dtype != dtype:
         return False
@@ -276,11 +281,13 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         return sum(k.duration_us for k in self._items())
 
-    def matching(self, pattern: Pattern) -> KernelList:
-        """Kernels whose name matches a glob (whole name, case-sensitive) or a regex (search)."""
+    def matching(self, pattern: Pattern | None = None, *, family: str | None = None) -> KernelList:
+        """Kernels whose name matches a glob (whole name, case-sensitive) or a regex (search),
+        and whose ``family`` is ``family`` (``matching(family="aten")``: ATen's own kernels)."""
         __tracebackhide__ = True
         check_pattern(pattern)
-        return self._kept(lambda k: _matches(k, pattern, None))
+        check_family(family)
+        return self._kept(lambda k: _matches(k, pattern, None, family=family))
 
     def of_kind(self, kind: str) -> KernelList:
         __tracebackhide__ = True
@@ -296,30 +303,38 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         return self._kept(lambda k: k.unplaced)
 
-    def _undecided(self, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> list[int]:
-        """Positions of the kernels whose unknown kind or dtype could make them ``kind`` and
-        ``dtype`` ones. Whether a kernel is generated from a template its name always says, and
-        ``other`` is what an unplaced kernel is: no kernel's kind is undecided there."""
+    def _undecided(
+        self, pattern: Pattern | None, kind: str | None, dtype: str | None = None, family: str | None = None
+    ) -> list[int]:
+        """Positions of the kernels whose unknown kind, family or dtype could make them ``kind``,
+        ``family`` and ``dtype`` ones. Whether a kernel is generated from a template its name always
+        says, and ``other`` is what an unplaced kernel is: no kernel's kind is undecided there."""
         kinds = None if kind is None or kind in ("other", "template") else (kind,)
         dtypes = None if dtype is None else (dtype,)
-        if kinds is None and dtypes is None:
+        families = None if family is None else (family,)
+        if kinds is None and dtypes is None and families is None:
             return []
         return [
             i
             for i, k in enumerate(self._items())
             if _name_matches(k, pattern)
             and (kinds is not None or kind is None or k.is_kind(kind))
-            and could_match(k, kinds=kinds, dtypes=dtypes)
+            and could_match(k, kinds=kinds, dtypes=dtypes, families=families)
         ]
 
-    def undecided_lines(self, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> list[str]:
-        """A line for a failed query, naming the kernels of unknown kind or dtype that could answer it."""
-        undecided = self._undecided(pattern, kind, dtype)
+    def undecided_lines(
+        self, pattern: Pattern | None, kind: str | None, dtype: str | None = None, family: str | None = None
+    ) -> list[str]:
+        """A line for a failed query, naming the kernels of unknown kind, family or dtype that could answer it."""
+        undecided = self._undecided(pattern, kind, dtype, family)
         if not undecided:
             return []
         positions = self._positions()
         rows = rows_text([positions[i] for i in undecided])
-        facts = " or ".join(sorted({missing(self._loaded()[i])[0] for i in undecided}))
+        asked = {"kind": kind, "family": family, "dtype": dtype}
+        unknown = [missing(self._loaded()[i]) for i in undecided]
+        # The unknown facts the query asked about (a family question: "of unknown family").
+        facts = " or ".join(sorted({next((f for f in m if asked[f] is not None), m[0]) for m in unknown}))
         kernels = [self._loaded()[i] for i in undecided]
         if facts == "dtype" and all(k.family == "inductor" for k in kernels):
             # Inductor's, from a trace recorded without their dtype: teaching one by name would pin it.
@@ -328,15 +343,31 @@ class KernelList(_Records[Kernel]):
             remedy = "teach the decoder"
         return [f"{plural(len(undecided), 'kernel')} of unknown {facts} ({rows}) could be it: {remedy}"]
 
-    def _warn_undecided(self, method: str, pattern: Pattern | None, kind: str | None, dtype: str | None = None) -> None:
+    def _warn_undecided(
+        self,
+        method: str,
+        pattern: Pattern | None,
+        kind: str | None,
+        dtype: str | None = None,
+        family: str | None = None,
+    ) -> None:
         __tracebackhide__ = True
-        undecided = [self._loaded()[i] for i in self._undecided(pattern, kind, dtype)]
-        question = f"of_kind({kind!r})" if method == "of_kind" else query_text(method, pattern, kind, dtype)
+        undecided = [self._loaded()[i] for i in self._undecided(pattern, kind, dtype, family)]
+        question = f"of_kind({kind!r})" if method == "of_kind" else query_text(method, pattern, kind, dtype, family)
         warn_undecided(question, undecided)
 
-    def count(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | Any = None) -> KernelCount:
-        """How many kernels match ``pattern``, ``kind`` and ``dtype`` (all kernels when all are None);
-        ``dtype`` is one of the decoder's (``"bf16"``) or a ``torch.dtype`` (``torch.bfloat16``).
+    def count(
+        self,
+        pattern: Pattern | None = None,
+        *,
+        kind: str | None = None,
+        dtype: str | Any = None,
+        family: str | None = None,
+    ) -> KernelCount:
+        """How many kernels match ``pattern``, ``kind``, ``family`` and ``dtype`` (all kernels when all
+        are None); ``dtype`` is one of the decoder's (``"bf16"``) or a ``torch.dtype`` (``torch.bfloat16``);
+        ``family`` a family's whole name (``count(family="aten", kind="pointwise") == 0``: no eager
+        ATen pointwise kernel left in a compiled model).
 
         An ``int`` that remembers what it counted, so that a failed ``assert ... == 1`` shows
         the kernels (with their dtypes) and which of them matched: ``assert
@@ -344,53 +375,70 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         check_pattern(pattern)
         check_kind(kind)
+        check_family(family)
         dtype = check_dtype(dtype)
-        matched = tuple(n for n, _ in self._numbered(lambda k: _matches(k, pattern, kind, dtype)))
-        self._warn_undecided("count", pattern, kind, dtype)
-        return KernelCount(matched, self, pattern, kind, dtype)
+        matched = tuple(n for n, _ in self._numbered(lambda k: _matches(k, pattern, kind, dtype, family)))
+        self._warn_undecided("count", pattern, kind, dtype, family)
+        return KernelCount(matched, self, pattern, kind, dtype, family)
 
-    def one(self, pattern: Pattern | None = None, *, kind: str | None = None, dtype: str | Any = None) -> Kernel:
+    def one(
+        self,
+        pattern: Pattern | None = None,
+        *,
+        kind: str | None = None,
+        dtype: str | Any = None,
+        family: str | None = None,
+    ) -> Kernel:
         """The single kernel that matches, or a :class:`KernelMatchError` (an ``AssertionError``)
         with the table and near names."""
         __tracebackhide__ = True
         check_pattern(pattern)
         check_kind(kind)
+        check_family(family)
         dtype = check_dtype(dtype)
-        pairs = self._numbered(lambda k: _matches(k, pattern, kind, dtype))
-        self._warn_undecided("one", pattern, kind, dtype)
+        pairs = self._numbered(lambda k: _matches(k, pattern, kind, dtype, family))
+        self._warn_undecided("one", pattern, kind, dtype, family)
         found = [k for _, k in pairs]
         if len(found) == 1:
             return found[0]
         numbers = [n for n, _ in pairs]
-        wanted = wanted_text(pattern, kind, dtype)
+        wanted = wanted_text(pattern, kind, dtype, family)
         # The matches named as count() names them: the table's stars alone were hard to find.
         which = f": {rows_text(numbers)}" if numbers else ""
         times = f" (times: {self.times})" if self.times else ""
         head = f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())} kernels"
         lines = [f"{head}{which}{times}:", self.table(marked=frozenset(numbers))]
-        lines.extend(self.undecided_lines(pattern, kind, dtype))
+        lines.extend(self.undecided_lines(pattern, kind, dtype, family))
         if not found:
-            lines.extend(self.nearest_lines(pattern, kind=kind, dtype=dtype))
+            lines.extend(self.nearest_lines(pattern, kind=kind, dtype=dtype, family=family))
         error = KernelMatchError("\n".join(lines))
         error.kernels = self
         raise error
 
     def nearest_lines(
-        self, pattern: Pattern | None, *, exact: bool = False, kind: str | None = None, dtype: str | None = None
+        self,
+        pattern: Pattern | None,
+        *,
+        exact: bool = False,
+        kind: str | None = None,
+        dtype: str | None = None,
+        family: str | None = None,
     ) -> list[str]:
         """For a glob (``exact``: a name, as ``in`` asks) that matched nothing: the nearest names,
         as every output shows them, none of which the query itself matches; where the glob
         matches kernels by name and ``kind`` or ``dtype`` ruled them out, which kernels those
-        are, less those of unknown kind or dtype (``undecided_lines`` names them: not ruled out)."""
-        if not isinstance(pattern, str):
-            return []
+        are, less those of unknown kind or dtype (``undecided_lines`` names them: not ruled out).
+        A ``family`` no kernel has: the families they have, first."""
         kernels = self._items()
+        families = family_lines(family, (k.family for k in kernels))
+        if not isinstance(pattern, str):
+            return families
         if not exact:
-            open_ = set(self._undecided(pattern, kind, dtype))
+            open_ = set(self._undecided(pattern, kind, dtype, family))
             by_name = [i for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
             out = [i for i in by_name if i not in open_]
             if by_name and not out:
-                return []
+                return families
             if out:
                 positions = self._positions()
                 named = [f"#{positions[i]}" for i in out]
@@ -399,19 +447,24 @@ class KernelList(_Records[Kernel]):
                     fact
                     for fact, out in (
                         ("kind", kind is not None and any(not k.is_kind(kind) for k in ruled)),
+                        ("family", family is not None and any(k.family != family for k in ruled)),
                         ("dtype", dtype is not None and any(k.dtype != dtype for k in ruled)),
                     )
                     if out
                 ]
                 its = ("its", "it") if len(named) == 1 else ("their", "them")
                 return [
+                    *families,
                     f"{pattern!r} matches {', '.join(named)} by name: "
-                    f"{its[0]} {' or '.join(facts) or 'kind or dtype'} ruled {its[1]} out"
+                    f"{its[0]} {' or '.join(facts) or 'kind or dtype'} ruled {its[1]} out",
                 ]
         # Near the whole name or the shown one; none is the query's own: it would have matched.
         shown = {form: display_name(k.name) for k in kernels for form in (k.name, display_name(k.name))}
         close = list(dict.fromkeys(shown[name] for name in nearest(pattern, shown, n=6)))[:3]
-        return ["nearest names: " + ", ".join(map(repr, close))] if close else []  # quoted: names hold ", "
+        return [
+            *families,
+            *(["nearest names: " + ", ".join(map(repr, close))] if close else []),
+        ]  # quoted: names hold ", "
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
         """The kernel table, each row numbered as in its call; rows whose number is in ``marked``

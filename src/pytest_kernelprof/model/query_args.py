@@ -1,11 +1,12 @@
-"""The arguments of kernel queries, checked: a kind, a dtype (a ``torch.dtype`` mapped to the
-decoder's name), a name pattern; errors that say what to write instead."""
+"""The arguments of kernel queries, checked: a kind, a family, a dtype (a ``torch.dtype`` mapped to
+the decoder's name), a name pattern; errors that say what to write instead."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from ..decode import DTYPES, KINDS
+from ..decode import DTYPES, FAMILY_NAME, KINDS
 from ..errors import QueryError, QueryTypeError
 from ..tables import nearest
 
@@ -25,6 +26,42 @@ def check_kind(kind: str | None) -> None:
                 f"says where the kind came from (Kernel.evidence); write kind={named!r}"
             )
         raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
+
+
+def check_family(family: object) -> None:
+    """A family is free-form (users teach their own, ``family=flash-attn``): one name, checked
+    for its type and shape only; a name no kernel has is told by the failure (``family_lines``)."""
+    __tracebackhide__ = True
+    if family is None:
+        return
+    if not isinstance(family, str):
+        raise QueryTypeError(
+            f"a kernel family is a str, one name such as 'aten', 'inductor' or 'cublas'; got {type(family).__name__}"
+        )
+    if not FAMILY_NAME.match(family):
+        several = [part.strip() for part in family.split(",") if part.strip()]
+        hint = (
+            " (for several families, add their counts: "
+            + " + ".join(f"count(family={part!r})" for part in several)
+            + ")"
+            if len(several) > 1
+            else ""
+        )
+        raise QueryError(
+            f"{family!r} is no kernel family: a family is one name of letters, digits, '_', '-' and '.' "
+            f"(such as 'aten', 'inductor', 'flash-attn'), matched whole{hint}"
+        )
+
+
+def family_lines(family: str | None, families: Iterable[str]) -> list[str]:
+    """For a query on ``family`` that matched nothing: where no kernel has it, the families the
+    kernels have (``families``: each kernel's), as the nearest names are told for a pattern."""
+    present = sorted(set(families))
+    if family is None or family in present:
+        return []
+    close = nearest(family, present, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return [f"no kernel's family is {family!r}{hint}; the kernels' families: {', '.join(present) or '(none)'}"]
 
 
 # torch's names for the decoder's dtypes (``torch.bfloat16`` is ``bf16``), read from

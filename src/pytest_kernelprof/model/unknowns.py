@@ -29,11 +29,20 @@ SHOWN = 5  # kernels listed in one warning; the rest are counted
 
 
 def could_match(
-    kernel: KernelName, *, kinds: Collection[str] | None = None, dtypes: Collection[str] | None = None
+    kernel: KernelName,
+    *,
+    kinds: Collection[str] | None = None,
+    dtypes: Collection[str] | None = None,
+    families: Collection[str] | None = None,
 ) -> bool:
-    """Whether ``kernel`` fails to match ``kinds``/``dtypes`` only for want of evidence: a fact
-    that is known and different rules it out; an unknown one leaves it open."""
+    """Whether ``kernel`` fails to match ``kinds``/``dtypes``/``families`` only for want of
+    evidence: a fact that is known and different rules it out; an unknown one (a family no
+    rule knows, as ``kernelprof_forbid`` rules read it) leaves it open."""
     open_fact = False
+    if families is not None and kernel.family not in families:
+        if kernel.family != "unknown":
+            return False
+        open_fact = True
     if kinds is not None and kernel.kind not in kinds:
         if not kernel.unplaced or "other" in kinds:
             return False

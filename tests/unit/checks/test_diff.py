@@ -13,6 +13,7 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.checks.diff import (
+    count_changes,
     describe_kernel,
     diff_kernels,
     dtype_changes,
@@ -21,7 +22,7 @@ from pytest_kernelprof.checks.diff import (
     unknown_dtypes,
 )
 from pytest_kernelprof.cli import main
-from pytest_kernelprof.decode import parse_kernel_name
+from pytest_kernelprof.decode import KernelName, parse_kernel_name
 from pytest_kernelprof.tables import display_name
 from tests.helpers import DATA, user_kernel_trace
 
@@ -175,7 +176,13 @@ def test_the_unknown_dtype_line_cannot_be_read_as_a_count_of_the_kind(
     assert main(["diff", str(trace("decode_eager")), str(trace("decode_compiled"))]) == 1
     lines = capsys.readouterr().out.splitlines()
     counts = [line for line in lines if line.startswith("count changes: ")]
-    assert counts == ["count changes: persistent_reduction: 0 -> 1; pointwise: 36 -> 11; reduction: 1 -> 0"]
+    assert counts == [
+        "count changes: persistent_reduction: 0 -> 1; pointwise: 36 -> 11; reduction: 1 -> 0 "
+        "(count(kind='reduction'), persistent ones included: 1 -> 1)"
+    ]
+    # What a test's count says: the compiled softmax is a persistent reduction, still a reduction.
+    eager, compiled = load_trace(trace("decode_eager")), load_trace(trace("decode_compiled"))
+    assert eager.kernels.count(kind="reduction") == compiled.kernels.count(kind="reduction") == 1
     # `kind: N -> M` is a count of the kind: only the count line says it.
     told = [line for line in lines if re.search(r"\b(pointwise|persistent_reduction|reduction): \d+ -> \d+", line)]
     assert told == counts
@@ -328,3 +335,34 @@ def test_a_helper_kernel_is_told_as_part_of_its_work_as_the_table_tells_it(
     assert any(line.startswith("+ reduction/cublas (part of gemm) fp32  ") for line in out)  # split-K reduce
     gemm = next(k for k in load_trace(trace("compile_clean")).kernels if k.kind == "gemm")
     assert describe_kernel(gemm).startswith("gemm/cublas fp32 [bias]  ")  # a kernel of its own work: as before
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "told"),
+    [
+        # A persistent reduction added, the reductions unchanged: count(kind="reduction") grows.
+        (
+            ["reduction", "reduction"],
+            ["reduction", "reduction", "persistent_reduction"],
+            ["persistent_reduction: 0 -> 1 (count(kind='reduction'), persistent ones included: 2 -> 3)"],
+        ),
+        (
+            ["persistent_reduction", "pointwise"],
+            ["reduction"],
+            [
+                "persistent_reduction: 1 -> 0",
+                "pointwise: 1 -> 0",
+                "reduction: 0 -> 1 (count(kind='reduction'), persistent ones included: 1 -> 1)",
+            ],
+        ),
+        # No persistent reduction on either side: the entries are what the counts say.
+        (["reduction", "pointwise"], ["pointwise"], ["reduction: 1 -> 0"]),
+        # Persistent ones unchanged and reductions too: nothing to add.
+        (["persistent_reduction", "pointwise"], ["persistent_reduction"], ["pointwise: 1 -> 0"]),
+    ],
+)
+def test_count_changes_say_what_a_reduction_count_answers(before: list[str], after: list[str], told: list[str]) -> None:
+    def kernels(kinds: list[str]) -> list[KernelName]:
+        return [KernelName(f"k{i}", kind, "inductor") for i, kind in enumerate(kinds)]
+
+    assert count_changes(kernels(before), kernels(after)) == told

@@ -12,9 +12,9 @@ import re
 
 import pytest
 
-from pytest_kernelprof.decode import parse_kernel_name
+from pytest_kernelprof.decode import fused_ops_read_now, parse_kernel_name
 from pytest_kernelprof.decode.aten_op_names import ATEN_OP_NAMES
-from pytest_kernelprof.decode.inductor import VIEW_OPS, computing_ops, inductor_ops, inductor_origins
+from pytest_kernelprof.decode.inductor import VIEW_OPS, inductor_ops, inductor_origins, own_work
 from tests.helpers import DATA
 
 
@@ -52,7 +52,7 @@ from tests.helpers import DATA
 )
 def test_origins_are_whole_op_names(name: str, fused_ops: tuple[str, ...]) -> None:
     assert inductor_origins(name) == fused_ops
-    assert parse_kernel_name(name).fused_ops == computing_ops(fused_ops)
+    assert parse_kernel_name(name).fused_ops == own_work(fused_ops, name)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,7 @@ def test_origins_are_whole_op_names(name: str, fused_ops: tuple[str, ...]) -> No
         (
             "triton_poi_fused__scaled_dot_product_cudnn_attention__unsafe_view_add_cat_mul_neg_slice_transpose"
             "_unsqueeze_view_1",
-            ("_scaled_dot_product_cudnn_attention", "add", "cat", "mul", "neg"),
+            ("add", "cat", "mul", "neg"),
         ),
         # A view's "_copy" form writes a tensor: kept.
         ("triton_poi_fused_add_view_copy_0", ("add", "view_copy")),
@@ -82,6 +82,44 @@ def test_origins_are_whole_op_names(name: str, fused_ops: tuple[str, ...]) -> No
 )
 def test_views_are_no_fused_ops(name: str, fused_ops: tuple[str, ...]) -> None:
     assert parse_kernel_name(name).fused_ops == fused_ops
+
+
+@pytest.mark.parametrize(
+    ("name", "fused_ops"),
+    [
+        # The Llama layer's rotary kernels, whose output feeds cuDNN's attention (its own kernel):
+        # the kernel computes none of the attention.
+        (
+            "triton_poi_fused__scaled_dot_product_cudnn_attention__unsafe_view_add_cat_mul_neg_slice_transpose"
+            "_unsqueeze_view_1",
+            ("add", "cat", "mul", "neg"),
+        ),
+        ("triton_poi_fused__scaled_dot_product_efficient_attention_0", ()),
+        ("triton_poi_fused_flex_attention_0", ()),
+        # A convolution's bias add and ReLU, the convolution left to cuDNN; a GEMM's epilogue.
+        ("triton_poi_fused_convolution_relu_0", ("relu",)),
+        ("triton_poi_fused_addmm_gelu_1", ("gelu",)),
+        ("triton_red_fused__to_copy_bmm_sum_2", ("_to_copy", "sum")),
+        ("triton_per_fused__softmax_baddbmm_3", ("_softmax",)),
+        # A template computes its GEMM, convolution or attention: it keeps them.
+        ("triton_tem_fused_addmm_gelu_t_0", ("addmm", "gelu")),
+        ("triton_tem_fused_convolution_relu_4", ("convolution", "relu")),
+        ("triton_tem_fused_flex_attention_0", ("flex_attention",)),
+    ],
+)
+def test_a_triton_kernel_computes_no_attention_gemm_or_convolution(name: str, fused_ops: tuple[str, ...]) -> None:
+    decoded = parse_kernel_name(name)
+    assert decoded.fused_ops == fused_ops
+    assert decoded.name == name  # the name itself keeps every origin
+
+
+def test_a_stored_inductor_kernel_drops_its_attention_op_when_read() -> None:
+    # A baseline written before the attention op was left out compares as it would be written now.
+    name = "triton_poi_fused__scaled_dot_product_cudnn_attention__unsafe_view_add_cat_mul_neg_slice_transpose_0"
+    stored = ("_scaled_dot_product_cudnn_attention", "add", "cat", "mul", "neg")
+    assert fused_ops_read_now(stored, name, None, "pointwise", "inductor") == ("add", "cat", "mul", "neg")
+    template = "triton_tem_fused_addmm_gelu_t_0"
+    assert fused_ops_read_now(("addmm", "gelu"), template, None, "gemm", "inductor") == ("addmm", "gelu")
 
 
 def test_a_template_with_views_is_still_placed() -> None:
@@ -165,7 +203,7 @@ def test_recorded_names_split_into_torchs_ops_as_inductor_joined_them(name: str)
     assert list(ops) == sorted(set(ops))
     body = re.sub(r"_\d+(?:_0[a-z\d]*)?$", "", name.split("_fused_", 1)[1])
     assert "_".join(ops) == body
-    assert parse_kernel_name(name).fused_ops == tuple(op for op in ops if op not in VIEW_OPS)
+    assert parse_kernel_name(name).fused_ops == own_work(ops, name)
 
 
 def test_sorted_origins_of_torchs_ops_split_back() -> None:

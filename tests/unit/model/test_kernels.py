@@ -552,3 +552,73 @@ def test_a_taught_dtype_says_so_in_the_table_as_a_taught_kind_does() -> None:
     rows = [row.split() for row in KernelList([taught, named]).table().splitlines()[1:]]
     assert rows[0][:6] == ["0", "pointwise", "(user)", "aten", "bf16", "(user)"]
     assert rows[1][:4] == ["1", "pointwise", "aten", "bf16"]
+
+
+def test_a_family_question_counts_and_explains_itself(trace: Trace) -> None:
+    # A trial: "the compiled model launches no eager ATen pointwise kernel" could not be asked
+    # (count() took no family=), though kernelprof_forbid's rules take family=aten kind=pointwise.
+    from pytest_kernelprof.model.explain import explain
+
+    eager = load_trace(trace("decode_eager")).kernels
+    compiled = load_trace(trace("decode_compiled")).kernels
+    assert compiled.count(family="aten", kind="pointwise") == 0
+    aten = eager.count(family="aten", kind="pointwise")
+    assert aten == 36
+    assert aten.query == "count(kind='pointwise', family='aten')"
+    assert eager.count(family="cublas") == eager.count(kind="gemm") == 12
+    assert compiled.matching(family="inductor").names == compiled.matching("triton_*").names
+    assert compiled.matching("triton_*", family="cublas") == []
+    assert compiled.one("*softmax*", family="inductor").kind == "persistent_reduction"
+    # Its failure reads as every count's: the expectation, the matches named and starred.
+    explanation = explain("==", aten, 0)
+    assert explanation is not None
+    assert explanation.head[0] == "36 == 0"
+    assert explanation.head[1].startswith(
+        "kernels.count(kind='pointwise', family='aten') matched 36 of 49 kernels: #1, #2"
+    )
+    starred = [row.split()[1] for row in explanation.body if row.lstrip().startswith("*")]
+    assert len(starred) == 36
+    assert eager.one(kind="reduction", family="aten").fused_ops == ("softmax",)
+    with pytest.raises(KernelMatchError, match=r"exactly one kernel with kind='pointwise' and family='aten', found 36"):
+        eager.one(kind="pointwise", family="aten")
+    # A family no kernel has: the failure says which families the kernels have.
+    explanation = explain("==", compiled.count(family="aten"), 1)
+    assert explanation is not None
+    assert "no kernel's family is 'aten'; the kernels' families: cublas, inductor" in explanation.head
+    with pytest.raises(KernelMatchError) as raised:
+        eager.one("*tanh*", family="atne")
+    lines = str(raised.value).splitlines()
+    assert lines[-2:] == [
+        "no kernel's family is 'atne' (did you mean 'aten'?); the kernels' families: aten, cublas",
+        f"'*tanh*' matches {', '.join(f'#{n}' for n in range(2, 49, 4))} by name: their family ruled them out",
+    ]
+
+
+def test_a_family_is_one_name_of_a_str() -> None:
+    kernels = KernelList([Kernel(name="relu", kind="pointwise", family="aten")])
+    with pytest.raises(QueryTypeError, match=r"a kernel family is a str, .*; got tuple"):
+        kernels.count(family=("aten", "cudnn"))  # type: ignore[arg-type]
+    with pytest.raises(QueryError, match=r"add their counts: count\(family='aten'\) \+ count\(family='cudnn'\)"):
+        kernels.count(family="aten,cudnn")
+    for bad in ("", "aten*", "family=aten"):
+        with pytest.raises(QueryError, match=r"is no kernel family: a family is one name"):
+            kernels.one(family=bad)
+        with pytest.raises(QueryError, match=r"is no kernel family"):
+            kernels.matching(family=bad)
+    # Free-form: a family the decoder does not know (a taught one) is a question, not an error.
+    assert kernels.count(family="flash-attn") == 0
+
+
+def test_a_family_question_warns_about_the_kernels_of_unknown_family() -> None:
+    kernels = KernelList(
+        [
+            Kernel(name="relu", kind="pointwise", family="aten"),
+            Kernel(name="mystery_kernel_v2", kind="other", family="unknown"),  # no evidence placed it
+            Kernel(name="cutlass_gemm", kind="gemm", family="cutlass"),
+        ]
+    )
+    with pytest.warns(UndecodedKernelWarning, match=r"count\(family='aten'\) may not hold: 1 kernel"):
+        assert kernels.count(family="aten") == 1
+    with pytest.warns(UndecodedKernelWarning), pytest.raises(AssertionError) as failed:
+        kernels.one(family="cudnn")
+    assert "1 kernel of unknown family (#1) could be it: teach the decoder" in str(failed.value)
