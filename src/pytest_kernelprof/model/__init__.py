@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from .counts import KernelCount
 from .gpu_time import Overlap, overlap_of
+from .kernel_matching import Pattern
 from .kernel_text import kernel_table
-from .kernels import Kernel, KernelList, MemoryOp, OpChains, Pattern
+from .kernels import Kernel, KernelList, MemoryOp, OpChains
 from .measured import needs_measurement
 from .ops import ModuleTable, ModuleView, Op, OpLoader, OpTable, OpTreeLoader, OpTreeNode
 from .profiles import CallProfile, KernelProfile

@@ -7,7 +7,8 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .kernels import KernelList, Pattern
+    from .kernel_matching import Pattern
+    from .kernels import KernelList
 
 
 def query_text(

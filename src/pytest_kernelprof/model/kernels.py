@@ -1,4 +1,5 @@
-"""Kernels and memory ops of one call, and the queries on them (their table and names are ``kernel_text.py``'s)."""
+"""Kernels and memory ops of one call, and the queries on them (their table and names are
+``kernel_text.py``'s; what a query matches and what its failure says of the rest, ``kernel_matching.py``'s)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,16 @@ from typing import Any, Protocol, overload
 
 from ..decode import KINDS, KernelName
 from ..errors import KernelMatchError, QueryError, QueryTypeError
-from ..tables import display_name, format_us, name_is, name_matches, nearest, plural, printable
+from ..tables import display_name, format_us, name_is, name_matches, plural, printable
+from . import kernel_matching
 from .counts import KernelCount, query_text, wanted_text
+from .kernel_matching import Pattern, query_matches, undecided
 from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table, kind_text, rows_text
 from .kernel_text import KERNEL_CELLS as KERNEL_CELLS  # the timeline's table and tests import them from here
 from .kernel_text import kernel_cells as kernel_cells
 from .measured import MODULE_RANGE_PREFIX, UNMEASURED_TABLE, _Records
-from .query_args import KernelDtype, check_dtype, check_family, check_kind, check_pattern, family_lines
-from .unknowns import could_match, missing, warn_undecided
-
-Pattern = str | re.Pattern[str]
+from .query_args import KernelDtype, check_dtype, check_family, check_kind, check_pattern
+from .unknowns import warn_undecided
 
 
 class OpChains(Protocol):
@@ -138,29 +139,6 @@ class MemoryOp:
     direction: str | None = None
     host_memory: str | None = None
     bytes: int | None = None
-
-
-def _name_matches(kernel: Kernel, pattern: Pattern | None) -> bool:
-    """A glob matches the whole name, without its leading ``void `` or as every output shows it
-    (a name copied from a table, a failure or a diff matches its kernel); a regex is searched."""
-    if pattern is None:
-        return True
-    if isinstance(pattern, re.Pattern):
-        return pattern.search(kernel.name) is not None
-    return name_matches(kernel.name, pattern)
-
-
-def _matches(
-    kernel: Kernel, pattern: Pattern | None, kind: str | None, dtype: str | None = None, family: str | None = None
-) -> bool:
-    if kind is not None and not kernel.is_kind(kind):
-        return False
-    # The family whole, as a kernelprof_forbid rule's family= matches it.
-    if family is not None and kernel.family != family:
-        return False
-    if dtype is not None and kernel.dtype != dtype:
-        return False
-    return _name_matches(kernel, pattern)
 
 
 class KernelList(_Records[Kernel]):
@@ -287,7 +265,7 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         check_pattern(pattern)
         check_family(family)
-        return self._kept(lambda k: _matches(k, pattern, None, family=family))
+        return self._kept(lambda k: query_matches(k, pattern, None, family=family))
 
     def of_kind(self, kind: str) -> KernelList:
         __tracebackhide__ = True
@@ -303,45 +281,11 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         return self._kept(lambda k: k.unplaced)
 
-    def _undecided(
-        self, pattern: Pattern | None, kind: str | None, dtype: str | None = None, family: str | None = None
-    ) -> list[int]:
-        """Positions of the kernels whose unknown kind, family or dtype could make them ``kind``,
-        ``family`` and ``dtype`` ones. Whether a kernel is generated from a template its name always
-        says, and ``other`` is what an unplaced kernel is: no kernel's kind is undecided there."""
-        kinds = None if kind is None or kind in ("other", "template") else (kind,)
-        dtypes = None if dtype is None else (dtype,)
-        families = None if family is None else (family,)
-        if kinds is None and dtypes is None and families is None:
-            return []
-        return [
-            i
-            for i, k in enumerate(self._items())
-            if _name_matches(k, pattern)
-            and (kinds is not None or kind is None or k.is_kind(kind))
-            and could_match(k, kinds=kinds, dtypes=dtypes, families=families)
-        ]
-
     def undecided_lines(
         self, pattern: Pattern | None, kind: str | None, dtype: str | None = None, family: str | None = None
     ) -> list[str]:
         """A line for a failed query, naming the kernels of unknown kind, family or dtype that could answer it."""
-        undecided = self._undecided(pattern, kind, dtype, family)
-        if not undecided:
-            return []
-        positions = self._positions()
-        rows = rows_text([positions[i] for i in undecided])
-        asked = {"kind": kind, "family": family, "dtype": dtype}
-        unknown = [missing(self._loaded()[i]) for i in undecided]
-        # The unknown facts the query asked about (a family question: "of unknown family").
-        facts = " or ".join(sorted({next((f for f in m if asked[f] is not None), m[0]) for m in unknown}))
-        kernels = [self._loaded()[i] for i in undecided]
-        if facts == "dtype" and all(k.family == "inductor" for k in kernels):
-            # Inductor's, from a trace recorded without their dtype: teaching one by name would pin it.
-            remedy = "record the trace with the plugin"
-        else:
-            remedy = "teach the decoder"
-        return [f"{plural(len(undecided), 'kernel')} of unknown {facts} ({rows}) could be it: {remedy}"]
+        return kernel_matching.undecided_lines(self, pattern, kind, dtype, family)
 
     def _warn_undecided(
         self,
@@ -352,9 +296,9 @@ class KernelList(_Records[Kernel]):
         family: str | None = None,
     ) -> None:
         __tracebackhide__ = True
-        undecided = [self._loaded()[i] for i in self._undecided(pattern, kind, dtype, family)]
+        kernels = [self._loaded()[i] for i in undecided(self, pattern, kind, dtype, family)]
         question = f"of_kind({kind!r})" if method == "of_kind" else query_text(method, pattern, kind, dtype, family)
-        warn_undecided(question, undecided)
+        warn_undecided(question, kernels)
 
     def count(
         self,
@@ -377,7 +321,7 @@ class KernelList(_Records[Kernel]):
         check_kind(kind)
         check_family(family)
         dtype = check_dtype(dtype)
-        matched = tuple(n for n, _ in self._numbered(lambda k: _matches(k, pattern, kind, dtype, family)))
+        matched = tuple(n for n, _ in self._numbered(lambda k: query_matches(k, pattern, kind, dtype, family)))
         self._warn_undecided("count", pattern, kind, dtype, family)
         return KernelCount(matched, self, pattern, kind, dtype, family)
 
@@ -396,7 +340,7 @@ class KernelList(_Records[Kernel]):
         check_kind(kind)
         check_family(family)
         dtype = check_dtype(dtype)
-        pairs = self._numbered(lambda k: _matches(k, pattern, kind, dtype, family))
+        pairs = self._numbered(lambda k: query_matches(k, pattern, kind, dtype, family))
         self._warn_undecided("one", pattern, kind, dtype, family)
         found = [k for _, k in pairs]
         if len(found) == 1:
@@ -424,47 +368,9 @@ class KernelList(_Records[Kernel]):
         dtype: str | None = None,
         family: str | None = None,
     ) -> list[str]:
-        """For a glob (``exact``: a name, as ``in`` asks) that matched nothing: the nearest names,
-        as every output shows them, none of which the query itself matches; where the glob
-        matches kernels by name and ``kind`` or ``dtype`` ruled them out, which kernels those
-        are, less those of unknown kind or dtype (``undecided_lines`` names them: not ruled out).
-        A ``family`` no kernel has: the families they have, first."""
-        kernels = self._items()
-        families = family_lines(family, (k.family for k in kernels))
-        if not isinstance(pattern, str):
-            return families
-        if not exact:
-            open_ = set(self._undecided(pattern, kind, dtype, family))
-            by_name = [i for i, k in enumerate(kernels) if name_matches(k.name, pattern)]
-            out = [i for i in by_name if i not in open_]
-            if by_name and not out:
-                return families
-            if out:
-                positions = self._positions()
-                named = [f"#{positions[i]}" for i in out]
-                ruled = [kernels[i] for i in out]
-                facts = [
-                    fact
-                    for fact, out in (
-                        ("kind", kind is not None and any(not k.is_kind(kind) for k in ruled)),
-                        ("family", family is not None and any(k.family != family for k in ruled)),
-                        ("dtype", dtype is not None and any(k.dtype != dtype for k in ruled)),
-                    )
-                    if out
-                ]
-                its = ("its", "it") if len(named) == 1 else ("their", "them")
-                return [
-                    *families,
-                    f"{pattern!r} matches {', '.join(named)} by name: "
-                    f"{its[0]} {' or '.join(facts) or 'kind or dtype'} ruled {its[1]} out",
-                ]
-        # Near the whole name or the shown one; none is the query's own: it would have matched.
-        shown = {form: display_name(k.name) for k in kernels for form in (k.name, display_name(k.name))}
-        close = list(dict.fromkeys(shown[name] for name in nearest(pattern, shown, n=6)))[:3]
-        return [
-            *families,
-            *(["nearest names: " + ", ".join(map(repr, close))] if close else []),
-        ]  # quoted: names hold ", "
+        """For a glob (``exact``: a name, as ``in`` asks) that matched nothing: the nearest names, or the
+        kernels its ``kind``, ``family`` or ``dtype`` ruled out (``kernel_matching.nearest_lines``)."""
+        return kernel_matching.nearest_lines(self, pattern, exact=exact, kind=kind, dtype=dtype, family=family)
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
         """The kernel table, each row numbered as in its call; rows whose number is in ``marked``
