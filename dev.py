@@ -11,7 +11,9 @@ torch is chosen as a newcomer's machine needs it: a torch already in the environ
 build and one without gets the CPU build, because a plain `torch` requirement would pull a
 multi-GB CUDA build onto a machine that cannot use it. `KERNELPROF_TORCH` (a pip requirement
 such as `torch==2.11.0`) overrides the choice; `KERNELPROF_VENV` names another environment
-directory; `--system` uses the running interpreter and installs nothing.
+directory; `--system` uses the running interpreter and installs nothing. Before pytest starts,
+it names the `pytest_kernelprof` the interpreter imports, with a warning where that is not this
+checkout's `src/` (another checkout's editable install would run silently otherwise).
 
 `python3 dev.py compat [VERSIONS...] [--python X.Y] [-- pytest arguments...]` runs the tests
 and the examples (`pytest tests examples -n auto`) once per torch version, each in its own
@@ -119,6 +121,41 @@ def _has_gpu() -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return listing.returncode == 0 and "GPU" in listing.stdout
+
+
+def imported_package(python: Path) -> Path | None:
+    """The folder of the ``pytest_kernelprof`` that ``python`` imports, run as pytest will be
+    (from the checkout, with this environment), or None where it imports none. Found without
+    importing it: the package imports torch."""
+    probe = (
+        "import importlib.util as u; s = u.find_spec('pytest_kernelprof'); print(s.origin if s and s.origin else '')"
+    )
+    done = subprocess.run([str(python), "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    found = done.stdout.strip()
+    return Path(found).parent if done.returncode == 0 and found else None
+
+
+def say_which_package(python: Path) -> None:
+    """One line naming the pytest_kernelprof the run tests, and a warning where it is not this
+    checkout's: with --system, an editable install of another checkout runs silently otherwise."""
+    package = imported_package(python)
+    own = ROOT / "src" / "pytest_kernelprof"
+    if package is None:
+        print(
+            f"dev.py: warning: {python} imports no pytest_kernelprof, so pytest runs without the plugin: "
+            "`pip install -e .` into it, or leave out --system",
+            file=sys.stderr,
+            flush=True,
+        )
+        return
+    _say(f"testing pytest_kernelprof from {package}")
+    if package.resolve() != own.resolve():
+        print(
+            f"dev.py: warning: that is not this checkout's ({own}): the run tests that copy, not this one "
+            "(an install of another checkout, or PYTHONPATH, comes first); `pip install -e .` into this interpreter",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _has_torch(python: Path) -> bool:
@@ -482,6 +519,7 @@ def main(argv: list[str]) -> int:
         )
         return 2
     python = Path(sys.executable) if system else _environment()
+    say_which_package(python)
     # Timed without the environment's setup: issue 31's bound (90 s on a 2-core machine) is the suite's.
     start = time.perf_counter()
     code = _run(python, "-m", "pytest", *COMMANDS[command], *extra)

@@ -149,9 +149,47 @@ def test_tests_say_how_long_the_suite_took(
     clock = iter([100.0, 187.31])
     monkeypatch.setattr(dev.time, "perf_counter", lambda: next(clock))
     monkeypatch.setattr(dev.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(dev, "imported_package", lambda python: dev.ROOT / "src" / "pytest_kernelprof")
     assert dev.main(["tests", "--system", "-x"]) == 1  # pytest's status
     assert calls == [(sys.executable, "-m", "pytest", "-n", "auto", "--dist", "worksteal", "-x")]
-    assert capsys.readouterr().out == "dev.py: tests: 87.3 s wall, 2 CPU cores\n"
+    assert capsys.readouterr().out.splitlines() == [
+        f"dev.py: testing pytest_kernelprof from {ROOT / 'src' / 'pytest_kernelprof'}",
+        "dev.py: tests: 87.3 s wall, 2 CPU cores",
+    ]
+
+
+def _interpreter_importing(tmp_path: Path, origin: str) -> Path:
+    # An interpreter whose find_spec("pytest_kernelprof") gives origin ("" where it finds none).
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\necho '{origin}'\n")
+    python.chmod(0o755)
+    return python
+
+
+def test_the_run_names_the_package_it_tests_and_warns_where_it_is_not_this_checkouts(
+    dev: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trial: `dev.py tests --system` ran an editable install of another checkout, silently.
+    own = ROOT / "src" / "pytest_kernelprof"
+    dev.say_which_package(_interpreter_importing(tmp_path, str(own / "__init__.py")))
+    out, err = capsys.readouterr()
+    assert (out, err) == (f"dev.py: testing pytest_kernelprof from {own}\n", "")
+    other = tmp_path / "elsewhere" / "src" / "pytest_kernelprof"
+    dev.say_which_package(_interpreter_importing(tmp_path, str(other / "__init__.py")))
+    out, err = capsys.readouterr()
+    assert out == f"dev.py: testing pytest_kernelprof from {other}\n"
+    assert err.startswith(f"dev.py: warning: that is not this checkout's ({own})")
+    python = _interpreter_importing(tmp_path, "")
+    dev.say_which_package(python)
+    out, err = capsys.readouterr()
+    assert (out, err.startswith(f"dev.py: warning: {python} imports no pytest_kernelprof")) == ("", True)
+
+
+def test_the_package_is_found_as_pytest_will_import_it(dev: ModuleType) -> None:
+    # From the checkout, in this environment: the interpreter running this test imports the package under test.
+    import pytest_kernelprof
+
+    assert dev.imported_package(Path(sys.executable)) == Path(pytest_kernelprof.__file__).parent
 
 
 def test_probing_for_torch_prints_no_traceback(

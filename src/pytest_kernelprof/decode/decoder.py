@@ -108,7 +108,12 @@ def _liger(name: str, liger: LigerKernel) -> KernelName:
     # The name is the evidence, given that the kernel is Triton's; nothing the grammar read from
     # a name that only looks like ATen's (_layer_norm_forward_kernel) is kept.
     return KernelName(
-        name=name, kind=liger.kind, family="liger", part_of=liger.part_of, evidence=Evidence(kind="name", family="name")
+        name=name,
+        kind=liger.kind,
+        family="liger",
+        part_of=liger.part_of,
+        fused_ops=liger.fused_ops,
+        evidence=Evidence(kind="name", family="name", fused_ops="name" if liger.fused_ops else None),
     )
 
 

@@ -14,7 +14,8 @@ left out) by ``tools/liger_kernels.py``; ``tests/data/liger_kernels.tsv`` is its
 "0.5.0 or older". Each kind was decided from the kernel's source: a row reduction (norms,
 softmax, log-softmax) is a ``reduction``, a kernel with ``tl.dot`` a ``gemm`` (or ``attention``
 for the neighborhood-attention kernels), elementwise work (SwiGLU, GEGLU, RoPE, DyT forward)
-``pointwise``, a loss or divergence (cross entropy, KL, JSD, TVD, GRPO) ``loss``.
+``pointwise``, a loss or divergence (cross entropy, KL, JSD, TVD, GRPO) ``loss``. Where a kernel
+does the work of a few eager ATen kernels, its fused ops name their ops (``_COMPUTES``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class LigerKernel:
     first: str  # the first liger-kernel version read that ships it ("0.5.0": that or older)
     last: str = NEWEST  # the last version read that ships it
     part_of: str | None = None
+    fused_ops: tuple[str, ...] = ()  # the eager ATen ops whose work it does (_COMPUTES)
 
 
 # Kernels whose names other code uses too (Triton's matmul tutorial is matmul_kernel): placed
@@ -211,8 +213,41 @@ _PART_OF = {
     "_mask_fwd_kernel": "attention",
 }
 
+# What a kernel computes, in the op words the eager ATen kernels doing that work decode to (their
+# names: ``GeluCUDAKernelImpl`` is gelu, ``MulFunctor`` mul, ``layer_norm`` kernels layer_norm), so
+# that a diff pairs the eager kernels a Liger kernel replaces with it (``fused:``). Read from each
+# kernel's source; a kernel whose work no eager op's kernels name (the losses, the GEMMs, RMSNorm's
+# backward, which mixes several ops' gradients) gives none.
+_COMPUTES: dict[str, tuple[str, ...]] = {
+    # c = gelu_tanh(a) * b; the backward recomputes gelu and gives a's gradient through it.
+    "_geglu_tanh_forward_kernel": ("gelu", "mul"),
+    "_geglu_tanh_backward_kernel": ("gelu_backward", "mul"),
+    # c = silu(a) * b (a and b one fused gate-up tensor's halves in the fused_gate_up kernels).
+    "_swiglu_forward_kernel": ("silu", "mul"),
+    "_swiglu_forward_kernel_tiled": ("silu", "mul"),
+    "_swiglu_fused_gate_up_forward_kernel": ("silu", "mul"),
+    "_swiglu_backward_kernel": ("silu_backward", "mul"),
+    "_swiglu_backward_kernel_tiled": ("silu_backward", "mul"),
+    "_swiglu_fused_gate_up_backward_kernel": ("silu_backward", "mul"),
+    # y = x * rsqrt(mean(x * x) + eps) * (offset + w): eager's pow, mean, add, rsqrt and muls.
+    "_rms_norm_forward_kernel": ("pow", "mean", "add", "rsqrt", "mul"),
+    "_block_rms_norm_forward_kernel": ("pow", "mean", "add", "rsqrt", "mul"),
+    "_layer_norm_forward_kernel": ("layer_norm",),
+    "_layer_norm_backward_kernel": ("layer_norm",),
+    "_softmax_single_block_forward_kernel": ("softmax",),
+    "_softmax_multi_block_forward_kernel": ("softmax",),
+    "_softmax_single_block_backward_kernel": ("softmax",),
+    "_softmax_multi_block_backward_kernel": ("softmax",),
+    # y = max(x, 0) ** 2.
+    "_relu_squared_forward_kernel": ("relu", "pow"),
+    # y = tanh(alpha * x) * gamma + beta.
+    "_dyt_fwd_kernel": ("tanh", "mul", "add"),
+    # q * cos + rotate_half(q) * sin, for q and k: the muls, the negation in rotate_half, the add.
+    "_triton_rope": ("mul", "neg", "add"),
+}
+
 KERNELS: dict[str, LigerKernel] = {
-    name: LigerKernel(name, kind, path, first, part_of=_PART_OF.get(name))
+    name: LigerKernel(name, kind, path, first, part_of=_PART_OF.get(name), fused_ops=_COMPUTES.get(name, ()))
     for path, rows in _TABLE.items()
     for name, kind, first in rows
 }

@@ -46,6 +46,24 @@ LIGER_KINDS = {
 }
 
 
+# What each computes in the words of the eager ATen kernels that do that work (their fused ops):
+# a diff pairs those kernels with it. The losses and RMSNorm's backward name no eager op's work.
+LIGER_FUSED_OPS = {
+    "_geglu_tanh_forward_kernel": ("gelu", "mul"),
+    "_geglu_tanh_backward_kernel": ("gelu_backward", "mul"),
+    "_swiglu_forward_kernel": ("silu", "mul"),
+    "_swiglu_backward_kernel": ("silu_backward", "mul"),
+    "_rms_norm_forward_kernel": ("pow", "mean", "add", "rsqrt", "mul"),
+    "_layer_norm_forward_kernel": ("layer_norm",),
+    "_layer_norm_backward_kernel": ("layer_norm",),
+    "_softmax_single_block_forward_kernel": ("softmax",),
+    "_softmax_single_block_backward_kernel": ("softmax",),
+    "_relu_squared_forward_kernel": ("relu", "pow"),
+    "_dyt_fwd_kernel": ("tanh", "mul", "add"),
+    "_triton_rope": ("mul", "neg", "add"),
+}
+
+
 def test_every_liger_op_was_recorded() -> None:
     ops = {path.name.removeprefix("h100_liger_").removesuffix(".json.gz") for path in LIGER_TRACES}
     assert len(ops) == 17
@@ -60,6 +78,8 @@ def test_a_liger_op_forward_and_backward_decodes_with_no_kernel_left_over(path: 
     assert liger, "the op's own Triton kernels ran"
     assert {k.family for k in liger} == {"liger"}  # never aten, though some names look like ATen's
     assert all(k.kind == LIGER_KINDS[k.name] for k in liger)
+    assert all(k.fused_ops == LIGER_FUSED_OPS.get(k.name, ()) for k in liger)
+    assert all(k.evidence.fused_ops == ("name" if k.fused_ops else None) for k in liger)
     # the dtype the op inputs did not give (no shapes recorded), the kernels' IR did
     assert all(k.dtype in ("bf16", "fp32") and k.evidence.dtype == "ir" for k in liger)
     with warnings.catch_warnings():

@@ -91,6 +91,15 @@ def test_a_lost_fusion_is_told_as_a_split(trace: Trace, capsys: pytest.CaptureFi
     ]
 
 
+def test_a_liger_kernel_is_told_as_fusing_the_eager_kernels_it_replaces(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trial: Inductor's GeGLU kernel got a fused: line, Liger's, doing the same work, none.
+    assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_liger"))]) == 1
+    fused = [line for line in capsys.readouterr().out.splitlines() if line.startswith("fused:")]
+    assert fused == ["fused: gelu (aten pointwise) + mul (aten pointwise) -> _geglu_tanh_forward_kernel"]
+
+
 def test_removed_kernels_no_added_kernel_took_over_are_told() -> None:
     gemm = parse_kernel_name("nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT")
     elementwise = "void at::native::vectorized_elementwise_kernel<4, at::native::{}, int>(int)"

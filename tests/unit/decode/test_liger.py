@@ -14,7 +14,8 @@ import re
 import pytest
 
 from pytest_kernelprof.decode import BUILT_IN, KINDS, parse_kernel_name
-from pytest_kernelprof.decode.liger import GENERIC_NAMES, KERNELS, NEWEST, is_liger_op
+from pytest_kernelprof.decode.aten_op_names import ATEN_OP_NAMES
+from pytest_kernelprof.decode.liger import _COMPUTES, GENERIC_NAMES, KERNELS, NEWEST, is_liger_op
 from tests.helpers import DATA
 
 LISTING = DATA / "liger_kernels.tsv"
@@ -93,7 +94,9 @@ def test_a_liger_name_with_evidence_that_it_is_triton_is_liger_never_aten(op: st
         "name",
         "name",
     )
-    assert decoded.fused_ops == ()  # nothing ATen's rule read from the look-alike name
+    # Liger's table's fused ops, nothing ATen's rule read from the look-alike name
+    assert decoded.fused_ops == KERNELS[LAYER_NORM].fused_ops == ("layer_norm",)
+    assert decoded.evidence.fused_ops == "name"
 
 
 @pytest.mark.parametrize(
@@ -146,3 +149,11 @@ def test_a_taught_fact_still_wins() -> None:
     taught = BUILT_IN.teach("_triton_rope", kind="attention")
     decoded = taught.decode("_triton_rope", "LigerRopeFunction")
     assert (decoded.kind, decoded.family, decoded.evidence.kind) == ("attention", "liger", "user")
+
+
+def test_a_liger_kernels_fused_ops_are_aten_op_names_of_a_kernel_in_the_table() -> None:
+    # The fused: line of a diff pairs them with the eager kernels' ops: a typo pairs with none.
+    assert set(_COMPUTES) <= set(KERNELS)
+    assert all(op in ATEN_OP_NAMES for kernel in KERNELS.values() for op in kernel.fused_ops)
+    assert KERNELS["_geglu_tanh_forward_kernel"].fused_ops == ("gelu", "mul")
+    assert KERNELS["liger_cross_entropy_kernel"].fused_ops == ()
