@@ -1,5 +1,6 @@
-"""``kernelprof diff`` of traces whose calls launched different kernels: each call of a against
-the call of b of its index, never "same kernels" where a call differs."""
+"""``kernelprof diff``'s verdict: of traces whose calls launched different kernels, each call of a
+against the call of b of its index, never "same kernels" where a call differs; never "same kernels"
+where the calls' counts (copies, syncs, launches) differ, as a baseline would fail on them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_kernelprof.cli import main
+from tests.helpers import DATA
 
 ADD, MUL = "triton_poi_fused_add_0", "triton_poi_fused_mul_1"
 GEMM = "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT"
@@ -75,3 +77,36 @@ def test_calls_that_do_not_vary_are_compared_once(tmp_path: Path, capsys: pytest
     out = capsys.readouterr().out
     assert "each call of a against" not in out
     assert out.rstrip().endswith("same kernels")
+
+
+def test_the_same_kernels_with_other_copies_and_syncs_are_a_difference(capsys: pytest.CaptureFixture[str]) -> None:
+    # A trial: a DtoH copy dropped (memcpys 1 0, DtoH copies 1 0 in the tables) read
+    # "same kernels", exit 0, where a baseline fails on memcpys and DtoH copies: a CI gate passed it.
+    copy, device = str(DATA / "h200_copy_dtoh_pageable_nonblocking.json.gz"), str(DATA / "h200_sync_device.json.gz")
+    assert main(["diff", copy, device]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "same kernels, but the calls differ: memcpys 1 -> 0, DtoH copies 1 -> 0"
+    )
+    assert main(["diff", device, str(DATA / "h200_sync_cpu_copy.json.gz")]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "same kernels, but the calls differ: memcpys 0 -> 1, host syncs 1 -> 2, DtoH copies 0 -> 1"
+    )
+
+
+def test_kernels_that_differ_name_the_counts_that_differ_too(capsys: pytest.CaptureFixture[str]) -> None:
+    eager, graphs = str(DATA / "h200_decode_eager.json.gz"), str(DATA / "h200_decode_graphs.json.gz")
+    assert main(["diff", eager, graphs]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "the kernels differ; the calls differ too: kernels 49 -> 25, launches 49 -> 2 (1 graph)"
+    )
+
+
+def test_times_alone_do_not_make_a_difference(capsys: pytest.CaptureFixture[str]) -> None:
+    # Two workloads of one kernel and one host sync each (a device's sync, a stream's): every count
+    # the same, the times not (noise from run to run), so the same.
+    device, stream = str(DATA / "h200_sync_device.json.gz"), str(DATA / "h200_sync_stream.json.gz")
+    assert main(["diff", device, stream]) == 0
+    out = capsys.readouterr().out.splitlines()
+    host_span = next(line.split() for line in out if line.startswith("host span "))
+    assert host_span[2:4] == ["114.9us", "106.8us"]
+    assert out[-1] == "same kernels"

@@ -1,11 +1,11 @@
 """``kernelprof show TRACE`` and ``kernelprof diff A B``: read profiles without re-running them.
 A trace named ``-`` is read from standard input.
 
-Exit status: 0 success (and, for diff, the kernel sequences are the same; with ``--ops``, the op
-trees), 1 the profiles differ, 2 a usage or file error (a trace that lost every kernel record
-among them, a diff with nothing to compare), reported in one line without a traceback; 141
-without a word when the reader of the output closed it early (``| head``), as for a process
-that SIGPIPE ended.
+Exit status (``EXIT_STATUSES``, which ``--help`` prints): 0 success (and, for diff, the same
+kernel sequences and the same counts of the calls; with ``--ops``, the same op trees), 1 the
+profiles differ, 2 a usage or file error (a trace that lost every kernel record among them, a
+diff with nothing to compare), reported in one line without a traceback; 141 without a word when
+the reader of the output closed it early (``| head``), as for a process that SIGPIPE ended.
 """
 
 from __future__ import annotations
@@ -24,10 +24,29 @@ from ..decode import BUILT_IN
 from ..errors import KernelProfError
 from . import diff, show
 
+# What ``--help`` ends with, each line within 80 columns (printed as written: RawDescriptionHelpFormatter).
+# A new user found the statuses only in docs/traces.md, which a wheel does not ship (a trial).
+EXIT_STATUSES = """exit status:
+  0    success (diff: the same kernels and counts; --ops: the same ops)
+  1    diff: the kernels or the counts of the calls differ (--ops: the ops)
+  2    usage or file error, or a diff with nothing to compare (said on stderr)
+  141  the reader closed the output early (| head), as SIGPIPE does; no message"""
+EXAMPLES = """examples:
+  kernelprof show trace.json.gz            the median call's kernel table
+  kernelprof show --medians trace.json.gz  the kernel table a failure shows
+  kernelprof diff a.json.gz b.json.gz      what changed from a to b"""
+DIFF_EXAMPLES = """examples:
+  kernelprof diff eager.json.gz compiled.json.gz
+  kernelprof diff --by shape a.json.gz b.json.gz   cuBLAS tile changes ignored
+  kernelprof diff --ops a.json.gz b.json.gz        the CPU op trees instead"""
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="kernelprof", description="Read torch.profiler Chrome traces as kernel tables."
+        prog="kernelprof",
+        description="Read torch.profiler Chrome traces as kernel tables.",
+        epilog=f"{EXAMPLES}\n\n{EXIT_STATUSES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -56,8 +75,19 @@ def _parser() -> argparse.ArgumentParser:
         "'GLOB: kind=... family=...'; may be given again"
     )
     show_command.add_argument("--kernels", action="append", default=[], metavar="LINE", help=kernels_help)
+    diff_help = (
+        "what changed between two traces; exit 1 when the kernels or the calls' counts (with --ops, the ops) differ"
+    )
     diff_command = sub.add_parser(
-        "diff", help="what changed between two traces; exit 1 when the kernels (with --ops, the ops) differ"
+        "diff",
+        help=diff_help,
+        description=(
+            "What changed between two traces: their kernels, and the counts and times of\n"
+            "their calls. The last line names the counts that differ; times never decide\n"
+            "(they vary from run to run)."
+        ),
+        epilog=f"{DIFF_EXAMPLES}\n\n{EXIT_STATUSES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     diff_command.add_argument("--kernels", action="append", default=[], metavar="LINE", help=kernels_help)
     diff_command.add_argument("a", help="the trace before (- reads standard input)")

@@ -174,7 +174,12 @@ def _show(
         _say_inductor_dtypes(prof)
         return _page(prof, path, name, html)
     if not calls and len(prof.calls) > 1:
-        print(f"call {median.index}, the median of {len(prof.calls)} by host span (--calls shows each):")
+        # Both other views named: a failure's table holds each kernel's median over the calls
+        # (`median us`), this one the call's own times (`call 1 us`), and a trial read them as one.
+        print(
+            f"call {median.index}, the median of {len(prof.calls)} by host span "
+            "(--calls shows each, --medians a failure's medians):"
+        )
     views = prof.calls if calls else (median,)
     for view in views:
         if calls:
