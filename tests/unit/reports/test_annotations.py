@@ -113,7 +113,7 @@ def test_a_count_of_syncs_keeps_its_fixes() -> None:
         "to fix: keep values on the GPU, no .item()/bool()/nonzero",
         "to fix: torch.cuda.synchronize() only at the end",
     ]
-    shown = _message("syncs", ["assert 30 == 0", "syncs.count() counted 30 of 30 host syncs", *rows, *fixes])
+    shown = _message("syncs", ["assert 30 == 0", "syncs.count() matched 30 of 30 host syncs", *rows, *fixes])
     assert shown[-2:] == fixes
     assert shown[-3] == "(+22 lines in the job log)"
     assert len(shown) == MESSAGE_LINES + 1
