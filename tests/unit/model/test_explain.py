@@ -365,3 +365,6 @@ def test_kernel_sync_and_copy_counts_fail_in_one_verb(trace: Trace) -> None:
     counts = [prof.syncs.count(), prof.copies.count(direction="DtoH"), load_trace(trace("geglu_eager")).kernels.count()]
     heads = [explanation.head[1] for explanation in (explain("==", count, 0) for count in counts) if explanation]
     assert [head.split(")", 1)[1].split()[:3:2] for head in heads] == [["matched", "of"]] * 3, heads
+    with pytest.raises(AssertionError) as info:  # one(), which said `found 3 of 5 kernels`
+        counts[-1].kernels.one(kind="gemm")
+    assert str(info.value).splitlines()[0].startswith("expected exactly one kernel with kind='gemm', matched 3 of 5 ")
