@@ -222,8 +222,8 @@ def test_a_run_compares_reports_and_writes_nothing(project: pytest.Pytester) -> 
     )
     result.stdout.fnmatch_lines(
         [
-            "*kernelprof: 1 baseline metric improved*",
-            "improved: test_b.py::test_peak_shrank peak_bytes 1,000,000 -> 800,000",
+            "*kernelprof: 1 baseline metric better*",
+            "better: peak_bytes: 1,000,000 -> 800,000 in test_b.py::test_peak_shrank",
             "lock it in with pytest --kernelprof-update 'test_b.py::test_peak_shrank'",
         ]
     )
@@ -319,15 +319,17 @@ def test_odd_test_ids_and_check_names_reach_the_summary_whole(
 
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=len(ODD_IDS))
-    result.stdout.fnmatch_lines([f"*kernelprof: {len(ODD_IDS)} baseline metrics improved*"])
+    result.stdout.fnmatch_lines([f"*kernelprof: {len(ODD_IDS)} baseline metrics better*"])
     text = (cpu_pytester.path / "summary.md").read_text(encoding="utf-8")
-    assert f"**{len(ODD_IDS)} baseline metrics improved**" in text
+    assert f"**{len(ODD_IDS)} baseline metrics better**" in text
     # pytest escapes a test id's non-ASCII and control characters in the node id; a check
     # name arrives as the test wrote it, its control characters escaped (one line each).
     for odd in ODD_IDS:
         shown = odd.encode("unicode_escape").decode("ascii")
         check = printable(odd)
-        assert f"improved: test_odd.py::test_odd[{shown}] (check {check}) peak_bytes 1,000,000 -> 800,000" in text, odd
+        assert f"better: peak_bytes: 1,000,000 -> 800,000 in test_odd.py::test_odd[{shown}] (check {check})" in text, (
+            odd
+        )
         command = f"pytest --kernelprof-update {shlex.quote(f'test_odd.py::test_odd[{shown}]')}"
         assert f"lock it in with {command}" in text, odd
 
@@ -445,7 +447,7 @@ def test_the_record_command_names_the_test_as_the_folder_pytest_runs_in_does(
     improved.assert_outcomes(passed=1)
     improved.stdout.fnmatch_lines(
         [
-            "improved: tests/test_b.py::test_x launches 2 -> 1",
+            "better: launches: 2 -> 1 in tests/test_b.py::test_x",
             "lock it in with pytest --kernelprof-update 'test_b.py::test_x'",
         ]
     )

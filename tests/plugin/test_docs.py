@@ -399,3 +399,26 @@ def test_no_object_is_documented_twice() -> None:
             seen.setdefault(found[1], where)
     assert len(seen) > 30
     assert not twice, "documented twice (keep one, link to it from the other):\n" + "\n".join(twice)
+
+
+def test_the_baseline_pages_end_of_run_lines_are_those_the_run_prints() -> None:
+    """Trial report: docs/baselines.md showed ``written ...: sm90/default`` where the run adds
+    `` (new entry)``, and an improved value as ``improved: TEST syncs 12 -> 9``, in words that
+    neither the run's end nor an update's listing used any more."""
+    from pytest_kernelprof.checks.baseline import UPDATED, WRITTEN, BaselineSession, Improved, Recorded
+
+    path, nodeid = "tests/__kernelprof__/test_m/test_mlp.json", "tests/test_m.py::test_mlp"
+    session = BaselineSession()
+    session.add_report(nodeid, [Recorded(WRITTEN, path, "sm90", "default"), Recorded(UPDATED, path, "sm90", "x")])
+    session.add_report(nodeid, [Improved(nodeid, "default", "syncs", 12, 9)])
+    printed = {line for section in session.summary(ROOT, narrowed=True) for line in section}
+    # The page's inline code (its fenced blocks left out), its lines joined as Markdown joins them.
+    prose = FENCE.sub("", (ROOT / "docs" / "baselines.md").read_text(encoding="utf-8"))
+    spans = re.findall(r"`([^`]+)`", re.sub(r"\n\s*", " ", prose))
+    told = [
+        span for span in spans if re.match(r"(written|updated) tests/|(improved|better): \w+:? [\d,]+ -> .* in ", span)
+    ]
+    assert len(told) == 3, told
+    for span in told:
+        line = span.replace("sm90/default", "sm90/x") if span.startswith("updated") else span
+        assert line in printed, (span, sorted(printed))

@@ -297,7 +297,7 @@ def test_failing_sync_and_copy_assertions_print_the_table(cpu_pytester: pytest.P
         [
             "*assert not SyncList of 2: cudaMemcpyAsync in aten::copy_; cudaStreamSynchronize in aten::copy_",
             "*assert 1 == 0",
-            "*copies.count(direction='DtoH') counted 1 of 1 copies (times: each one's median over the 3 calls)",
+            "*copies.count(direction='DtoH') matched 1 of 1 copies (times: each one's median over the 3 calls)",
             "*#  direction  host mem    bytes  median gpu us  op           name",
             "*0  DtoH       pageable  4194304          211.6  aten::copy_  Memcpy DtoH (Device -> Pageable)",
             "*assert SyncList of 2 == []",

@@ -145,12 +145,13 @@ def test_every_failure_of_a_profile_query_is_in_the_summary_by_its_type(
     for test in ("test_one_bare", "test_one_in_assert"):
         assert (
             messages[test][0]
-            == f"expected exactly one kernel with kind='gemm', found 3 of 4 kernels: #0, #1, #3{MEDIANS}:"
+            == f"expected exactly one kernel with kind='gemm', matched 3 of 4 kernels: #0, #1, #3{MEDIANS}:"
         )
         assert sum(line.startswith("*") for line in messages[test]) == 3
         assert len(messages[test]) == 6
     assert messages["test_one_named"][0] == (
-        f"expected exactly one kernel with name matching 'triton_poi_fused_*gelu*mul*', found 0 of 5 kernels{MEDIANS}:"
+        "expected exactly one kernel with name matching 'triton_poi_fused_*gelu*mul*', "
+        f"matched 0 of 5 kernels{MEDIANS}:"
     )
     assert len(messages["test_one_named"]) == 7  # the table's header and its five kernels
     assert messages["test_op_missing"] == [

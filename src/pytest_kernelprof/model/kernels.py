@@ -350,7 +350,7 @@ class KernelList(_Records[Kernel]):
         # The matches named as count() names them: the table's stars alone were hard to find.
         which = f": {rows_text(numbers)}" if numbers else ""
         times = f" (times: {self.times})" if self.times else ""
-        head = f"expected exactly one kernel with {wanted}, found {len(found)} of {len(self._loaded())} kernels"
+        head = f"expected exactly one kernel with {wanted}, matched {len(found)} of {len(self._loaded())} kernels"
         lines = [f"{head}{which}{times}:", self.table(marked=frozenset(numbers))]
         lines.extend(self.undecided_lines(pattern, kind, dtype, family))
         if not found:

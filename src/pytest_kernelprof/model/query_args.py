@@ -3,6 +3,7 @@ the decoder's name), a name pattern; errors that say what to write instead."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 
@@ -25,7 +26,47 @@ def check_kind(kind: str | None) -> None:
                 f"unknown kernel kind {kind!r}: the tables' {kind!r} is kind {named!r}, and '({source})' "
                 f"says where the kind came from (Kernel.evidence); write kind={named!r}"
             )
-        raise QueryError(f"unknown kernel kind {kind!r}; the kinds are: {', '.join(KINDS)}")
+        raise QueryError(f"unknown kernel kind {kind!r}{kind_hint(kind)}; the kinds are: {', '.join(KINDS)}")
+
+
+# Words users reach for, to the kind this decoder gives the kernels they mean (each checked on
+# the recorded traces: aten's softmax_warp_forward and layer_norm kernels, Liger's norms and
+# Inductor's per-kernels are reductions; SDPA's math backend is GEMMs and a softmax).
+_KIND_WORDS: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(("matmul", "mm", "bmm", "addmm", "baddbmm", "linear", "gemv"), ("gemm", "")),
+    **dict.fromkeys(
+        ("conv", "conv1d", "conv2d", "conv3d"),
+        ("convolution", "; cuDNN runs some as kind 'gemm', with kind 'pointwise' helpers"),
+    ),
+    **dict.fromkeys(
+        ("sdpa", "flash", "flashattention", "flashattn", "fmha", "mha", "scaleddotproductattention"),
+        ("attention", ", the fused ones: SDPA's math backend launches gemm and reduction kernels"),
+    ),
+    **dict.fromkeys(
+        ("softmax", "logsoftmax", "norm", "layernorm", "rmsnorm", "batchnorm", "groupnorm", "sum", "mean"),
+        ("reduction", "; count(kind='reduction') counts the persistent_reduction ones too"),
+    ),
+    **dict.fromkeys(("eltwise", "gelu", "relu", "silu", "activation", "dropout"), ("pointwise", "")),
+    **dict.fromkeys(("maxpool", "avgpool", "maxpool2d", "avgpool2d"), ("pooling", "")),
+    **dict.fromkeys(("allreduce", "allgather", "reducescatter", "nccl", "collective"), ("communication", "")),
+    **dict.fromkeys(("embedding", "gather", "scatter"), ("indexing", "")),
+    **dict.fromkeys(("topk", "argsort"), ("sort", "")),
+    **dict.fromkeys(("cumsum", "cumprod"), ("scan", "")),
+    **dict.fromkeys(("crossentropy", "nll", "nllloss"), ("loss", "")),
+    **dict.fromkeys(("upsample", "interpolate"), ("resampling", "")),
+}
+
+
+def kind_hint(kind: str) -> str:
+    """`` (did you mean 'gemm'?)`` for a kind that is no kind: the kind of the kernels a common
+    word names (``matmul``, ``conv2d``, ``softmax``), else the nearest kind by spelling."""
+    word = re.sub(r"[^a-z0-9]", "", kind.lower())
+    named, note = _KIND_WORDS.get(word, ("", ""))  # note: what the kind covers, where it needs saying
+    if named:
+        return f" (did you mean {named!r}? {kind} kernels are kind {named!r}{note})"
+    # difflib's own cutoff, not ``nearest``'s looser one: 'foo' is no misspelt 'pooling'.
+    close = difflib.get_close_matches(kind.lower(), KINDS, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def check_family(family: object) -> None:

@@ -52,7 +52,7 @@ class RuntimeCalls(_Measured, Mapping[str, int]):
 class Count(int):
     """A count from ``SyncList.count``/``CopyList.count``: an int that remembers what it
     counted, so that a failed ``assert prof.copies.count(direction="DtoH") == 0`` shows them,
-    in the words a kernel count uses (``copies.count(direction='DtoH') counted 1 of 1 copies``)."""
+    in the words a kernel count uses (``copies.count(direction='DtoH') matched 1 of 1 copies``)."""
 
     query: str  # the call that counted: "copies.count(direction='DtoH')"
     noun: str  # what it counted among: "host syncs", "copies"
@@ -69,7 +69,7 @@ class Count(int):
         return count
 
     def explain(self) -> list[str]:
-        head = f"{self.query} counted {int(self)} of {self.total} {self.noun}"
+        head = f"{self.query} matched {int(self)} of {self.total} {self.noun}"
         if self.times:
             head += f" (times: {self.times})"
         return [head, *self.table.splitlines(), *_fix_lines(self.fixes)]

@@ -290,7 +290,7 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="PERCENT",
         help="How far a baseline's peak_bytes may grow before it fails (and shrink before it counts as "
         # argparse %-formats help text: a literal percent sign must be doubled.
-        f"improved); default: {DEFAULT_MEMORY_TOLERANCE:.0%}".replace("%", "%%"),
+        f"better); default: {DEFAULT_MEMORY_TOLERANCE:.0%}".replace("%", "%%"),
     )
     group.addoption(
         "--kernelprof-summary",

@@ -211,7 +211,7 @@ def test_failure_reprs_name_each_sync(trace: Trace) -> None:
     assert table[2].split()[:4] == ["1", "cudaStreamSynchronize", "stream", "-"]
     count = syncs.count(kind="stream")
     assert count == 1
-    assert count.explain()[0] == "syncs.count(kind='stream') counted 1 of 2 host syncs"
+    assert count.explain()[0] == "syncs.count(kind='stream') matched 1 of 2 host syncs"
     assert "cudaStreamSynchronize" in count.explain()[2]
     assert "cudaMemcpyAsync" not in "".join(count.explain())
     assert repr(SyncList([])) == "SyncList(no host syncs)"

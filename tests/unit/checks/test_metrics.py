@@ -20,6 +20,7 @@ from pytest_kernelprof.checks.baseline import (
     compare_metrics,
     record,
 )
+from pytest_kernelprof.checks.baseline.files import accepted_lines
 from pytest_kernelprof.health import CompileFacts, GraphBreak, MemoryReading
 from pytest_kernelprof.plugin.settings import parse_percent
 from pytest_kernelprof.traces.chrome import events_from_trace_file
@@ -128,12 +129,30 @@ def test_the_summary_says_what_improved_and_how_to_lock_it_in() -> None:
     session.add_report("tests/test_m.py::test_n", [Improved("tests/test_m.py::test_n", "eager", "syncs", 12, 9)])
     [section] = session.summary(Path("."), narrowed=True)
     assert section == [
-        "kernelprof: 2 baseline metrics improved",
-        "improved: tests/test_m.py::test_m[a] peak_bytes 12,000 -> 9,000",
+        "kernelprof: 2 baseline metrics better",
+        "better: peak_bytes: 12,000 -> 9,000 in tests/test_m.py::test_m[a]",
         "lock it in with pytest --kernelprof-update 'tests/test_m.py::test_m[a]'",
-        "improved: tests/test_m.py::test_n (eager) syncs 12 -> 9",
+        "better: syncs: 12 -> 9 in tests/test_m.py::test_n (eager)",
         "lock it in with pytest --kernelprof-update 'tests/test_m.py::test_n'",
     ]
+
+
+def test_the_runs_end_says_a_better_value_as_the_update_listing_does(trace: Trace, tmp_path: Path) -> None:
+    # Trial: the run's end said `improved: t dtoh_copies 1 -> 0` where an update's listing said
+    # `better: dtoh_copies: 1 -> 0`, and counted `memcpys` (a signature count) among the metrics.
+    path = tmp_path / "t.json"
+    record(path, "sm90", "default", load_trace(trace("compile_graph_break")))  # .item(): a sync, a copy, a memcpy
+    stored = json.loads(path.read_text())["archs"]["sm90"]["default"]
+    current = load_trace(trace("geglu_compiled"))
+    listed = [line for line in accepted_lines(stored, current, "stable", 0.05) if line.startswith("better: ")]
+    _, better = compare_metrics(Signature.from_json(stored), Signature.of(current), 0.05)
+    nodeid = "test_imp.py::test_imp"
+    session = BaselineSession()
+    session.add_report(nodeid, [Improved(nodeid, "default", c.name, c.stored, c.current) for c in better])
+    [section] = session.summary(Path("."), narrowed=True)
+    assert section[0] == "kernelprof: 2 baseline metrics and 1 memory-op count better"
+    assert section[1:-1] == [f"{line} in {nodeid}" for line in sorted(listed)]
+    assert "better: memcpys: 1 -> 0" in listed
 
 
 def test_an_improved_test_is_named_by_its_node_id_once() -> None:
@@ -145,12 +164,12 @@ def test_an_improved_test_is_named_by_its_node_id_once() -> None:
         session.add_report(nodeid, [Improved(nodeid, "default", "syncs", 2, 1)])
     [section] = session.summary(Path("."), narrowed=True)
     assert section == [
-        "kernelprof: 4 baseline metrics improved",
-        "improved: tests/a/test_m.py::test_decode launches 20 -> 18",
-        "improved: tests/a/test_m.py::test_decode syncs 2 -> 1",
+        "kernelprof: 4 baseline metrics better",
+        "better: launches: 20 -> 18 in tests/a/test_m.py::test_decode",
+        "better: syncs: 2 -> 1 in tests/a/test_m.py::test_decode",
         "lock it in with pytest --kernelprof-update 'tests/a/test_m.py::test_decode'",
-        "improved: tests/b/test_m.py::test_decode launches 20 -> 18",
-        "improved: tests/b/test_m.py::test_decode syncs 2 -> 1",
+        "better: launches: 20 -> 18 in tests/b/test_m.py::test_decode",
+        "better: syncs: 2 -> 1 in tests/b/test_m.py::test_decode",
         "lock it in with pytest --kernelprof-update 'tests/b/test_m.py::test_decode'",
     ]
 

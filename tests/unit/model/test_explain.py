@@ -201,7 +201,7 @@ def test_tables_of_medians_over_calls_say_so(trace: Trace) -> None:
     explanation = explain("==", prof.copies.count("DtoH"), 0)
     assert explanation is not None
     assert explanation.head[1] == (
-        "copies.count(direction='DtoH') counted 1 of 1 copies (times: each one's median over the 3 calls)"
+        "copies.count(direction='DtoH') matched 1 of 1 copies (times: each one's median over the 3 calls)"
     )
     explanation = explain("in", "aten::mm", prof.ops)
     assert explanation is not None
@@ -357,3 +357,14 @@ def test_two_counts_compared_explain_both_with_one_table_of_one_call(trace: Trac
         "the right's kernels (* marks its matches):",
         *other.table(marked=frozenset(other.count(kind="gemm").matched)).splitlines(),
     ]
+
+
+def test_kernel_sync_and_copy_counts_fail_in_one_verb(trace: Trace) -> None:
+    # Trial: a kernel count failed with `matched 1 of 7 kernels`, a copy count with `counted 1 of 1 copies`.
+    prof = load_trace(trace("sync_cpu_copy"))
+    counts = [prof.syncs.count(), prof.copies.count(direction="DtoH"), load_trace(trace("geglu_eager")).kernels.count()]
+    heads = [explanation.head[1] for explanation in (explain("==", count, 0) for count in counts) if explanation]
+    assert [head.split(")", 1)[1].split()[:3:2] for head in heads] == [["matched", "of"]] * 3, heads
+    with pytest.raises(AssertionError) as info:  # one(), which said `found 3 of 5 kernels`
+        counts[-1].kernels.one(kind="gemm")
+    assert str(info.value).splitlines()[0].startswith("expected exactly one kernel with kind='gemm', matched 3 of 5 ")

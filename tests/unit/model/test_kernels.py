@@ -31,6 +31,7 @@ from pytest_kernelprof.model.kernels import KERNEL_CELLS
 from pytest_kernelprof.model.unknowns import describe
 from pytest_kernelprof.tables import display_name
 from pytest_kernelprof.types import Kernel, KernelCount, KernelList
+from tests.helpers import DATA
 
 # What a failed query on a recorded profile of three calls says of its table's times.
 MEDIANS = " (times: each kernel's median over the 3 calls)"
@@ -75,7 +76,7 @@ def test_one_failure_shows_the_table_and_nearest_names(geglu: KernelList) -> Non
     with pytest.raises(AssertionError) as info:
         geglu.one(kind="gemm")
     message = str(info.value)
-    assert "expected exactly one kernel with kind='gemm', found 3 of 5" in message
+    assert "expected exactly one kernel with kind='gemm', matched 3 of 5" in message
     assert "launched by" in message  # the table
     assert "aten::mm" in message
 
@@ -85,7 +86,7 @@ def test_one_failure_shows_the_table_and_nearest_names(geglu: KernelList) -> Non
 
 
 def test_typos_in_kind_and_pattern_type_are_errors(geglu: KernelList) -> None:
-    with pytest.raises(ValueError, match="unknown kernel kind 'gemms'; the kinds are: gemm"):
+    with pytest.raises(ValueError, match=r"unknown kernel kind 'gemms' \(did you mean 'gemm'\?\); the kinds are: gemm"):
         geglu.of_kind("gemms")
     with pytest.raises(TypeError, match="glob string or a compiled re.Pattern"):
         geglu.count(3)  # type: ignore[arg-type]
@@ -94,6 +95,44 @@ def test_typos_in_kind_and_pattern_type_are_errors(geglu: KernelList) -> None:
         geglu.count(kind="reduction (ir)")
     with pytest.raises(ValueError, match="unknown kernel kind 'gemms \\(op\\)'; the kinds are"):
         geglu.count(kind="gemms (op)")  # no kind in the parenthesis's way: the list of kinds
+
+
+# A word users reach for, a recorded trace, and the op that launched the kernels it means there:
+# the hint must name the kind this decoder gives them (a trial's `count(kind="matmul")` got no hint).
+KIND_WORDS = [
+    ("matmul", "h200_matmul_add_eager", "aten::mm"),
+    ("bmm", "h200_sdpa_math", "aten::bmm"),
+    ("softmax", "h200_sdpa_math", "aten::_softmax"),
+    ("layer_norm", "h100_liger_layer_norm", "LigerLayerNormFunction"),
+    ("RMSNorm", "h100_liger_rms_norm", "LigerRMSNormFunction"),
+    ("sdpa", "h200_sdpa_default", "aten::_cudnn_attention_forward"),
+    ("conv2d", "h200_resnet50_forward_cl_modules", "aten::cudnn_convolution"),  # and helpers, and GEMMs: told
+]
+
+
+@pytest.mark.parametrize(("word", "name", "op"), KIND_WORDS, ids=[w for w, _, _ in KIND_WORDS])
+def test_a_word_for_kernels_is_told_their_kind(word: str, name: str, op: str) -> None:
+    kernels = load_trace(DATA / f"{name}.json.gz").kernels
+    with pytest.raises(
+        ValueError, match=rf"^unknown kernel kind '{word}' \(did you mean '\w+'\? {word} kernels"
+    ) as info:
+        kernels.count(kind=word)
+    hint = str(info.value).split("(did you mean ", 1)[1].split("; the kinds are:")[0]
+    # Every kind the hint names (each word it quotes) is one the decoder gave the kernels of the
+    # op the word stands for.
+    told = re.findall(r"'(\w+)'", hint)
+    assert told
+    assert set(told) <= {k.kind for k in kernels if k.op == op}, hint
+
+
+@pytest.mark.parametrize(
+    ("kind", "hint"), [("atention", " (did you mean 'attention'?)"), ("GEMM", " (did you mean 'gemm'?)"), ("foo", "")]
+)
+def test_a_misspelt_kind_is_told_the_nearest_and_a_word_far_from_all_none(
+    geglu: KernelList, kind: str, hint: str
+) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(f'unknown kernel kind {kind!r}{hint}; the kinds are: gemm, ')}"):
+        geglu.count(kind=kind)
 
 
 def test_of_kind_none_and_a_kind_of_another_type_are_errors_not_empty_lists(geglu: KernelList) -> None:
@@ -320,7 +359,7 @@ def test_dtype_questions_count_and_explain_themselves(trace: Trace) -> None:
     assert explanation is not None
     assert explanation.head[1] == f"kernels.count(kind='gemm', dtype='fp32') matched 1 of 7 kernels: #3{MEDIANS}"
     assert "dtype" in explanation.body[0]
-    with pytest.raises(AssertionError, match=r"exactly one kernel with kind='gemm' and dtype='bf16', found 2 of 7"):
+    with pytest.raises(AssertionError, match=r"exactly one kernel with kind='gemm' and dtype='bf16', matched 2 of 7"):
         kernels.one(kind="gemm", dtype="bf16")
     with pytest.raises(ValueError, match=r"unknown dtype 'torch.float32' \(did you mean 'fp32'\?\); the dtypes are"):
         kernels.count(dtype="torch.float32")
@@ -336,11 +375,11 @@ def test_one_names_the_kernels_it_found_as_count_does(trace: Trace) -> None:
     assert explanation.head[1] == f"kernels.count(kind='gemm', dtype='bf16') matched 2 of 7 kernels: #0, #6{MEDIANS}"
     with pytest.raises(KernelMatchError) as raised:
         kernels.one(kind="gemm", dtype="bf16")
-    head = "expected exactly one kernel with kind='gemm' and dtype='bf16', found 2 of 7 kernels: #0, #6"
+    head = "expected exactly one kernel with kind='gemm' and dtype='bf16', matched 2 of 7 kernels: #0, #6"
     assert str(raised.value).splitlines()[0] == f"{head}{MEDIANS}:"
     with pytest.raises(KernelMatchError) as raised:
         kernels.one("nothing*")
-    head = "expected exactly one kernel with name matching 'nothing*', found 0 of 7 kernels"
+    head = "expected exactly one kernel with name matching 'nothing*', matched 0 of 7 kernels"
     assert str(raised.value).splitlines()[0] == f"{head}{MEDIANS}:"
 
 
@@ -468,7 +507,7 @@ def test_a_dtype_question_takes_a_torch_dtype_and_hints_torch_names(trace: Trace
     kernels = load_trace(trace("geglu_compiled")).kernels
     assert kernels.count(kind="gemm", dtype=torch.bfloat16) == 3
     assert kernels.count(kind="gemm", dtype=torch.float32).query == "count(kind='gemm', dtype='fp32')"
-    with pytest.raises(AssertionError, match=r"kind='gemm' and dtype='fp32', found 0"):
+    with pytest.raises(AssertionError, match=r"kind='gemm' and dtype='fp32', matched 0"):
         kernels.one(kind="gemm", dtype=torch.float32)
     with pytest.raises(ValueError, match=r"no kernel dtype is torch.int16; the dtypes are"):
         kernels.count(dtype=torch.int16)
@@ -579,7 +618,9 @@ def test_a_family_question_counts_and_explains_itself(trace: Trace) -> None:
     starred = [row.split()[1] for row in explanation.body if row.lstrip().startswith("*")]
     assert len(starred) == 36
     assert eager.one(kind="reduction", family="aten").fused_ops == ("softmax",)
-    with pytest.raises(KernelMatchError, match=r"exactly one kernel with kind='pointwise' and family='aten', found 36"):
+    with pytest.raises(
+        KernelMatchError, match=r"exactly one kernel with kind='pointwise' and family='aten', matched 36"
+    ):
         eager.one(kind="pointwise", family="aten")
     # A family no kernel has: the failure says which families the kernels have.
     explanation = explain("==", compiled.count(family="aten"), 1)

@@ -106,7 +106,7 @@ def test_copy_count_fails_with_the_copies(trace: Trace) -> None:
     assert count == 1
     lines = count.explain()
     assert (
-        lines[0] == "copies.count(direction='DtoH') counted 1 of 1 copies (times: each one's median over the 3 calls)"
+        lines[0] == "copies.count(direction='DtoH') matched 1 of 1 copies (times: each one's median over the 3 calls)"
     )
     assert lines[1].split() == ["#", "direction", "host", "mem", "bytes", "median", "gpu", "us", "op", "name"]
     assert lines[2].split()[:4] == ["0", "DtoH", "pageable", "4194304"]

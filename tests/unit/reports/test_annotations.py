@@ -113,7 +113,7 @@ def test_a_count_of_syncs_keeps_its_fixes() -> None:
         "to fix: keep values on the GPU, no .item()/bool()/nonzero",
         "to fix: torch.cuda.synchronize() only at the end",
     ]
-    shown = _message("syncs", ["assert 30 == 0", "syncs.count() counted 30 of 30 host syncs", *rows, *fixes])
+    shown = _message("syncs", ["assert 30 == 0", "syncs.count() matched 30 of 30 host syncs", *rows, *fixes])
     assert shown[-2:] == fixes
     assert shown[-3] == "(+22 lines in the job log)"
     assert len(shown) == MESSAGE_LINES + 1
@@ -234,7 +234,11 @@ def test_a_kernel_assertion_keeps_the_hints_below_its_head() -> None:
     # nearest names and the kernels of unknown dtype that could be it left "in the job log".
     assert _message("kernels", COUNT) == [*COUNT[:4], "(+5 lines in the job log)"]
     # A query whose hint follows its table (KernelList.one): after the cut, where it is.
-    one = ["expected exactly one kernel with name matching 'gelu*', found 0 of 4 kernels:", *COUNT[4:], NEAREST.strip()]
+    one = [
+        "expected exactly one kernel with name matching 'gelu*', matched 0 of 4 kernels:",
+        *COUNT[4:],
+        NEAREST.strip(),
+    ]
     assert _message("kernels", one) == [one[0], "(+5 lines in the job log)", NEAREST.strip()]
     # Bounded: of many hint lines, half the lines of an annotation.
     hints = [f"  {i} kernels of unknown kind (#{i}) could be it: teach the decoder" for i in range(20)]
@@ -248,7 +252,7 @@ def test_a_kernel_assertion_keeps_the_hints_below_its_head() -> None:
 def test_the_record_of_a_long_table_keeps_the_hint_after_it_and_the_summary_shows_it() -> None:
     # A table of 300 kernels whose failed query ends with its nearest names: the record (the
     # summary's, the annotation's) keeps them as it keeps a baseline's update command.
-    one = ["expected exactly one kernel with name matching 'gelu*', found 0 of 300 kernels:", "#  kind  name"]
+    one = ["expected exactly one kernel with name matching 'gelu*', matched 0 of 300 kernels:", "#  kind  name"]
     lines = [*one, *(f"{i}  gemm  nvjet_{i}" for i in range(300)), NEAREST.strip()]
     kept = kept_message(lines)
     assert len(kept) == RECORD_LINES

@@ -165,7 +165,7 @@ def test_a_short_message_never_ends_a_table_at_its_header() -> None:
     # A trial read `found 0 of 4 kernels ...:`, the table's header, then `nearest names: ...`.
     from pytest_kernelprof.reports.junit import short_message
 
-    first = "KernelMatchError: expected exactly one kernel with kind='reduction', found 0 of 4 kernels" + "." * 150
+    first = "KernelMatchError: expected exactly one kernel with kind='reduction', matched 0 of 4 kernels" + "." * 150
     header = "#  kind       family  dtype  layout  median us  name"
     rows = [f"{i}  gemm       nvjet   bf16   tn            56.0  nvjet_sm90_tst_{'x' * 80}_TNT" for i in range(4)]
     hint = "nearest names: " + ", ".join(f"'geglu_{i}'" for i in range(6))

@@ -23,6 +23,7 @@ from .files import (
     write_baseline,
 )
 from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
+from .signature import BASELINE_METRICS
 
 
 @dataclass(frozen=True)
@@ -163,20 +164,26 @@ class BaselineSession:
         return [title, *changed]
 
     def _improved_section(self) -> list[str]:
-        """A line per improved metric, its test named by node id (a function's name alone is
-        ambiguous across modules), then the command that records that test: on a line of its
+        """A line per value that went down, as ``--kernelprof-update``'s listing writes it
+        (``better: syncs: 2 -> 1``) and then its test, by node id (a function's name alone is
+        ambiguous across modules); then the command that records that test, on a line of its
         own, as each line's own command repeated the id it had just named. A command per test,
-        not one for all: the job summary cuts a long line."""
+        not one for all: the job summary cuts a long line. The title counts the metrics and the
+        signature's memory-op counts (``memcpys``) apart, as docs/baselines.md names them."""
         if not self.improved:
             return []
         by_test: dict[str, list[str]] = {}
         for note in sorted(self.improved, key=_fields):
             test = note.nodeid + ("" if note.check == "default" else f" ({note.check})")
-            line = f"improved: {printable(clip(test))} {note.metric} {note.stored:,} -> {note.current:,}"
+            line = f"better: {note.metric}: {note.stored:,} -> {note.current:,} in {printable(clip(test))}"
             by_test.setdefault(note.nodeid, []).append(line)
-        lines = [f"kernelprof: {_plural(len(self.improved), 'baseline metric')} improved"]
-        for nodeid, improved in by_test.items():
-            lines.extend([*improved, f"lock it in with {update_command(self._command_id(nodeid))}"])
+        metrics = sum(note.metric in BASELINE_METRICS for note in self.improved)
+        counted = [_plural(metrics, "baseline metric")] if metrics else []
+        if len(self.improved) > metrics:
+            counted.append(_plural(len(self.improved) - metrics, "memory-op count"))
+        lines = [f"kernelprof: {' and '.join(counted)} better"]
+        for nodeid, better in by_test.items():
+            lines.extend([*better, f"lock it in with {update_command(self._command_id(nodeid))}"])
         return lines
 
     def _legacy_section(self) -> list[str]:

@@ -31,7 +31,7 @@ def test_the_improved_line_suggests_a_command_that_names_the_test_and_nothing_el
     session = BaselineSession()
     session.add_report(nodeid, [Improved(nodeid, "default", "syncs", 2, 1)])
     [section] = session.summary(Path("."), narrowed=True)
-    assert section[1] == f"improved: {nodeid} syncs 2 -> 1"
+    assert section[1] == f"better: syncs: 2 -> 1 in {nodeid}"
     assert shlex.split(section[2].removeprefix("lock it in with ")) == ["pytest", "--kernelprof-update", nodeid]
 
 
@@ -49,7 +49,7 @@ def test_plain_words_keep_their_quotes() -> None:
     session = BaselineSession()
     session.add_report("t.py::test_m", [Improved("t.py::test_m", "default", "syncs", 2, 1)])
     [section] = session.summary(Path("."), narrowed=True)
-    assert section[2] == "lock it in with pytest --kernelprof-update 't.py::test_m'"
+    assert section[-1] == "lock it in with pytest --kernelprof-update 't.py::test_m'"
 
 
 def test_the_files_of_tests_that_did_not_run_are_neither_unused_nor_pruned(tmp_path: Path, trace: Trace) -> None:
