@@ -15,6 +15,7 @@ from tests.helpers import DATA, failure_sections
 
 GRAPH_BREAK = str(DATA / "h200_compile_graph_break.json.gz")
 LINEAR = str(DATA / "h200_linear_eager.json.gz")
+CPU = str(DATA / "cpu_torch2.13.0_step.json.gz")
 
 # What a loaded trace cannot tell: inner test name -> the read.
 CANNOT_TELL = {
@@ -39,6 +40,13 @@ QUERIES = {
     "call_overlap_on_cpu": ("kp.profile(lambda: None).calls[0].overlap()", "NoDeviceActivityError"),
     "module_not_recorded": (f"kp.load_trace({LINEAR!r}).module('x')", "ModuleNotRecordedError"),
     "unknown_sync_kind": (f"kp.load_trace({LINEAR!r}).syncs.count(kind='weird')", "QueryError"),
+    # A trial: a CPU profile's count() and one() showed KernelList._numbered's line.
+    "count_on_cpu": (f"kp.load_trace({CPU!r}).kernels.count(kind='gemm')", "NoDeviceActivityError"),
+    "one_on_cpu": (f"kp.load_trace({CPU!r}).kernels.one(kind='gemm')", "NoDeviceActivityError"),
+    "matching_on_cpu": (f"kp.load_trace({CPU!r}).kernels.matching('x*')", "NoDeviceActivityError"),
+    "dtype_count_on_cpu": (f"kp.load_trace({CPU!r}).kernels.count(dtype='bf16')", "NoDeviceActivityError"),
+    "sync_fixes_on_cpu": (f"kp.load_trace({CPU!r}).syncs.fix_lines()", "NoDeviceActivityError"),
+    "copy_fixes_on_cpu": (f"kp.load_trace({CPU!r}).copies.fix_lines()", "NoDeviceActivityError"),
 }
 
 

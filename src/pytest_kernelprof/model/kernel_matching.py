@@ -53,9 +53,11 @@ def undecided(
     families = None if family is None else (family,)
     if kinds is None and dtypes is None and families is None:
         return []
+    __tracebackhide__ = True
+    items = kernels._items()  # before the comprehension, a frame of its own (see KernelList._numbered)
     return [
         i
-        for i, k in enumerate(kernels._items())
+        for i, k in enumerate(items)
         if pattern_matches(k, pattern)
         and (kinds is not None or kind is None or k.is_kind(kind))
         and could_match(k, kinds=kinds, dtypes=dtypes, families=families)

@@ -188,10 +188,15 @@ class KernelList(_Records[Kernel]):
 
     def _numbered(self, keep: Callable[[Kernel], bool]) -> list[tuple[int, Kernel]]:
         """(number, kernel) of the kernels ``keep`` keeps."""
-        return [(n, k) for n, k in zip(self._positions(), self._items(), strict=True) if keep(k)]
+        # Read before the comprehension, a frame of its own until Python 3.12, which a
+        # NoDeviceActivityError raised inside showed as the plugin's source (a trial).
+        __tracebackhide__ = True
+        items = self._items()
+        return [(n, k) for n, k in zip(self._positions(), items, strict=True) if keep(k)]
 
     def _kept(self, keep: Callable[[Kernel], bool]) -> KernelList:
         """The kernels ``keep`` keeps, with their numbers and times."""
+        __tracebackhide__ = True
         pairs = self._numbered(keep)
         return KernelList([k for _, k in pairs], times=self.times, positions=[n for n, _ in pairs])
 

@@ -288,6 +288,7 @@ class SyncList(_Records[Sync]):
     def fix_lines(self) -> list[str]:
         """What would remove the syncs, a ``to fix:`` line per cause: printed under their table
         (the repr, which pytest prints twice for ``assert not prof.syncs``, says none)."""
+        __tracebackhide__ = True
         return advice(syncs=self._items())
 
     def _table(self, items: Sequence[Sync]) -> str:
@@ -367,6 +368,7 @@ class CopyList(_Records[MemoryOp]):
     def fix_lines(self) -> list[str]:
         """What would remove the copies' cost to the host, a ``to fix:`` line per cause (see
         ``SyncList.fix_lines``)."""
+        __tracebackhide__ = True
         return advice(copies=self._items())
 
     def _summary(self, item: MemoryOp) -> str:
