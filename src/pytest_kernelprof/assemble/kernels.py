@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..decode import BUILT_IN, Decoder, KernelName
+from ..decode import BUILT_IN, Decoder, KernelName, bias_in_epilogues
 from ..decode.sync_calls import memcpy_kind
 from ..decode.triton_ir import IrFacts
 from ..model import Kernel, KernelDtype, MemoryOp
@@ -179,7 +179,7 @@ class CallKernels:
                     },
                 )
             )
-        return kernels
+        return bias_in_epilogues(kernels, [k.op for k in kernels], _with_fused_ops)
 
     def launched(self) -> list[tuple[RawEvent, int, Kernel | None, int]]:
         """(launching op, kernel position, kernel or None for a memory op, GPU ns) per record
@@ -195,6 +195,12 @@ class CallKernels:
             if op_event is not None:
                 out.append((op_event, position, kernel, g.end - g.start))
         return out
+
+
+def _with_fused_ops(kernel: Kernel, fused_ops: tuple[str, ...]) -> Kernel:
+    """``kernel`` with other fused ops, which its launching op gave (``bias_in_epilogues``)."""
+    evidence = replace(kernel.evidence, fused_ops="op" if fused_ops else None)
+    return _new_kernel(kernel, {"fused_ops": fused_ops, "evidence": evidence})
 
 
 def _new_kernel(base: KernelName, fields: dict[str, Any]) -> Kernel:

@@ -16,7 +16,7 @@ for all three lets a test compare eager and compiled runs with the same query.
 from __future__ import annotations
 
 from ..errors import TeachingError
-from .decoder import BUILT_IN, FAMILIES, Decoder, fused_ops_read_now, parse_kernel_name
+from .decoder import BUILT_IN, FAMILIES, Decoder, bias_in_epilogues, fused_ops_read_now, parse_kernel_name
 from .facts import DTYPES, KINDS, LAYOUTS, NO_EVIDENCE, SOURCES, TRITON_FAMILIES, Evidence, KernelName
 from .grammar import RULES, Rule
 from .ops import dtype_of_inputs, kind_of_op
@@ -41,6 +41,7 @@ __all__ = [
     "Teaching",
     "TeachingError",
     "dtype_of_inputs",
+    "bias_in_epilogues",
     "fused_ops_read_now",
     "kind_of_op",
     "parse_kernel_name",

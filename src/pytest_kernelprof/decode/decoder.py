@@ -21,9 +21,10 @@ A kernel that no source places keeps kind ``"other"`` with no evidence for it
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from ..tables import plural
 from .facts import Evidence, KernelName
@@ -33,6 +34,8 @@ from .liger import LigerKernel, liger_kernel
 from .ops import dtype_of_inputs, fused_ops_of_op, kind_of_op
 from .teach import TAUGHT_FIELDS, Teaching, check_teaching, parse_teachings
 from .templates import demangled, split_head, template_dtype, template_integer_dtype
+
+K = TypeVar("K", bound=KernelName)
 
 _VOID = "void "
 # Every family the built-in evidence gives: the grammar's, Liger-Kernel's, a Triton kernel's
@@ -164,6 +167,36 @@ def fused_ops_read_now(stored: tuple[str, ...], name: str, op: str | None, kind:
     # An Inductor kernel's stored origins as they are read now: no attention, GEMM or
     # convolution op of the one its output feeds (inductor.own_work).
     return own_work(stored, name) if family == "inductor" and name.startswith("triton_") else computing_ops(stored)
+
+
+# cuBLASLt's own bias epilogue kernel, run where the GEMM kernel has no epilogue in it (a split-K
+# sgemm_largek: the output scaled, the GEMM accumulated, then the bias added by this kernel).
+_EPILOGUE_KERNEL = re.compile(r"(?:^|[\s:])(?:cublasLt::)?epilogue::impl::")
+
+
+def bias_in_epilogues(
+    kernels: Sequence[K], ops: Sequence[str | None], moved: Callable[[K, tuple[str, ...]], K]
+) -> list[K]:
+    """``kernels`` (their launching ``ops``), where a GEMM given ``bias`` by its op
+    (``aten::addmm``; its name tells no epilogue) is followed, in the op's run, by cuBLASLt's
+    epilogue kernel: the bias is the epilogue kernel's, which adds it, not the GEMM's. ``moved``
+    makes a kernel with other fused ops. A trial read ``bias`` on a GEMM beside the kernel that
+    did the add: ``gemm.fused_ops == ("bias",)`` held of a GEMM that fused none. Applied to a
+    call's kernels and to a stored baseline's alike, so that an older baseline compares as one
+    written now."""
+    out = list(kernels)
+    gemm: int | None = None
+    for i, kernel in enumerate(out):
+        if i and ops[i] != ops[i - 1]:
+            gemm = None  # another op's launch
+        if kernel.kind == "gemm":
+            by_op = "bias" in kernel.fused_ops and "bias" not in _by_name(kernel.name).fused_ops
+            gemm = i if by_op else None
+        elif gemm is not None and kernel.part_of == "gemm" and _EPILOGUE_KERNEL.search(kernel.name):
+            out[gemm] = moved(out[gemm], tuple(op for op in out[gemm].fused_ops if op != "bias"))
+            out[i] = moved(kernel, ("bias",))
+            gemm = None
+    return out
 
 
 def _taught(decoded: KernelName, teachings: Sequence[Teaching]) -> KernelName:

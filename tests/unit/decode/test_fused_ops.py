@@ -9,10 +9,12 @@ from __future__ import annotations
 import gzip
 import random
 import re
+from dataclasses import replace
 
 import pytest
 
-from pytest_kernelprof.decode import fused_ops_read_now, parse_kernel_name
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.decode import bias_in_epilogues, fused_ops_read_now, parse_kernel_name
 from pytest_kernelprof.decode.aten_op_names import ATEN_OP_NAMES
 from pytest_kernelprof.decode.inductor import VIEW_OPS, inductor_ops, inductor_origins, own_work
 from tests.helpers import DATA
@@ -245,3 +247,35 @@ def test_the_op_names_are_those_of_the_installed_torch() -> None:
         assert not missing, f"run python tools/aten_op_names.py: {sorted(missing)[:20]}"
     assert shipped_names() == ATEN_OP_NAMES
     assert {"_scaled_dot_product_cudnn_attention", "avg_pool2d", "_unsafe_view", "flex_attention"} <= ATEN_OP_NAMES
+
+
+def test_the_bias_is_the_epilogue_kernels_where_cublaslt_ran_one() -> None:
+    # A trial: the split-K sgemm_largek read "bias" (from aten::addmm) beside the epilogue kernel
+    # that added it, so gemm.fused_ops == ("bias",) held of a GEMM that fused none.
+    prof = load_trace(DATA / "h200_sync_item_stacks.json.gz")
+    addmm = [k for k in prof.kernels if k.op == "aten::addmm"]
+    facts = [(k.kind, k.part_of, k.fused_ops, k.evidence.fused_ops) for k in addmm]
+    assert facts == [
+        ("pointwise", "gemm", (), None),  # scal_kernel: the output scaled
+        ("gemm", None, (), None),  # sgemm_largek: no epilogue of its own
+        ("pointwise", "gemm", ("bias",), "op"),  # cublasLt's epilogue kernel adds the bias
+        ("pointwise", None, ("copy",), "name"),  # the bias copied into the output...
+        ("gemm", None, ("bias",), "op"),  # ...that the gemv adds with beta=1: its own
+    ]
+    # A GEMM whose name says its epilogue keeps it.
+    nvjet = load_trace(DATA / "h200_linear_eager.json.gz").kernels.one(kind="gemm")
+    assert (nvjet.fused_ops, nvjet.evidence.fused_ops) == (("bias",), "name")
+
+
+def test_each_epilogue_takes_the_bias_of_its_own_launchs_gemm() -> None:
+    sgemm = replace(parse_kernel_name("void sgemm_largek_lds64<true, false, 5, 5, 4, 4, 4, 34>()"), fused_ops=("bias",))
+    epilogue = parse_kernel_name(
+        "void cublasLt::epilogue::impl::globalKernel<8, 32, float, float, float, true, true, 1>()"
+    )
+    add = parse_kernel_name("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >()")
+    kernels = [sgemm, epilogue, sgemm, epilogue, sgemm, add, epilogue]
+    ops = ["aten::addmm"] * 4 + ["aten::addmm", "aten::add", "aten::addmm"]
+    moved = bias_in_epilogues(kernels, ops, lambda k, fused: replace(k, fused_ops=fused))
+    # Two launches of addmm back to back: each epilogue the bias of the GEMM before it; an
+    # epilogue after another op's kernel takes no GEMM's (not its launch's).
+    assert [k.fused_ops for k in moved] == [(), ("bias",), (), ("bias",), ("bias",), add.fused_ops, ()]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...decode import (
@@ -18,6 +18,7 @@ from ...decode import (
     LAYOUTS,
     TRITON_FAMILIES,
     KernelName,
+    bias_in_epilogues,
     fused_ops_read_now,
     parse_kernel_name,
 )
@@ -136,6 +137,10 @@ class BaselineKernel(KernelName):
         )
 
 
+def _with_fused_ops(kernel: BaselineKernel, fused_ops: tuple[str, ...]) -> BaselineKernel:
+    return replace(kernel, fused_ops=fused_ops)
+
+
 # Stands for a field a hand-edited entry lacks, where null is a value.
 MISSING: Any = object()
 
@@ -228,7 +233,9 @@ class Signature:
         stored = data.get("kernels", MISSING)
         if not isinstance(stored, list):
             raise bad_value("kernels", stored, "a list")
-        kernels = tuple(BaselineKernel.from_json(k, f"kernels[{i}]") for i, k in enumerate(stored))
+        read = [BaselineKernel.from_json(k, f"kernels[{i}]") for i, k in enumerate(stored)]
+        # Where an older decoder gave the op's bias to a GEMM its epilogue kernel adds for it.
+        kernels = tuple(bias_in_epilogues(read, [k.op for k in read], _with_fused_ops))
         metrics = data.get("metrics", {})
         if not isinstance(metrics, dict):
             raise bad_value("metrics", metrics, "an object")
