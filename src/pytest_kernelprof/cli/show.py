@@ -12,6 +12,7 @@ from ..errors import KernelProfError
 from ..model import CallProfile, Kernel, KernelProfile, OpTable
 from ..model.gpu_time import call_line, inductor_dtype_note, memory_ops_line
 from ..model.kernel_text import kernel_table
+from ..model.profiles import median_call_words
 from ..model.records import copy_table, sync_table
 from ..tables import format_us, plural, printable, render_table
 from .files import CPU_ONLY, head, load, readable, shown
@@ -176,10 +177,7 @@ def _show(
     if not calls and len(prof.calls) > 1:
         # Both other views named: a failure's table holds each kernel's median over the calls
         # (`median us`), this one the call's own times (`call 1 us`), and a trial read them as one.
-        print(
-            f"call {median.index}, the median of {len(prof.calls)} by host span "
-            "(--calls shows each, --medians a failure's medians):"
-        )
+        print(f"{median_call_words(prof)} (--calls shows each, --medians a failure's medians):")
     views = prof.calls if calls else (median,)
     for view in views:
         if calls:
