@@ -119,7 +119,10 @@ def test_show_gives_one_call_whole(trace: Trace, capsys: pytest.CaptureFixture[s
     assert main(["show", str(trace("copy_dtoh_pageable_nonblocking")), "--ops"]) == 0
     out = capsys.readouterr().out
     # Both other views named (a trial read show's call 1 us against a failure's median us as one figure).
-    assert "\ncall 1, numbered from 0, the median of 3 by host span (--calls shows each, --medians a failure's medians):\n" in out
+    assert (
+        "\ncall 1, numbered from 0, the median of 3 by host span (--calls shows each, --medians a failure's medians):\n"
+        in out
+    )
     assert f"{median.syncs[0].duration_us:.1f}  aten::copy_" in out
     assert f"{median.copies[0].duration_us:.1f}  aten::copy_" in out
     assert f"{prof.copies[0].duration_us:.1f}  aten::copy_" not in out

@@ -212,7 +212,9 @@ def test_the_per_call_line_is_one_named_call_and_has_its_kernel_time(trace: Trac
     prof = load_trace(trace("geglu_compiled"))
     median = prof.median_call
     line = prof.host_summary()
-    assert line.startswith(f"per call (call {median.index}, numbered from 0, the median of 3 by host span): 4 launches, ")
+    assert line.startswith(
+        f"per call (call {median.index}, numbered from 0, the median of 3 by host span): 4 launches, "
+    )
     # The medians' sum differs: the line is one call's, and names the table's sum as the table's.
     medians = f"(the table's medians add to {prof.kernels.total_us:.1f}us)"
     assert f", {median.kernels.total_us:.1f}us in kernels {medians}, host span {median.wall_us:.1f}us, " in line
