@@ -59,7 +59,7 @@ def test_an_idle_share_that_rounds_to_100_while_the_gpu_worked_reads_above_99(
     assert "100%" not in idle
     # kernelprof diff's idle line, of the calls it compares, says it the same way.
     idle_row = next(row for row in _call_table(prof.calls[0], prof.calls[1]).splitlines() if "GPU idle" in row)
-    assert idle_row.split()[-2:] == [">99%", "99%"]
+    assert idle_row.split()[-4:] == [">99%", "99%", "-1", "pt"]  # of the whole percentages: 100 - 99
 
 
 def test_show_medians_prints_the_table_a_failure_shows(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
