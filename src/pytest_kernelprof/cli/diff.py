@@ -140,6 +140,10 @@ def diff(path_a: str, path_b: str, by: str | None, decoder: Decoder = BUILT_IN, 
     path_a, path_b = shown(path_a), shown(path_b)
     print(f"a = {head(path_a, a, lost_a)}")
     print(f"b = {head(path_b, b, lost_b)}")
+    if a.device and b.device and a.device != b.device:
+        # Said where the traces are named: an H100 trace against an H200 one read as a change of
+        # the code alone (a trial).
+        print(f"note: a ran on {a.device}, b on {b.device}: kernels and times may differ by card")
     if ops:
         return _diff_ops(a, b)
     if not a.has_device_activity or not b.has_device_activity:
