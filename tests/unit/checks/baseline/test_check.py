@@ -126,8 +126,8 @@ def test_a_lost_fusion_is_told_once(tmp_path: Path, trace: Trace) -> None:
         "--- baseline",
     ]
     assert lines[-2:] == [
-        "note: pointwise kernels of unknown dtype (?): 1 in the baseline, 0 in this run; left out of the dtype comparison "
-        "(a limit of what is compared, not a change)",
+        "note: pointwise kernels of unknown dtype (?): 1 in the baseline, 0 in this run; left out of the dtype "
+        "comparison (a limit of what is compared, not a change)",
         "if the change is intended: pytest --kernelprof-update 't.py::test_m'",
     ]
 
