@@ -119,7 +119,10 @@ def test_show_gives_one_call_whole(trace: Trace, capsys: pytest.CaptureFixture[s
     assert main(["show", str(trace("copy_dtoh_pageable_nonblocking")), "--ops"]) == 0
     out = capsys.readouterr().out
     # Both other views named (a trial read show's call 1 us against a failure's median us as one figure).
-    assert "\ncall 1, the median of 3 by host span (--calls shows each, --medians a failure's medians):\n" in out
+    assert (
+        "\ncall 1, numbered from 0, the median of 3 by host span (--calls shows each, --medians a failure's medians):\n"
+        in out
+    )
     assert f"{median.syncs[0].duration_us:.1f}  aten::copy_" in out
     assert f"{median.copies[0].duration_us:.1f}  aten::copy_" in out
     assert f"{prof.copies[0].duration_us:.1f}  aten::copy_" not in out
@@ -175,7 +178,7 @@ def test_diff_compares_the_host_span_and_gpu_work_of_the_calls_too(
     kernels = next(i for i, line in enumerate(lines) if line.startswith("GPU time in kernels"))
     assert [line.split() for line in lines[kernels + 1 : kernels + 4]] == [
         ["host", "span", "223.3us", "371.0us", "+66.1%"],
-        ["GPU", "idle", "in", "host", "span", "38%", "66%"],
+        ["GPU", "idle", "in", "host", "span", "38%", "66%", "+28", "pt"],  # points, as the two figures differ
         ["GPU", "work", "in", "all", "235.6us", "224.4us", "-4.7%"],
     ]
     # A trial: of three calls the median is the slower one after call 0; b's call 2 is a's median.
@@ -197,15 +200,16 @@ def test_diff_compares_the_launches_syncs_and_copies_of_the_calls(capsys: pytest
     table = capsys.readouterr().out.splitlines()[2:11]
     assert table[4] == "the median call by host span: a's call 1, b's call 1 (of 3 each, numbered from 0)"
     assert [line.split() for line in table[6:]] == [
-        ["launches", "49", "2", "(1", "graph)"],
-        ["host", "syncs", "0", "0"],
-        ["DtoH", "copies", "0", "0"],
+        ["launches", "49", "2", "(1", "graph)", "-47"],  # each count's change, 0 where none (a trial read blank)
+        ["host", "syncs", "0", "0", "0"],
+        ["DtoH", "copies", "0", "0", "0"],
     ]
     b = load_trace(graphs).median_call
     assert (b.launches, b.graph_launches) == (2, 1)
     assert main(["diff", str(DATA / "h200_sync_item_stacks.json.gz"), str(DATA / "h200_sync_device.json.gz")]) == 1
-    rows = {line.rsplit(None, 2)[0].strip(): line.split()[-2:] for line in capsys.readouterr().out.splitlines()[2:11]}
-    assert rows["host syncs"] == ["1", str(len(load_trace(DATA / "h200_sync_device.json.gz").median_call.syncs))]
+    rows = {line.rsplit(None, 3)[0].strip(): line.split()[-3:] for line in capsys.readouterr().out.splitlines()[2:11]}
+    syncs = len(load_trace(DATA / "h200_sync_device.json.gz").median_call.syncs)
+    assert rows["host syncs"] == ["1", str(syncs), f"{syncs - 1:+d}" if syncs != 1 else "0"]
     assert rows["DtoH copies"][0] == "1"
     # Memory ops by kind, as a baseline's `memcpys: 0 -> 1` counts them: 2 memsets against a memset
     # and a memcpy read as "memory ops 2 2", unchanged (a trial).

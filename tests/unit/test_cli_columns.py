@@ -59,7 +59,7 @@ def test_an_idle_share_that_rounds_to_100_while_the_gpu_worked_reads_above_99(
     assert "100%" not in idle
     # kernelprof diff's idle line, of the calls it compares, says it the same way.
     idle_row = next(row for row in _call_table(prof.calls[0], prof.calls[1]).splitlines() if "GPU idle" in row)
-    assert idle_row.split()[-2:] == [">99%", "99%"]
+    assert idle_row.split()[-4:] == [">99%", "99%", "-1", "pt"]  # of the whole percentages: 100 - 99
 
 
 def test_show_medians_prints_the_table_a_failure_shows(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
@@ -75,3 +75,23 @@ def test_show_medians_prints_the_table_a_failure_shows(trace: Trace, capsys: pyt
     assert "median us" not in capsys.readouterr().out  # the call's own times without it
     assert main(["show", "--medians", "--calls", path]) == 2
     assert "--medians with --calls" in capsys.readouterr().err
+
+
+def test_show_and_show_medians_both_print_the_copies_and_their_fixes(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Trial: plain show printed the `1 copy:` table and no `to fix:` line, --medians the `to fix:`
+    # lines and no copies' table.
+    path = str(trace("copy_dtoh_pageable_nonblocking"))
+    fixes = load_trace(path).copies.fix_lines()
+    assert fixes
+    for args in (["show", path], ["show", "--medians", path]):
+        assert main(args) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert len(_headers(out="\n".join(out), first="direction ")) == 1, args
+        assert [line for line in out if line.startswith("to fix: ")] == fixes, args
+    # Under --calls, each fix once, though every call copied.
+    assert main(["show", "--calls", path]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(_headers("\n".join(out), "direction ")) == 3
+    assert [line for line in out if line.startswith("to fix: ")] == fixes

@@ -381,14 +381,12 @@ def dtype_changes(before: Sequence[KernelName], after: Sequence[KernelName]) -> 
     return lines
 
 
-def unknown_dtypes(before: Sequence[KernelName], after: Sequence[KernelName]) -> list[str]:
-    """``pointwise 0 -> 11`` for each kind whose count of kernels of unknown dtype (``?`` in
-    the tables) changed: kernels that ``dtype_changes`` cannot compare. Without the colon of a
-    count change (``pointwise: 36 -> 11``): the note that holds them (``unknown_dtype_note``) must not
-    read as the kind's count."""
+def unknown_dtypes(before: Sequence[KernelName], after: Sequence[KernelName]) -> list[tuple[str, int, int]]:
+    """``("pointwise", 0, 11)`` for each kind whose count of kernels of unknown dtype (``?`` in
+    the tables) changed: kernels that ``dtype_changes`` cannot compare."""
     a = Counter(k.kind for k in before if not k.dtype)
     b = Counter(k.kind for k in after if not k.dtype)
-    return [f"{kind} {a[kind]} -> {b[kind]}" for kind in sorted(set(a) | set(b)) if a[kind] != b[kind]]
+    return [(kind, a[kind], b[kind]) for kind in sorted(set(a) | set(b)) if a[kind] != b[kind]]
 
 
 def summary_lines(before: Sequence[KernelName], after: Sequence[KernelName]) -> list[str]:
@@ -402,17 +400,25 @@ def summary_lines(before: Sequence[KernelName], after: Sequence[KernelName]) -> 
     return lines
 
 
-def unknown_dtype_note(before: Sequence[KernelName], after: Sequence[KernelName]) -> list[str]:
+def unknown_dtype_note(
+    before: Sequence[KernelName], after: Sequence[KernelName], label_a: str = "a", label_b: str = "b"
+) -> list[str]:
     """The note after a diff's kernels on the kernels of unknown dtype whose count by kind
-    changed (``unknown_dtypes``). Told above the kernels, as ``kernels of unknown dtype (dtype
-    not compared): pointwise 1 -> 0``, a lost fusion's baseline failure read as a third
-    regression: it is a limit of what is compared, and says so."""
+    changed (``unknown_dtypes``), each side named (``label_a``, ``label_b``). Told above the
+    kernels, as ``kernels of unknown dtype (dtype not compared): pointwise 1 -> 0``, a lost
+    fusion's baseline failure read as a third regression; told after them as ``pointwise 0 -> 1``
+    beside ``count changes: gemm: 2 -> 3``, it still read as a count change (a trial): each side's
+    count is named by its side, no arrow, and the note says it is a limit of what is compared."""
     if not (unknown := unknown_dtypes(before, after)):
         return []
-    return [
-        f"note: kernels of unknown dtype (?), {', '.join(unknown)}, are left out of the dtype comparison: "
-        "a limit of what is compared, not a change"
-    ]
+    counts = "; ".join(f"{n} in {label_a}, {m} in {label_b}" for _, n, m in unknown)
+    if len(unknown) == 1:
+        what = f"{unknown[0][0]} kernels of unknown dtype (?): {counts}"
+    else:
+        what = "kernels of unknown dtype (?): " + "; ".join(
+            f"{kind} {n} in {label_a}, {m} in {label_b}" for kind, n, m in unknown
+        )
+    return [f"note: {what}; left out of the dtype comparison (a limit of what is compared, not a change)"]
 
 
 def unplaced_lines(

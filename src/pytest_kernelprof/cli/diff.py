@@ -44,14 +44,33 @@ def _call_table(ma: CallProfile, mb: CallProfile) -> str:
     """The host's side of the calls compared, as show and a baseline's metrics count it (a CUDA
     graph's point is 49 launches -> 2, which kernels per call alone did not show: a trial), and
     their times: a compiled step whose kernels got faster can still take the host longer."""
+    # Each row's change, in its own unit: a count's difference (+1), a time's ratio (+28.2%), the
+    # idle share's difference in percentage points (-28 pt, of the shares as shown). A blank one
+    # beside "launches 4 5" read as not compared (a trial).
+    idle_a, idle_b = ma.gpu_idle_fraction, mb.gpu_idle_fraction
     rows = [
-        *((*row, "") for row in _host_counts(ma, mb)),
+        *(
+            (*row, f"{after - before:+d}" if after != before else "0")
+            for row, before, after in zip(_host_counts(ma, mb), _host_numbers(ma), _host_numbers(mb), strict=True)
+        ),
         _time_row("GPU time in kernels", ma.kernels.total_us, mb.kernels.total_us),
         _time_row("host span", ma.wall_us, mb.wall_us),
-        ("GPU idle in host span", format_share(ma.gpu_idle_fraction), format_share(mb.gpu_idle_fraction), ""),
+        ("GPU idle in host span", format_share(idle_a), format_share(idle_b), _points(idle_a, idle_b)),
         _time_row("GPU work in all", ma.gpu_work_us, mb.gpu_work_us),
     ]
     return render_table(("", "a", "b", "change"), rows, right=(1, 2, 3))
+
+
+def _points(before: float, after: float) -> str:
+    """The change of a share in percentage points, of the whole percentages (``66%`` and ``38%``:
+    ``-28 pt``), so that it is the difference of the two figures beside it."""
+    change = int(f"{after:.0%}"[:-1]) - int(f"{before:.0%}"[:-1])
+    return f"{change:+d} pt" if change else "0 pt"
+
+
+def _host_numbers(call: CallProfile) -> tuple[int, int, int]:
+    """A call's launches, host syncs and DtoH copies, the rows of ``_host_counts``."""
+    return call.launches, len(call.syncs), call.copies.count("DtoH")
 
 
 def _host_counts(ma: CallProfile, mb: CallProfile) -> list[tuple[str, str, str]]:
@@ -121,6 +140,10 @@ def diff(path_a: str, path_b: str, by: str | None, decoder: Decoder = BUILT_IN, 
     path_a, path_b = shown(path_a), shown(path_b)
     print(f"a = {head(path_a, a, lost_a)}")
     print(f"b = {head(path_b, b, lost_b)}")
+    if a.device and b.device and a.device != b.device:
+        # Said where the traces are named: an H100 trace against an H200 one read as a change of
+        # the code alone (a trial).
+        print(f"note: a ran on {a.device}, b on {b.device}: kernels and times may differ by card")
     if ops:
         return _diff_ops(a, b)
     if not a.has_device_activity or not b.has_device_activity:

@@ -9,6 +9,7 @@ import contextlib
 import os
 import re
 import select
+import shlex
 import stat
 import sys
 import tempfile
@@ -16,6 +17,7 @@ import warnings
 from collections.abc import Iterator
 
 from ..api.loading import read_trace as load_trace  # a command, not a test's profile: kept for no report
+from ..checks.sweep import INDEX_NAME
 from ..decode import BUILT_IN, Decoder
 from ..errors import IncompleteProfileError, IncompleteProfileWarning, KernelProfError, TraceError
 from ..model import KernelProfile
@@ -104,10 +106,33 @@ def _stdin_chunks(size: int = 1 << 20) -> Iterator[bytes]:
 def load(path: str, name: str, decoder: Decoder = BUILT_IN) -> tuple[KernelProfile, str | None]:
     """The profile of the trace at ``path`` (``name``: what the user gave, for messages), and
     what the trace lost where the builder would refuse it (then the warning said so)."""
+    if os.path.isdir(path):
+        raise TraceError(folder_error(path, name))
     try:
         return _load_file(path, name, decoder)
     except KernelProfError as exc:  # it names the file: name what the user gave
         raise type(exc)(str(exc).replace(path, name)) from None
+
+
+def folder_error(path: str, name: str) -> str:
+    """What a folder given for a trace holds, and the command that shows one of its traces: "a
+    directory, not a trace file" left a trial to guess at a sweep's folder (``ProfileSweep.export``)."""
+    try:
+        files = sorted(entry for entry in os.listdir(path) if entry.endswith((".json", ".json.gz")))
+    except OSError as exc:
+        return f"{name}: a directory, not a trace file (cannot list it: {exc.strerror or exc})"
+    traces = [entry for entry in files if entry != INDEX_NAME]
+    if INDEX_NAME in files:
+        what = f"a sweep's folder ({INDEX_NAME} and {plural(len(traces), 'trace')})"
+        what += ", which pytest_kernelprof.load_sweep reads"
+    else:
+        what = (
+            f"a directory of {plural(len(traces), 'trace file')}" if traces else "a directory with no trace file in it"
+        )
+    if not traces:
+        return f"{name}: {what}; name a trace file"
+    first = shlex.quote(os.path.join(path, traces[0]))
+    return f"{name}: {what}; show one of them: kernelprof show {printable(first)}"
 
 
 def _load_file(path: str, name: str, decoder: Decoder = BUILT_IN) -> tuple[KernelProfile, str | None]:

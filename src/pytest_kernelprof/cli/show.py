@@ -12,7 +12,8 @@ from ..errors import KernelProfError
 from ..model import CallProfile, Kernel, KernelProfile, OpTable
 from ..model.gpu_time import call_line, inductor_dtype_note, memory_ops_line
 from ..model.kernel_text import kernel_table
-from ..model.records import copy_table, sync_table
+from ..model.profiles import median_call_words
+from ..model.records import advice, copy_table, sync_table
 from ..tables import format_us, plural, printable, render_table
 from .files import CPU_ONLY, head, load, readable, shown
 
@@ -91,11 +92,14 @@ def op_tree(ops: OpTable) -> str:
     return f"{table}\n{note}"
 
 
-def host_section(view: CallProfile) -> str:
+def host_section(view: CallProfile, said: set[str] | None = None) -> str:
     """Launches, kernel time, host span and GPU idle share, then the host syncs and copies of a
     call: in the words of the profile's own line (``KernelProfile.host_summary``, which a failed
     assertion prints), so that a figure reads the same wherever it is shown; the tables' time
-    columns name the call, as its kernel table's does (``call 1 host us``, ``call 1 gpu us``)."""
+    columns name the call, as its kernel table's does (``call 1 host us``, ``call 1 gpu us``).
+    Then the ``to fix:`` lines of the syncs and copies, as the profile's table ends with them
+    (``advice``): a trial found them under ``--medians`` only. ``said``: the ``to fix:`` lines
+    shown already (under ``--calls``, an earlier call's), left out; those shown here are added."""
     line = call_line(view)
     syncs, copies = view.syncs, view.copies
     lines = [f"{line}, {plural(len(syncs), 'host sync')}:" if syncs else f"{line}, no host syncs"]
@@ -104,6 +108,10 @@ def host_section(view: CallProfile) -> str:
     lines.append(f"{plural(len(copies), 'copy')}:" if copies else "no copies")
     if copies:
         lines.append(copy_table(list(copies), call=view.index))
+    fixes = [fix for fix in advice(syncs, copies) if said is None or fix not in said]
+    lines.extend(fixes)
+    if said is not None:
+        said.update(fixes)
     return "\n".join(lines)
 
 
@@ -169,6 +177,10 @@ def _show(
         # The profile's table as a failure shows it (each kernel's median over the calls, "median
         # us"): a trial read 56.5 in a failure and 57.2 here, the median call's own, for one kernel.
         print(prof.table())
+        if prof.has_device_activity and prof.copies:
+            # The copies' table, as plain show prints it (a trial found it there only), after the
+            # profile's table as a failure on the copies adds it; its fixes said there already.
+            print(f"{plural(len(prof.copies), 'copy')} per call:\n{prof.copies.table()}")
         if ops:
             print(op_tree(median.ops))
         _say_inductor_dtypes(prof)
@@ -176,11 +188,9 @@ def _show(
     if not calls and len(prof.calls) > 1:
         # Both other views named: a failure's table holds each kernel's median over the calls
         # (`median us`), this one the call's own times (`call 1 us`), and a trial read them as one.
-        print(
-            f"call {median.index}, the median of {len(prof.calls)} by host span "
-            "(--calls shows each, --medians a failure's medians):"
-        )
+        print(f"{median_call_words(prof)} (--calls shows each, --medians a failure's medians):")
     views = prof.calls if calls else (median,)
+    said: set[str] = set()
     for view in views:
         if calls:
             print(f"\ncall {view.index}{' (the median call by host span)' if view is median else ''}:")
@@ -191,7 +201,7 @@ def _show(
             # The column says whose they are, so that 59.2 here and 60.1 there read as two calls'.
             print(kernel_table(list(view.kernels), call=view.index))
             print(memory_ops_line(view, call=view.index))
-            print(host_section(view))
+            print(host_section(view, said))
         else:
             # The host span is measured without a GPU: a CPU trace's one figure (a trial found none shown).
             print(

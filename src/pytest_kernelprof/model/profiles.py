@@ -159,6 +159,13 @@ def _from_here(source: str) -> str:
     return source if relative.startswith(os.pardir) else relative
 
 
+def median_call_words(prof: KernelProfile) -> str:
+    """``call 1, numbered from 0, the median of 3 by host span``: which call a profile's per-call
+    figures are, in the words of every output that names it (a failure's line, ``kernelprof
+    show``'s head). Numbered from 0, as ``prof.calls[i]``: "call 1 of 3" alone read as the first."""
+    return f"call {prof.median_call.index}, numbered from 0, the median of {len(prof.calls)} by host span"
+
+
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
 
 
@@ -170,7 +177,7 @@ class KernelProfile:
     the calls launched (the same in each, or building the profile failed unless variation was
     allowed), each kernel's duration its median over all calls; the call-level figures (launches,
     host span, GPU busy and idle, syncs) are the median call's by host span (``median_call``,
-    "call 1, the median of 3" in every output).
+    "call 1, numbered from 0, the median of 3" in every output: ``median_call_words``).
     """
 
     call: CallProfile
@@ -400,7 +407,7 @@ class KernelProfile:
         median = self.median_call
         graphs = f" ({median.graph_launches} graph)" if median.graph_launches else ""
         launches = f"{median.launches} launch{'' if median.launches == 1 else 'es'}"
-        which = "" if len(self.calls) == 1 else f" (call {median.index}, the median of {len(self.calls)} by host span)"
+        which = "" if len(self.calls) == 1 else f" ({median_call_words(self)})"
         kernels = f"{format_us(median.kernels.total_us)}us in kernels"
         table_us = format_us(self.call.kernels.total_us)
         if len(self.calls) > 1 and table_us != format_us(median.kernels.total_us):

@@ -73,14 +73,31 @@ def report_sections(
                 text += "".join(f"\n{line}" for line in ([f"{heading}:", *lines] if lines else []))
             if advised:
                 text = "\n".join(line for line in text.splitlines() if line not in advised)
+            pointer = medians_pointer(capture)
             if rootpath is not None:
                 head, newline, rest = text.partition("\n")
                 text = relative_paths(head, rootpath) + newline + rest
+                pointer = relative_paths(pointer, rootpath)  # the path as the head shows it
+            text += pointer
             sections.append((f"{PROFILE_SECTION}{number} of {len(captures)}", text))
     if trace_dir is not None and save_from is not None:
         lines = save_traces(trace_dir, nodeid, captures[save_from:], start=save_from)
         sections.append(("kernelprof traces", "\n".join(lines)))
     return sections
+
+
+def medians_pointer(capture: Capture) -> str:
+    """The last line of the section of a profile read from a trace file, of several calls:
+    ``kernelprof show --medians PATH prints this table``. Plain ``show`` gives the median call's
+    own times (``call 1 us``), this table each kernel's median over the calls (``median us``):
+    a trial read the two as one, not knowing ``--medians``. Empty for a live profile, whose trace
+    the ``kernelprof traces`` section names where it was saved."""
+    from ..api.captures import TraceCapture
+
+    prof = capture.profile
+    if not isinstance(capture, TraceCapture) or len(prof.calls) < 2 or not prof.has_device_activity or prof.varied:
+        return ""
+    return f"\nkernelprof show --medians {printable(shlex.quote(prof.source))} prints this table"
 
 
 def _copies(prof: KernelProfile, text: str) -> str:

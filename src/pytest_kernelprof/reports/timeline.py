@@ -321,7 +321,9 @@ def baseline_table(stored: Sequence[Any], current: Sequence[Any], headline: Sequ
     # gone fp32 is told by the dtype line alone (its row is one more yellow row).
     told = [*headline, *summary_lines(stored, current)]
     told += [line for line in render_diff(diff, "baseline", "this run") if line.startswith(("fused: ", "split: "))]
-    told += unknown_dtype_note(stored, current)  # last, as the text diff's note after its kernels
+    told += unknown_dtype_note(
+        stored, current, "the baseline", "this run"
+    )  # last, as the text diff's note after its kernels
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in told)
     legend = "".join(f'<span class="{cls}"><i></i>{what}</span>' for cls, what in SIDE_LEGEND if cls in classes)
     return (

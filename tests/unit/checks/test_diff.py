@@ -161,20 +161,20 @@ def test_kernels_of_unknown_dtype_are_no_dtype_change(trace: Trace, capsys: pyte
     triton = parse_kernel_name("triton_poi_fused_add_0")
     fp32 = dataclasses.replace(triton, name="aten_pointwise", dtype="fp32")
     assert dtype_changes([fp32, fp32, fp32], [fp32, triton]) == []
-    assert unknown_dtypes([fp32, fp32, fp32], [fp32, triton]) == ["pointwise 0 -> 1"]
+    assert unknown_dtypes([fp32, fp32, fp32], [fp32, triton]) == [("pointwise", 0, 1)]
     assert unknown_dtypes([triton], [triton]) == []
     for b in ("decode_graphs", "decode_compiled"):
         assert main(["diff", str(trace("decode_eager")), str(trace(b))]) == 1
         out = capsys.readouterr().out
         assert "dtype changes" not in out
         unknown = (
-            "note: kernels of unknown dtype (?), persistent_reduction 0 -> 1, pointwise 0 -> 11, are left out of "
-            "the dtype comparison: a limit of what is compared, not a change"
+            "note: kernels of unknown dtype (?): persistent_reduction 0 in a, 1 in b; pointwise 0 in a, 11 in b; "
+            "left out of the dtype comparison (a limit of what is compared, not a change)"
         )
         assert f"\n{unknown}\nthe kernels differ;" in out  # after the diff: no change of its own
     # The same kind of change, told the same way.
     assert main(["diff", str(trace("geglu_eager")), str(trace("geglu_compiled"))]) == 1
-    assert "note: kernels of unknown dtype (?), pointwise 0 -> 1, are left" in capsys.readouterr().out
+    assert "note: pointwise kernels of unknown dtype (?): 0 in a, 1 in b; left out" in capsys.readouterr().out
 
 
 def test_the_unknown_dtype_line_cannot_be_read_as_a_count_of_the_kind(
@@ -197,8 +197,8 @@ def test_the_unknown_dtype_line_cannot_be_read_as_a_count_of_the_kind(
     assert told == counts
     unknown = [line for line in lines if "unknown dtype" in line]
     assert unknown == [
-        "note: kernels of unknown dtype (?), persistent_reduction 0 -> 1, pointwise 0 -> 11, are left out of "
-        "the dtype comparison: a limit of what is compared, not a change"
+        "note: kernels of unknown dtype (?): persistent_reduction 0 in a, 1 in b; pointwise 0 in a, 11 in b; "
+        "left out of the dtype comparison (a limit of what is compared, not a change)"
     ]
 
 

@@ -60,7 +60,7 @@ def test_the_line_that_names_the_median_call_shows_its_own_syncs(trace: Trace) -
     assert [round(c.syncs[0].duration_us, 1) for c in prof.calls] == [297.2, 298.5, 291.0]
     assert round(prof.syncs[0].duration_us, 1) == 298.5  # the median call's own (a trial: it was 297.2, no call's)
     line, *table = prof.host_summary().splitlines()
-    assert line.startswith("per call (call 1, the median of 3 by host span):")
+    assert line.startswith("per call (call 1, numbered from 0, the median of 3 by host span):")
     assert line.endswith(", 1 host sync:")
     assert table[1].split()[:5] == ["0", "cudaMemcpyAsync", "copy", "DtoH", "pageable"]
     assert table[1].split()[5] == "298.5"  # call 1's own
@@ -82,7 +82,7 @@ def test_the_per_call_line_gives_the_kernel_tables_sum_where_the_call_differs() 
     table_us = sum(float(row.split()[column]) for row in lines[2:6])
     assert f"{table_us:.1f}" == "221.6" != f"{prof.median_call.kernels.total_us:.1f}"
     assert lines[-1].startswith(
-        "per call (call 1, the median of 3 by host span): 4 launches, 222.8us in kernels "
+        "per call (call 1, numbered from 0, the median of 3 by host span): 4 launches, 222.8us in kernels "
         "(the table's medians add to 221.6us), host span 371.0us"
     )
 

@@ -3,12 +3,16 @@ command to paste, which must stay one command whatever the trace folder is named
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
 import pytest
 
-from pytest_kernelprof.plugin.report_sections import save_traces
+from pytest_kernelprof import load_trace
+from pytest_kernelprof.api.captures import Capture, TraceCapture
+from pytest_kernelprof.plugin.report_sections import report_sections, save_traces
+from tests.helpers import DATA
 
 
 class _Capture:
@@ -39,3 +43,36 @@ def test_a_trace_folder_named_as_a_workflow_command_starts_no_line(
     assert "not written" in lines[1]
     for line in lines:
         assert not [part for part in line.splitlines() if part.lstrip().startswith("::")], line
+
+
+def _section(captures: list[Capture], rootpath: Path | None = None) -> str:
+    [(_, text)] = report_sections("t.py::t", captures, failed=True, trace_dir=None, save_from=None, rootpath=rootpath)
+    return text
+
+
+def test_a_loaded_traces_section_ends_with_the_command_that_prints_it_again(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trial: a failure's table (each kernel's median over the calls, "median us") and
+    # `kernelprof show`'s (the median call's own, "call 1 us") disagreed, and the failure never
+    # said that `show --medians` prints its table.
+    monkeypatch.chdir(DATA.parent.parent)
+    path = os.path.relpath(DATA / "h200_geglu_eager.json.gz")
+    text = _section([TraceCapture(load_trace(path), None, path=path)])
+    *table, last = text.splitlines()
+    assert last == f"kernelprof show --medians {path} prints this table"
+    from pytest_kernelprof.cli import main
+
+    assert main(["show", "--medians", path]) == 0
+    assert capsys.readouterr().out.splitlines()[: len(table)] == table
+    # An absolute path under the rootdir, as the section's head names it.
+    absolute = str(DATA / "h200_geglu_eager.json.gz")
+    text = _section([TraceCapture(load_trace(absolute), None, path=absolute)], rootpath=DATA.parent.parent)
+    assert text.splitlines()[-1] == f"kernelprof show --medians {path} prints this table"
+    assert text.startswith(f"KernelProfile from {path} ")
+
+
+def test_a_live_profiles_section_has_no_such_command() -> None:
+    # No trace file to show: the `kernelprof traces` section names one where it was saved.
+    text = _section([Capture(load_trace(DATA / "h200_geglu_eager.json.gz"), None)])
+    assert "--medians" not in text

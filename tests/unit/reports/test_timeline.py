@@ -321,8 +321,8 @@ def _told(side: str) -> list[str]:
 
 def _unknown_dtype_line() -> list[str]:
     return [
-        "note: kernels of unknown dtype (?), pointwise 0 -> 1, are left out of the dtype comparison: "
-        "a limit of what is compared, not a change"
+        "note: pointwise kernels of unknown dtype (?): 0 in the baseline, 1 in this run; left out of the dtype "
+        "comparison (a limit of what is compared, not a change)"
     ]
 
 
@@ -344,6 +344,8 @@ def test_the_side_by_side_tells_every_line_the_text_diff_tells_above_its_kernels
         out = capsys.readouterr().out.splitlines()
         told = [line for line in out if line.startswith(("count changes: ", "dtype changes: "))]
         told += [line for line in out if line.startswith(("fused: ", "split: ", "note: "))]
+        # The note names each side, as the page names them.
+        told = [line.replace(" in a, ", " in the baseline, ").replace(" in b;", " in this run;") for line in told]
         side = baseline_table([BaselineKernel.of(k) for k in load_trace(a).kernels], list(load_trace(b).kernels))
         assert told
         assert _told(side) == told

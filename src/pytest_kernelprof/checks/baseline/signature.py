@@ -277,7 +277,7 @@ def compare(stored: Signature, current: Signature, mode: str) -> list[str] | Non
         "--- baseline",
         "+++ this run",
         *render_diff(diff, "the baseline", "this run"),
-        *unknown_dtype_note(stored.kernels, current.kernels),
+        *unknown_dtype_note(stored.kernels, current.kernels, "the baseline", "this run"),
     ]
 
 
@@ -320,7 +320,7 @@ def _dtype_moves(stored: Sequence[BaselineKernel], current: Sequence[BaselineKer
             f"#{i} {kind_text(new)}: {old.dtype} in the baseline, {new.dtype} in this run  " + display_name(new.name)
             for i, old, new in moved
         ),
-        *unknown_dtype_note(stored, current),
+        *unknown_dtype_note(stored, current, "the baseline", "this run"),
     ]
 
 

@@ -126,8 +126,8 @@ def test_a_lost_fusion_is_told_once(tmp_path: Path, trace: Trace) -> None:
         "--- baseline",
     ]
     assert lines[-2:] == [
-        "note: kernels of unknown dtype (?), pointwise 1 -> 0, are left out of the dtype comparison: "
-        "a limit of what is compared, not a change",
+        "note: pointwise kernels of unknown dtype (?): 1 in the baseline, 0 in this run; left out of the dtype "
+        "comparison (a limit of what is compared, not a change)",
         "if the change is intended: pytest --kernelprof-update 't.py::test_m'",
     ]
 
@@ -162,8 +162,8 @@ def test_a_baseline_failure_tells_what_kernelprof_diff_tells_above_its_kernels(t
     assert told == ["count changes: pointwise: 2 -> 1"]
     differs = next(i for i, line in enumerate(lines) if line.startswith("kernel signature differs"))
     assert lines[differs + 1 :][: len(told) + 2] == ["kernels per call: 5 -> 4 (launches too)", *told, "--- baseline"]
-    # And the note kernelprof diff tells after its kernels.
-    assert unknown_dtype_note(list(eager.kernels), list(compiled.kernels)) == [lines[-2]]
+    # And the note kernelprof diff tells after its kernels, each side named as the failure names it.
+    assert unknown_dtype_note(list(eager.kernels), list(compiled.kernels), "the baseline", "this run") == [lines[-2]]
 
 
 def test_a_baseline_failure_tells_unplaced_kernels_in_kernelprof_diffs_words(tmp_path: Path, trace: Trace) -> None:
