@@ -65,7 +65,10 @@ def test_a_dot_product_is_one_gemm_of_its_inputs_dtype(kernelprof: kp.Profiler, 
 def test_library_work_is_placed_by_name_or_by_its_op(kernelprof: kp.Profiler, work: Callable[[], object]) -> None:
     # Iterative solvers (eigh's Jacobi sweeps) may run a different number of kernels per call.
     prof = kernelprof.profile(work, allow_variation=True)
-    assert not prof.kernels.unplaced(), prof.kernels.table()
+    # Each call's own: where the calls varied, prof.kernels has no one answer (VariedProfileError;
+    # eigh's calls launched 98, 112 and 112 kernels in one run on an H100).
+    for call in prof.calls:
+        assert not call.kernels.unplaced(), call.kernels.table()
     assert all(k.kind != "other" for k in prof.kernels), prof.kernels.table()
 
 
