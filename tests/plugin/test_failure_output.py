@@ -391,7 +391,7 @@ def test_a_profile_section_does_not_repeat_a_table_the_failure_showed(
             "*- kernelprof profile 1 of 1 -*",
             "KernelProfile from *h200_decode_eager.json.gz on NVIDIA H200 (sm90): 3 calls (each kernel's time*",
             shown_above,
-            "per call (call *, numbered from 0, the median of 3 by host span): 49 launches, *us in kernels*, host *",
+            "call *, numbered from 0, the median of 3 by host span: 49 launches, *us in kernels*, host *",
         ]
     )
     assert sum(line.endswith(gemv[1:]) for line in count_cut.lines) == 12  # once each

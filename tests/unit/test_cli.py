@@ -137,7 +137,7 @@ def test_show_words_the_call_figures_as_the_profile_line_does(
     # Trial report: show said "launches: 5; host 223.3us, ..." and "GPU time: 234.0us in kernels", the
     # profile line of a failed assertion "5 launches, 234.0us in kernels, host 223.3us, ...".
     prof = load_trace(trace(name))
-    line = prof.host_summary().splitlines()[0].split("): ", 1)[1]  # after "per call (call 1, the median ...)"
+    line = prof.host_summary().splitlines()[0].split("by host span: ", 1)[1]  # after "call 1, ... by host span: "
     line = re.sub(r" \(the table's medians add to [0-9.]+us\)", "", line)
     assert main(["show", str(trace(name))]) == 0
     out = capsys.readouterr().out

@@ -407,7 +407,9 @@ class KernelProfile:
         median = self.median_call
         graphs = f" ({median.graph_launches} graph)" if median.graph_launches else ""
         launches = f"{median.launches} launch{'' if median.launches == 1 else 'es'}"
-        which = "" if len(self.calls) == 1 else f" ({median_call_words(self)})"
+        # The one call whose figures these are, named where there are several: "per call (call 1,
+        # ...)" read as figures typical of every call, or averaged (a trial).
+        which = "per call" if len(self.calls) == 1 else median_call_words(self)
         kernels = f"{format_us(median.kernels.total_us)}us in kernels"
         table_us = format_us(self.call.kernels.total_us)
         if len(self.calls) > 1 and table_us != format_us(median.kernels.total_us):
@@ -415,7 +417,7 @@ class KernelProfile:
                 "the table's medians add" if self.call.kernels.times else f"the table, call {self.call.index}'s, adds"
             )
             kernels += f" ({table} to {table_us}us)"
-        line = f"per call{which}: {launches}{graphs}, {kernels}, {gpu_time_line(median)}"
+        line = f"{which}: {launches}{graphs}, {kernels}, {gpu_time_line(median)}"
         syncs, whose = self._summary_syncs(median)
         # What would remove the syncs and the copies' cost, said here once: under the table the
         # failure's report shows, not in the reprs pytest prints twice (``assert not prof.syncs``).

@@ -219,7 +219,7 @@ def test_failure_reprs_name_each_sync(trace: Trace) -> None:
 
 def test_the_profile_table_ends_with_the_syncs(trace: Trace) -> None:
     text = load_trace(trace("sync_mask_index")).table()
-    assert "numbered from 0, the median of 3 by host span): 5 launches, " in text
+    assert "numbered from 0, the median of 3 by host span: 5 launches, " in text
     assert "1 host sync:" in text
     # The sync table, then what would remove the sync: the host's read of the nonzero count (its
     # DtoH copy is that read: no second line for it).

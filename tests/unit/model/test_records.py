@@ -199,7 +199,7 @@ def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace)
     memory_us = sum(m.duration_us for m in prof.median_call.memory_ops)
     assert kernel_us <= prof.gpu_work_us <= kernel_us + memory_us + 1e-6  # no overlap: all of it
     assert prof.table().splitlines()[-1] == (
-        "per call (call 1, numbered from 0, the median of 3 by host span): 5 launches, 234.0us in kernels "
+        "call 1, numbered from 0, the median of 3 by host span: 5 launches, 234.0us in kernels "
         "(the table's medians add to 232.7us), host span 223.3us, "
         "GPU busy 139.4us within it (idle 38%), GPU work 235.6us in all (96.2us after the host returned), "
         "no host syncs"
@@ -212,9 +212,7 @@ def test_the_per_call_line_is_one_named_call_and_has_its_kernel_time(trace: Trac
     prof = load_trace(trace("geglu_compiled"))
     median = prof.median_call
     line = prof.host_summary()
-    assert line.startswith(
-        f"per call (call {median.index}, numbered from 0, the median of 3 by host span): 4 launches, "
-    )
+    assert line.startswith(f"call {median.index}, numbered from 0, the median of 3 by host span: 4 launches, ")
     # The medians' sum differs: the line is one call's, and names the table's sum as the table's.
     medians = f"(the table's medians add to {prof.kernels.total_us:.1f}us)"
     assert f", {median.kernels.total_us:.1f}us in kernels {medians}, host span {median.wall_us:.1f}us, " in line
