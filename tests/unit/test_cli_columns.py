@@ -77,6 +77,20 @@ def test_show_medians_prints_the_table_a_failure_shows(trace: Trace, capsys: pyt
     assert "--medians with --calls" in capsys.readouterr().err
 
 
+def test_show_medians_says_whose_times_its_op_tree_holds(trace: Trace, capsys: pytest.CaptureFixture[str]) -> None:
+    # A trial: under --medians the kernel table holds medians, the op tree under it one call's own
+    # times, unlabelled, while a failed prof.ops assertion shows each op's median.
+    path = str(trace("geglu_eager"))
+    median = load_trace(path).median_call.index
+    assert main(["show", "--medians", "--ops", path]) == 0
+    out = capsys.readouterr().out.splitlines()
+    heading = f"op tree of call {median} (numbered from 0), its own times; prof.ops holds each op's median:"
+    assert heading in out
+    assert out[out.index(heading) + 1].startswith("op ")  # right above the tree
+    assert main(["show", "--ops", path]) == 0
+    assert heading not in capsys.readouterr().out  # plain show's tree is under the call's own table
+
+
 def test_show_and_show_medians_both_print_the_copies_and_their_fixes(
     trace: Trace, capsys: pytest.CaptureFixture[str]
 ) -> None:

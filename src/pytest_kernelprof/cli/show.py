@@ -182,6 +182,8 @@ def _show(
             # profile's table as a failure on the copies adds it; its fixes said there already.
             print(f"{plural(len(prof.copies), 'copy')} per call:\n{prof.copies.table()}")
         if ops:
+            # The tree holds one call's own times, under a table of medians: a trial read them as one.
+            print(f"op tree of call {median.index} (numbered from 0), its own times; prof.ops holds each op's median:")
             print(op_tree(median.ops))
         _say_inductor_dtypes(prof)
         return _page(prof, path, name, html)

@@ -154,6 +154,10 @@ def nearest_ops(name: str, names: Iterable[str], n: int = 3) -> list[str]:
     return list(dict.fromkeys([*same, *close, *holds, *held]))[:n]
 
 
+# How many of the names that ran a "did not run" error lists where none is near the name asked.
+_FIRST_RAN = 5
+
+
 class _NamedTable(Mapping[str, V]):
     """A mapping whose names are worked out on first use (``_loaded``: the names as a dict's
     keys, in order, so that a lookup is one hash and not a scan; a call can run tens of
@@ -186,8 +190,13 @@ class _NamedTable(Mapping[str, V]):
         return ""
 
     def _not_run(self, what: str, name: str, names: Iterable[str]) -> str:
+        names = list(names)
         close = [self._suggested(n) for n in self._nearest(name, names)]
         hint = f"; nearest: {', '.join(close)}" if close else ""
+        if not close and names:
+            # None near (aten::matmul where aten::linear ran): the first that ran, not a bare "did not run" (a trial).
+            first = ", ".join(printable(n) for n in names[:_FIRST_RAN])
+            hint = f"; {self._noun}s that ran: {first}{', ...' if len(names) > _FIRST_RAN else ''}"
         why = self._not_found_why(name)
         # A test that means "it must not run" wrote prof.ops[name].count == 0 (a trial): say what asks that.
         absent = f". To assert that it does not run: assert {name!r} not in {self._asked_as()}"

@@ -13,6 +13,7 @@ call's memory-op time, nor ``gpu_busy_us`` above ``gpu_work_us``).
 
 =========================== ============================================================
 ``kernelprof.profiles``     profiles the test took (its call phase)
+``kernelprof.device``       the card the profile ran on, its arch after it (``NVIDIA H200 (sm90)``), where it names one
 ``kernelprof.kernels``      kernels per call (``len(prof.kernels)``)
 ``kernelprof.launches``     kernel launch calls per call (a graph launch counts one)
 ``kernelprof.kernel_us``    GPU time in kernels of the median call, microseconds (one decimal)
@@ -56,6 +57,9 @@ MAX_PROPERTIES = 2_000
 MAX_NAME = 200
 MAX_VALUE = 2_000
 LEFT_OUT = f"{PREFIX}properties_left_out"
+# The card, first among a profile's properties: an H100's figures and an H200's looked alike on a
+# dashboard (a trial). Text, not a figure: written only where the profile names a device.
+DEVICE = "device"
 
 
 # Of one call, the median call by host span, so that no two of them contradict each other:
@@ -115,8 +119,15 @@ def properties(profiles: Sequence[KernelProfile]) -> list[tuple[str, object]]:
     pairs: list[tuple[str, object]] = [(PROFILES, len(profiles))]
     for number, prof in enumerate(profiles[:MAX_PROFILES], start=1):
         prefix = PREFIX if number == 1 else f"{PREFIX}{number}."
+        if prof.device:
+            pairs.append((f"{prefix}{DEVICE}", device_name(prof)))
         pairs.extend((prefix + name, _written(name, value)) for name, value in figures(prof).items())
     return pairs
+
+
+def device_name(prof: KernelProfile) -> str:
+    """The card a profile ran on, as its table's head names it: ``NVIDIA H200 (sm90)``, or the name alone."""
+    return f"{prof.device} ({prof.arch})" if prof.arch else str(prof.device)
 
 
 def _written(name: str, value: int | float) -> int | float | str:

@@ -151,6 +151,29 @@ def test_a_missing_op_names_the_ops_near_it_without_the_namespace(
     assert str(raised.value).endswith(f"assert {asked!r} not in prof.calls[2].ops")
 
 
+def test_a_missing_op_with_none_near_it_names_the_first_ops_that_ran() -> None:
+    # A trial: "op 'aten::matmul' did not run in the 3 profiled calls" and no word of what did.
+    prof = load_trace(DATA / "h200_linear_eager.json.gz")
+    first = "aten::linear, aten::t, aten::transpose, aten::as_strided, aten::addmm"
+    assert len(prof.ops) == 5
+    with pytest.raises(OpNotFoundError) as raised:
+        prof.ops["aten::matmul"]
+    assert f"did not run in the 3 profiled calls; ops that ran: {first}. To assert" in str(raised.value)
+    with pytest.raises(OpNotFoundError) as raised:
+        prof.calls[0].ops["aten::matmul"]
+    assert f"did not run in call 0; ops that ran: {first}. To assert" in str(raised.value)
+
+
+def test_the_ops_that_ran_are_cut_after_the_first_few() -> None:
+    s = Stream()
+    s.step(0, 0, 1000)
+    for i in range(7):
+        s.op(f"my_range_{i}", 10 + 100 * i, 50)
+    with pytest.raises(OpNotFoundError) as raised:
+        build(s).ops["aten::zzzz"]
+    assert "; ops that ran: my_range_0, my_range_1, my_range_2, my_range_3, my_range_4, .... " in str(raised.value)
+
+
 def test_a_graph_call_suggested_is_said_to_be_inductors() -> None:
     ops = load_trace(DATA / "h200_geglu_compiled.json.gz").ops
     graph = next(name for name in ops if name.startswith("## Call CompiledFxGraph "))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -49,12 +50,27 @@ def test_the_times_are_written_with_fixed_decimals(trace: Trace) -> None:
     for name, prof in _gpu_traces():
         for prop, value in properties([prof]):
             figure = prop.removeprefix("kernelprof.")
-            if figure == "gpu_idle_fraction":
+            if figure == "device":
+                assert value == f"{prof.device} ({prof.arch})", (name, prop, value)  # the one text
+            elif figure == "gpu_idle_fraction":
                 assert re.fullmatch(r"[01]\.\d{3}", str(value)), (name, prop, value)
             elif figure.endswith("_us"):
                 assert re.fullmatch(r"\d+\.\d", str(value)), (name, prop, value)
             else:
                 assert isinstance(value, int), (name, prop, value)  # a count
+
+
+def test_the_properties_name_the_card(trace: Trace) -> None:
+    # A trial: an H100's figures and an H200's looked alike on a dashboard.
+    h200 = load_trace(trace("geglu_eager"))
+    pairs = properties([h200, h200])
+    assert pairs[:2] == [("kernelprof.profiles", 2), ("kernelprof.device", "NVIDIA H200 (sm90)")]
+    assert dict(pairs)["kernelprof.2.device"] == "NVIDIA H200 (sm90)"
+    # The name alone where the profile has no arch; nothing where it names no device.
+    assert dict(properties([dataclasses.replace(h200, arch=None)]))["kernelprof.device"] == "NVIDIA H200"
+    cpu = load_trace(DATA / "cpu_torch2.9.1_step.json.gz")
+    assert cpu.device is None
+    assert not any(name.endswith("device") for name, _ in properties([cpu]))
 
 
 def _gpu_traces() -> list[tuple[str, KernelProfile]]:
