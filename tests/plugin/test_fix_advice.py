@@ -188,7 +188,8 @@ def test_a_failed_copies_question_shows_the_copies_in_the_terminal_where_the_sum
             at = section.index(COPY_TABLE)
             assert section[at - 1] == "1 copy per call:"
             # Then the command that prints the profile's table again, the section's last line.
-            medians = f"kernelprof show --medians {DATA / 'h200_sync_item_stacks.json.gz'} prints this table"
+            trace = DATA / "h200_sync_item_stacks.json.gz"
+            medians = f"kernelprof show --medians {trace} prints this table (plain show: call 1's own times)"
             assert section[at + 2 :] == [DTOH, medians]
 
 

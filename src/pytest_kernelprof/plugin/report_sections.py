@@ -97,7 +97,10 @@ def medians_pointer(capture: Capture) -> str:
     prof = capture.profile
     if not isinstance(capture, TraceCapture) or len(prof.calls) < 2 or not prof.has_device_activity or prof.varied:
         return ""
-    return f"\nkernelprof show --medians {printable(shlex.quote(prof.source))} prints this table"
+    shown = printable(shlex.quote(prof.source))
+    # Both commands: the plain one, run first to check a failure's figure, gave other times (a trial).
+    plain = f"plain show: call {prof.median_call.index}'s own times"
+    return f"\nkernelprof show --medians {shown} prints this table ({plain})"
 
 
 def _copies(prof: KernelProfile, text: str) -> str:
