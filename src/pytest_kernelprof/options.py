@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_WARMUP = 2  # unprofiled calls before profiling: enough for torch.compile and autotuning
-DEFAULT_CALLS = 3  # profiled calls: their kernel sequences compared with the first; figures from the median call
+DEFAULT_CALLS = 3  # profiled calls: their kernel sequences compared with the first; figures from the fastest call
 DEFAULT_ROUNDS = 20  # kernel_benchmark rounds
 # The most warm-up calls, and the most profiled calls (or benchmark rounds), one profile takes,
 # however given. Every profiled call's events stay in memory until the test ends, and a

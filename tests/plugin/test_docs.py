@@ -361,7 +361,7 @@ def test_the_decoding_page_names_every_source_of_evidence_in_order() -> None:
 
 def test_the_profile_page_says_which_call_each_figure_comes_from() -> None:
     """Issue 32: the page said a profile was "the first profiled call" with median times, where
-    syncs, launches and host figures are the median call's and copies may be another call's."""
+    syncs, launches and host figures are one call's and copies may be another call's."""
     page = (ROOT / "docs" / "guide" / "profile.md").read_text()
     assert "is one representative call: the first profiled call" not in page
     table = page.split("| figure | which call it comes from |", 1)[1].split("\n\n", 1)[0]

@@ -146,7 +146,7 @@ def test_len_syncs(kernelprof):
     assert len(kernelprof.load_trace(ITEM).syncs) == 0
 """
 COPY_TABLE = "#  direction  host mem  bytes  median gpu us  op                         name"
-SYNC_TABLE = "#  runtime call           kind    copy  call 1 host us  ops                                     where"
+SYNC_TABLE = "#  runtime call           kind    copy  call 2 host us  ops                                     where"
 
 
 def _failure_blocks(lines: list[str]) -> dict[str, list[str]]:
@@ -189,7 +189,7 @@ def test_a_failed_copies_question_shows_the_copies_in_the_terminal_where_the_sum
             assert section[at - 1] == "1 copy per call:"
             # Then the command that prints the profile's table again, the section's last line.
             trace = DATA / "h200_sync_item_stacks.json.gz"
-            medians = f"kernelprof show --medians {trace} prints this table (plain show: call 1's own times)"
+            medians = f"kernelprof show --medians {trace} prints this table (plain show: call 2's own times)"
             assert section[at + 2 :] == [DTOH, medians]
 
 

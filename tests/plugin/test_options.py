@@ -149,10 +149,10 @@ def test_help_lists_the_options(pytester: pytest.Pytester) -> None:
     # Issue 32 item 9: the rules' page is docs/rules.md; the README no longer has that section.
     text = " ".join(result.stdout.str().split())
     # Trials: it said the calls were "each compared with the first" (their kernel sequences are),
-    # then that every figure was the median call's, where a kernel's time is its median over the calls.
+    # then that every figure was one call's, where a kernel's time is its median over the calls.
     assert (
         "--kernelprof-calls=N Profiled calls per kernelprof(fn) call: their kernel sequences must match the first "
-        "call's; launches, host span, busy and idle time are the median call's by host span (prof.median_call), "
+        "call's; launches, host span, busy and idle time are the fastest call's by host span (prof.fastest_call), "
         "a kernel's time its median over the calls; default: 3" in text
     )
     assert "kernelprof_forbid (linelist): Rules every profile" in text

@@ -179,9 +179,9 @@ def _junit_numbers(props: dict[str, dict[str, list[str]]]) -> None:
     assert rule["kernelprof.syncs"] == ["1"]
     assert rule["kernelprof.dtoh_copies"] == ["1"]
     assert rule["kernelprof.gpu_busy_us"] == [f"{sync.gpu_busy_us:.1f}"]
-    assert rule["kernelprof.kernel_us"] == [f"{sync.median_call.kernels.total_us:.1f}"]
-    assert rule["kernelprof.wall_us"] == [f"{sync.median_call.wall_us:.1f}"]
-    assert rule["kernelprof.gpu_idle_fraction"] == [f"{sync.median_call.gpu_idle_fraction:.3f}"]
+    assert rule["kernelprof.kernel_us"] == [f"{sync.fastest_call.kernels.total_us:.1f}"]
+    assert rule["kernelprof.wall_us"] == [f"{sync.fastest_call.wall_us:.1f}"]
+    assert rule["kernelprof.gpu_idle_fraction"] == [f"{sync.fastest_call.gpu_idle_fraction:.3f}"]
     # A trace cannot tell bytes, graph breaks or recompiles: left out, not 0.
     for name in ("peak_bytes", "retained_bytes", "graph_breaks", "recompiles"):
         assert f"kernelprof.{name}" not in rule

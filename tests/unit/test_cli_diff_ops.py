@@ -1,5 +1,5 @@
 """``kernelprof diff --ops A B``: the two traces' CPU op trees compared, each op's count at its
-place in the median call's tree, for traces recorded without a GPU as for those with one; and the
+place in the fastest call's tree, for traces recorded without a GPU as for those with one; and the
 kernel diff of traces without GPU activity, which still compares nothing, pointing to it."""
 
 from __future__ import annotations
@@ -44,11 +44,11 @@ def _adds(folder: Path, adds: int) -> Path:
 
 def test_two_cpu_traces_of_the_same_ops_are_the_same(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", "--ops", str(CPU_13), str(CPU_12)]) == 0
-    a, b = load_trace(CPU_13).median_call, load_trace(CPU_12).median_call
+    a, b = load_trace(CPU_13).fastest_call, load_trace(CPU_12).fastest_call
     assert capsys.readouterr().out.splitlines() == [
         f"a = {CPU_13}: CPU only (no GPU activity recorded), 3 calls",
         f"b = {CPU_12}: CPU only (no GPU activity recorded), 3 calls",
-        "the median call by host span: a's call 1, b's call 1 (of 3 each, numbered from 0)",
+        "the fastest call by host span: a's call 2, b's call 2 (of 3 each, numbered from 0)",
         "op counts: 21 ops at their places in the trees, each run as often in both",
         f"host span: {time_change(a.wall_us, b.wall_us)}",
         f"({TIME_NOTE})",

@@ -7,10 +7,10 @@ import itertools
 import operator
 from collections import defaultdict
 from collections.abc import Sequence
-from statistics import median_low
 
 from ..decode.sync_calls import FlaggedSync, assign_lines, sync_kind, user_frames
 from ..model import CallProfile, Sync, SyncList
+from ..model.profiles import fastest_of
 from ..traces import MEMCPY, RawEvent
 from .optree import bounded_chain
 from .steps import Step
@@ -160,7 +160,7 @@ def _in_start_order(records: list[RawEvent]) -> list[RawEvent]:
 
 def representative_syncs(calls: Sequence[CallProfile], unavailable: str | None) -> SyncList:
     """The syncs of the representative call (see ``KernelProfile.syncs``): where the calls
-    synced alike, the median call's own (by host span, ``KernelProfile.median_call``), so that
+    synced alike, the fastest call's own (by host span, ``KernelProfile.fastest_call``), so that
     their host times are that call's, as ``kernelprof show``, the profile's table and the
     timeline page give them; where they did not, the call with the most syncs."""
     if unavailable is not None:
@@ -168,5 +168,4 @@ def representative_syncs(calls: Sequence[CallProfile], unavailable: str | None) 
     shapes = {tuple((s.call, s.kind, s.ops) for s in c.syncs) for c in calls}
     if len(shapes) > 1:
         return max((c.syncs for c in calls), key=len)
-    walls = [c.wall_us for c in calls]
-    return calls[walls.index(median_low(walls))].syncs
+    return fastest_of(calls).syncs

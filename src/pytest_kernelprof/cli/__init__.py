@@ -32,7 +32,7 @@ EXIT_STATUSES = """exit status:
   2    usage or file error, or a diff with nothing to compare (said on stderr)
   141  the reader closed the output early (| head), as SIGPIPE does; no message"""
 EXAMPLES = """examples:
-  kernelprof show trace.json.gz            the median call's kernel table
+  kernelprof show trace.json.gz            the fastest call's kernel table
   kernelprof show --medians trace.json.gz  the kernel table a failure shows
   kernelprof diff a.json.gz b.json.gz      what changed from a to b"""
 DIFF_EXAMPLES = """examples:
@@ -101,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     diff_command.add_argument(
         "--ops",
         action="store_true",
-        help="compare the CPU op trees of the two median calls (how often each op ran at its place in the tree), "
+        help="compare the CPU op trees of the two fastest calls (how often each op ran at its place in the tree), "
         "not the kernels: for traces recorded without a GPU too; exit 1 when the ops differ",
     )
     return parser

@@ -23,15 +23,15 @@ from .files import STDIN, head, load, readable, shown
 from .show import INDUCTORS_NOTE, INDUCTORS_RANGE, OP_TREE_ROWS, inductors_ranges, shown_op
 
 
-def _median_calls(a: KernelProfile, b: KernelProfile) -> str:
-    """Whose figures the diff's second table compares: each side's median call, the call ``show``
+def _fastest_calls(a: KernelProfile, b: KernelProfile) -> str:
+    """Whose figures the diff's second table compares: each side's fastest call, the call ``show``
     and the JUnit ``kernel_us`` report, so that the three agree. Said once, above them: the same
-    qualifier on every row, and "per call" beside "the median call" in one table, read as a
+    qualifier on every row, and "per call" beside "the fastest call" in one table, read as a
     puzzle (a trial)."""
     # Calls are numbered from 0, as prof.calls[i]: "call 1 of 3" alone would read as the first.
     counts = f"of {len(a.calls)} each" if len(a.calls) == len(b.calls) else f"of {len(a.calls)} and {len(b.calls)}"
     return (
-        f"the median call by host span: a's call {a.median_call.index}, b's call {b.median_call.index} "
+        f"the fastest call by host span: a's call {a.fastest_call.index}, b's call {b.fastest_call.index} "
         f"({counts}, numbered from 0)"
     )
 
@@ -74,7 +74,7 @@ def _host_numbers(call: CallProfile) -> tuple[int, int, int]:
 
 
 def _host_counts(ma: CallProfile, mb: CallProfile) -> list[tuple[str, str, str]]:
-    """The median calls' counts, as the second table shows them and a baseline fails on them."""
+    """The fastest calls' counts, as the second table shows them and a baseline fails on them."""
     return [
         ("launches", _launches(ma), _launches(mb)),
         ("host syncs", str(len(ma.syncs)), str(len(mb.syncs))),
@@ -113,9 +113,8 @@ def _launches(call: CallProfile) -> str:
 
 
 def _call_spans(a: KernelProfile, b: KernelProfile) -> str:
-    """Every call's host span on each side: of three calls the median is the slower of the two
-    after call 0 (which holds the profiler's start-up), so a change of the median alone may be one
-    call's noise (a trial read +66% where the compiled side's other call matched the eager median)."""
+    """Every call's host span on each side, so that a change of the fastest call's span can be told
+    from one call's noise: call 0 holds the profiler's start-up, and the others differ too."""
     spans = "; ".join(
         f"{side} {', '.join(format_us(call.wall_us) for call in p.calls)}us" for side, p in (("a", a), ("b", b))
     )
@@ -162,8 +161,8 @@ def diff(path_a: str, path_b: str, by: str | None, decoder: Decoder = BUILT_IN, 
     result = diff_kernels(list(ka), list(kb), by=by or "name")
     per_call = _per_call_counts(a, b)
     print(render_table(("per call", "a", "b"), per_call, right=(1, 2)))
-    print(_median_calls(a, b))
-    print(_call_table(a.median_call, b.median_call))
+    print(_fastest_calls(a, b))
+    print(_call_table(a.fastest_call, b.fastest_call))
     print(_call_spans(a, b))
     for line in summary_lines(list(ka), list(kb)):
         print(line)
@@ -174,7 +173,7 @@ def diff(path_a: str, path_b: str, by: str | None, decoder: Decoder = BUILT_IN, 
     for line in unknown_dtype_note(list(ka), list(kb)):
         print(line)
     same = _calls_compared(a, b, by or "name", lossy=bool(lost_a or lost_b)) and result.same
-    line, status = _verdict(same, [*per_call, *_host_counts(a.median_call, b.median_call)])
+    line, status = _verdict(same, [*per_call, *_host_counts(a.fastest_call, b.fastest_call)])
     print(line)
     return status
 
@@ -219,7 +218,7 @@ def _calls_compared(a: KernelProfile, b: KernelProfile, by: str, lossy: bool = F
 OP_DIFF_HEADERS = ("op", "count a", "count b")
 OP_DIFF_ROWS_NOTE = (
     "each row: an op at its place in the op tree, under the ops above it as show --ops indents them, and how "
-    "often it ran there in each side's median call; - an op only a has there, + one only b has, ~ a count "
+    "often it ran there in each side's fastest call; - an op only a has there, + one only b has, ~ a count "
     "that changed, = an op above a changed one, the same in both"
 )
 OP_DIFF_TIME_NOTE = (
@@ -228,19 +227,19 @@ OP_DIFF_TIME_NOTE = (
 
 
 def _diff_ops(a: KernelProfile, b: KernelProfile) -> int:
-    """The op trees of each side's median call compared (``diff_op_trees``): 0 where every op ran
+    """The op trees of each side's fastest call compared (``diff_op_trees``): 0 where every op ran
     as often at its place, 1 where not. Counts only (the note says why)."""
-    tree_a, tree_b = a.median_call.ops.tree(), b.median_call.ops.tree()
+    tree_a, tree_b = a.fastest_call.ops.tree(), b.fastest_call.ops.tree()
     if not tree_a and not tree_b:
         # Nothing compared is no "same ops", as for kernels.
         raise KernelProfError("neither trace recorded CPU ops: no op trees to compare")
     found = diff_op_trees(tree_a, tree_b)
     changed = len(found.changed)
-    print(_median_calls(a, b))
+    print(_fastest_calls(a, b))
     print(f"op counts: {_op_tally(found.compared, found.changed)}")
-    print(f"host span: {time_change(a.median_call.wall_us, b.median_call.wall_us)}")
+    print(f"host span: {time_change(a.fastest_call.wall_us, b.fastest_call.wall_us)}")
     if changed:
-        print(_op_rows(found.rows, inductors_ranges(a.median_call.ops) | inductors_ranges(b.median_call.ops)))
+        print(_op_rows(found.rows, inductors_ranges(a.fastest_call.ops) | inductors_ranges(b.fastest_call.ops)))
     print(f"({OP_DIFF_ROWS_NOTE}; {OP_DIFF_TIME_NOTE})" if changed else f"({OP_DIFF_TIME_NOTE})")
     if a.has_device_activity and b.has_device_activity:
         print("kernels: not compared (kernelprof diff without --ops compares them)")

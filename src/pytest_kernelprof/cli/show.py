@@ -12,7 +12,7 @@ from ..errors import KernelProfError
 from ..model import CallProfile, Kernel, KernelProfile, OpTable
 from ..model.gpu_time import call_line, inductor_dtype_note, memory_ops_line
 from ..model.kernel_text import kernel_table
-from ..model.profiles import median_call_words
+from ..model.profiles import fastest_call_words
 from ..model.records import advice, copy_table, sync_table
 from ..tables import format_us, plural, printable, render_table
 from .files import CPU_ONLY, head, load, readable, shown
@@ -170,12 +170,12 @@ def _show(
     prof, incomplete = load(path, name, decoder)
     if not medians:  # the profile's table names the trace itself (a trial read two head lines)
         print(head(name, prof, incomplete))
-    # One call whole, every figure and table of it its own: the median call by host span, whose
-    # figures the profile's table and the JUnit properties give too (``prof.median_call``).
-    median = prof.median_call
+    # One call whole, every figure and table of it its own: the fastest call by host span, whose
+    # figures the profile's table and the JUnit properties give too (``prof.fastest_call``).
+    fastest = prof.fastest_call
     if medians:
         # The profile's table as a failure shows it (each kernel's median over the calls, "median
-        # us"): a trial read 56.5 in a failure and 57.2 here, the median call's own, for one kernel.
+        # us"): a trial read 56.5 in a failure and 57.2 here, one call's own, for one kernel.
         print(prof.table())
         if prof.has_device_activity and prof.copies:
             # The copies' table, as plain show prints it (a trial found it there only), after the
@@ -183,19 +183,19 @@ def _show(
             print(f"{plural(len(prof.copies), 'copy')} per call:\n{prof.copies.table()}")
         if ops:
             # The tree holds one call's own times, under a table of medians: a trial read them as one.
-            print(f"op tree of call {median.index} (numbered from 0), its own times; prof.ops holds each op's median:")
-            print(op_tree(median.ops))
+            print(f"op tree of call {fastest.index} (numbered from 0), its own times; prof.ops holds each op's median:")
+            print(op_tree(fastest.ops))
         _say_inductor_dtypes(prof)
         return _page(prof, path, name, html)
     if not calls and len(prof.calls) > 1:
         # Both other views named: a failure's table holds each kernel's median over the calls
         # (`median us`), this one the call's own times (`call 1 us`), and a trial read them as one.
-        print(f"{median_call_words(prof)} (--calls shows each, --medians a failure's medians):")
-    views = prof.calls if calls else (median,)
+        print(f"{fastest_call_words(prof)} (--calls shows each, --medians a failure's medians):")
+    views = prof.calls if calls else (fastest,)
     said: set[str] = set()
     for view in views:
         if calls:
-            print(f"\ncall {view.index}{' (the median call by host span)' if view is median else ''}:")
+            print(f"\ncall {view.index}{' (the fastest call by host span)' if view is fastest else ''}:")
         if prof.has_device_activity:
             # The call's own times, not each kernel's median over the calls that a failure's table
             # shows (``median us``): every figure here is this one call's, its time in kernels the

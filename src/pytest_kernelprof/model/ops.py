@@ -125,7 +125,7 @@ OpTreeLoader = Callable[[], tuple[OpTreeNode, ...]]
 
 _NO_TREE = (
     "the op tree is one call's (its figures are that call's, not medians): "
-    "read prof.median_call.ops.tree() or prof.calls[i].ops.tree()"
+    "read prof.fastest_call.ops.tree() or prof.calls[i].ops.tree()"
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,11 +159,21 @@ def _from_here(source: str) -> str:
     return source if relative.startswith(os.pardir) else relative
 
 
-def median_call_words(prof: KernelProfile) -> str:
-    """``call 1, numbered from 0, the median of 3 by host span``: which call a profile's per-call
+def fastest_of(calls: Sequence[CallProfile]) -> CallProfile:
+    """The call with the shortest host span, the first such: the one call whose figures a profile's
+    per-call totals report (``KernelProfile.fastest_call``). The calls run the same work, so a longer
+    span is time the profiler or the machine added: call 0 holds the profiler's start-up (ms), and
+    call 1 often its tail (on the recorded H100 and H200 traces of tests/data, call 1's span is up to
+    3.7x call 2's). The median of three calls was that slower call, and a trial read its idle share
+    as the program's. The fastest is the steady state, as ``timeit`` reports its best run."""
+    return min(calls, key=lambda call: call.wall_us)
+
+
+def fastest_call_words(prof: KernelProfile) -> str:
+    """``call 2, numbered from 0, the fastest of 3 by host span``: which call a profile's per-call
     figures are, in the words of every output that names it (a failure's line, ``kernelprof
     show``'s head). Numbered from 0, as ``prof.calls[i]``: "call 1 of 3" alone read as the first."""
-    return f"call {prof.median_call.index}, numbered from 0, the median of {len(prof.calls)} by host span"
+    return f"call {prof.fastest_call.index}, numbered from 0, the fastest of {len(prof.calls)} by host span"
 
 
 _NOT_BUILT = "this CallProfile was made without host syncs; profiles from the builder have them"
@@ -176,8 +186,8 @@ class KernelProfile:
     The representative call (``call``, whose kernels ``kernels`` holds) has the kernel sequence
     the calls launched (the same in each, or building the profile failed unless variation was
     allowed), each kernel's duration its median over all calls; the call-level figures (launches,
-    host span, GPU busy and idle, syncs) are the median call's by host span (``median_call``,
-    "call 1, numbered from 0, the median of 3" in every output: ``median_call_words``).
+    host span, GPU busy and idle, syncs) are the fastest call's by host span (``fastest_call``,
+    "call 2, numbered from 0, the fastest of 3" in every output: ``fastest_call_words``).
     """
 
     call: CallProfile
@@ -270,7 +280,7 @@ class KernelProfile:
 
     @property
     def syncs(self) -> SyncList:
-        """Host syncs per call. Where the calls synced alike: the median call's (``median_call``),
+        """Host syncs per call. Where the calls synced alike: the fastest call's (``fastest_call``),
         its own host times, as ``kernelprof show`` and the timeline page give them; where they
         did not: the call with the most syncs, so that a sync in any call fails
         ``assert not prof.syncs`` (``calls[i].syncs`` has each)."""
@@ -294,56 +304,54 @@ class KernelProfile:
         return CopyList(copies, times=times, medians=self.memory_from is None)
 
     @property
-    def median_call(self) -> CallProfile:
+    def fastest_call(self) -> CallProfile:
         """The call whose figures the per-call totals report (``launches``, ``wall_us``,
         ``gpu_busy_us``, ``gpu_work_us``, ``gpu_idle_fraction``, and the kernel time that
-        ``kernelprof show`` and the JUnit ``kernel_us`` print beside them): the median call by
-        host span, the lower of the two middle ones for an even count, the first such call.
+        ``kernelprof show`` and the JUnit ``kernel_us`` print beside them): the call with the
+        shortest host span, the first such (``fastest_of`` says why the fastest).
 
-        One call, so that no two of those figures contradict each other: medians taken figure
-        by figure come from different calls (GPU work below kernel time, busy time of another
-        call's span). The first call of a session carries the profiler's start-up, a few ms, so
-        it is seldom this one. Each kernel's ``duration_us`` in ``prof.kernels`` is still that
-        kernel's own median over the calls."""
-        walls = [c.wall_us for c in self.calls]
-        return self.calls[walls.index(statistics.median_low(walls))]
+        One call, so that no two of those figures contradict each other: figures taken one by one
+        from different calls disagree (GPU work below kernel time, busy time of another call's
+        span). Each kernel's ``duration_us`` in ``prof.kernels`` is still that kernel's own median
+        over the calls: GPU time, which the profiler's start-up does not stretch."""
+        return fastest_of(self.calls)
 
     @property
     @needs_measurement
     def launches(self) -> int:
-        """Kernel launch calls of the median call (``median_call``); a graph launch counts one."""
-        return self.median_call.launches
+        """Kernel launch calls of the fastest call (``fastest_call``); a graph launch counts one."""
+        return self.fastest_call.launches
 
     @property
     @needs_measurement
     def graph_launches(self) -> int:
-        """Graph launch calls of the median call (``median_call``)."""
-        return self.median_call.graph_launches
+        """Graph launch calls of the fastest call (``fastest_call``)."""
+        return self.fastest_call.graph_launches
 
     @property
     def wall_us(self) -> float:
-        """Host span of the median call (``median_call``): the median host span over the calls."""
-        return self.median_call.wall_us
+        """Host span of the fastest call (``fastest_call``): the shortest host span over the calls."""
+        return self.fastest_call.wall_us
 
     @property
     @needs_measurement
     def gpu_busy_us(self) -> float:
-        """GPU busy time within the median call's host span (union of kernels and memory ops);
-        see ``median_call`` and ``CallProfile.gpu_busy_us``."""
-        return self.median_call.gpu_busy_us
+        """GPU busy time within the fastest call's host span (union of kernels and memory ops);
+        see ``fastest_call`` and ``CallProfile.gpu_busy_us``."""
+        return self.fastest_call.gpu_busy_us
 
     @property
     @needs_measurement
     def gpu_work_us(self) -> float:
-        """GPU busy time of the median call's work wherever it ran (union of kernels and memory
-        ops, not cut at the host span); see ``median_call`` and ``CallProfile.gpu_work_us``."""
-        return self.median_call.gpu_work_us
+        """GPU busy time of the fastest call's work wherever it ran (union of kernels and memory
+        ops, not cut at the host span); see ``fastest_call`` and ``CallProfile.gpu_work_us``."""
+        return self.fastest_call.gpu_work_us
 
     @property
     @needs_measurement
     def gpu_idle_fraction(self) -> float:
-        """Share of the median call's host span with no GPU work (see ``median_call``)."""
-        return self.median_call.gpu_idle_fraction
+        """Share of the fastest call's host span with no GPU work (see ``fastest_call``)."""
+        return self.fastest_call.gpu_idle_fraction
 
     @property
     def modules(self) -> ModuleTable:
@@ -397,28 +405,28 @@ class KernelProfile:
 
     def host_summary(self) -> str:
         """Launches, kernel time, host span, GPU idle share and the host syncs, as the profile
-        table ends: one call's figures, the median call's, named where there are several; then
+        table ends: one call's figures, the fastest call's, named where there are several; then
         a ``to fix:`` line per cause of the syncs and the copies.
 
         The kernel table above it is ``prof.kernels``, each kernel's median over the calls (or
         the first call's, where they varied), whose sum is no call's kernel time: where the two
         differ as shown, the line gives the table's sum beside the call's, each named, so that
         neither reads as a miscount of the other."""
-        median = self.median_call
-        graphs = f" ({median.graph_launches} graph)" if median.graph_launches else ""
-        launches = f"{median.launches} launch{'' if median.launches == 1 else 'es'}"
+        fastest = self.fastest_call
+        graphs = f" ({fastest.graph_launches} graph)" if fastest.graph_launches else ""
+        launches = f"{fastest.launches} launch{'' if fastest.launches == 1 else 'es'}"
         # The one call whose figures these are, named where there are several: "per call (call 1,
         # ...)" read as figures typical of every call, or averaged (a trial).
-        which = "per call" if len(self.calls) == 1 else median_call_words(self)
-        kernels = f"{format_us(median.kernels.total_us)}us in kernels"
+        which = "per call" if len(self.calls) == 1 else fastest_call_words(self)
+        kernels = f"{format_us(fastest.kernels.total_us)}us in kernels"
         table_us = format_us(self.call.kernels.total_us)
-        if len(self.calls) > 1 and table_us != format_us(median.kernels.total_us):
+        if len(self.calls) > 1 and table_us != format_us(fastest.kernels.total_us):
             table = (
                 "the table's medians add" if self.call.kernels.times else f"the table, call {self.call.index}'s, adds"
             )
             kernels += f" ({table} to {table_us}us)"
-        line = f"{which}: {launches}{graphs}, {kernels}, {gpu_time_line(median)}"
-        syncs, whose = self._summary_syncs(median)
+        line = f"{which}: {launches}{graphs}, {kernels}, {gpu_time_line(fastest)}"
+        syncs, whose = self._summary_syncs(fastest)
         # What would remove the syncs and the copies' cost, said here once: under the table the
         # failure's report shows, not in the reprs pytest prints twice (``assert not prof.syncs``).
         fixes = "".join(f"\n{fix}" for fix in advice(syncs, self.copies))
@@ -426,13 +434,13 @@ class KernelProfile:
             return f"{line}, no host syncs{fixes}"
         return f"{line}, {plural(len(syncs), 'host sync')}{whose}:\n{syncs.table()}{fixes}"
 
-    def _summary_syncs(self, median: CallProfile) -> tuple[SyncList, str]:
-        """The syncs under the line that names ``median``: its own where the calls synced alike
+    def _summary_syncs(self, fastest: CallProfile) -> tuple[SyncList, str]:
+        """The syncs under the line that names ``fastest``: its own where the calls synced alike
         (which ``syncs`` is then too); else ``syncs``, the call with the most, and a note that
         says whose they are."""
         shapes = {tuple((s.call, s.kind, s.ops) for s in c.syncs) for c in self.calls if c.syncs.measured}
         if len(shapes) <= 1 or len(self.calls) == 1:
-            return (median.syncs if median.syncs.measured else self.syncs), ""
+            return (fastest.syncs if fastest.syncs.measured else self.syncs), ""
         most = max(self.calls, key=lambda c: len(c.syncs) if c.syncs.measured else -1)
         return self.syncs, f" (call {most.index}'s, the call with the most: the calls synced differently)"
 

@@ -211,7 +211,7 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         metavar="N",
         help="Profiled calls per kernelprof(fn) call: their kernel sequences must match the first call's; "
-        "launches, host span, busy and idle time are the median call's by host span (prof.median_call), a "
+        "launches, host span, busy and idle time are the fastest call's by host span (prof.fastest_call), a "
         f"kernel's time its median over the calls; default: {DEFAULT_CALLS}",
     )
     group.addoption(

@@ -7,7 +7,7 @@ can tell; a figure it cannot tell (anything on the GPU for a CPU-only profile, b
 breaks for a loaded trace) is left out, never written as 0. The first profile of a test uses
 the names below; its second profile ``kernelprof.2.<figure>``, and so on, so that a profile
 added to a test renames none before it. ``kernelprof.profiles`` counts the profiles of the test. Figures are per
-profiled call, all of one call: ``prof.median_call``, the median call by host span, as
+profiled call, all of one call: ``prof.fastest_call``, the fastest call by host span, as
 ``KernelProfile`` reports them (so ``gpu_work_us`` is never above ``kernel_us`` plus the
 call's memory-op time, nor ``gpu_busy_us`` above ``gpu_work_us``).
 
@@ -16,7 +16,7 @@ call's memory-op time, nor ``gpu_busy_us`` above ``gpu_work_us``).
 ``kernelprof.device``       the card the profile ran on, its arch after it (``NVIDIA H200 (sm90)``), where it names one
 ``kernelprof.kernels``      kernels per call (``len(prof.kernels)``)
 ``kernelprof.launches``     kernel launch calls per call (a graph launch counts one)
-``kernelprof.kernel_us``    GPU time in kernels of the median call, microseconds (one decimal)
+``kernelprof.kernel_us``    GPU time in kernels of the call, microseconds (one decimal)
 ``kernelprof.wall_us``      host span of the call, microseconds: what the busy time and idle share are of
 ``kernelprof.gpu_busy_us``  GPU busy time per call within its host span (kernels and memory ops), microseconds
 ``kernelprof.gpu_idle_fraction`` share of the host span with no GPU work, ``1 - gpu_busy_us / wall_us`` (3 decimals)
@@ -62,7 +62,7 @@ LEFT_OUT = f"{PREFIX}properties_left_out"
 DEVICE = "device"
 
 
-# Of one call, the median call by host span, so that no two of them contradict each other:
+# Of one call, the fastest call by host span, so that no two of them contradict each other:
 # what every text output leads with (``host 223.3us, GPU busy 139.4us within it (idle 38%)``).
 _TIMES: dict[str, Callable[[CallProfile], float]] = {
     "kernel_us": lambda call: round(call.kernels.total_us, 1),
@@ -98,7 +98,7 @@ def figures(prof: KernelProfile) -> dict[str, int | float]:
     """The figures ``prof`` can tell, by name (without the prefix)."""
     found: dict[str, int | float] = {}
     # Read once: each time is of this call (a profile without GPU activity has none to tell).
-    call = prof.median_call if prof.has_device_activity else None
+    call = prof.fastest_call if prof.has_device_activity else None
     for name in FIGURES:
         if name in _TIMES:
             if call is not None:

@@ -8,7 +8,7 @@ memsets with DtoH copies marked, the GPU's idle time shaded: exactly the stretch
 host span that the call's idle share counts, ``CallProfile.gpu_idle_spans``, the wait for
 the first kernel included; work after the host span's end is no idle time; a few short lines
 under the timeline say so, with the figures). Hover shows a kernel's name, op, module and duration;
-the wheel zooms, dragging pans. The page opens on the median call by host span (:func:`shown_call`:
+the wheel zooms, dragging pans. The page opens on the fastest call by host span (:func:`shown_call`:
 the first call carries the profiler's start-up). After drawing, the script writes what it drew
 into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
 read back from a headless browser; the page shows none of it.
@@ -66,10 +66,10 @@ TABLE_ROWS = 500  # kernel table rows drawn at first; a button draws the rest
 
 
 def shown_call(prof: KernelProfile) -> int:
-    """The call the page opens on: ``prof.median_call``, whose figures ``kernelprof show`` and
+    """The call the page opens on: ``prof.fastest_call``, whose figures ``kernelprof show`` and
     the profile's table print."""
-    median = prof.median_call
-    return next((i for i, call in enumerate(prof.calls) if call is median), 0)
+    fastest = prof.fastest_call
+    return next((i for i, call in enumerate(prof.calls) if call is fastest), 0)
 
 
 def _data(
@@ -368,7 +368,7 @@ def render_page(
         named = f" on {where}" if prof.device else ""
         head = f"{plural(len(prof.calls), 'call')}, CPU only (no GPU activity recorded{named}){sourced}"
     if len(prof.calls) > 1:
-        head += f"; showing call {opened}, the median call by host span (pick another below)"
+        head += f"; showing call {opened}, the fastest call by host span (pick another below)"
     side = "".join(f"<h2>{html.escape(h)}</h2>{table}" for h, table in baselines)
     return fill(
         _template(),

@@ -79,7 +79,7 @@ def test_chains_do_not_depend_on_the_order_events_come_in(tmp_path: Path) -> Non
     assert [(k.op, k.ops) for k in b.kernels] == [(k.op, k.ops) for k in a.kernels]
 
 
-def test_a_chain_is_the_same_in_every_call_and_in_the_median_call(tmp_path: Path) -> None:
+def test_a_chain_is_the_same_in_every_call_and_in_the_fastest_call(tmp_path: Path) -> None:
     s = Stream()
     for i in range(3):
         t = 1000.0 * i

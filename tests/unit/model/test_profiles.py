@@ -52,19 +52,19 @@ def test_a_trace_files_name_stays_on_the_tables_first_line(trace: Trace, tmp_pat
     assert "\n" not in repr(prof)
 
 
-def test_the_line_that_names_the_median_call_shows_its_own_syncs(trace: Trace) -> None:
+def test_the_line_that_names_the_fastest_call_shows_its_own_syncs(trace: Trace) -> None:
     from dataclasses import replace
 
     from pytest_kernelprof.model import SyncList
 
     prof = load_trace(trace("copy_dtoh_pageable_nonblocking"))
     assert [round(c.syncs[0].duration_us, 1) for c in prof.calls] == [297.2, 298.5, 291.0]
-    assert round(prof.syncs[0].duration_us, 1) == 298.5  # the median call's own (a trial: it was 297.2, no call's)
+    assert round(prof.syncs[0].duration_us, 1) == 291.0  # the fastest call's own (a trial: it was 297.2, no call's)
     line, *table = prof.host_summary().splitlines()
-    assert line.startswith("call 1, numbered from 0, the median of 3 by host span:")
+    assert line.startswith("call 2, numbered from 0, the fastest of 3 by host span:")
     assert line.endswith(", 1 host sync:")
     assert table[1].split()[:5] == ["0", "cudaMemcpyAsync", "copy", "DtoH", "pageable"]
-    assert table[1].split()[5] == "298.5"  # call 1's own
+    assert table[1].split()[5] == "291.0"  # call 2's own
     # Calls that synced differently: the call with the most, said so.
     twice = SyncList([*prof.calls[2].syncs, *prof.calls[2].syncs])
     calls = (*prof.calls[:2], replace(prof.calls[2], syncs=twice))
@@ -75,16 +75,16 @@ def test_the_line_that_names_the_median_call_shows_its_own_syncs(trace: Trace) -
 
 def test_the_per_call_line_gives_the_kernel_tables_sum_where_the_call_differs() -> None:
     # Trial report: a failed count's table of medians added to 221.6us, the line under it said
-    # "222.8us in kernels" (the median call's own), and the two read as contradicting each other.
+    # "222.8us in kernels" (the then median call's own), and the two read as contradicting each other.
     prof = load_trace(DATA / "h200_geglu_compiled.json.gz")
     lines = prof.table().splitlines()
     # The header "median us": medians over the calls (a row has one word fewer: "fused ops" is one cell).
     column = lines[1].split().index("median") - 1
     table_us = sum(float(row.split()[column]) for row in lines[2:6])
-    assert f"{table_us:.1f}" == "221.6" != f"{prof.median_call.kernels.total_us:.1f}"
+    assert f"{table_us:.1f}" == "221.6" != f"{prof.fastest_call.kernels.total_us:.1f}"
     assert lines[-1].startswith(
-        "call 1, numbered from 0, the median of 3 by host span: 4 launches, 222.8us in kernels "
-        "(the table's medians add to 221.6us), host span 371.0us"
+        "call 2, numbered from 0, the fastest of 3 by host span: 4 launches, 222.1us in kernels "
+        "(the table's medians add to 221.6us), host span 223.0us"
     )
 
 
@@ -123,7 +123,7 @@ def test_kernels_of_calls_that_differ_refuse_to_answer_for_call_0(kernels: tuple
     assert [c.kernels.count(kind="gemm") for c in prof.calls] == list(kernels)
     assert "calls launched different kernel sequences" in prof.table()
     assert "3 calls" in repr(prof)
-    assert re.match(r"call \d, numbered from 0, the median of 3 by host span: ", prof.host_summary())
+    assert re.match(r"call \d, numbered from 0, the fastest of 3 by host span: ", prof.host_summary())
 
 
 def test_the_ops_of_calls_that_differ_say_they_are_call_0s() -> None:
@@ -206,7 +206,7 @@ def test_show_and_a_profiles_section_tell_the_memory_ops_alike(
     shown = [line for line in capsys.readouterr().out.splitlines() if line.startswith("memory ops")]
     prof = load_trace(trace("geglu_eager"))
     section = [line for line in prof.table().splitlines() if line.startswith("memory ops")]
-    assert shown == ["memory ops in call 1: Memset (Device) x2"]
+    assert shown == ["memory ops in call 2: Memset (Device) x2"]
     assert section == ["memory ops per call: Memset (Device) x2"]
     assert main(["show", "--calls", str(trace("geglu_eager"))]) == 0
     out = capsys.readouterr().out.splitlines()

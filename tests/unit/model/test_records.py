@@ -77,17 +77,17 @@ def test_copy_durations_are_medians(trace: Trace) -> None:
 
 def test_a_copy_tables_time_column_says_whether_it_holds_medians(trace: Trace) -> None:
     # Trial report: one copy showed "gpu us 205.7" in a failed count (its median over the calls)
-    # and "gpu us 211.3" in `kernelprof show` (the median call's own); the header says which, as
+    # and "gpu us 211.3" in `kernelprof show` (one call's own); the header says which, as
     # a kernel table's "median us" does.
     prof = load_trace(trace("copy_dtoh_pageable_nonblocking"))
     medians = prof.copies.count(direction="DtoH").explain()[1:3]
     assert "  median gpu us  " in medians[0]
     assert medians[1].split()[4] == "205.7"
     assert "  median gpu us  " in prof.copies.table().splitlines()[0]
-    own = prof.median_call.copies.table().splitlines()
+    own = prof.fastest_call.copies.table().splitlines()
     assert "  gpu us  " in own[0]
     assert "median" not in own[0]
-    assert own[1].split()[4] == "211.3"
+    assert own[1].split()[4] == "200.8"
 
 
 def test_a_copy_only_workload_is_device_activity(trace: Trace) -> None:
@@ -138,24 +138,24 @@ def test_a_graph_launch_is_one_launch_of_many_kernels(trace: Trace) -> None:
     assert prof.runtime["cudaStreamIsCapturing"] == 1  # neither a launch nor a sync
 
 
-def test_wall_busy_and_idle_per_call_and_of_the_median_call(trace: Trace) -> None:
+def test_wall_busy_and_idle_per_call_and_of_the_fastest_call(trace: Trace) -> None:
     prof = load_trace(trace("decode_eager"))
     walls = sorted(c.wall_us for c in prof.calls)
-    assert prof.wall_us == pytest.approx(walls[1])
-    assert walls[2] > walls[1]  # the first call carries the profiler's start-up
+    assert prof.wall_us == pytest.approx(walls[0])
+    assert prof.calls[0].wall_us == walls[2]  # the first call carries the profiler's start-up
     for call in prof.calls:
         assert 0 < call.gpu_busy_us < call.wall_us
         assert call.gpu_busy_us <= sum(k.duration_us for k in call.kernels) + 1e-6
         assert call.gpu_idle_fraction == pytest.approx(1 - call.gpu_busy_us / call.wall_us)
-    # All of one call, the median by host span; the medians figure by figure come from other calls.
-    middle = prof.median_call
-    assert middle.wall_us == walls[1]
+    # All of one call, the fastest by host span; figures taken one by one come from other calls.
+    fastest = prof.fastest_call
+    assert fastest.wall_us == walls[0]
     assert (prof.gpu_busy_us, prof.gpu_work_us, prof.gpu_idle_fraction) == (
-        middle.gpu_busy_us,
-        middle.gpu_work_us,
-        middle.gpu_idle_fraction,
+        fastest.gpu_busy_us,
+        fastest.gpu_work_us,
+        fastest.gpu_idle_fraction,
     )
-    assert prof.gpu_busy_us != sorted(c.gpu_busy_us for c in prof.calls)[1]
+    assert prof.gpu_busy_us != min(c.gpu_busy_us for c in prof.calls)
     assert prof.gpu_idle_fraction > 0.85  # 49 tiny kernels: launch-bound
 
 
@@ -194,14 +194,14 @@ def test_back_to_back_kernels_that_outlast_the_host_are_told_whole(trace: Trace)
     # Issue 32 item 8: the eager GeGLU MLP's kernels run back to back, but the host returns
     # before the last ones end: busy within the host span is less than the kernels' time.
     prof = load_trace(trace("geglu_eager"))
-    kernel_us = prof.median_call.kernels.total_us
+    kernel_us = prof.fastest_call.kernels.total_us
     assert prof.gpu_busy_us < 0.7 * kernel_us  # the figure that read as a contradiction
-    memory_us = sum(m.duration_us for m in prof.median_call.memory_ops)
+    memory_us = sum(m.duration_us for m in prof.fastest_call.memory_ops)
     assert kernel_us <= prof.gpu_work_us <= kernel_us + memory_us + 1e-6  # no overlap: all of it
     assert prof.table().splitlines()[-1] == (
-        "call 1, numbered from 0, the median of 3 by host span: 5 launches, 234.0us in kernels "
-        "(the table's medians add to 232.7us), host span 223.3us, "
-        "GPU busy 139.4us within it (idle 38%), GPU work 235.6us in all (96.2us after the host returned), "
+        "call 2, numbered from 0, the fastest of 3 by host span: 5 launches, 232.5us in kernels "
+        "(the table's medians add to 232.7us), host span 161.6us, "
+        "GPU busy 112.8us within it (idle 30%), GPU work 234.1us in all (121.3us after the host returned), "
         "no host syncs"
     )
 
@@ -210,12 +210,12 @@ def test_the_per_call_line_is_one_named_call_and_has_its_kernel_time(trace: Trac
     # Trial report: the line gave the median call's host span, busy and work without naming the
     # call, and no kernel time, beside a table of each kernel's median (another sum).
     prof = load_trace(trace("geglu_compiled"))
-    median = prof.median_call
+    fastest = prof.fastest_call
     line = prof.host_summary()
-    assert line.startswith(f"call {median.index}, numbered from 0, the median of 3 by host span: 4 launches, ")
+    assert line.startswith(f"call {fastest.index}, numbered from 0, the fastest of 3 by host span: 4 launches, ")
     # The medians' sum differs: the line is one call's, and names the table's sum as the table's.
     medians = f"(the table's medians add to {prof.kernels.total_us:.1f}us)"
-    assert f", {median.kernels.total_us:.1f}us in kernels {medians}, host span {median.wall_us:.1f}us, " in line
+    assert f", {fastest.kernels.total_us:.1f}us in kernels {medians}, host span {fastest.wall_us:.1f}us, " in line
     one = load_trace(trace("llama_forward_modules"))
     assert len(one.calls) == 1
     kernel_us = one.kernels.total_us
@@ -306,7 +306,7 @@ def test_the_sync_tables_kind_is_the_kind_count_takes(trace: Trace) -> None:
     syncs = load_trace(trace("sync_cpu_copy")).syncs
     assert SYNC_COLUMNS == ("runtime call", "kind", "copy", "host us", "ops", "where")
     lines = syncs.table().splitlines()
-    assert lines[0].split() == ["#", "runtime", "call", "kind", "copy", "call", "1", "host", "us", "ops", "where"]
+    assert lines[0].split() == ["#", "runtime", "call", "kind", "copy", "call", "2", "host", "us", "ops", "where"]
     kind_at, copy_at = lines[0].index("kind"), lines[0].index("copy")
     kinds = [line[kind_at:copy_at].strip() for line in lines[1:]]
     copies = [line[copy_at:].split("  ")[0] for line in lines[1:]]

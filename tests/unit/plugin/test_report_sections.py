@@ -54,13 +54,13 @@ def test_a_loaded_traces_section_ends_with_the_command_that_prints_it_again(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Trial: a failure's table (each kernel's median over the calls, "median us") and
-    # `kernelprof show`'s (the median call's own, "call 1 us") disagreed, and the failure never
+    # `kernelprof show`'s (one call's own, "call 2 us") disagreed, and the failure never
     # said that `show --medians` prints its table.
     monkeypatch.chdir(DATA.parent.parent)
     path = os.path.relpath(DATA / "h200_geglu_eager.json.gz")
     text = _section([TraceCapture(load_trace(path), None, path=path)])
     *table, last = text.splitlines()
-    pointer = f"kernelprof show --medians {path} prints this table (plain show: call 1's own times)"
+    pointer = f"kernelprof show --medians {path} prints this table (plain show: call 2's own times)"
     assert last == pointer
     from pytest_kernelprof.cli import main
 

@@ -184,17 +184,17 @@ def test_host_records_of_a_trace_that_cannot_be_read(tmp_path: Path) -> None:
     assert host_records(tmp_path / "missing.json") == []
 
 
-def test_the_page_opens_on_the_median_call() -> None:
+def test_the_page_opens_on_the_fastest_call() -> None:
     prof = load_trace(DATA / "h200_decode_compiled.json.gz")
     walls = [call.wall_us for call in prof.calls]
     assert walls[0] == max(walls)  # the profiler's start-up
     opened = shown_call(prof)
-    assert opened == 2
-    assert sorted(walls)[1] == walls[opened]
+    assert opened == 1  # not the last: of this trace, call 1 was the fastest
+    assert min(walls) == walls[opened]
     page = _Page()
     page.feed(render_page(prof, title="decode"))
     assert json.loads(page.data)["open"] == opened
-    assert f"showing call {opened}, the median call by host span" in "".join(page.text)
+    assert f"showing call {opened}, the fastest call by host span" in "".join(page.text)
 
 
 def _page_data(trace: str) -> tuple[dict[str, Any], str]:
@@ -241,7 +241,7 @@ def test_the_op_table_says_its_times_are_its_calls() -> None:
     # A trial: the page's call 1 and a failure's medians both read `cpu us (all)`, aten::clamp_min
     # 13.5 in one and 13.9 in the other.
     _, text = _page_data("geglu_eager")
-    assert "<th>call 1 cpu us (all)</th><th>call 1 device us (all)</th></tr>" in text
+    assert "<th>call 2 cpu us (all)</th><th>call 2 device us (all)</th></tr>" in text
     assert "median" not in text[text.index("<h2>Ops of call") : text.index('<script id="data"')]
 
 
@@ -256,7 +256,7 @@ def test_the_op_table_says_its_column_does_not_add_up(trace: str, outer: str, in
     table = text[text.index("<h2>Ops of call") :]
     rows = dict(re.findall(r"<tr><td>([^<]*)</td><td>\d+</td><td>[^<]*</td><td>([^<]*)</td>", table))
     assert float(rows[outer]) >= float(rows[inner]) > 0
-    assert table.startswith("<h2>Ops of call 1 (by device time, the ops inside each op included)</h2>")
+    assert table.startswith("<h2>Ops of call 2 (by device time, the ops inside each op included)</h2>")
     said = html.unescape(re.sub(r"<[^>]+>", "", table.split("<table>", 1)[0].split("</h2>", 1)[1]))
     assert said == (
         f"Each op's time includes the ops inside it ({outer} holds {inner}): "
@@ -422,7 +422,7 @@ def test_a_cpu_only_page_says_nothing_was_measured() -> None:
     head = "".join(page.text)
     assert "3 calls, CPU only (no GPU activity recorded); source " in head
     assert "no GPU named" not in head
-    assert "Ops of call 1" in head  # what a CPU profile does tell stays
+    assert "Ops of call 2" in head  # what a CPU profile does tell stays
     assert [call["wall"] for call in data["calls"]] == [round(call.wall_us, 3) for call in prof.calls]
     assert _page_data("geglu_eager")[0]["measured"] is True
 
@@ -472,10 +472,10 @@ def test_a_cpu_only_op_table_is_by_cpu_time_without_a_device_column() -> None:
     text = render_page(prof, title="cpu")
     table = text[text.index("<h2>Ops of call") : text.index('<script id="data"')]
     assert table.startswith(
-        f"<h2>Ops of call 1 (by CPU time, the ops inside each op included; device time {NOT_MEASURED})</h2>"
+        f"<h2>Ops of call 2 (by CPU time, the ops inside each op included; device time {NOT_MEASURED})</h2>"
     )
     assert f'const NM="{NOT_MEASURED}"' in text  # the words of the page's GPU sections
-    assert "<thead><tr><th>op</th><th>count</th><th>call 1 cpu us (all)</th></tr></thead>" in table
+    assert "<thead><tr><th>op</th><th>count</th><th>call 2 cpu us (all)</th></tr></thead>" in table
     assert "device" not in table.split("</h2>", 1)[1]
     times = [float(cpu) for cpu in re.findall(r"<tr><td>[^<]*</td><td>\d+</td><td>([^<]*)</td></tr>", table)]
     assert len(times) == len(prof.calls[1].ops) > 10
@@ -546,7 +546,7 @@ def test_each_call_leads_with_the_figures_kernelprof_show_gives_it(
     data = json.loads(page.data)
     assert main(["show", "--calls", str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
-    starts = [i for i, line in enumerate(out) if re.match(r"call \d+( \(the median call by host span\))?:$", line)]
+    starts = [i for i, line in enumerate(out) if re.match(r"call \d+( \(the fastest call by host span\))?:$", line)]
     assert len(starts) == len(data["calls"]) == 3
     for call, start, end in zip(data["calls"], starts, [*starts[1:], len(out)], strict=True):
         block = "\n".join(out[start:end])

@@ -55,7 +55,7 @@ def test_memory_ops_attention_and_the_idle_shading_are_told_apart() -> None:
 def test_the_note_says_what_is_true_of_a_one_call_trace_and_of_the_first_call(
     tmp_path: Path, recorded: str, call: int
 ) -> None:
-    # Trial: a one-call trace's page said "the median call by host span" and "each kernel's
+    # Trial: a one-call trace's page said "the median call by host span" (now the fastest) and "each kernel's
     # median over the calls", and its 98% idle said nothing of the profiler's start-up in it.
     prof = load_trace(DATA / f"{recorded}.json.gz")
     one = len(prof.calls) == 1
@@ -66,8 +66,8 @@ def test_the_note_says_what_is_true_of_a_one_call_trace_and_of_the_first_call(
     dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
     lines = note_lines(dom)
     said = " ".join(lines)
-    assert ("median" not in said) == one, said
-    assert ("the median call)</option>" not in dom) == one
+    assert ("the fastest call" not in said) == one, said
+    assert ("the fastest call)</option>" not in dom) == one
     idle = next(i for i, line in enumerate(lines) if line.startswith("Idle within the host span: "))
     first = "The trace's one call is the first profiled" if one else "Call 0 is the first profiled"
     assert lines[idle + 1].startswith(f"{first}: its span carries the profiler's start-up, a few ms"), lines
