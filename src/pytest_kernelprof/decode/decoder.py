@@ -21,14 +21,13 @@ A kernel that no source places keeps kind ``"other"`` with no evidence for it
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from ..tables import plural
 from .facts import Evidence, KernelName
-from .grammar import RULES
+from .grammar import CUBLASLT_EPILOGUE, RULES
 from .inductor import INDUCTOR_KINDS, computing_ops, own_work, template_kind
 from .liger import LigerKernel, liger_kernel
 from .ops import dtype_of_inputs, fused_ops_of_op, kind_of_op
@@ -50,10 +49,15 @@ _INDEX_KINDS = frozenset(("indexing", "sort", "scan"))
 MAX_READ = 8192
 
 
+def _grammar_text(name: str) -> str:
+    """The text the grammar's rules read: demangled, its leading ``void`` gone, cut at MAX_READ."""
+    return demangled(name[len(_VOID) :] if name.startswith(_VOID) else name)[:MAX_READ]
+
+
 @functools.lru_cache(maxsize=8192)
 def _by_name(name: str) -> KernelName:
     """What the name alone says: the grammar, then the floating types of the template arguments."""
-    text = demangled(name[len(_VOID) :] if name.startswith(_VOID) else name)[:MAX_READ]
+    text = _grammar_text(name)
     head, arguments = split_head(text)
     for rule in RULES:
         if not rule.pattern.search(text):
@@ -169,11 +173,6 @@ def fused_ops_read_now(stored: tuple[str, ...], name: str, op: str | None, kind:
     return own_work(stored, name) if family == "inductor" and name.startswith("triton_") else computing_ops(stored)
 
 
-# cuBLASLt's own bias epilogue kernel, run where the GEMM kernel has no epilogue in it (a split-K
-# sgemm_largek: the output scaled, the GEMM accumulated, then the bias added by this kernel).
-_EPILOGUE_KERNEL = re.compile(r"(?:^|[\s:])(?:cublasLt::)?epilogue::impl::")
-
-
 def bias_in_epilogues(
     kernels: Sequence[K], ops: Sequence[str | None], moved: Callable[[K, tuple[str, ...]], K]
 ) -> list[K]:
@@ -192,7 +191,7 @@ def bias_in_epilogues(
         if kernel.kind == "gemm":
             by_op = "bias" in kernel.fused_ops and "bias" not in _by_name(kernel.name).fused_ops
             gemm = i if by_op else None
-        elif gemm is not None and kernel.part_of == "gemm" and _EPILOGUE_KERNEL.search(kernel.name):
+        elif gemm is not None and kernel.part_of == "gemm" and CUBLASLT_EPILOGUE.search(_grammar_text(kernel.name)):
             out[gemm] = moved(out[gemm], tuple(op for op in out[gemm].fused_ops if op != "bias"))
             out[i] = moved(kernel, ("bias",))
             gemm = None

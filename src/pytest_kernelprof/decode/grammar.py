@@ -120,6 +120,10 @@ def _rule(
 # - CUB device primitives get family ``cub`` and the kind of what they compute; cuDNN's
 #   layout helpers (NCHW<->NHWC, channel padding) are ``pointwise``/``cudnn``; cuDNN's SDPA
 #   backward helpers are ``attention``/``cudnn`` like flash's own backward helpers.
+# cuBLASLt's own epilogue kernel, run where the GEMM kernel has no epilogue in it (a split-K
+# sgemm_largek: the output scaled, the GEMM accumulated, then the bias added by this kernel).
+CUBLASLT_EPILOGUE = re.compile(r"cublasLt::epilogue::|^epilogue::impl::")
+
 RULES: tuple[Rule, ...] = (
     _rule(r"nccl", "communication", "nccl", dtype=nccl_dtype, collective=nccl_collective),
     _rule(r"^triton_(poi|red|per|tem|for|sca|spl|mix|unk)_", "pointwise", "inductor", fused_ops=inductor_ops),
@@ -280,8 +284,9 @@ RULES: tuple[Rule, ...] = (
     # A GEMM's helpers are not GEMMs: split-K reduction, beta scaling (C = beta*C before a GEMM
     # that accumulates into it), the bias epilogue, and the last reduction of a dot product.
     _rule(r"splitKreduce|SplitKReduce|split_k_reduce", "reduction", "cublas", part_of="gemm"),
-    # The bias epilogue; printers that shorten names drop its cublasLt:: namespace.
-    _rule(r"^scal_kernel|cublasLt::epilogue::|^epilogue::impl::", "pointwise", "cublas", part_of="gemm"),
+    # The bias epilogue (its kernel takes over the bias of the GEMM before it: decoder's
+    # bias_in_epilogues); printers that shorten names drop its cublasLt:: namespace.
+    _rule(r"^scal_kernel|" + CUBLASLT_EPILOGUE.pattern, "pointwise", "cublas", part_of="gemm"),
     _rule(r"^reduce_1Block_kernel|^dot_kernel_reduce", "reduction", "cublas", part_of="gemm"),
     _rule(r"^dot_kernel", "gemm", "cublas"),
     # cuBLAS level-1 routines other than dot (no ATen GEMM op runs them, but linalg does).
