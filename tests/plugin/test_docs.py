@@ -422,3 +422,15 @@ def test_the_baseline_pages_end_of_run_lines_are_those_the_run_prints() -> None:
     for span in told:
         line = span.replace("sm90/default", "sm90/x") if span.startswith("updated") else span
         assert line in printed, (span, sorted(printed))
+
+
+def test_the_sites_install_section_is_the_readmes() -> None:
+    # A trial: docs/index.md had its own install section, which left out the [fast] extra, the
+    # git+file://localhost form and the install without torch that the README had gained.
+    def section(text: str) -> str:
+        return text[text.index("## Install\n") : text.index("\n## ", text.index("## Install\n") + 1)]
+
+    readme = section((ROOT / "README.md").read_text(encoding="utf-8"))
+    site = section((ROOT / "docs" / "index.md").read_text(encoding="utf-8"))
+    assert "[fast]" in readme
+    assert site == readme.replace("](docs/", "](")  # the README's links into docs/, from docs/

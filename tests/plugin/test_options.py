@@ -163,3 +163,30 @@ def test_help_lists_the_options(pytester: pytest.Pytester) -> None:
     assert (
         "into DIR (which tests: --kernelprof-save), and an .html timeline page beside each failing test's trace" in text
     )
+
+
+def test_the_options_page_lists_the_options_of_the_help_with_their_defaults(pytester: pytest.Pytester) -> None:
+    # A trial: the page said the figures were "the median call's" after the help said "the
+    # fastest call's". Each option of the help is a row of the page, with the default it gives.
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "reference" / "options.md").read_text(encoding="utf-8")
+    rows = {
+        m.group(1): m.group(2).strip(" `")
+        for m in re.finditer(r"^\| `(--kernelprof-[a-z-]+)[^|]*\|[^|]*\| ([^|]*) \|", page, re.M)
+    }
+    # Each option's entry: its line, then the indented lines of its help, up to the next entry.
+    entries = re.split(r"\n  (?=-)", pytester.runpytest("--help").stdout.str())
+    helped = {
+        m.group(1): " ".join(entry.split()) for entry in entries if (m := re.match(r"(--kernelprof-[a-z-]+)", entry))
+    }
+    assert set(helped) == set(rows)
+    for option, said in helped.items():
+        default = re.search(r"default: ([\w.-]+)$", said)
+        if default:
+            assert rows[option] == default.group(1), (option, rows[option], said)
+    # The figures' call, in the words of the help and of every page.
+    assert "the fastest call's by host span" in page
+    docs = Path(__file__).parents[2] / "docs"
+    assert not [p.name for p in docs.rglob("*.md") if "median call" in p.read_text(encoding="utf-8")]
