@@ -7,11 +7,12 @@ syncs, the host span marked) and one per CUDA stream (kernels coloured by kind, 
 memsets with DtoH copies marked, the GPU's idle time shaded: exactly the stretches of the
 host span that the call's idle share counts, ``CallProfile.gpu_idle_spans``, the wait for
 the first kernel included; work after the host span's end is no idle time; a few short lines
-under the timeline say so, with the figures). Hover shows a kernel's name, op, module and duration;
-the wheel zooms, dragging pans. The page opens on the fastest call by host span (:func:`shown_call`:
-the first call carries the profiler's start-up). After drawing, the script writes what it drew
-into the body's ``data-drawn`` attribute (counts per lane, milliseconds taken), which the tests
-read back from a headless browser; the page shows none of it.
+under the timeline say so, with the figures). Hover shows a kernel's name, op, module (in a
+trace with modules) and duration; the wheel zooms, dragging pans. The page opens on the
+fastest call by host span (:func:`shown_call`: the first call carries the profiler's start-up).
+After drawing, the script writes what it drew into the body's ``data-drawn`` attribute (counts
+per lane, milliseconds taken), which the tests read back from a headless browser; the page
+shows none of it.
 A profile without GPU activity (a CPU run) says so, in its heading and in each GPU section
 ("not measured"): "0 kernels" or "none" there would read as measured idleness; its op table is
 by CPU time, without the device column.
@@ -151,11 +152,18 @@ def _data(
     # page's table has the marks), why a dtype reads ?.
     kernels = list(prof.call.kernels) if measured else []
     notes = [note for note in (evidence_key(kernels), inductor_dtype_note(kernels)) if note]
+    # The kernel table's module column and the tip's module line, where any kernel of any call
+    # has a module. Per profile, not per call: a module is there where the trace was recorded
+    # with modules=True (most traces are not: a trial found the column all "-"), which is the
+    # whole trace's; in such a trace a call whose kernels ran outside every module keeps the
+    # column, its "-" cells saying so, and the columns stay put as the picker switches calls.
+    modules = any(row[7] >= 0 for call in calls for row in call["kernels"])
     return {
         "title": title,
         "strings": list(strings),
         "calls": calls,
         "measured": measured,
+        "modules": modules,
         "kernel_notes": notes,
         **columns,
         **limits,

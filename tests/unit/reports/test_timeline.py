@@ -219,6 +219,17 @@ def test_the_kernel_table_shows_names_as_every_output_does() -> None:
     assert "text-overflow" not in text  # no name cut by the page either
 
 
+@pytest.mark.parametrize(("trace", "modules"), [("geglu_eager", False), ("llama_forward_modules", True)])
+def test_the_page_has_a_module_column_where_a_kernel_has_a_module(trace: str, modules: bool) -> None:
+    # Trial report: on a trace recorded without modules (modules=False, most traces), the kernel
+    # table's module column and the tip's module line were "-" for every kernel.
+    # The flag the script draws them by (the browser tests read the table it draws).
+    data, _ = _page_data(trace)
+    prof = load_trace(DATA / f"h200_{trace}.json.gz")
+    assert any(k.module for call in prof.calls for k in call.kernels) == modules
+    assert data["modules"] is modules
+
+
 @pytest.mark.parametrize("trace", ["decode_graphs", "geglu_compiled"])
 def test_the_op_table_leaves_out_inductors_own_ranges(trace: str) -> None:
     # Trial report (C): the op table listed "## Call CompiledFxGraph <hash> ##" and a range per

@@ -175,7 +175,7 @@ def test_a_recorded_trace_is_drawn_one_shape_per_kernel(tmp_path: Path) -> None:
     assert text.splitlines()[0] == display_name(kernel.name) != kernel.name
     assert f"duration: {round(kernel.duration_us, 3)} us" in text
     assert f"op: {kernel.op}" in text
-    assert "module: -" in text
+    assert "module:" not in text  # recorded without modules: a line of "-" on every kernel told nothing
     # The picture for the closing note and the docs.
     shot = Path(os.environ.get("KERNELPROF_SCREENSHOT_DIR", tmp_path)) / "timeline.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
@@ -304,13 +304,21 @@ def test_the_shading_is_the_idle_time_the_idle_share_counts(tmp_path: Path) -> N
 
 
 @needs_browser
-@pytest.mark.parametrize(("recorded", "helpers"), [("h200_geglu_eager", False), ("h200_bf16_mlp_fp32_linear", True)])
+@pytest.mark.parametrize(
+    ("recorded", "helpers", "modules"),
+    [
+        ("h200_geglu_eager", False, False),
+        ("h200_bf16_mlp_fp32_linear", True, False),
+        ("h200_llama_forward_modules", False, True),
+    ],
+)
 def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(
-    tmp_path: Path, recorded: str, helpers: bool
+    tmp_path: Path, recorded: str, helpers: bool, modules: bool
 ) -> None:
     # Trial reports: the page merged kind and family ("gemm/nvjet"), had no dtype, and gave times
     # to three decimals (56.448) where every other table gives one (56.4); it had no "part of"
-    # column where the text tables have one (a call with cuBLAS's helper kernels).
+    # column where the text tables have one (a call with cuBLAS's helper kernels); a trace
+    # recorded without modules (modules=False, most are) had a module column of "-" only.
     trace = DATA / f"{recorded}.json.gz"
     page = tmp_path / "timeline.html"
     show_html(trace, page)
@@ -322,11 +330,13 @@ def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(
     heads = re.findall(r"<th>([^<]*)</th>", table.group(1))
     part_of = ["part of"] if helpers else []
     columns = ["kind", *part_of, *KERNEL_CELLS[1:]]
+    module = ["module"] if modules else []
     # The call's own times, named as kernelprof show names them (its "call 1 us").
-    assert heads == ["#", "start us", f"call {call.index} us", "stream", *columns, "launched by", "module", "name"]
+    assert heads == ["#", "start us", f"call {call.index} us", "stream", *columns, "launched by", *module, "name"]
     rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", table.group(1))]
     assert len(rows) == len(call.kernels) > 0
     assert any(k.part_of for k in call.kernels) == helpers
+    assert any(k.module for k in call.kernels) == modules
     for row, kernel in zip(rows, call.kernels, strict=True):
         assert row[1] == format_us(kernel.start_us or 0.0)
         assert row[2] == format_us(kernel.duration_us)
@@ -335,12 +345,20 @@ def test_the_kernel_table_has_the_columns_and_decimals_of_every_kernel_table(
             del row[5]
         assert tuple(row[4:9]) == kernel_cells(kernel)
         assert html.unescape(row[9]) == kernel.op
+        assert [html.unescape(cell) for cell in row[10:-1]] == ([kernel.module or "-"] if modules else [])
+        assert html.unescape(row[-1]) == display_name(kernel.name)
+    if modules:  # the tip names the module too, where the table has the column
+        dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri() + "#hover=1")
+        tip = re.search(r'<div id="tip"[^>]*>([^<]*)</div>', dom)
+        assert tip, dom[-2000:]
+        assert f"module: {call.kernels[1].module}" in html.unescape(tip.group(1)).splitlines()
 
 
 @needs_browser
 def test_the_page_has_the_syncs_and_copies_of_kernelprof_show_and_names_its_call(tmp_path: Path) -> None:
     # Trial report: the page had no sync or copy table (show has both), its "Kernels" heading
-    # named no call, its picker read "1 kernels", a kernel of no module had a blank cell, and the
+    # named no call, its picker read "1 kernels", a kernel of no module had a blank cell (now no
+    # module column: the trace was recorded without modules), and the
     # idle figure had three decimals where every table has one.
     trace = DATA / "h200_copy_dtoh_pageable_nonblocking.json.gz"
     page = tmp_path / "copy.html"
@@ -370,7 +388,8 @@ def test_the_page_has_the_syncs_and_copies_of_kernelprof_show_and_names_its_call
     assert f">{call.index} (1 kernel, the fastest call)</option>" in dom
     kernel_row = re.search(r"<div id=\"kt\">.*?<tbody><tr>(.*?)</tr>", dom, re.S)
     assert kernel_row
-    assert re.findall(r"<td[^>]*>([^<]*)</td>", kernel_row.group(1))[10] == "-"  # no module recorded
+    cells = [html.unescape(cell) for cell in re.findall(r"<td[^>]*>([^<]*)</td>", kernel_row.group(1))]
+    assert cells[9:] == [call.kernels[0].op or "-", display_name(call.kernels[0].name)]  # no module cell
     said = " ".join(note_lines(dom))
     assert re.search(r"Idle within the host span: \d+\.\d us, ", said), said
 
