@@ -85,8 +85,9 @@ def test_no_page_points_pip_at_a_repository_that_does_not_exist(page: Path) -> N
     assert "<owner>" not in text
     source = PROJECT["project"].get("urls", {}).get("Source")
     for url in re.findall(r"git\+[^\s\"`]+", text):
-        # A copy on the same machine (README): pip takes it as file://localhost, not file:///.
-        local = url == "git+file://localhost/ABSOLUTE/PATH@<sha>" and page.name == "README.md"
+        # A copy on the same machine (README, and the site's index, which copies its install
+        # section): pip takes it as file://localhost, not file:///.
+        local = url == "git+file://localhost/ABSOLUTE/PATH@<sha>" and page.name in ("README.md", "index.md")
         assert url == GIT_PLACEHOLDER or local or (source and url.startswith(f"git+{source}@")), url
         assert "placeholder" in text, f"{page.name}: say that {GIT_PLACEHOLDER} is a placeholder to replace"
 

@@ -14,7 +14,7 @@ from typing import TypeVar
 from ..decode import KernelName
 from ..model.counts import query_text
 from ..model.kernel_text import kind_text
-from ..tables import changed_parts, display_name, format_us, plural
+from ..tables import changed_parts, display_name, plural
 from .alignment import align
 
 # A diff of live kernels or of stored ones; a key function takes what the sequences hold.
@@ -438,17 +438,21 @@ def unplaced_lines(
 
 def time_figures(before_us: float, after_us: float) -> tuple[str, str, str]:
     """``("2.7us", "2.6us", "-3.6%")``: a time before and after, and the change (empty where the
-    time before is 0); where the two round to one figure and yet differ, with the digits that tell
-    them apart (``2.68us``, ``2.71us``: ``2.7us -> 2.7us (+1.2%)`` read as a contradiction)."""
-    shown = format_us
-    if before_us != after_us and format_us(before_us) == format_us(after_us):
-        digits = next((n for n in range(2, 4) if f"{before_us:.{n}f}" != f"{after_us:.{n}f}"), 3)
+    time before is 0), the figures with as many digits (one to three) as make them give the change
+    shown to within half a point: where two round to one figure and yet differ (``2.68us``,
+    ``2.71us``: ``2.7us -> 2.7us (+1.2%)`` read as a contradiction), and where the rounded figures
+    give another change (``2.72us -> 2.59us (-4.7%)``: ``2.7us -> 2.6us`` is -3.7%, a trial)."""
+    ratio = (after_us - before_us) / before_us if before_us > 0 else None
 
-        def shown(value: float) -> str:
-            return f"{value:.{digits}f}"
+    def agrees(digits: int) -> bool:
+        a, b = round(before_us, digits), round(after_us, digits)
+        if before_us != after_us and a == b:
+            return False
+        return ratio is None or (a > 0 and abs((b - a) / a - ratio) <= 0.005)
 
-    change = f"{(after_us - before_us) / before_us:+.1%}" if before_us > 0 else ""
-    return f"{shown(before_us)}us", f"{shown(after_us)}us", change
+    digits = next((n for n in range(1, 3) if agrees(n)), 3)
+    change = f"{ratio:+.1%}" if ratio is not None else ""
+    return f"{before_us:.{digits}f}us", f"{after_us:.{digits}f}us", change
 
 
 def time_change(before_us: float, after_us: float) -> str:
