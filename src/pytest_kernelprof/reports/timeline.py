@@ -54,7 +54,7 @@ from ..model.gpu_time import call_line, inductor_dtype_note, memory_ops_line
 from ..model.kernel_text import evidence_key
 from ..model.kernels import kernel_cells
 from ..model.ops import Op
-from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, copy_cells, sync_cells
+from ..model.records import COPY_COLUMNS, SYNC_COLUMNS, advice, copy_cells, sync_cells
 from ..paths import atomic_path
 from ..tables import display_name, format_share, format_us, plural
 from ..traces.records import paused_gc
@@ -171,14 +171,19 @@ def _data(
 
 
 def _figures(call: CallProfile) -> list[str]:
-    """The lines ``kernelprof show`` leads a call with, in its words: launches, time in kernels,
-    host span, GPU busy and work (:func:`call_line`), then the memory ops by name (a trial found the
-    page without the figures and without the memsets its timeline marks)."""
+    """The lines ``kernelprof show`` gives a call, in its words: launches, time in kernels, host
+    span, GPU busy and work (:func:`call_line`) and the host syncs, then the memory ops by name,
+    then the ``to fix:`` lines of its syncs and copies (a trial found the page without the figures
+    and the memsets its timeline marks; another, a failed test's page without the count of syncs
+    and the fixes that show prints)."""
     try:
         line = call_line(call)
     except KernelProfError:  # no GPU activity: the one figure a CPU profile has, as show words it
         return [f"host span {format_us(call.wall_us)}us; no GPU activity recorded"]
-    return [line, memory_ops_line(call, call=call.index)]
+    syncs = call.syncs
+    if syncs.measured:
+        line += f", {plural(len(syncs), 'host sync')}" if syncs else ", no host syncs"
+    return [line, memory_ops_line(call, call=call.index), *advice(syncs if syncs.measured else (), call.copies)]
 
 
 def _op_table(prof: KernelProfile, number: int, inductors: Container[str]) -> str:

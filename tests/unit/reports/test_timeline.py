@@ -564,11 +564,20 @@ def test_each_call_leads_with_the_figures_kernelprof_show_gives_it(
         assert call["figures"][0] in block  # show's line of that call, word for word
         if data["measured"]:
             memory = next(line for line in block.splitlines() if line.startswith("memory ops in call "))
-            assert call["figures"][1:] == [memory]  # its memory ops, as show names them
+            assert call["figures"][1] == memory  # its memory ops, as show names them
+            # Its count of host syncs and the fixes show prints (a trial: a failed test's page had neither).
+            assert re.search(r", (no host syncs|\d+ host syncs?)$", call["figures"][0])
+            # show --calls says each fix once, under the first call that needs it; the page, each call's.
+            fixes = [line for line in block.splitlines() if line.startswith("to fix: ")]
+            assert set(fixes) <= set(call["figures"][2:])
         else:
             assert call["figures"] == [
                 "host span " + block.split("host span ")[1].split(";")[0] + "; no GPU activity recorded"
             ]
+    if trace == "h200_sync_item_stacks":
+        for call in data["calls"]:
+            assert call["figures"][0].endswith(", 1 host sync")
+            assert call["figures"][2].startswith("to fix: the host read a GPU value")
     note = next((line for line in out if line.startswith("dtype ?:")), None)
     assert data["kernel_notes"] == ([note] if note else [])
     assert (note is not None) == (trace == "h200_geglu_compiled")
