@@ -189,7 +189,8 @@ def test_a_failed_copies_question_shows_the_copies_in_the_terminal_where_the_sum
             assert section[at - 1] == "1 copy per call:"
             # Then the command that prints the profile's table again, the section's last line.
             trace = DATA / "h200_sync_item_stacks.json.gz"
-            medians = f"kernelprof show --medians {trace} prints this table (plain show: call 2's own times)"
+            plain = "(plain show: call 2's own times beside them)"
+            medians = f"kernelprof show --medians {trace} prints this table {plain}"
             assert section[at + 2 :] == [DTOH, medians]
 
 

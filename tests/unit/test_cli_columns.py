@@ -13,6 +13,8 @@ import pytest
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.cli import main
 from pytest_kernelprof.cli.diff import _call_table
+from pytest_kernelprof.tables import format_us
+from tests.helpers import Stream, write
 
 Trace = Callable[[str], Path]
 
@@ -71,8 +73,6 @@ def test_show_medians_prints_the_table_a_failure_shows(trace: Trace, capsys: pyt
     table = load_trace(path).table().splitlines()
     assert out[: len(table)] == table  # the profile's table alone names the trace: one head line
     assert "median us" in out[1]
-    assert main(["show", path]) == 0
-    assert "median us" not in capsys.readouterr().out  # the call's own times without it
     assert main(["show", "--medians", "--calls", path]) == 2
     assert "--medians with --calls" in capsys.readouterr().err
 
@@ -109,3 +109,74 @@ def test_show_and_show_medians_both_print_the_copies_and_their_fixes(
     out = capsys.readouterr().out.splitlines()
     assert len(_headers("\n".join(out), "direction ")) == 3
     assert [line for line in out if line.startswith("to fix: ")] == fixes
+
+
+def _columns(out: str, *names: str) -> list[tuple[str, ...]]:
+    """The cells of the kernel table's columns ``names``, row by row (kernel names have no spaces here)."""
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("#  kind "))
+    headers = re.split(r"\s{2,}", lines[at])
+    rows = []
+    for line in lines[at + 1 :]:
+        if not line[:1].isdigit():
+            break
+        cells = re.split(r"\s{2,}", line)
+        rows.append(tuple(cells[headers.index(name)] for name in names))
+    return rows
+
+
+def test_plain_show_prints_each_kernels_median_beside_the_calls_own_times(
+    trace: Trace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trial: kernel #1 of the compiled GeGLU read 59.2 in a failure's table ("median us") and
+    # 60.1 in plain show ("call 2 us"), the first command a user runs after a failure.
+    path = str(trace("geglu_compiled"))
+    prof = load_trace(path)
+    call = prof.fastest_call
+    assert main(["show", path]) == 0
+    out = capsys.readouterr().out
+    [header] = _headers(out, "kind ")
+    assert f"  call {call.index} us  median us  launched by  " in header  # the call's own first
+    rows = _columns(out, f"call {call.index} us", "median us")
+    assert rows == [
+        (format_us(own.duration_us), format_us(median.duration_us))
+        for own, median in zip(call.kernels, prof.kernels, strict=True)
+    ]
+    assert any(own != median for own, median in rows)  # the two columns differ on this trace
+    # Every figure of a failure's table is in plain show's.
+    failure = prof.kernels.table()
+    assert [median for _, median in rows] == [cells[0] for cells in _columns(failure, "median us")]
+    # --calls and --medians as they were: each call's own times, the medians alone.
+    assert main(["show", "--calls", path]) == 0
+    assert "median us" not in capsys.readouterr().out
+    assert main(["show", "--medians", path]) == 0
+    [header] = _headers(capsys.readouterr().out, "kind ")
+    assert " call " not in header
+    assert header.count("median us") == 1
+
+
+def _calls(tmp_path: Path, calls: list[list[str]]) -> str:
+    """A trace of one profiled call per list of kernel names, each a kernel of its own aten::mm."""
+    s = Stream()
+    for index, names in enumerate(calls):
+        t = 1000.0 + 200 * index
+        s.step(index, t, 100.0)
+        op = s.op("aten::mm", t + 1, 90.0)
+        for i, name in enumerate(names):
+            s.launch(op, name, t + 2 + 10 * i, dur=2.0 + index)
+    return str(write(tmp_path, s))
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [pytest.param([["gemm_a", "gemm_b"]], id="one-call"), pytest.param([["gemm_a"], ["gemm_b"]], id="varied")],
+)
+def test_one_call_and_varied_calls_have_no_median_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], calls: list[list[str]]
+) -> None:
+    # No medians to show: one call's are its own times, varied calls' kernels have none.
+    assert main(["show", _calls(tmp_path, calls)]) == 0
+    out = capsys.readouterr().out
+    [header] = _headers(out, "kind ")
+    assert "  call 0 us  launched by  " in header
+    assert "median" not in out

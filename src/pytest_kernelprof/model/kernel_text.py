@@ -96,6 +96,7 @@ def kernel_table(
     *,
     medians: bool = False,
     call: int | None = None,
+    medians_beside: Sequence[float] | None = None,
 ) -> str:
     """The kernels as a table; ``positions`` numbers the rows (a selection keeps its call's numbers),
     and rows whose number is in ``marked`` get a ``*`` before it. A kind that was not read from
@@ -107,9 +108,15 @@ def kernel_table(
     times it holds: ``median us`` where ``medians`` (each kernel's median over the calls, which no
     one call need have), ``call 1 us`` where they are the own times of the call numbered ``call``
     (``kernelprof show``'s), ``us`` where they are one call's own and the table does not know which.
-    Where a cell has a ``(source)``, a last line says what each means (``evidence_key``)."""
+    ``medians_beside``: each kernel's median over the calls, in a ``median us`` column after the
+    call's own (``kernelprof show``'s: a failure's figures are all in it, and the call's column
+    still adds up to its time in kernels). Where a cell has a ``(source)``, a last line says what
+    each means (``evidence_key``)."""
     numbers = range(len(kernels)) if positions is None else positions
     helpers = any(k.part_of for k in kernels)
+    beside: list[tuple[str, ...]] = [()] * len(kernels)
+    if medians_beside is not None:
+        beside = [(format_us(us),) for us in medians_beside]
     rows = [
         (
             f"*{i}" if i in marked else str(i),
@@ -117,14 +124,17 @@ def kernel_table(
             *((k.part_of or "-",) if helpers else ()),
             *cells[1:],
             format_us(k.duration_us),
+            *median,
             k.op or "-",
             display_name(k.name),
         )
-        for i, k in zip(numbers, kernels, strict=True)
+        for i, k, median in zip(numbers, kernels, beside, strict=True)
     ]
     time = "median us" if medians else "us" if call is None else f"call {call} us"
-    headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], time)
-    table = render_table((*headers, "launched by", "name"), rows, right=(0, len(headers) - 1))
+    times = (time,) if medians_beside is None else (time, "median us")
+    headers = ("#", KERNEL_CELLS[0], *(("part of",) if helpers else ()), *KERNEL_CELLS[1:], *times)
+    right = (0, *range(len(headers) - len(times), len(headers)))
+    table = render_table((*headers, "launched by", "name"), rows, right=right)
     key = evidence_key(kernels)
     return table if key is None else f"{table}\n{key}"
 

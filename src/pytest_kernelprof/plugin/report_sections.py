@@ -89,9 +89,9 @@ def report_sections(
 def medians_pointer(capture: Capture) -> str:
     """The last line of the section of a profile read from a trace file, of several calls:
     ``kernelprof show --medians PATH prints this table``. Plain ``show`` gives the fastest call's
-    own times (``call 1 us``), this table each kernel's median over the calls (``median us``):
-    a trial read the two as one, not knowing ``--medians``. Empty for a live profile, whose trace
-    the ``kernelprof traces`` section names where it was saved."""
+    own times (``call 1 us``) with this table's medians beside them (``median us``): a trial read
+    the two as one, not knowing ``--medians``. Empty for a live profile, whose trace the
+    ``kernelprof traces`` section names where it was saved."""
     from ..api.captures import TraceCapture
 
     prof = capture.profile
@@ -99,7 +99,7 @@ def medians_pointer(capture: Capture) -> str:
         return ""
     shown = printable(shlex.quote(prof.source))
     # Both commands: the plain one, run first to check a failure's figure, gave other times (a trial).
-    plain = f"plain show: call {prof.fastest_call.index}'s own times"
+    plain = f"plain show: call {prof.fastest_call.index}'s own times beside them"
     return f"\nkernelprof show --medians {shown} prints this table ({plain})"
 
 

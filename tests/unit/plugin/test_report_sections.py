@@ -60,12 +60,15 @@ def test_a_loaded_traces_section_ends_with_the_command_that_prints_it_again(
     path = os.path.relpath(DATA / "h200_geglu_eager.json.gz")
     text = _section([TraceCapture(load_trace(path), None, path=path)])
     *table, last = text.splitlines()
-    pointer = f"kernelprof show --medians {path} prints this table (plain show: call 2's own times)"
+    pointer = f"kernelprof show --medians {path} prints this table (plain show: call 2's own times beside them)"
     assert last == pointer
     from pytest_kernelprof.cli import main
 
     assert main(["show", "--medians", path]) == 0
     assert capsys.readouterr().out.splitlines()[: len(table)] == table
+    # Plain show as the line says: call 2's own times, the table's medians beside them.
+    assert main(["show", path]) == 0
+    assert "  call 2 us  median us  " in capsys.readouterr().out
     # An absolute path under the rootdir, as the section's head names it.
     absolute = str(DATA / "h200_geglu_eager.json.gz")
     text = _section([TraceCapture(load_trace(absolute), None, path=absolute)], rootpath=DATA.parent.parent)
