@@ -50,7 +50,7 @@ KERNEL_CELLS = ("kind", "family", "dtype", "layout", "fused ops")
 # What a cell's "(source)" says, in the table's key line: the suffix was explained only in
 # docs/decoding.md, which a failure's reader does not have open (a trial asked what "(ir)" meant).
 EVIDENCE_KEY = {
-    "op": "the kind of the op that launched it",
+    "op": "from the op that launched it",
     "op-inputs": "the dtype of its op's inputs",
     "ir": "read from its compiled Triton IR",
     "template": "read from its template arguments",
@@ -62,6 +62,7 @@ def evidence_key(kernels: Sequence[Kernel]) -> str | None:
     """``(ir): read from its compiled Triton IR; (op): ...``: what the table's suffixes say, for
     those it shows, or None where it shows none."""
     shown = {k.evidence.kind for k in kernels if k.evidence.kind not in (None, "name")}
+    shown |= {"op" for k in kernels if k.fused_ops and k.evidence.fused_ops == "op"}
     shown |= {"user" for k in kernels if k.dtype is not None and k.evidence.dtype == "user"}
     if not shown:
         return None
@@ -85,8 +86,18 @@ def kernel_cells(k: Kernel) -> tuple[str, str, str, str, str]:
         f"{k.family} template" if k.template else k.family,
         "?" if k.dtype is None else f"{k.dtype} (user)" if k.evidence.dtype == "user" else k.dtype,
         k.layout or "-",
-        ",".join(k.fused_ops) or "-",
+        _fused_cell(k),
     )
+
+
+def _fused_cell(k: Kernel) -> str:
+    """``bias (op)`` where the fused ops came from the launching op, not the name: the GEMM of an
+    fp32 ``aten::addmm`` names no epilogue, and a trial could not tell its ``bias`` from one that
+    ``nvjet_..._bias_TNT`` reads in its name. As the kind column marks a kind the op gave."""
+    if not k.fused_ops:
+        return "-"
+    ops = ",".join(k.fused_ops)
+    return f"{ops} (op)" if k.evidence.fused_ops == "op" else ops
 
 
 def kernel_table(
