@@ -190,10 +190,10 @@ CPU_ONLY = "no GPU activity recorded"
 
 def head(path: str, prof: KernelProfile, incomplete: str | None) -> str:
     """The line that names a trace the commands read: its device, its calls, and whether they varied."""
-    where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named in the trace"
+    where = prof.device_label or "no GPU named in the trace"
     if not prof.has_device_activity:
         # In the timeline page's words: "no GPU named" alone read as device metadata gone missing.
-        where = f"{prof.device} ({prof.arch}), CPU only" if prof.device else "CPU only"
+        where = f"{prof.device_label}, CPU only" if prof.device else "CPU only"
         where += f" ({CPU_ONLY})"
     varied = f", calls {_varied(incomplete)}" if prof.varied else ""
     return f"{path}: {where}, {plural(len(prof.calls), 'call')}{varied}"

@@ -208,6 +208,14 @@ class KernelProfile:
         return self.call._unavailable
 
     @property
+    def device_label(self) -> str | None:
+        """The card as every output names it, its arch after it: ``NVIDIA H200 (sm90)``; the name
+        alone where the trace gives no arch; None where it names no card."""
+        if not self.device:
+            return None
+        return f"{self.device} ({self.arch})" if self.arch else self.device
+
+    @property
     def kernels(self) -> KernelList:
         """The representative call's kernels, each duration its median over the calls. Where the
         calls launched different kernel sequences (``varied``, let through by
@@ -385,7 +393,7 @@ class KernelProfile:
         launches, host span and syncs. ``kernels``: a line to put in place of the kernel table
         (a report that has shown that table already says so)."""
         # "on no GPU" read oddly (a trial): a profile whose trace names no device says so.
-        where = f" on {self.device} ({self.arch})" if self.device else ", no GPU named"
+        where = f" on {self.device_label}" if self.device else ", no GPU named"
         # The trace's path, as any name is shown: a file named with a newline must not start a line.
         head = f"KernelProfile from {printable(self.source)}{where}: {plural(len(self.calls), 'call')}"
         if self.varied:
@@ -446,7 +454,7 @@ class KernelProfile:
 
     def __repr__(self) -> str:
         # One line, as KernelList's; the table is table(), and what IPython shows.
-        where = f" on {self.device} ({self.arch})" if self.device else ", no GPU named"
+        where = f" on {self.device_label}" if self.device else ", no GPU named"
         label = _from_here(self.source)
         what = f"{plural(len(self.call.kernels), 'kernel')} per call" if self.has_device_activity else "no GPU activity"
         return f"KernelProfile({label!r}{where}: {what}, {plural(len(self.calls), 'call')})"

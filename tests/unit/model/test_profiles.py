@@ -216,3 +216,12 @@ def test_show_and_a_profiles_section_tell_the_memory_ops_alike(
     # Where the calls made different memory ops, the section's are one call's, which it names.
     other = dataclasses.replace(prof, memory_from=2)
     assert "memory ops per call (call 2's: the calls made different ones): Memset (Device) x2" in other.table()
+
+
+def test_the_device_label_is_the_card_and_its_arch_or_the_name_alone(linear: kp.KernelProfile) -> None:
+    """One property names the card for every output (the table, ``kernelprof show``, the timeline
+    page, a sweep's head, the JUnit property): no ``(None)`` where a trace gives no arch."""
+    assert linear.device_label == "NVIDIA H200 (sm90)"
+    assert dataclasses.replace(linear, arch=None).device_label == "NVIDIA H200"
+    assert dataclasses.replace(linear, device=None).device_label is None
+    assert dataclasses.replace(linear, device=None, arch=None).device_label is None
