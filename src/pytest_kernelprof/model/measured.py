@@ -164,5 +164,10 @@ class _Records(_Measured, Sequence[T], Generic[T]):
         # One line, as KernelList's: pytest prints reprs in its assertion report.
         return self.headline()
 
+    def __str__(self) -> str:
+        # What print() and IPython show: the headline, then the table where there is one to show
+        # (unmeasured or empty, the headline says so alone).
+        return f"{self.headline()}\n{self.table()}" if self.measured and self._loaded() else self.headline()
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(self.headline() if cycle or not self.measured else f"{self.headline()}\n{self.table()}")
+        printer.text(self.headline() if cycle else str(self))

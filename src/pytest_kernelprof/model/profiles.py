@@ -139,10 +139,12 @@ class CallProfile:
     def __repr__(self) -> str:
         return f"CallProfile(call {self.index}: {self.kernels!r})"
 
+    def __str__(self) -> str:
+        # print() gives the call's kernel table, as IPython does; unmeasured, the repr, which says so.
+        return f"call {self.index}:\n{self.kernels.table()}" if self.kernels.measured else repr(self)
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(
-            repr(self) if cycle or not self.kernels.measured else f"call {self.index}:\n{self.kernels.table()}"
-        )
+        printer.text(repr(self) if cycle else str(self))
 
 
 def _from_here(source: str) -> str:
@@ -459,5 +461,8 @@ class KernelProfile:
         what = f"{plural(len(self.call.kernels), 'kernel')} per call" if self.has_device_activity else "no GPU activity"
         return f"KernelProfile({label!r}{where}: {what}, {plural(len(self.calls), 'call')})"
 
+    def __str__(self) -> str:
+        return self.table()  # print() gives the table, as IPython does
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self) if cycle else self.table())
+        printer.text(repr(self) if cycle else str(self))
