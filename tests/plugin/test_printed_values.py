@@ -42,6 +42,10 @@ def test_a_failed_asserts_where_lines_are_reprs_and_print_gives_the_table(pytest
     )
     cpu = sections["test_cpu_count"].lines
     assert "E        +  where 17 = len(OpTable(17 ops))" in cpu
+    assert [line for line in cpu if line.startswith("E        +    where OpTable(17 ops) = KernelProfile(")] == [
+        "E        +    where OpTable(17 ops) = KernelProfile('"
+        f"{DATA / 'cpu_torch2.13.0_calls.json.gz'}', CPU only (no GPU activity recorded), 3 calls).ops"
+    ]
     # print() of an unmeasured list says so, and does not raise.
     assert "KernelList(unmeasured: no GPU activity recorded)" in cpu
     # No repr spills an escaped newline into a line of the failures.

@@ -21,6 +21,7 @@ from ..checks.sweep import INDEX_NAME
 from ..decode import BUILT_IN, Decoder
 from ..errors import IncompleteProfileError, IncompleteProfileWarning, KernelProfError, TraceError
 from ..model import KernelProfile
+from ..model.measured import NO_GPU_ACTIVITY
 from ..tables import plural, printable
 from ..traces.trace_bytes import copy_capped
 
@@ -184,8 +185,8 @@ def _shown_anyway(refusal: str) -> tuple[str, str]:
     )
 
 
-# How every command words a trace without GPU activity, as the timeline page does.
-CPU_ONLY = "no GPU activity recorded"
+# How every command words a trace without GPU activity, as the timeline page and the profile's table do.
+CPU_ONLY = NO_GPU_ACTIVITY
 
 
 def head(path: str, prof: KernelProfile, incomplete: str | None) -> str:

@@ -57,7 +57,10 @@ class _Measured:
         """Raise :class:`NoDeviceActivityError`, with the profile's reason, unless :attr:`measured`."""
 
 
-UNMEASURED_TABLE = "(unmeasured: no GPU activity recorded)"
+# How every output words a profile, or a value of one, that recorded no GPU activity: its table and
+# repr, `kernelprof show`, the timeline page.
+NO_GPU_ACTIVITY = "no GPU activity recorded"
+UNMEASURED_TABLE = f"(unmeasured: {NO_GPU_ACTIVITY})"
 
 # The profiler range of one nn.Module call (capture/module_ranges.py writes it): the model owns
 # the names it reads, and capture imports them from here.
