@@ -95,7 +95,7 @@ def test_default_counts_and_failure_reports(cpu_pytester: pytest.Pytester) -> No
         [
             "*_ test_failure_shows_the_profile _*",
             "*- kernelprof profile 1 of 1 -*",
-            "KernelProfile from Linear, no GPU named: 3 calls",
+            "KernelProfile from Linear, CPU only (no GPU activity recorded): 3 calls",
             "*aten::linear*",
         ]
     )

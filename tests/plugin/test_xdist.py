@@ -77,7 +77,7 @@ def test_workers_profile_save_and_record_with_the_controllers_settings(cpu_pytes
     result.stdout.fnmatch_lines(
         [
             "*- kernelprof profile 2 of 2 -*",
-            "KernelProfile from *sigmoid, no GPU named: 2 calls",
+            "KernelProfile from *sigmoid, CPU only (no GPU activity recorded): 2 calls",
             "*- kernelprof traces -*",
             f"*traces/{trace_file_name('test_w.py::test_fails', 0)}  (kernelprof show *",
             f"*traces/{trace_file_name('test_w.py::test_fails', 1)}  (kernelprof show *",

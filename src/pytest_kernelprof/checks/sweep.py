@@ -189,8 +189,11 @@ class ProfileSweep:
         on = f" on {', '.join(sorted(where))}" if where else ""
         return f"ProfileSweep({len(self.cases)} cases{on})"
 
+    def __str__(self) -> str:
+        return self.table()  # print() gives the table, as IPython does
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self) if cycle else self.table())
+        printer.text(repr(self) if cycle else str(self))
 
 
 def require_check(check: object) -> None:

@@ -108,7 +108,7 @@ def sweep_table(sweep: ProfileSweep, marked: frozenset[int] = frozenset()) -> st
 
 
 def _head(sweep: ProfileSweep, facts: Sequence[dict[str, str]]) -> str:
-    devices = sorted({f"{c.profile.device} ({c.profile.arch})" for c in sweep.cases if c.profile.device})
+    devices = sorted({c.profile.device_label for c in sweep.cases if c.profile.device_label})
     where = " on " + ", ".join(devices) if devices else " (no GPU)"
     head = f"ProfileSweep of {plural(len(sweep.cases), 'case')} from {printable(sweep.source)}{where}"
     compiled = [int(row["compiled"]) for row in facts if row["compiled"] != UNKNOWN]

@@ -21,6 +21,7 @@ from ..checks.sweep import INDEX_NAME
 from ..decode import BUILT_IN, Decoder
 from ..errors import IncompleteProfileError, IncompleteProfileWarning, KernelProfError, TraceError
 from ..model import KernelProfile
+from ..model.measured import NO_GPU_ACTIVITY
 from ..tables import plural, printable
 from ..traces.trace_bytes import copy_capped
 
@@ -184,16 +185,16 @@ def _shown_anyway(refusal: str) -> tuple[str, str]:
     )
 
 
-# How every command words a trace without GPU activity, as the timeline page does.
-CPU_ONLY = "no GPU activity recorded"
+# How every command words a trace without GPU activity, as the timeline page and the profile's table do.
+CPU_ONLY = NO_GPU_ACTIVITY
 
 
 def head(path: str, prof: KernelProfile, incomplete: str | None) -> str:
     """The line that names a trace the commands read: its device, its calls, and whether they varied."""
-    where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named in the trace"
+    where = prof.device_label or "no GPU named in the trace"
     if not prof.has_device_activity:
         # In the timeline page's words: "no GPU named" alone read as device metadata gone missing.
-        where = f"{prof.device} ({prof.arch}), CPU only" if prof.device else "CPU only"
+        where = f"{prof.device_label}, CPU only" if prof.device else "CPU only"
         where += f" ({CPU_ONLY})"
     varied = f", calls {_varied(incomplete)}" if prof.varied else ""
     return f"{path}: {where}, {plural(len(prof.calls), 'call')}{varied}"

@@ -394,5 +394,10 @@ class KernelList(_Records[Kernel]):
             return "KernelList(unmeasured: no GPU activity recorded)"
         return f"KernelList({plural(len(self._loaded()), 'kernel')})"
 
+    def __str__(self) -> str:
+        # print() gives the table, as IPython does: a trial's print(prof.kernels) gave the repr, and
+        # the table was a method to discover. Unmeasured, the repr's line, which says so.
+        return repr(self) if self._unavailable is not None else self.table()
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self) if cycle or self._unavailable is not None else self.table())
+        printer.text(repr(self) if cycle else str(self))

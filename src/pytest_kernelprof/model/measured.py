@@ -57,7 +57,10 @@ class _Measured:
         """Raise :class:`NoDeviceActivityError`, with the profile's reason, unless :attr:`measured`."""
 
 
-UNMEASURED_TABLE = "(unmeasured: no GPU activity recorded)"
+# How every output words a profile, or a value of one, that recorded no GPU activity: its table and
+# repr, `kernelprof show`, the timeline page.
+NO_GPU_ACTIVITY = "no GPU activity recorded"
+UNMEASURED_TABLE = f"(unmeasured: {NO_GPU_ACTIVITY})"
 
 # The profiler range of one nn.Module call (capture/module_ranges.py writes it): the model owns
 # the names it reads, and capture imports them from here.
@@ -164,5 +167,10 @@ class _Records(_Measured, Sequence[T], Generic[T]):
         # One line, as KernelList's: pytest prints reprs in its assertion report.
         return self.headline()
 
+    def __str__(self) -> str:
+        # What print() and IPython show: the headline, then the table where there is one to show
+        # (unmeasured or empty, the headline says so alone).
+        return f"{self.headline()}\n{self.table()}" if self.measured and self._loaded() else self.headline()
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(self.headline() if cycle or not self.measured else f"{self.headline()}\n{self.table()}")
+        printer.text(self.headline() if cycle else str(self))

@@ -354,8 +354,11 @@ class OpTable(_NamedTable[Op]):
     def __repr__(self) -> str:
         return f"OpTable({plural(len(self._loaded()), 'op')})"
 
+    def __str__(self) -> str:
+        return self.table()  # print() gives the table, as IPython does
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self) if cycle else self.table())
+        printer.text(repr(self) if cycle else str(self))
 
 
 @dataclass(frozen=True)
@@ -392,12 +395,20 @@ class ModuleView:
         return self.op.cpu_time_us
 
     def __repr__(self) -> str:
+        # One line, as every repr: pytest prints it in an assertion's "where" lines. The kernels'
+        # table is str(), what print() and IPython show.
         if not self.op.kernels.measured:
             return f"ModuleView({printable(self.name)}: {plural(self.count, 'call')}, no GPU activity recorded)"
         return (
             f"ModuleView({printable(self.name)}: {plural(self.count, 'call')}, {plural(len(self.kernels), 'kernel')}, "
-            f"{format_us(self.device_time_us)} us on the GPU):\n{self.kernels.table()}"
+            f"{format_us(self.device_time_us)} us on the GPU)"
         )
+
+    def __str__(self) -> str:
+        return f"{self!r}:\n{self.kernels.table()}" if self.op.kernels.measured else repr(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self) if cycle else str(self))
 
 
 _NO_MODULES = (
@@ -420,14 +431,19 @@ class ModuleTable(_NamedTable[ModuleView]):
         self._ops = ops
         self._names: dict[str, None] | None = None
 
-    def _loaded(self) -> dict[str, None]:
-        __tracebackhide__ = True
+    def _recorded(self) -> dict[str, None]:
+        """The modules' names, none where the profile recorded no module ranges."""
         if self._names is None:
             prefix = len(MODULE_RANGE_PREFIX)
             self._names = dict.fromkeys(n[prefix:] for n in self._ops if n.startswith(MODULE_RANGE_PREFIX))
-        if not self._names:
-            raise ModuleNotRecordedError(_NO_MODULES)
         return self._names
+
+    def _loaded(self) -> dict[str, None]:
+        __tracebackhide__ = True
+        names = self._recorded()
+        if not names:
+            raise ModuleNotRecordedError(_NO_MODULES)
+        return names
 
     def __getitem__(self, name: str) -> ModuleView:
         __tracebackhide__ = True
@@ -445,4 +461,14 @@ class ModuleTable(_NamedTable[ModuleView]):
         return render_table(("module", "calls", "device us", "kernels"), rows, right=(1, 2, 3))
 
     def __repr__(self) -> str:
-        return f"ModuleTable of {len(self._loaded())}:\n{self.table()}"
+        # One line, as every repr (pytest prints it in an assertion's "where" lines), and no error:
+        # an error there would hide the assertion's own line.
+        names = self._recorded()
+        return f"ModuleTable({plural(len(names), 'module')})" if names else "ModuleTable(none recorded)"
+
+    def __str__(self) -> str:
+        # print() gives the table, as IPython does; where none was recorded, how to record them.
+        return self.table() if self._recorded() else f"ModuleTable(none recorded): {_NO_MODULES}"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self) if cycle else str(self))

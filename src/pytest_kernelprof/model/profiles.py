@@ -24,7 +24,7 @@ from ..health import (
 from ..tables import format_us, plural, printable
 from .gpu_time import Overlap, gpu_time_line, memory_ops_line, overlap_of
 from .kernels import KernelList, MemoryOp
-from .measured import MODULE_RANGE_PREFIX, needs_measurement
+from .measured import MODULE_RANGE_PREFIX, NO_GPU_ACTIVITY, needs_measurement
 from .ops import ModuleTable, ModuleView, OpTable
 from .records import CopyList, RuntimeCalls, SyncList, advice
 from .varied import names_differ, varied_kernels
@@ -139,10 +139,12 @@ class CallProfile:
     def __repr__(self) -> str:
         return f"CallProfile(call {self.index}: {self.kernels!r})"
 
+    def __str__(self) -> str:
+        # print() gives the call's kernel table, as IPython does; unmeasured, the repr, which says so.
+        return f"call {self.index}:\n{self.kernels.table()}" if self.kernels.measured else repr(self)
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(
-            repr(self) if cycle or not self.kernels.measured else f"call {self.index}:\n{self.kernels.table()}"
-        )
+        printer.text(repr(self) if cycle else str(self))
 
 
 def _from_here(source: str) -> str:
@@ -206,6 +208,14 @@ class KernelProfile:
     @property
     def _unavailable(self) -> str | None:
         return self.call._unavailable
+
+    @property
+    def device_label(self) -> str | None:
+        """The card as every output names it, its arch after it: ``NVIDIA H200 (sm90)``; the name
+        alone where the trace gives no arch; None where it names no card."""
+        if not self.device:
+            return None
+        return f"{self.device} ({self.arch})" if self.arch else self.device
 
     @property
     def kernels(self) -> KernelList:
@@ -384,8 +394,7 @@ class KernelProfile:
         """The profile as text: where it came from, its kernel table, then its memory ops,
         launches, host span and syncs. ``kernels``: a line to put in place of the kernel table
         (a report that has shown that table already says so)."""
-        # "on no GPU" read oddly (a trial): a profile whose trace names no device says so.
-        where = f" on {self.device} ({self.arch})" if self.device else ", no GPU named"
+        where = self._where()
         # The trace's path, as any name is shown: a file named with a newline must not start a line.
         head = f"KernelProfile from {printable(self.source)}{where}: {plural(len(self.calls), 'call')}"
         if self.varied:
@@ -444,12 +453,27 @@ class KernelProfile:
         most = max(self.calls, key=lambda c: len(c.syncs) if c.syncs.measured else -1)
         return self.syncs, f" (call {most.index}'s, the call with the most: the calls synced differently)"
 
+    def _where(self) -> str:
+        """Where the profile ran, as its table's head and its repr say it after its source."""
+        named = f" on {self.device_label}" if self.device_label else ""
+        if not self.has_device_activity:
+            # As `kernelprof show` and the timeline page say it: "no GPU named" read as device
+            # metadata gone missing, where no GPU work was recorded at all (a CPU run).
+            return f"{named}, CPU only ({NO_GPU_ACTIVITY})"
+        # "no GPU named" is true of one case only: GPU activity in a trace that names no card (its
+        # deviceProperties missing). A GPU ran; its name is what is unknown. ("on no GPU" read oddly.)
+        return named or ", no GPU named"
+
     def __repr__(self) -> str:
         # One line, as KernelList's; the table is table(), and what IPython shows.
-        where = f" on {self.device} ({self.arch})" if self.device else ", no GPU named"
         label = _from_here(self.source)
-        what = f"{plural(len(self.call.kernels), 'kernel')} per call" if self.has_device_activity else "no GPU activity"
-        return f"KernelProfile({label!r}{where}: {what}, {plural(len(self.calls), 'call')})"
+        calls = plural(len(self.calls), "call")
+        if not self.has_device_activity:
+            return f"KernelProfile({label!r}{self._where()}, {calls})"
+        return f"KernelProfile({label!r}{self._where()}: {plural(len(self.call.kernels), 'kernel')} per call, {calls})"
+
+    def __str__(self) -> str:
+        return self.table()  # print() gives the table, as IPython does
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self) if cycle else self.table())
+        printer.text(repr(self) if cycle else str(self))

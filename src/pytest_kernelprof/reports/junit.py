@@ -119,15 +119,10 @@ def properties(profiles: Sequence[KernelProfile]) -> list[tuple[str, object]]:
     pairs: list[tuple[str, object]] = [(PROFILES, len(profiles))]
     for number, prof in enumerate(profiles[:MAX_PROFILES], start=1):
         prefix = PREFIX if number == 1 else f"{PREFIX}{number}."
-        if prof.device:
-            pairs.append((f"{prefix}{DEVICE}", device_name(prof)))
+        if prof.device_label:
+            pairs.append((f"{prefix}{DEVICE}", prof.device_label))
         pairs.extend((prefix + name, _written(name, value)) for name, value in figures(prof).items())
     return pairs
-
-
-def device_name(prof: KernelProfile) -> str:
-    """The card a profile ran on, as its table's head names it: ``NVIDIA H200 (sm90)``, or the name alone."""
-    return f"{prof.device} ({prof.arch})" if prof.arch else str(prof.device)
 
 
 def _written(name: str, value: int | float) -> int | float | str:

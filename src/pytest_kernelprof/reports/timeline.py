@@ -374,7 +374,7 @@ def render_page(
         data["op_times"] = "the page was written without the trace file, which holds the ops' times"
     elif len(host) != len(prof.calls):
         data["op_times"] = "the ops' times could not be read from the trace file, or its calls are not the profile's"
-    where = f"{prof.device} ({prof.arch})" if prof.device else "no GPU named"
+    where = prof.device_label or "no GPU named"
     if prof.has_device_activity:
         head = f"{plural(len(prof.calls), 'call')} on {where}{sourced}"
     else:  # as kernelprof show says it: a CPU profile measured no GPU work, it did not see none done

@@ -216,3 +216,41 @@ def test_show_and_a_profiles_section_tell_the_memory_ops_alike(
     # Where the calls made different memory ops, the section's are one call's, which it names.
     other = dataclasses.replace(prof, memory_from=2)
     assert "memory ops per call (call 2's: the calls made different ones): Memset (Device) x2" in other.table()
+
+
+def test_the_device_label_is_the_card_and_its_arch_or_the_name_alone(linear: kp.KernelProfile) -> None:
+    """One property names the card for every output (the table, ``kernelprof show``, the timeline
+    page, a sweep's head, the JUnit property): no ``(None)`` where a trace gives no arch."""
+    assert linear.device_label == "NVIDIA H200 (sm90)"
+    assert dataclasses.replace(linear, arch=None).device_label == "NVIDIA H200"
+    assert dataclasses.replace(linear, device=None).device_label is None
+    assert dataclasses.replace(linear, device=None, arch=None).device_label is None
+
+
+CPU_ONLY = "CPU only (no GPU activity recorded)"
+
+
+def test_a_cpu_profile_is_cpu_only_in_its_table_its_repr_and_show(capsys: pytest.CaptureFixture[str]) -> None:
+    """One phrase where a profile recorded no GPU activity: its table (a failure's section, ``show
+    --medians``) and repr said "no GPU named", ``kernelprof show`` and the timeline page "CPU only"."""
+    path = DATA / "cpu_torch2.13.0_calls.json.gz"
+    prof = load_trace(path)
+    assert prof.table().splitlines()[0] == f"KernelProfile from {path}, {CPU_ONLY}: 3 calls"
+    assert repr(prof) == f"KernelProfile('tests/data/cpu_torch2.13.0_calls.json.gz', {CPU_ONLY}, 3 calls)"
+    for args in (["show"], ["show", "--medians"]):
+        assert main([*args, str(path)]) == 0
+        head = capsys.readouterr().out.splitlines()[0]
+        assert CPU_ONLY in head, args
+        assert "no GPU named" not in head, args
+    # A trace that names its card and recorded no GPU work: the card, then the phrase, as show says it.
+    named = dataclasses.replace(prof, device="NVIDIA H200", arch="sm90")
+    assert f" on NVIDIA H200 (sm90), {CPU_ONLY}: 3 calls" in named.table().splitlines()[0]
+    assert f"' on NVIDIA H200 (sm90), {CPU_ONLY}, 3 calls)" in repr(named)
+
+
+def test_no_gpu_named_is_said_only_of_gpu_work_in_a_trace_that_names_no_card(linear: kp.KernelProfile) -> None:
+    unnamed = dataclasses.replace(linear, device=None, arch=None)
+    assert unnamed.has_device_activity
+    assert ", no GPU named: 3 calls" in unnamed.table().splitlines()[0]
+    assert ", no GPU named: 1 kernel per call, 3 calls)" in repr(unnamed)
+    assert "CPU only" not in unnamed.table()
