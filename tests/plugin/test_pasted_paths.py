@@ -13,6 +13,7 @@ import pytest
 from tests.helpers import DATA
 
 TESTS = """
+from pathlib import Path
 
 
 def test_rootdirs_data(kernelprof):
