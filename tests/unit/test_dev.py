@@ -178,7 +178,11 @@ def test_the_run_names_the_package_it_tests_and_warns_where_it_is_not_this_check
     dev.say_which_package(_interpreter_importing(tmp_path, str(other / "__init__.py")))
     out, err = capsys.readouterr()
     assert out == f"dev.py: testing pytest_kernelprof from {other}\n"
-    assert err.startswith(f"dev.py: warning: that is not this checkout's ({own})")
+    assert err == (
+        f"dev.py: warning: that is not this checkout's ({own}): this run would test that copy, not this checkout: "
+        "an install of another checkout, or PYTHONPATH, comes first. To test this checkout, "
+        "`pip install -e .` into this interpreter\n"
+    )
     python = _interpreter_importing(tmp_path, "")
     dev.say_which_package(python)
     out, err = capsys.readouterr()

@@ -381,6 +381,7 @@ def _add_sections(
             shown=tables_shown(error, tabled) if report.failed else (),
             advised=advice_shown(error, explained) if report.failed else frozenset(),
             rootpath=item.config.rootpath,
+            here=item.config.invocation_params.dir,
             records=records,
             ops=ops,
         )

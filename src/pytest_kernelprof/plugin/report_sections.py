@@ -6,6 +6,7 @@ Plain functions that the hooks in ``hooks.py`` hand off to; no pytest here.
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -42,6 +43,7 @@ def report_sections(
     shown: Sequence[object] = (),
     advised: Collection[str] = frozenset(),
     rootpath: Path | None = None,
+    here: Path | None = None,
     records: str | None = None,
     ops: Sequence[Op] = (),
 ) -> list[tuple[str, str]]:
@@ -53,7 +55,8 @@ def report_sections(
     explanation, a failed ``one()``): a profile whose kernels those are says so in one line.
     ``advised``: the ``to fix:`` lines the failure showed (a failed count's): a profile's table
     leaves them out, so that each is printed once. ``rootpath``: a trace's path under it is shown
-    relative to it, as the job summary shows it. ``records``: "copies" where the failure named
+    relative to it, as the job summary shows it. ``here``: the folder pytest was started in, where
+    a command the sections print is pasted (:func:`command_path`). ``records``: "copies" where the failure named
     them in a line (``len(prof.copies) == 0``): each table ends with the copies' table and its
     ``to fix:`` lines, as the job summary shows them (a profile's table ends with its syncs).
     ``ops``: the ``Op`` values a failed assertion named in a line (``ops["aten::mm"].count == 2``):
@@ -73,12 +76,10 @@ def report_sections(
                 text += "".join(f"\n{line}" for line in ([f"{heading}:", *lines] if lines else []))
             if advised:
                 text = "\n".join(line for line in text.splitlines() if line not in advised)
-            pointer = medians_pointer(capture)
             if rootpath is not None:
                 head, newline, rest = text.partition("\n")
                 text = relative_paths(head, rootpath) + newline + rest
-                pointer = relative_paths(pointer, rootpath)  # the path as the head shows it
-            text += pointer
+            text += medians_pointer(capture, here, rootpath)
             sections.append((f"{PROFILE_SECTION}{number} of {len(captures)}", text))
     if trace_dir is not None and save_from is not None:
         lines = save_traces(trace_dir, nodeid, captures[save_from:], start=save_from)
@@ -86,7 +87,7 @@ def report_sections(
     return sections
 
 
-def medians_pointer(capture: Capture) -> str:
+def medians_pointer(capture: Capture, here: Path | None = None, rootpath: Path | None = None) -> str:
     """The last line of the section of a profile read from a trace file, of several calls:
     ``kernelprof show --medians PATH prints this table``. Plain ``show`` gives the fastest call's
     own times (``call 1 us``) with this table's medians beside them (``median us``): a trial read
@@ -97,10 +98,25 @@ def medians_pointer(capture: Capture) -> str:
     prof = capture.profile
     if not isinstance(capture, TraceCapture) or len(prof.calls) < 2 or not prof.has_device_activity or prof.varied:
         return ""
-    shown = printable(shlex.quote(prof.source))
+    shown = printable(shlex.quote(command_path(capture.path, here, rootpath)))
     # Both commands: the plain one, run first to check a failure's figure, gave other times (a trial).
     plain = f"plain show: call {prof.fastest_call.index}'s own times beside them"
     return f"\nkernelprof show --medians {shown} prints this table ({plain})"
+
+
+def command_path(path: str, here: Path | None = None, rootpath: Path | None = None) -> str:
+    """``path`` (absolute) as a command pasted in ``here`` (the folder pytest was started in; None:
+    the working folder) reads it: relative to ``here`` where the file is under it or under the
+    rootdir (``../data/x.json.gz`` from ``tests``), else whole. Not relative to the rootdir, as the
+    table's head names the trace: run from ``tests``, ``data/x.json.gz`` named the rootdir's
+    ``data`` and the pasted command read ``tests/data`` (a trial)."""
+    here = Path.cwd() if here is None else here
+    if not any(base is not None and Path(path).is_relative_to(base) for base in (here, rootpath)):
+        return path
+    try:
+        return os.path.relpath(path, here)
+    except ValueError:  # another drive (Windows)
+        return path
 
 
 def _copies(prof: KernelProfile, text: str) -> str:
