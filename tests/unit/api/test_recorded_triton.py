@@ -104,9 +104,13 @@ def test_the_kernel_table_says_what_its_evidence_marks_mean() -> None:
     table = load_trace(DATA / "h100_user_triton.json.gz").kernels.table().splitlines()
     assert any("reduction (ir)" in row for row in table)
     assert table[-1] == "(ir): read from its compiled Triton IR"
+    # A trial could not tell a bias the fp32 addmm's GEMM was given by its op from one read in a name.
     fp32 = load_trace(DATA / "h200_linear_fp32.json.gz").kernels.table().splitlines()
-    assert "(op)" not in fp32[-1]
-    assert not fp32[-1].startswith("(")  # no mark in the table, no key under it
+    assert "  bias (op)  " in fp32[1]
+    assert fp32[-1] == "(op): from the op that launched it"
+    bf16 = load_trace(DATA / "h200_linear_eager.json.gz").kernels.table().splitlines()
+    assert "  bias  " in bf16[1]  # nvjet_..._bias_TNT: read in the name
+    assert not bf16[-1].startswith("(")  # no mark in the table, no key under it
     taught = BUILT_IN.teach_lines(["user_add_kernel: kind=pointwise family=mine dtype=bf16"], "--kernels")
     key = load_trace(DATA / "h100_user_triton.json.gz", decoder=taught).kernels.table().splitlines()[-1]
     assert key.startswith("(ir): read from its compiled Triton IR; (user): taught to the decoder (kernelprof.teach, ")

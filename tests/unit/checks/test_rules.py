@@ -88,7 +88,7 @@ def test_a_forgotten_fp32_linear_breaks_the_fp32_gemm_rule(trace: Trace) -> None
         "#  kind  family   dtype  layout  fused ops  median us  launched by  name"  # medians over the calls
     )
     assert (
-        "3  gemm  cutlass  fp32   tn      bias             6.8  aten::addmm  "
+        "3  gemm  cutlass  fp32   tn      bias (op)        6.8  aten::addmm  "
         "cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>" in message
     )
     assert "nvjet" not in message  # the bf16 GEMMs are not listed

@@ -297,7 +297,9 @@ def test_tables_and_reprs_say_a_kernel_came_from_a_template() -> None:
 
 def test_the_table_shows_each_kernels_dtype_and_the_work_a_helper_is_part_of(trace: Trace) -> None:
     # Issue 32 item 5: the bf16 MLP with its middle layer in fp32; which GEMM runs in fp32 is in the table.
-    rows = [row.split() for row in load_trace(trace("bf16_mlp_fp32_linear")).kernels.table().splitlines()]
+    table = load_trace(trace("bf16_mlp_fp32_linear")).kernels.table().splitlines()
+    assert table[-1] == "(op): from the op that launched it"  # the fp32 GEMM's bias: its addmm's
+    rows = [row.split() for row in table[:-1]]
     assert rows[0][:6] == ["#", "kind", "part", "of", "family", "dtype"]
     assert [row[4] for row in rows[1:]] == ["bf16", "bf16", "fp32", "fp32", "fp32", "bf16", "bf16"]
     assert rows[4][:5] == ["3", "gemm", "-", "cutlass", "fp32"]

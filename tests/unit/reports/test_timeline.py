@@ -579,5 +579,7 @@ def test_each_call_leads_with_the_figures_kernelprof_show_gives_it(
             assert call["figures"][0].endswith(", 1 host sync")
             assert call["figures"][2].startswith("to fix: the host read a GPU value")
     note = next((line for line in out if line.startswith("dtype ?:")), None)
-    assert data["kernel_notes"] == ([note] if note else [])
+    key = next((line for line in out if line.startswith("(op): ")), None)  # show's key of its marks
+    assert data["kernel_notes"] == [line for line in (key, note) if line]
+    assert (key is not None) == (trace == "h200_sync_item_stacks")  # its addmm's bias, from the op
     assert (note is not None) == (trace == "h200_geglu_compiled")
