@@ -150,9 +150,24 @@ def record_tables(profiles: Sequence[Any], what: str) -> list[str]:
             table = [*records.table().splitlines(), *fixes]
         except KernelProfError:  # no GPU activity: the message says so
             continue
-        title = f"{PROFILE_SECTION}{number} of {len(profiles)}, its {RECORDS[what]}:"
+        title = f"{PROFILE_SECTION}{number} of {len(profiles)}, its {RECORDS[what]}{_whose(prof, records)}:"
         lines += [*([""] if lines else []), title, *table]
     return lines
+
+
+def _whose(prof: Any, records: Any) -> str:
+    """`` in call 2, numbered from 0, the fastest of 3 by host span``: which call a sync table's
+    ``call 2 host us`` is, said above it (a trial read the column without the line that names
+    the call, which the summary leaves out with the profile's section). Empty for a copy table
+    (its times are medians, its header says so) and for a profile of one call."""
+    from ..model.profiles import fastest_call_words
+
+    call = getattr(records, "call", None)
+    if call is None or len(prof.calls) < 2:
+        return ""
+    if call == prof.fastest_call.index:
+        return f" in {fastest_call_words(prof)}"
+    return f" in call {call}, numbered from 0, the call with the most: the calls synced differently"
 
 
 def kept_lines(lines: Sequence[str], most: int = MESSAGE_LINES, chars: int = MESSAGE_CHARS) -> list[str]:
