@@ -60,7 +60,7 @@ def test_show_says_how_to_teach_a_placed_kernels_unknown_dtype(capsys: pytest.Ca
     cudnn = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"
     assert out[at + 1] == f"  --kernels '{cudnn}: dtype=...'"
     assert out[at + 2].startswith("  (where dtype is one of fp64, fp32, ")
-    assert any(line.startswith("dtype ?: this trace has no dtype for 6 Inductor kernels;") for line in out)
+    assert any(line.startswith("dtype ?: this trace has no dtype for 6 Inductor kernel names;") for line in out)
     # Taught as the line says, the kernel has its dtype and the line is gone.
     assert main(["show", path, "--kernels", f"{cudnn}: dtype=bf16"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -72,7 +72,13 @@ def test_show_says_why_an_inductor_kernels_dtype_is_unknown(trace: Trace, capsys
     # A trial read the recorded compiled GeGLU's `?` as dtype questions failing on compiled code.
     assert main(["show", str(trace("geglu_compiled"))]) == 0
     note = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("dtype ?:"))
-    assert note.startswith("dtype ?: this trace has no dtype for 1 Inductor kernel; a trace the plugin saves")
+    assert note.startswith("dtype ?: this trace has no dtype for 1 Inductor kernel name; a trace the plugin saves")
+    # Names, and the rows where more rows have them: a trial counted 12 rows of "?" against "2 kernels".
+    assert main(["show", str(DATA / "h200_decode_graphs.json.gz")]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if " inductor " in line and "  ?  " in line]
+    assert len(rows) == 12
+    assert "dtype ?: this trace has no dtype for 2 Inductor kernel names (12 kernels); " in out
     # What to do, said here: a wheel carries no docs/ to point at (a trial); in one short line (330
     # characters read as a wall: a trial).
     assert note.endswith("(--kernelprof-trace-dir, kernelprof.captures[i].export_trace(path))")

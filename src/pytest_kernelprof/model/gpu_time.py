@@ -78,10 +78,14 @@ def inductor_dtype_note(kernels: Sequence[Kernel]) -> str | None:
     """Why an Inductor kernel's dtype reads ``?``, where one does: a trace recorded before the
     plugin read them, or without it (a newcomer read the recorded samples' ``?`` as dtype questions
     failing on compiled code). What ``kernelprof show`` and the timeline page say under the table."""
-    undated = {k.name for k in kernels if k.family == "inductor" and k.dtype is None}
+    rows = [k for k in kernels if k.family == "inductor" and k.dtype is None]
+    undated = {k.name for k in rows}
     if not undated:
         return None
-    count = f"{len(undated)} Inductor kernel{'' if len(undated) == 1 else 's'}"
+    # Names, and the rows where they differ: a trial counted 13 rows of "?" against "2 Inductor kernels".
+    count = f"{len(undated)} Inductor kernel name{'' if len(undated) == 1 else 's'}"
+    if len(rows) != len(undated):
+        count += f" ({len(rows)} kernels)"
     # What to do, in one line (the whole story, signatures read live and kept in saved traces, made
     # 330 characters: a trial); said here, not by a pointer to docs/, which a wheel has none of.
     return (
