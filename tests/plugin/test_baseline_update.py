@@ -148,6 +148,7 @@ def test_update_says_what_the_replaced_entry_differed_in(pytester: pytest.Pytest
             "*- kernelprof: 1 baseline updated -*",
             "updated __kernelprof__/test_u/test_b.json: sm90/default",
             *(line.replace("*", "  ", 1) for line in headline),
+            f"  {UNGUARDED}",
             "*= 1 passed in *",
         ],
         consecutive=True,
@@ -155,6 +156,34 @@ def test_update_says_what_the_replaced_entry_differed_in(pytester: pytest.Pytest
     # Recorded again unchanged: nothing said of the entry.
     result = pytester.runpytest("--kernelprof-update", "test_u.py::test_b")
     result.stdout.fnmatch_lines(["*- kernelprof: 1 baseline unchanged -*", "*= 1 passed in *"], consecutive=True)
+
+
+# The compiled GeGLU's Triton kernel, recorded before the plugin read Inductor's dtypes.
+UNGUARDED = (
+    "dtype not guarded: 1 kernel name of unknown dtype, stored as null: triton_poi_fused__unsafe_view_gelu_mul_0 "
+    "(kernelprof show on its trace says how to teach a dtype; a live profile reads Inductor's)"
+)
+
+
+def test_an_entry_written_with_kernels_of_unknown_dtype_says_their_dtype_is_not_guarded(
+    pytester: pytest.Pytester,
+) -> None:
+    # A trial recorded the compiled GeGLU's trace: "dtype": null in the file, and nothing said
+    # that the Triton kernel's dtype would never be compared, until a later failure's note.
+    pytester.makepyfile(test_u=PROJECT.format(data=str(DATA)))
+    (pytester.path / "which.txt").write_text("geglu_compiled")
+    result = pytester.runpytest("--kernelprof-update", "test_u.py::test_b")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["written __kernelprof__/test_u/test_b.json: sm90/default (new entry)", f"  {UNGUARDED}"], consecutive=True
+    )
+    # Every dtype known: nothing more than the entry's line.
+    (pytester.path / "which.txt").write_text("geglu_eager")
+    result = pytester.runpytest("--kernelprof-update", "test_u.py::test_c")
+    result.stdout.fnmatch_lines(
+        ["written __kernelprof__/test_u/test_c.json: sm90/default (new entry)", "*= 1 passed in *"]
+    )
+    assert "dtype not guarded" not in result.stdout.str()
 
 
 def _umask() -> int:

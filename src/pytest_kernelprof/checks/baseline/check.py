@@ -17,7 +17,7 @@ from ...tables import plural, printable
 from ..diff import unplaced_lines
 from ..sweep import ProfileSweep, SweepCase
 from .buckets import BUCKET_KEY, BucketRanges, compare_bucket
-from .files import UPDATED, accepted_lines, read_baseline, record, record_entry
+from .files import UNCHANGED, UPDATED, accepted_lines, read_baseline, record, record_entry, unguarded_lines
 from .notes import BaselineNote, Checked, Improved, ReadUnderOldName, Recorded, Renamed
 from .signature import Signature, differences
 
@@ -126,6 +126,8 @@ class KernelBaseline:
             outcome = record(self.path, arch, name, prof, legacy=self.legacy_path)
             stored = before.get("archs", {}).get(arch, {}).get(name)
             accepted = accepted_lines(stored, prof, self._names, self._tolerance) if outcome == UPDATED else ()
+            if outcome != UNCHANGED:
+                accepted += unguarded_lines(prof)
             self._note(Checked(str(self.path), arch, name))
             self._note(Recorded(outcome, str(self.path), arch, name, accepted))
             if moving:

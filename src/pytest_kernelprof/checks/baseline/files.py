@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import BaselineError
 from ...model import KernelProfile
 from ...paths import atomic_path, baseline_file_name, legacy_baseline_file_name, name_in_module
+from ...tables import display_name, plural
 from .buckets import BUCKET_FIELDS, BUCKET_KEY, BucketRanges
 from .signature import FORMAT_VERSION, MISSING, Signature, bad_value, differences, known_keys
 
@@ -243,6 +244,23 @@ def _function_name(test: str) -> str:
     """``TestX::test_k[a::b]`` -> ``test_k[a::b]``: the name without its classes (pytest's ``item.name``)."""
     head, bracket, params = test.partition("[")
     return head.rsplit("::", 1)[-1] + bracket + params
+
+
+def unguarded_lines(prof: KernelProfile) -> tuple[str, ...]:
+    """What an entry written from ``prof`` cannot guard: its kernels of unknown dtype, stored as
+    null and left out of the dtype comparison from then on. Said when it is written, where it is
+    chosen: a trial recorded a compiled trace's Triton kernel with ``"dtype": null`` and learned
+    that its dtype was never compared only from a later failure's note."""
+    names = sorted({k.name for k in prof.kernels if k.dtype is None})
+    if not names:
+        return ()
+    shown = ", ".join(display_name(name) for name in names[:3])
+    if len(names) > 3:
+        shown += f", +{len(names) - 3} more"
+    return (
+        f"dtype not guarded: {plural(len(names), 'kernel name')} of unknown dtype, stored as null: {shown} "
+        "(kernelprof show on its trace says how to teach a dtype; a live profile reads Inductor's)",
+    )
 
 
 def accepted_lines(stored: object, prof: KernelProfile, mode: str, tolerance: float) -> tuple[str, ...]:

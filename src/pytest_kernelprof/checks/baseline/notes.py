@@ -23,7 +23,8 @@ class Checked:
 @dataclass(frozen=True)
 class Recorded:
     """--kernelprof-update recorded the entry: ``outcome`` is written, updated or unchanged;
-    ``change``, where it updated one, what the new entry accepts (a failed check's headline lines)."""
+    ``change``, where it updated one, what the new entry accepts (a failed check's headline lines);
+    where it wrote or updated one, then what it cannot guard (kernels of unknown dtype)."""
 
     outcome: str
     path: str

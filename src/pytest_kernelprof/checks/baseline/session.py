@@ -157,6 +157,7 @@ class BaselineSession:
                 changed.append(f"renamed {shown(note.old)} -> {shown(note.new)}")
             elif note.outcome == WRITTEN:
                 changed.append(f"{note.outcome} {shown(note.path)}: {_entry(note.arch, note.name)} (new entry)")
+                changed.extend(f"  {printable(clip(line))}" for line in note.change)
             elif note.outcome == UPDATED:
                 # What the new entry accepts, under its line: the run's log keeps what was let in.
                 changed.append(f"{note.outcome} {shown(note.path)}: {_entry(note.arch, note.name)}")
