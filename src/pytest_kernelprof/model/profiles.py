@@ -408,7 +408,7 @@ class KernelProfile:
         # leading "+" read as one more added kernel. None is left unsaid, as in a failure's every
         # other line but the host syncs'; where the calls made different ones, whose they are.
         whose = "" if self.memory_from is None else f" (call {self.memory_from}'s: the calls made different ones)"
-        memory = f"\n{memory_ops_line(self.call, whose)}" if self.call.memory_ops else ""
+        memory = f"\n{memory_ops_line(self.call, whose)}"  # "none" said: left out read as not reported (a trial)
         table = self.call.kernels.table() if kernels is None else kernels
         return f"{head}\n{table}{memory}\n{self.host_summary()}"
 

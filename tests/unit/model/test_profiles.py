@@ -208,6 +208,9 @@ def test_show_and_a_profiles_section_tell_the_memory_ops_alike(
     section = [line for line in prof.table().splitlines() if line.startswith("memory ops")]
     assert shown == ["memory ops in call 2: Memset (Device) x2"]
     assert section == ["memory ops per call: Memset (Device) x2"]
+    # None, said as show says it: a section without the line read as "not reported" (a trial).
+    linear = load_trace(trace("linear_eager")).table().splitlines()
+    assert [line for line in linear if line.startswith("memory ops")] == ["memory ops per call: none"]
     assert main(["show", "--calls", str(trace("geglu_eager"))]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line for line in out if line.startswith("memory ops")] == [
