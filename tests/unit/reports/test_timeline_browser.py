@@ -648,3 +648,18 @@ def test_a_page_without_its_trace_says_its_ops_rows_have_no_times(tmp_path: Path
     assert said[0] == "No GPU activity was recorded in this profile: it is CPU only, and nothing is shaded."
     assert ">ops (no times)</text>" in dom
     assert '<rect class="op' not in dom
+
+
+@needs_browser
+def test_the_key_of_the_kernel_tables_marks_is_right_under_it(tmp_path: Path) -> None:
+    # A trial found "(op): from the op that launched it" among the call's figures, above the
+    # page's other lines and away from the table whose "bias (op)" it explains.
+    page = tmp_path / "syncs.html"
+    show_html(DATA / "h200_sync_item_stacks.json.gz", page)
+    dom = browser("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    under = re.search(r'<div id="kt">.*?</div><p id="kn"[^>]*>([^<]*)</p>', dom, re.S)
+    assert under, dom[-2000:]
+    assert under.group(1) == "(op): from the op that launched it"
+    figures = re.search(r'<p id="fig"[^>]*>([^<]*)</p>', dom)
+    assert figures
+    assert "(op)" not in figures.group(1)
