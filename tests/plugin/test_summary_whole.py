@@ -160,8 +160,9 @@ def test_the_summary_holds_the_whole_failure_whatever_the_terminal_shows(
             "     0  pointwise *nhwcAddPaddingKernel*",
         ]
     )
-    # 282 rows, the assertion, the count's line, the header, and the key of the table's (op) marks.
-    assert resnet.lines[-1] == f"... {282 + 4 - MESSAGE_LINES} more lines in the job log"
+    # 282 rows, the assertion, the count's line, the header, and the key of the table's (op) marks;
+    # then the profile's section: its title, head, the line for the table shown above, memory ops, figures.
+    assert resnet.lines[-1] == f"... {282 + 4 + 5 - MESSAGE_LINES} more lines in the job log"
     # The annotations read the same record: the baseline's, at the test's line, has no pointer
     # either, and keeps its update command where its diff is cut; each kernel count is annotated
     # at its line with the assertion's head.
@@ -185,7 +186,7 @@ def test_the_summary_holds_the_whole_failure_whatever_the_terminal_shows(
         f"test_s.py::test_two_gemms%0A{GEMMS[0]}%0A{GEMMS[1]}%0A(+6 lines in the job log)"
     )
     assert errors[2].startswith(f"::error file=test_s.py,line={zero},{kernels}test_s.py::test_resnet_gemms%0A")
-    assert errors[2].endswith(f"%0A(+{282 + 4 - 2} lines in the job log)")  # rows, 3 lines and the key
+    assert errors[2].endswith(f"%0A(+{282 + 4 + 5 - 2} lines in the job log)")  # as the summary counts them
 
 
 def test_the_summary_of_a_long_table_stays_far_from_githubs_limit() -> None:
