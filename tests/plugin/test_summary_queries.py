@@ -151,7 +151,8 @@ def test_every_failure_of_a_profile_query_is_in_the_summary_by_its_type(
         # The table's header and its four kernels, then the profile's section: which trace on
         # which card the table is of, and the call's figures (a trial could not tell).
         section = messages[test].index("kernelprof profile 1 of 1:")
-        assert messages[test][section - 1] == "" and section == 7
+        assert messages[test][section - 1] == ""
+        assert section == 7
         assert messages[test][section + 1].startswith("KernelProfile from ")
         assert messages[test][section + 2] == "(its kernel table is shown above, with the failure)"
     assert messages["test_one_named"][0] == (

@@ -91,7 +91,8 @@ def test_a_failure_without_a_table_gets_its_profiles_table_in_the_summary(
     count = _failure(text, "test_count")
     assert count.count("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT") == 2
     section = count[count.index("kernelprof profile 1 of 1:") :].splitlines()
-    assert section[1].startswith("KernelProfile from ") and " on NVIDIA H200 (sm90): 3 calls" in section[1]
+    assert section[1].startswith("KernelProfile from ")
+    assert " on NVIDIA H200 (sm90): 3 calls" in section[1]
     assert section[2] == "(its kernel table is shown above, with the failure)"
     assert any(line.startswith("call 2, numbered from 0, the fastest of 3 by host span: ") for line in section)
 
