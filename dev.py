@@ -151,7 +151,7 @@ def say_which_package(python: Path) -> None:
     _say(f"testing pytest_kernelprof from {package}")
     if package.resolve() != own.resolve():
         print(
-            f"dev.py: warning: that is not this checkout's ({own}): this run would test that copy, not this "
+            f"dev.py: warning: that is not this checkout's ({own}): this run tests that copy, not this "
             "checkout: an install of another checkout, or PYTHONPATH, comes first. To test this checkout, "
             "`pip install -e .` into this interpreter",
             file=sys.stderr,

@@ -161,7 +161,7 @@ def test_update_says_what_the_replaced_entry_differed_in(pytester: pytest.Pytest
 # The compiled GeGLU's Triton kernel, recorded before the plugin read Inductor's dtypes.
 UNGUARDED = (
     "dtype not guarded: 1 kernel name of unknown dtype, stored as null: triton_poi_fused__unsafe_view_gelu_mul_0 "
-    "(kernelprof show on its trace says how to teach a dtype; a live profile reads Inductor's)"
+    "(record it from a live profile, which reads Inductor's dtypes)"
 )
 
 

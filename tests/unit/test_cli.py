@@ -83,7 +83,7 @@ def test_show_says_why_an_inductor_kernels_dtype_is_unknown(trace: Trace, capsys
     # characters read as a wall: a trial).
     assert note.endswith("(--kernelprof-trace-dir, kernelprof.captures[i].export_trace(path))")
     assert "docs/" not in note
-    assert len(note) <= 170
+    assert len(note) <= 200  # (330 read as a wall; "from a live profile" added: a loaded trace re-saved has none)
     assert main(["show", str(DATA / "h100_inductor_geglu_bf16.json.gz")]) == 0  # recorded with them: no line
     assert "dtype ?" not in capsys.readouterr().out
 

@@ -179,7 +179,7 @@ def test_the_run_names_the_package_it_tests_and_warns_where_it_is_not_this_check
     out, err = capsys.readouterr()
     assert out == f"dev.py: testing pytest_kernelprof from {other}\n"
     assert err == (
-        f"dev.py: warning: that is not this checkout's ({own}): this run would test that copy, not this checkout: "
+        f"dev.py: warning: that is not this checkout's ({own}): this run tests that copy, not this checkout: "
         "an install of another checkout, or PYTHONPATH, comes first. To test this checkout, "
         "`pip install -e .` into this interpreter\n"
     )

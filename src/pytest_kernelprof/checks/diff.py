@@ -448,7 +448,8 @@ def time_figures(before_us: float, after_us: float) -> tuple[str, str, str]:
         a, b = round(before_us, digits), round(after_us, digits)
         if before_us != after_us and a == b:
             return False
-        return ratio is None or (a > 0 and abs((b - a) / a - ratio) <= 0.005)
+        # Within half a point, or 1% of a change as large as +3734.9% (5.8us -> 222.1us).
+        return ratio is None or (a > 0 and abs((b - a) / a - ratio) <= max(0.005, 0.01 * abs(ratio)))
 
     digits = next((n for n in range(1, 3) if agrees(n)), 3)
     change = f"{ratio:+.1%}" if ratio is not None else ""

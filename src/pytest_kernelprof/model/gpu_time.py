@@ -89,7 +89,7 @@ def inductor_dtype_note(kernels: Sequence[Kernel]) -> str | None:
     # What to do, in one line (the whole story, signatures read live and kept in saved traces, made
     # 330 characters: a trial); said here, not by a pointer to docs/, which a wheel has none of.
     return (
-        f"dtype ?: this trace has no dtype for {count}; a trace the plugin saves keeps "
+        f"dtype ?: this trace has no dtype for {count}; a trace the plugin saves from a live profile keeps "
         f"{'its dtype' if len(undated) == 1 else 'their dtypes'} "
         "(--kernelprof-trace-dir, kernelprof.captures[i].export_trace(path))"
     )

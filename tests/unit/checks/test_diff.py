@@ -336,6 +336,8 @@ def test_a_time_change_shows_the_digits_that_give_its_percentage() -> None:
     # give -3.7%. With two digits they give -4.8%, within half a point of the change shown.
     assert time_change(2.720, 2.592) == "2.72us -> 2.59us (-4.7%)"
     assert time_change(232.5, 222.1) == "232.5us -> 222.1us (-4.5%)"  # one digit is enough
+    # A large change: the shown figures give it to within 1% (a trial read 5.791us -> 222.081us).
+    assert time_change(5.791, 222.081) == "5.8us -> 222.1us (+3734.9%)"
     assert time_change(0.0, 2.6) == "0.0us -> 2.6us"
     assert time_change(0.04, 0.06) == "0.04us -> 0.06us (+50.0%)"
     assert time_change(0.0041, 0.0059) == "0.004us -> 0.006us (+43.9%)"  # three digits at most

@@ -251,15 +251,23 @@ def unguarded_lines(prof: KernelProfile) -> tuple[str, ...]:
     null and left out of the dtype comparison from then on. Said when it is written, where it is
     chosen: a trial recorded a compiled trace's Triton kernel with ``"dtype": null`` and learned
     that its dtype was never compared only from a later failure's note."""
-    names = sorted({k.name for k in prof.kernels if k.dtype is None})
+    undated = {k.name: k for k in prof.kernels if k.dtype is None}
+    names = sorted(undated)
     if not names:
         return ()
+    # Inductor's: read live from their compiled code, and not to be taught by name (the same name
+    # recompiled for another dtype would pass unseen: the undecoded warning's words); others: taught.
+    inductor = [name for name in names if undated[name].family == "inductor"]
+    live = "record it from a live profile, which reads Inductor's dtypes"
+    taught = "kernelprof show on its trace prints the --kernels line that teaches a dtype"
+    remedy = (
+        live if len(inductor) == len(names) else taught if not inductor else f"Inductor's: {live}; others: {taught}"
+    )
     shown = ", ".join(display_name(name) for name in names[:3])
     if len(names) > 3:
         shown += f", +{len(names) - 3} more"
     return (
-        f"dtype not guarded: {plural(len(names), 'kernel name')} of unknown dtype, stored as null: {shown} "
-        "(kernelprof show on its trace says how to teach a dtype; a live profile reads Inductor's)",
+        f"dtype not guarded: {plural(len(names), 'kernel name')} of unknown dtype, stored as null: {shown} ({remedy})",
     )
 
 
