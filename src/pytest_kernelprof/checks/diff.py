@@ -277,8 +277,15 @@ def render_diff(diff: KernelDiff, label_a: str = "a", label_b: str = "b", *, ops
         if change.mark == "-" and change.before is not None and id(change.before) not in fused_away
     )
     if fusions and unfused:
-        lines.extend(f"removed, taken over by no added kernel: {shown}{_times(n)}" for shown, n in unfused.items())
+        if len(unfused) <= UNFUSED_NAMED:
+            lines.extend(f"removed, taken over by no added kernel: {shown}{_times(n)}" for shown, n in unfused.items())
+        else:  # each is a - line above already: named again, they doubled a long diff (a trial)
+            others = plural(sum(unfused.values()), "removed kernel")
+            lines.append(f"removed, taken over by no added kernel: the other {others} (their - lines above)")
     return lines
+
+
+UNFUSED_NAMED = 3  # removed kernels no fusion took over, named one by one up to this many kinds
 
 
 def change_details(change: Change, label_a: str = "a", label_b: str = "b") -> list[str]:

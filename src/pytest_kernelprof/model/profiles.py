@@ -390,10 +390,11 @@ class KernelProfile:
         per_call.sort(key=lambda o: o.fraction)
         return per_call[len(per_call) // 2]
 
-    def table(self, *, kernels: str | None = None) -> str:
+    def table(self, *, kernels: str | None = None, ops: bool = True) -> str:
         """The profile as text: where it came from, its kernel table, then its memory ops,
         launches, host span and syncs. ``kernels``: a line to put in place of the kernel table
-        (a report that has shown that table already says so)."""
+        (a report that has shown that table already says so). A profile without GPU activity has
+        its op table instead, unless ``ops`` is False (a report that shows it marked, after)."""
         where = self._where()
         # The trace's path, as any name is shown: a file named with a newline must not start a line.
         head = f"KernelProfile from {printable(self.source)}{where}: {plural(len(self.calls), 'call')}"
@@ -403,7 +404,7 @@ class KernelProfile:
             head += " (each kernel's time its median over them)"
         if not self.has_device_activity:
             reason = self._unavailable or "no GPU activity"  # each reason says "no GPU activity" itself
-            return f"{head}\n{reason}\n{self.call.ops.table()}"
+            return f"{head}\n{reason}" + (f"\n{self.call.ops.table()}" if ops else "")
         # In the words `kernelprof show` uses, not a "+ N" line: under a baseline's diff a
         # leading "+" read as one more added kernel. None is left unsaid, as in a failure's every
         # other line but the host syncs'; where the calls made different ones, whose they are.

@@ -68,12 +68,13 @@ def report_sections(
         for number, capture in enumerate(captures[-SHOWN_PROFILES:], start=first):
             prof = capture.profile
             above = any(prof.call.kernels is kernels for kernels in shown)
-            text = prof.table(kernels=SHOWN_ABOVE) if above else prof.table()
+            heading, marked = op_lines(prof, ops) if ops else ("", [])
+            # A CPU profile's section is its op table: where the marked one follows, not twice (a trial).
+            text = prof.table(kernels=SHOWN_ABOVE if above else None, ops=not marked)
             if records == "copies":
                 text += _copies(prof, text)
-            if ops:
-                heading, lines = op_lines(prof, ops)
-                text += "".join(f"\n{line}" for line in ([f"{heading}:", *lines] if lines else []))
+            if marked:
+                text += "".join(f"\n{line}" for line in [f"{heading}:", *marked])
             if advised:
                 text = "\n".join(line for line in text.splitlines() if line not in advised)
             if rootpath is not None:

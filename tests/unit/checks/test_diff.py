@@ -111,6 +111,19 @@ def test_removed_kernels_no_added_kernel_took_over_are_told() -> None:
     assert lines[-1].startswith("removed, taken over by no added kernel: gemm/nvjet")
 
 
+def test_many_removed_kernels_no_added_kernel_took_over_are_counted_not_named_again() -> None:
+    # A trial: 18 - lines, a fused: line, then 15 lines naming the - kernels again.
+    from pytest_kernelprof import load_trace
+    from tests.helpers import DATA
+
+    a, b = (load_trace(DATA / f"h200_{n}.json.gz") for n in ("sync_item_stacks", "linear_eager"))
+    lines = render_diff(diff_kernels(list(a.kernels), list(b.kernels)))
+    assert sum(line.startswith("- ") for line in lines) == 18
+    assert any(line.startswith("fused: ") for line in lines)
+    told = [line for line in lines if line.startswith("removed, taken over by no added kernel:")]
+    assert told == ["removed, taken over by no added kernel: the other 16 removed kernels (their - lines above)"]
+
+
 def test_a_diff_shows_names_as_the_kernel_table_does(trace: Trace) -> None:
     # Issue 32 item 3: the diff dropped at::native:: where the table kept it, and named the cuBLAS
     # gemv by its return type (enable_if<!(false), void>::type kernel<...>).
