@@ -228,7 +228,6 @@ def _has(path: str, name: str) -> bool:
 
 # The trial found these on the page, listed as public: what the plugin's reports call.
 HIDDEN = {
-    "pytest_kernelprof.types.KernelList": ("undecided_lines", "nearest_lines"),
     "pytest_kernelprof.types.OpTable": ("whose", "heading", "time_headers", "times_note"),
     "pytest_kernelprof.types.Count": ("noun", "fixes", "explain", "query"),
     "pytest_kernelprof.KernelProfile": ("compile_facts", "memory_from"),

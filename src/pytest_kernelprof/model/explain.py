@@ -36,6 +36,7 @@ from . import (
     Sync,
     SyncList,
 )
+from .kernel_matching import nearest_lines, undecided_lines
 from .kernel_text import KernelNames, rows_text
 
 # The most lines and characters a line an explanation holds (kernel tables of large models
@@ -259,8 +260,8 @@ def _count_lines(count: KernelCount, side: str = "") -> list[str]:
     times = f" (times: {kernels.times})" if kernels.times else ""
     lines = [f"{side}kernels.{count.query} matched {int(count)} of {len(kernels)} kernels{which}{times}"]
     if not count.matched:
-        lines.extend(kernels.nearest_lines(count.pattern, kind=count.kind, dtype=count.dtype, family=count.family))
-    lines.extend(kernels.undecided_lines(count.pattern, count.kind, count.dtype, count.family))
+        lines.extend(nearest_lines(kernels, count.pattern, kind=count.kind, dtype=count.dtype, family=count.family))
+    lines.extend(undecided_lines(kernels, count.pattern, count.kind, count.dtype, count.family))
     return lines
 
 
@@ -348,7 +349,7 @@ def _name_in(op: str, name: str, kernels: KernelList) -> Explanation:
         return Explanation([*head, "no GPU activity was recorded"], [])
     if op == "in":
         head.append("no kernel has that exact name (prof.kernels.count('glob*') matches patterns)")
-        head.extend(kernels.nearest_lines(name, exact=True))
+        head.extend(nearest_lines(kernels, name, exact=True))
     marked = frozenset(n for n, k in zip(kernels._positions(), kernels, strict=True) if name_is(k.name, name))
     return Explanation(head, kernels.table(marked=marked).splitlines(), kernels)
 

@@ -11,9 +11,8 @@ from typing import Any, Protocol, overload
 from ..decode import KINDS, KernelName
 from ..errors import KernelMatchError, QueryError, QueryTypeError
 from ..tables import display_name, format_us, name_is, name_matches, plural, printable
-from . import kernel_matching
 from .counts import KernelCount, query_text, wanted_text
-from .kernel_matching import Pattern, query_matches, undecided
+from .kernel_matching import Pattern, nearest_lines, query_matches, undecided, undecided_lines
 from .kernel_text import GLOB, KernelNames, glob_in_message, kernel_table, kind_text, rows_text
 from .kernel_text import KERNEL_CELLS as KERNEL_CELLS  # the timeline's table and tests import them from here
 from .kernel_text import kernel_cells as kernel_cells
@@ -286,12 +285,6 @@ class KernelList(_Records[Kernel]):
         __tracebackhide__ = True
         return self._kept(lambda k: k.unplaced)
 
-    def undecided_lines(
-        self, pattern: Pattern | None, kind: str | None, dtype: str | None = None, family: str | None = None
-    ) -> list[str]:
-        """A line for a failed query, naming the kernels of unknown kind, family or dtype that could answer it."""
-        return kernel_matching.undecided_lines(self, pattern, kind, dtype, family)
-
     def _warn_undecided(
         self,
         method: str,
@@ -357,25 +350,12 @@ class KernelList(_Records[Kernel]):
         times = f" (times: {self.times})" if self.times else ""
         head = f"expected exactly one kernel with {wanted}, matched {len(found)} of {len(self._loaded())} kernels"
         lines = [f"{head}{which}{times}:", self.table(marked=frozenset(numbers))]
-        lines.extend(self.undecided_lines(pattern, kind, dtype, family))
+        lines.extend(undecided_lines(self, pattern, kind, dtype, family))
         if not found:
-            lines.extend(self.nearest_lines(pattern, kind=kind, dtype=dtype, family=family))
+            lines.extend(nearest_lines(self, pattern, kind=kind, dtype=dtype, family=family))
         error = KernelMatchError("\n".join(lines))
         error.kernels = self
         raise error
-
-    def nearest_lines(
-        self,
-        pattern: Pattern | None,
-        *,
-        exact: bool = False,
-        kind: str | None = None,
-        dtype: str | None = None,
-        family: str | None = None,
-    ) -> list[str]:
-        """For a glob (``exact``: a name, as ``in`` asks) that matched nothing: the nearest names, or the
-        kernels its ``kind``, ``family`` or ``dtype`` ruled out (``kernel_matching.nearest_lines``)."""
-        return kernel_matching.nearest_lines(self, pattern, exact=exact, kind=kind, dtype=dtype, family=family)
 
     def table(self, marked: frozenset[int] = frozenset()) -> str:
         """The kernel table, each row numbered as in its call; rows whose number is in ``marked``

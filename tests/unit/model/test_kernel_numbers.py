@@ -13,6 +13,7 @@ import pytest
 
 from pytest_kernelprof import load_trace
 from pytest_kernelprof.model.explain import explain
+from pytest_kernelprof.model.kernel_matching import nearest_lines
 from pytest_kernelprof.types import KernelList
 from tests.helpers import DATA
 
@@ -77,7 +78,7 @@ def test_one_and_the_lines_of_a_failed_query_name_the_calls_numbers(kernels: Ker
         gemms.one(kind="gemm")
     assert _numbers("\n".join(str(failed.value).splitlines()[1:6])) == ["*3", "4", "5", "*6"]
     # Ruled out by dtype: the kernel that the name matched is named by its number in the call.
-    assert gemms.nearest_lines("nvjet_*", dtype="fp32") == ["'nvjet_*' matches #6 by name: its dtype ruled it out"]
+    assert nearest_lines(gemms, "nvjet_*", dtype="fp32") == ["'nvjet_*' matches #6 by name: its dtype ruled it out"]
     # `in` marks the kernel of that name by its number.
     named = explain("in", kernels[6].name + "x", kernels[5:])
     assert named is not None

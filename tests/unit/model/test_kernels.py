@@ -27,6 +27,7 @@ from pytest_kernelprof import (
     load_trace,
 )
 from pytest_kernelprof.decode import Evidence, parse_kernel_name
+from pytest_kernelprof.model.kernel_matching import nearest_lines, undecided_lines
 from pytest_kernelprof.model.kernels import KERNEL_CELLS
 from pytest_kernelprof.model.unknowns import describe
 from pytest_kernelprof.tables import display_name
@@ -201,7 +202,7 @@ def test_names_copied_from_a_table_match_their_kernels(trace: Trace, name: str) 
         assert prof.kernels.count(shown) >= 1, shown
         assert any(repr(shown) in repr(k) for k in prof.kernels), shown
     for kernel in prof.kernels:
-        (line,) = prof.kernels.nearest_lines(kernel.name[:-3] + "x")
+        (line,) = nearest_lines(prof.kernels, kernel.name[:-3] + "x")
         assert display_name(kernel.name) in line
 
 
@@ -278,11 +279,11 @@ def test_a_template_is_counted_by_what_it_computes_and_as_a_template() -> None:
 
 def test_the_kernels_that_could_answer_a_query_are_named_on_a_line_that_stays_short() -> None:
     kernels = KernelList([Kernel(name=f"my_kernel_{i}", kind="other", family="triton") for i in range(3_000)])
-    (line,) = kernels.undecided_lines(None, "gemm")
+    (line,) = undecided_lines(kernels, None, "gemm")
     # Before: every index, a line of some 20,000 characters.
     named = ", ".join(f"#{i}" for i in range(20))
     assert line == f"3000 kernels of unknown kind ({named}, ... and 2980 more) could be it: teach the decoder"
-    (few,) = KernelList(list(kernels)[:20]).undecided_lines(None, "gemm")
+    (few,) = undecided_lines(KernelList(list(kernels)[:20]), None, "gemm")
     assert few == f"20 kernels of unknown kind ({named}) could be it: teach the decoder"
 
 
@@ -471,13 +472,13 @@ def test_nearest_names_never_offer_what_the_query_matches(trace: Trace) -> None:
     for kernel in kernels:
         shown = display_name(kernel.name)
         for query in (shown[:-3], shown + "x", kernel.name[:-3] + "x"):
-            (line,) = kernels.nearest_lines(query, exact=True)
+            (line,) = nearest_lines(kernels, query, exact=True)
             offered = ast.literal_eval(f"[{line.removeprefix('nearest names: ')}]")
             assert query not in offered
             assert all(name in kernels for name in offered), offered  # each offer is a name that matches
     # The name matches, another condition ruled the kernel out: that is said, no name offered.
     gelu = display_name(kernels[1].name)
-    (line,) = kernels.nearest_lines(gelu)
+    (line,) = nearest_lines(kernels, gelu)
     assert line == f"{gelu!r} matches #1 by name: its kind or dtype ruled it out"
     with pytest.raises(AssertionError, match=r"matches #1 by name: its kind ruled it out"):
         kernels.one(gelu, kind="gemm")
