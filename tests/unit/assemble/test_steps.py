@@ -11,6 +11,7 @@ import pytest
 from pytest_kernelprof import (
     IncompleteProfileError,
     IncompleteProfileWarning,
+    KernelProfile,
     KernelSequenceMismatchError,
     NoDeviceActivityError,
     VariedProfileError,
@@ -194,14 +195,19 @@ def test_children_are_the_first_occurrences_and_say_when_others_differ() -> None
     assert not prof.ops["aten::t"].children_vary
 
 
+def _calls_of_spans(*spans: float) -> KernelProfile:
+    """A profile of one kernel per call, the calls' host spans ``spans``."""
+    s = Stream()
+    for i, span in enumerate(spans):
+        s.step(i, 100.0 * i, span)
+        s.launch(s.op("aten::add", 100.0 * i + 1, 2), "k", 100.0 * i + 2)
+    return build(s)
+
+
 def test_the_profiles_figures_are_the_fastest_calls() -> None:
     # Call 0 holds the profiler's start-up and call 1 often its tail: the median of three was
     # call 1, whose idle share a trial read as the program's. The fastest call is the steady state.
-    s = Stream()
-    for i, span in enumerate((50.0, 30.0, 10.0)):
-        s.step(i, 100.0 * i, span)
-        s.launch(s.op("aten::add", 100.0 * i + 1, 2), "k", 100.0 * i + 2)
-    prof = build(s)
+    prof = _calls_of_spans(50.0, 30.0, 10.0)
     assert [c.wall_us for c in prof.calls] == [50.0, 30.0, 10.0]
     assert prof.fastest_call is prof.calls[2]
     assert prof.wall_us == 10.0
@@ -209,11 +215,7 @@ def test_the_profiles_figures_are_the_fastest_calls() -> None:
 
 
 def test_of_calls_as_fast_the_first_gives_the_figures() -> None:
-    s = Stream()
-    for i, span in enumerate((50.0, 10.0, 10.0)):
-        s.step(i, 100.0 * i, span)
-        s.launch(s.op("aten::add", 100.0 * i + 1, 2), "k", 100.0 * i + 2)
-    prof = build(s)
+    prof = _calls_of_spans(50.0, 10.0, 10.0)
     assert prof.fastest_call is prof.calls[1]
 
 
