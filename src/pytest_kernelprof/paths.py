@@ -179,6 +179,15 @@ def _named(exc: OSError, target: str, doing: str) -> OSError:
     return type(exc)(exc.errno, f"{reason} ({doing})" if doing else reason, target)
 
 
+def relative_or_whole(path: str, folder: str | os.PathLike[str]) -> str:
+    """``path`` relative to ``folder``, ``..`` included; whole where no relative path joins them
+    (another drive, on Windows)."""
+    try:
+        return os.path.relpath(path, folder)
+    except ValueError:
+        return path
+
+
 def short_path(path: str) -> str:
     """``path`` relative to the working directory where it lies below it, else as given."""
     try:

@@ -53,3 +53,38 @@ def test_pasted_trace_paths_read_from_the_folder_pytest_ran_in(
         (path,) = shlex.split(command)
         assert (here / path).is_file(), command
     assert sorted(medians) == ["../data/x.json.gz", "data/y.json.gz"]
+
+
+BASELINE_AFTER_CHDIR = """
+from pathlib import Path
+
+import pytest
+
+from pytest_kernelprof import load_trace
+
+DATA = Path({data!r})
+
+
+@pytest.fixture(autouse=True)
+def elsewhere(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # a suite's fixture that changes the working folder before the test's
+
+
+def test_moves(kernel_baseline):
+    assert load_trace(DATA / "h200_linear_eager.json.gz") == kernel_baseline
+"""
+
+
+def test_a_baseline_command_names_the_test_from_where_pytest_started(
+    cpu_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The update command was relative to the working folder when the fixture was set up; a test
+    # that had changed it got a command its shell could not run. It reads from where pytest started.
+    root = cpu_pytester.path
+    (root / "pytest.ini").write_text("[pytest]\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_mine.py").write_text(BASELINE_AFTER_CHDIR.format(data=str(DATA)))
+    monkeypatch.chdir(root / "tests")
+    result = cpu_pytester.runpytest_subprocess("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*pytest --kernelprof-update 'test_mine.py::test_moves'*"])

@@ -227,9 +227,9 @@ class Books:
             return None
         from ..checks.baseline import BaselineSession
 
-        rootpath = self.config.rootpath
-        # Each command names its test as a failure's does: from the folder pytest runs in.
-        session = BaselineSession(command_id=lambda nodeid: from_here(rootpath, nodeid))
+        rootpath, here = self.config.rootpath, self.config.invocation_params.dir
+        # Each command names its test as a failure's does: from the folder pytest was started in.
+        session = BaselineSession(command_id=lambda nodeid: from_here(rootpath, nodeid, here))
         for nodeid in self.ran:
             notes = tests[nodeid].baselines if nodeid in tests else ()
             session.add_report(nodeid, notes, passed=nodeid not in self.not_passed)

@@ -6,7 +6,6 @@ profile model (nor for torch)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pytest
 
 from ..options import DEFAULT_ROUNDS, DEFAULT_WARMUP, ProfileOptions, check_calls
+from ..paths import relative_or_whole
 from .settings import SETTINGS_KEY, Settings
 
 if TYPE_CHECKING:
@@ -94,19 +94,18 @@ def kernel_baseline(request: pytest.FixtureRequest) -> KernelBaseline:
         notes=notes,
         legacy_path=legacy,
         memory_tolerance=settings.memory_tolerance,
-        command_id=from_here(request.config.rootpath, request.node.nodeid),
+        command_id=from_here(request.config.rootpath, request.node.nodeid, request.config.invocation_params.dir),
         shown=lambda path: relative_paths(str(path), request.config.rootpath),
     )
 
 
-def from_here(rootpath: Path, nodeid: str) -> str:
-    """``nodeid`` as a command run in the working folder names the test: pytest's node ids are
-    relative to the rootdir, and one run from ``rootdir/tests`` names ``test_b.py::test_x``."""
+def from_here(rootpath: Path, nodeid: str, here: Path) -> str:
+    """``nodeid`` as a command run in ``here``, the folder pytest was started in, names the test:
+    pytest's node ids are relative to the rootdir, and one run from ``rootdir/tests`` names
+    ``test_b.py::test_x``. As the trace paths a failure prints (``report_sections.command_path``):
+    a test that changes the working folder does not move them."""
     file, separator, rest = nodeid.partition("::")
-    try:
-        relative = os.path.relpath(rootpath / file, Path.cwd())
-    except ValueError:  # another drive (Windows): the whole path
-        relative = str(rootpath / file)
+    relative = relative_or_whole(str(rootpath / file), here)
     return f"{Path(relative).as_posix()}{separator}{rest}"
 
 

@@ -6,7 +6,6 @@ Plain functions that the hooks in ``hooks.py`` hand off to; no pytest here.
 
 from __future__ import annotations
 
-import os
 import shlex
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..capture import device_facts, package_versions
 from ..errors import BaselineMismatchError, KernelMatchError, KernelProfError, TraceNotKeptError
-from ..paths import trace_file_name
+from ..paths import relative_or_whole, trace_file_name
 from ..reports.records import Unplaced
 from ..reports.summary import relative_paths
 from ..tables import plural, printable
@@ -114,10 +113,7 @@ def command_path(path: str, here: Path | None = None, rootpath: Path | None = No
     here = Path.cwd() if here is None else here
     if not any(base is not None and Path(path).is_relative_to(base) for base in (here, rootpath)):
         return path
-    try:
-        return os.path.relpath(path, here)
-    except ValueError:  # another drive (Windows)
-        return path
+    return relative_or_whole(path, here)
 
 
 def _copies(prof: KernelProfile, text: str) -> str:
