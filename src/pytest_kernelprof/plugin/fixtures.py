@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pytest
 
 from ..options import DEFAULT_ROUNDS, DEFAULT_WARMUP, ProfileOptions, check_calls
-from ..paths import relative_or_whole
 from .settings import SETTINGS_KEY, Settings
 
 if TYPE_CHECKING:
@@ -104,6 +103,8 @@ def from_here(rootpath: Path, nodeid: str, here: Path) -> str:
     pytest's node ids are relative to the rootdir, and one run from ``rootdir/tests`` names
     ``test_b.py::test_x``. As the trace paths a failure prints (``report_sections.command_path``):
     a test that changes the working folder does not move them."""
+    from ..paths import relative_or_whole  # loading the plugin imports no more than it needs
+
     file, separator, rest = nodeid.partition("::")
     relative = relative_or_whole(str(rootpath / file), here)
     return f"{Path(relative).as_posix()}{separator}{rest}"
